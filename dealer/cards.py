@@ -1,0 +1,100 @@
+"""Cards, and decks that are reproducible from a seed on any platform and in any language.
+
+A card is an ``int`` from 0 to 51: ``rank * 4 + suit`` with ranks ``23456789TJQKA`` (0..12) and
+suits ``cdhs`` (0..3). Its text form is rank then suit, for example ``"Ah"``.
+
+Seeded shuffle (the specification a bot in another language can reimplement):
+
+1. The key is the seed as UTF-8 bytes (integers are written in decimal first).
+2. The random stream is SHA-256(key || counter), counter = 0, 1, 2, ... as 8-byte big-endian;
+   each 32-byte digest yields eight 32-bit big-endian unsigned integers, used in order.
+3. ``uniform(m)``: draw ``u``; if ``u >= 2**32 - 2**32 % m`` draw again; else return ``u % m``.
+4. Start from the canonical deck 0..51 and for ``i`` from 0 to 50 swap position ``i`` with
+   position ``i + uniform(52 - i)`` (forward Fisher-Yates). The deck is dealt from position 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import struct
+from collections.abc import Iterable, Iterator, Sequence
+
+from dealer.errors import CardError
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+DECK_SIZE = 52
+CARD_NAMES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
+_CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
+_WORDS = struct.Struct(">8I")
+
+
+def parse_card(text: str) -> int:
+    """Return the card for its two-character name, such as ``"Td"``."""
+    try:
+        return _CARD_INDEX[text[0].upper() + text[1:].lower()] if len(text) == 2 else _CARD_INDEX[text]
+    except KeyError:
+        raise CardError(f"not a card: {text!r} (expected rank of {RANKS} then suit of {SUITS})") from None
+
+
+def parse_cards(text: str) -> list[int]:
+    """Return the cards of a concatenated string such as ``"AhKd"`` (spaces allowed)."""
+    text = text.replace(" ", "")
+    if len(text) % 2:
+        raise CardError(f"not a list of cards: {text!r}")
+    return [parse_card(text[i : i + 2]) for i in range(0, len(text), 2)]
+
+
+def card_name(card: int) -> str:
+    """Return the two-character name of a card."""
+    return CARD_NAMES[card]
+
+
+def cards_text(cards: Iterable[int]) -> str:
+    """Return cards as one concatenated string, as PHH writes them (``"AhKd"``)."""
+    return "".join(CARD_NAMES[c] for c in cards)
+
+
+def _stream(key: bytes) -> Iterator[int]:
+    """Yield the 32-bit words of the seeded SHA-256 counter stream."""
+    counter = 0
+    while True:
+        yield from _WORDS.unpack(hashlib.sha256(key + counter.to_bytes(8, "big")).digest())
+        counter += 1
+
+
+def seed_key(seed: int | str) -> bytes:
+    """Return the byte key of a seed (integers in decimal, then UTF-8)."""
+    return str(seed).encode("utf-8")
+
+
+def shuffled_deck(seed: int | str | None = None) -> list[int]:
+    """Return a shuffled deck: reproducible from ``seed``, else from the OS's secure source."""
+    deck = list(range(DECK_SIZE))
+    if seed is None:
+        secrets.SystemRandom().shuffle(deck)
+        return deck
+    words = _stream(seed_key(seed))
+    for i in range(DECK_SIZE - 1):
+        m = DECK_SIZE - i
+        limit = 2**32 - 2**32 % m
+        u = next(words)
+        while u >= limit:
+            u = next(words)
+        j = i + u % m
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def check_distinct(cards: Sequence[int]) -> None:
+    """Raise ``CardError`` unless every card is valid and appears at most once."""
+    if len(set(cards)) != len(cards):
+        seen: set[int] = set()
+        for c in cards:
+            if c in seen:
+                raise CardError(f"card dealt twice: {CARD_NAMES[c]}")
+            seen.add(c)
+    for c in cards:
+        if not 0 <= c < DECK_SIZE:
+            raise CardError(f"not a card: {c!r}")

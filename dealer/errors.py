@@ -1,0 +1,21 @@
+"""The exception tree: every error the dealer raises on purpose derives from ``DealerError``."""
+
+
+class DealerError(Exception):
+    """Base class of every deliberate dealer error."""
+
+
+class IllegalActionError(DealerError):
+    """An action that the rules do not allow in the current state; the state is unchanged."""
+
+
+class CardError(DealerError):
+    """A malformed card, or a card dealt twice."""
+
+
+class ConfigError(DealerError):
+    """A table, match or league configuration that is invalid; the message says where."""
+
+
+class ProtocolError(DealerError):
+    """A bot broke the wire protocol (malformed, unexpected or unauthenticated message)."""
