@@ -1,0 +1,575 @@
+"""The hand of Texas Hold'em as a pure state machine: no I/O, no clock, no randomness.
+
+A ``Hand`` is built from a ``TableConfig`` and a deck (a list of card ints, dealt from index 0)
+and moves from state to state by three actions: ``fold()``, ``check_call()`` and
+``raise_to(total)``. Before each decision ``actor`` names the seat to act and ``legal()`` says
+what it may do. Dealing, posting, run-outs, uncalled bets, pots, rake and showdown happen
+automatically between decisions; each step appends a record to ``events``.
+
+Betting follows ../shared/RULES.md, with the edge cases resolved as PokerKit resolves them
+(our test oracle): the amount to call is the largest bet actually posted (a big blind all-in
+for less is called for less); a short all-in does not reopen the betting for players who
+already acted unless consecutive short all-ins add up to a full raise; the minimum raise is
+the largest full raise of the round (at least the big blind, or the fixed-limit bet); in
+fixed limit every bet or raise, short all-ins included, counts towards the cap, and the big
+blind counts as the first bet pre-flop; a player who is the only one left with chips may
+check or call but not raise. Folding when a check is free is illegal here (the match layer
+turns such a fold into a check).
+
+Seats are numbered 0..n-1 clockwise; ``position`` 0 is the first seat left of the button and
+position n-1 is the button (PHH's ``p1``..``pN``). Heads-up, position 0 is the big blind and
+the button posts the small blind.
+
+Deal order, part of the determinism contract: hole cards one at a time from position 0
+(position k gets ``deck[k]`` and ``deck[n + k]``); then burn, three flop cards, burn, turn,
+burn, river.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from dataclasses import dataclass, field
+
+from dealer.cards import CARD_NAMES, check_distinct
+from dealer.errors import ConfigError, IllegalActionError
+from dealer.evaluator import evaluate
+
+MAX_SEATS = 10
+STREETS = ("preflop", "flop", "turn", "river")
+
+
+class Variant(enum.Enum):
+    """The betting structure of one hand."""
+
+    NO_LIMIT = "no-limit"
+    POT_LIMIT = "pot-limit"
+    FIXED_LIMIT = "fixed-limit"
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """Everything a hand needs besides the deck: seats, stacks, button, stakes, rake.
+
+    ``stacks`` are by seat. Fixed-limit bets default to the big blind (small bet) and twice it
+    (big bet); ``cap`` is the number of bets per round in fixed limit (bet and three raises).
+    Rake is ``rake_bps`` basis points of each pot that reaches the flop, at most ``rake_cap``
+    per hand (``None``: no cap), taken from the main pot first.
+    """
+
+    stacks: tuple[int, ...]
+    button: int
+    small_blind: int
+    big_blind: int
+    variant: Variant = Variant.NO_LIMIT
+    ante: int = 0
+    small_bet: int = 0
+    big_bet: int = 0
+    cap: int = 4
+    rake_bps: int = 0
+    rake_cap: int | None = None
+
+    def __post_init__(self) -> None:
+        errors = []
+        n = len(self.stacks)
+        if not 2 <= n <= MAX_SEATS:
+            errors.append(f"a table has 2 to {MAX_SEATS} seats, not {n}")
+        if any(not isinstance(s, int) or s <= 0 for s in self.stacks):
+            errors.append(f"every stack must be a positive integer: {self.stacks}")
+        if not 0 <= self.button < max(n, 1):
+            errors.append(f"button seat {self.button} is not a seat of this table")
+        if not 0 <= self.small_blind <= self.big_blind or self.big_blind <= 0:
+            errors.append(f"blinds must satisfy 0 <= small <= big, big > 0: {self.small_blind}/{self.big_blind}")
+        if self.ante < 0:
+            errors.append(f"ante must not be negative: {self.ante}")
+        if self.small_bet < 0 or self.big_bet < 0 or self.cap < 1:
+            errors.append("fixed-limit bets must not be negative and the cap must be at least 1")
+        if not 0 <= self.rake_bps <= 10_000 or (self.rake_cap is not None and self.rake_cap < 0):
+            errors.append(f"rake must be 0..10000 basis points with a non-negative cap: {self.rake_bps}, {self.rake_cap}")
+        if errors:
+            raise ConfigError("; ".join(errors))
+
+    @property
+    def seats(self) -> int:
+        """The number of seats at the table."""
+        return len(self.stacks)
+
+    def bet_size(self, street: int) -> int:
+        """The fixed-limit bet of a street (0 pre-flop .. 3 river); the minimum bet otherwise."""
+        if self.variant is not Variant.FIXED_LIMIT:
+            return self.big_blind
+        small = self.small_bet or self.big_blind
+        return small if street < 2 else (self.big_bet or 2 * small)
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """What the actor may do: fold, check or call ``call`` chips, raise to a total in a range.
+
+    ``min_to``/``max_to`` are totals for the round ("raise to"), 0 when no bet or raise is
+    allowed; ``call`` is the chips a call adds (0 means check). ``bet`` says whether the
+    raise is the first bet of the round.
+    """
+
+    fold: bool
+    call: int
+    min_to: int
+    max_to: int
+    bet: bool
+
+    @property
+    def can_raise(self) -> bool:
+        """Whether a bet or raise is allowed at all."""
+        return self.max_to > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A forced bet: ``kind`` is ``ante``, ``small_blind`` or ``big_blind``."""
+
+    seat: int
+    kind: str
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Acted:
+    """A decision: ``kind`` is fold, check, call, bet or raise.
+
+    ``amount`` is the chips added now; ``to`` the seat's total bet in the round afterwards.
+    """
+
+    seat: int
+    kind: str
+    amount: int
+    to: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """Board cards dealt at the start of ``street`` (1 flop, 2 turn, 3 river)."""
+
+    street: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Returned:
+    """The uncalled part of a bet, given back to its owner."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Raked:
+    """The house's rake taken from the pots."""
+
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """Hole cards shown at showdown, in showdown order, with the hand's value."""
+
+    seat: int
+    cards: tuple[int, int]
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Awarded:
+    """One pot (0 = main pot) and what each winner got from it."""
+
+    pot: int
+    amount: int
+    eligible: tuple[int, ...]
+    shares: tuple[tuple[int, int], ...]
+
+
+Event = Posted | Acted | Dealt | Returned | Raked | Shown | Awarded
+
+
+@dataclass(slots=True)
+class Hand:
+    """One hand in progress. Build it with ``Hand.start(config, deck)``."""
+
+    config: TableConfig
+    deck: tuple[int, ...]
+    order: tuple[int, ...]  # seats by position, position 0 first
+    position: tuple[int, ...]  # position of each seat
+    stacks: list[int]
+    bets: list[int]
+    contributed: list[int]
+    folded: list[bool]
+    hole: tuple[tuple[int, int], ...]
+    board: list[int] = field(default_factory=list)
+    street: int = 0
+    pot: int = 0  # chips collected from finished rounds (antes included)
+    events: list[Event] = field(default_factory=list)
+    actors: deque[int] = field(default_factory=deque)
+    max_bet: int = 0
+    raise_amount: int = 0  # largest full increment this round
+    raise_count: int = 0  # bets and raises this round (fixed-limit cap)
+    short_sum: int = 0  # consecutive short all-in increments since the last full raise
+    acted: set[int] = field(default_factory=set)
+    opener: int = 0  # last aggressor of the round, else its first actor (showdown order)
+    done: bool = False
+
+    @classmethod
+    def start(cls, config: TableConfig, deck: list[int] | tuple[int, ...]) -> Hand:
+        """Post antes and blinds, deal the hole cards, and stop at the first decision."""
+        n = config.seats
+        if len(deck) < 2 * n + 8:
+            raise ConfigError(f"a deck for {n} seats needs at least {2 * n + 8} cards, got {len(deck)}")
+        check_distinct(deck)
+        order = tuple((config.button + 1 + k) % n for k in range(n))
+        position = [0] * n
+        for k, s in enumerate(order):
+            position[s] = k
+        hole = [(0, 0)] * n
+        for k, s in enumerate(order):
+            hole[s] = (deck[k], deck[n + k])
+        hand = cls(
+            config=config,
+            deck=tuple(deck),
+            order=order,
+            position=tuple(position),
+            stacks=list(config.stacks),
+            bets=[0] * n,
+            contributed=[0] * n,
+            folded=[False] * n,
+            hole=tuple(hole),
+        )
+        hand._post_forced_bets()
+        return hand
+
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def actor(self) -> int | None:
+        """The seat to act, or ``None`` when the hand is over."""
+        return self.actors[0] if self.actors else None
+
+    def to_call(self, seat: int) -> int:
+        """Chips that seat must add to call (limited by its stack)."""
+        return min(self.stacks[seat], self.max_bet - self.bets[seat])
+
+    def total_pot(self) -> int:
+        """All chips in the middle: collected pots plus the bets of this round."""
+        return self.pot + sum(self.bets)
+
+    def legal(self) -> Legal:
+        """What the actor may do now; raises ``IllegalActionError`` when the hand is over."""
+        seat = self._require_actor()
+        call = self.to_call(seat)
+        min_to = max_to = 0
+        if self._raise_refusal(seat, call) is None:
+            min_to, max_to = self._raise_range(seat)
+        return Legal(fold=call > 0, call=call, min_to=min_to, max_to=max_to, bet=self.max_bet == 0)
+
+    def active_seats(self) -> list[int]:
+        """Seats that have not folded, in position order."""
+        return [s for s in self.order if not self.folded[s]]
+
+    def final_stacks(self) -> list[int]:
+        """Each seat's stack at the end of the hand (raises if the hand is not over)."""
+        if not self.done:
+            raise IllegalActionError("the hand is not over")
+        return list(self.stacks)
+
+    # ----------------------------------------------------------------- actions
+
+    def verify_fold(self) -> None:
+        """Raise ``IllegalActionError`` unless the actor may fold."""
+        seat = self._require_actor()
+        if self.to_call(seat) == 0:
+            raise IllegalActionError(f"seat {seat} may not fold: nothing to call, check instead")
+
+    def can_fold(self) -> bool:
+        """Whether the actor may fold now."""
+        return bool(self.actors) and self.to_call(self.actors[0]) > 0
+
+    def fold(self) -> Acted:
+        """Fold the actor's hand."""
+        self.verify_fold()
+        seat = self.actors.popleft()
+        self.acted.add(seat)
+        self.folded[seat] = True
+        record = Acted(seat, "fold", 0, self.bets[seat], False)
+        self.events.append(record)
+        self._after_action()
+        return record
+
+    def check_call(self) -> Acted:
+        """Check, or call the largest bet (all-in for less when the stack is short)."""
+        seat = self._require_actor()
+        amount = self.to_call(seat)
+        self.actors.popleft()
+        self.acted.add(seat)
+        self._put(seat, amount)
+        record = Acted(seat, "call" if amount else "check", amount, self.bets[seat], self.stacks[seat] == 0)
+        self.events.append(record)
+        self._after_action()
+        return record
+
+    def verify_raise(self, to: int) -> None:
+        """Raise ``IllegalActionError`` unless the actor may bet or raise to a total of ``to``."""
+        seat = self._require_actor()
+        refusal = self._raise_refusal(seat, self.to_call(seat))
+        if refusal:
+            raise IllegalActionError(f"seat {seat} may not bet or raise: {refusal}")
+        low, high = self._raise_range(seat)
+        if not isinstance(to, int) or not low <= to <= high:
+            raise IllegalActionError(f"seat {seat} may raise to {low}..{high}, not {to}")
+
+    def can_raise(self, to: int) -> bool:
+        """Whether the actor may bet or raise to a total of ``to``."""
+        try:
+            self.verify_raise(to)
+        except IllegalActionError:
+            return False
+        return True
+
+    def raise_to(self, to: int) -> Acted:
+        """Bet or raise to a total of ``to`` chips in this round."""
+        self.verify_raise(to)
+        seat = self.actors.popleft()
+        kind = "bet" if self.max_bet == 0 else "raise"
+        increment = to - self.max_bet
+        added = to - self.bets[seat]
+        self._put(seat, added)
+        self.max_bet = to
+        n = self.config.seats
+        self.actors = deque(
+            s
+            for s in ((seat + k) % n for k in range(1, n))
+            if not self.folded[s] and self.stacks[s] > 0
+        )
+        self.opener = seat
+        if increment >= self.raise_amount:
+            self.acted.clear()
+        self.acted.add(seat)
+        self.raise_amount = max(self.raise_amount, increment)
+        self.raise_count += 1
+        if self.stacks[seat]:
+            self.short_sum = 0
+        else:
+            self.short_sum += increment
+            if self.short_sum >= self.raise_amount:
+                self.short_sum = 0
+        record = Acted(seat, kind, added, to, self.stacks[seat] == 0)
+        self.events.append(record)
+        self._after_action()
+        return record
+
+    # ----------------------------------------------------------------- internals
+
+    def _require_actor(self) -> int:
+        if not self.actors:
+            raise IllegalActionError("the hand is over: nobody is to act")
+        return self.actors[0]
+
+    def _put(self, seat: int, amount: int) -> None:
+        self.stacks[seat] -= amount
+        self.bets[seat] += amount
+        self.contributed[seat] += amount
+
+    def _raise_refusal(self, seat: int, call: int) -> str | None:
+        """Why the actor may not bet or raise at all, or ``None`` if it may."""
+        if call < self.raise_amount:
+            return "a short all-in cannot be raised by a player facing less than a full raise"
+        if self.config.variant is Variant.FIXED_LIMIT and self.raise_count >= self.config.cap:
+            return f"the round is capped at {self.config.cap} bets"
+        if self.short_sum and self.short_sum < self.raise_amount and seat in self.acted:
+            return "a short all-in does not reopen the betting for a player who already acted"
+        if self.stacks[seat] <= self.max_bet - self.bets[seat]:
+            return "the stack does not cover more than a call"
+        bets, stacks, folded, max_bet = self.bets, self.stacks, self.folded, self.max_bet
+        for s in range(self.config.seats):
+            if s != seat and not folded[s] and stacks[s] + bets[s] > max_bet:
+                return None
+        return "every other player has folded or is all-in"
+
+    def _raise_range(self, seat: int) -> tuple[int, int]:
+        """The minimum and maximum raise-to totals, assuming a raise is allowed."""
+        all_in = self.stacks[seat] + self.bets[seat]
+        low = min(all_in, self.max_bet + max(self.raise_amount, self.config.bet_size(self.street)))
+        variant = self.config.variant
+        if variant is Variant.FIXED_LIMIT:
+            return low, low
+        if variant is Variant.POT_LIMIT:
+            return low, min(all_in, max(low, 2 * self.max_bet - self.bets[seat] + self.total_pot()))
+        return low, all_in
+
+    def _post_forced_bets(self) -> None:
+        config = self.config
+        n = config.seats
+        if config.ante:
+            for s in self.order:
+                amount = min(config.ante, self.stacks[s])
+                self.stacks[s] -= amount
+                self.contributed[s] += amount
+                self.pot += amount
+                self.events.append(Posted(s, "ante", amount, self.stacks[s] == 0))
+        if n == 2:
+            blinds = ((self.order[1], "small_blind", config.small_blind), (self.order[0], "big_blind", config.big_blind))
+        else:
+            blinds = ((self.order[0], "small_blind", config.small_blind), (self.order[1], "big_blind", config.big_blind))
+        for seat, kind, blind in blinds:
+            amount = min(blind, self.stacks[seat])
+            if amount:
+                self._put(seat, amount)
+                self.events.append(Posted(seat, kind, amount, self.stacks[seat] == 0))
+        self.max_bet = max(self.bets)
+        self.raise_count = 1 if self.max_bet else 0
+        # The seat after the largest blind opens (ties: the later position), as PokerKit does.
+        largest = max((self.bets[s], self.position[s]) for s, _, _ in blinds)
+        self._begin_round((self.order[largest[1]] + 1) % n)
+
+    def _begin_round(self, opener: int) -> None:
+        """Queue the players who can act this round, starting from ``opener``."""
+        n = self.config.seats
+        stacks, bets, folded = self.stacks, self.bets, self.folded
+        totals = sorted(stacks[s] + bets[s] for s in range(n) if not folded[s])
+        second = totals[-2]
+        self.opener = opener
+        self.actors = deque(
+            s
+            for s in ((opener + k) % n for k in range(n))
+            if not folded[s] and stacks[s] > 0 and min(stacks[s], second - bets[s]) > 0
+        )
+        self.acted.clear()
+        self.raise_amount = 0
+        self.short_sum = 0
+        if not self.actors or (len(self.actors) == 1 and bets[self.actors[0]] >= self.max_bet):
+            self._end_round()
+
+    def _after_action(self) -> None:
+        if not self.actors or self.folded.count(False) <= 1:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        """Return an uncalled bet, collect the bets, then deal on, or settle the hand."""
+        self.actors.clear()
+        bets = self.bets
+        top = max(bets)
+        if top:
+            leader = bets.index(top)
+            second = max(b for s, b in enumerate(bets) if s != leader)
+            if top > second:
+                excess = top - second
+                self.stacks[leader] += excess
+                self.contributed[leader] -= excess
+                bets[leader] = second
+                self.events.append(Returned(leader, excess))
+        self.pot += sum(bets)
+        self.bets = [0] * self.config.seats
+        self.max_bet = 0
+        if self.folded.count(False) == 1:
+            self._settle(showdown=False)
+            return
+        if self.street == 3:
+            self._settle(showdown=True)
+            return
+        can_bet = sum(1 for s in range(self.config.seats) if not self.folded[s] and self.stacks[s] > 0)
+        self._deal_street()
+        if can_bet <= 1:
+            while self.street < 3:
+                self._deal_street()
+            self.opener = self.order[0]
+            self._settle(showdown=True)
+            return
+        self.raise_count = 0
+        self._begin_round(self.order[0])
+
+    def _deal_street(self) -> None:
+        n = self.config.seats
+        self.street += 1
+        start = 2 * n + 1 if self.street == 1 else 2 * n + 2 + self.street
+        cards = self.deck[start : start + (3 if self.street == 1 else 1)]
+        self.board.extend(cards)
+        self.events.append(Dealt(self.street, tuple(cards)))
+
+    def _settle(self, showdown: bool) -> None:
+        """Split the pots among the best eligible hands, after the rake."""
+        n = self.config.seats
+        contributed, folded = self.contributed, self.folded
+        values: dict[int, int] = {}
+        if showdown:
+            opener_position = self.position[self.opener]
+            for k in range(n):
+                s = self.order[(opener_position + k) % n]
+                if not folded[s]:
+                    values[s] = evaluate((*self.hole[s], *self.board))
+                    self.events.append(Shown(s, self.hole[s], values[s]))
+        pots = self._pots()
+        rake = self._rake(sum(amount for amount, _ in pots))
+        if rake:
+            self.events.append(Raked(rake))
+        for index, (amount, eligible) in enumerate(pots):
+            taken = min(rake, amount)
+            rake -= taken
+            amount -= taken
+            if showdown:
+                best = max(values[s] for s in eligible)
+                winners = [s for s in eligible if values[s] == best]
+            else:
+                winners = list(eligible)
+            share, odd = divmod(amount, len(winners))
+            shares = tuple((s, share + (1 if k < odd else 0)) for k, s in enumerate(winners))
+            for s, won in shares:
+                self.stacks[s] += won
+            self.events.append(Awarded(index, amount, tuple(eligible), shares))
+        self.pot = 0
+        self.done = True
+
+    def _pots(self) -> list[tuple[int, list[int]]]:
+        """Main pot then side pots: (amount, eligible seats in position order)."""
+        contributed = self.contributed
+        live = [s for s in self.order if not self.folded[s]]
+        levels = sorted({contributed[s] for s in live})
+        pots: list[tuple[int, list[int]]] = []
+        previous = 0
+        for level in levels:
+            amount = sum(min(c, level) - min(c, previous) for c in contributed)
+            eligible = [s for s in live if contributed[s] >= level]
+            if amount:
+                pots.append((amount, eligible))
+            previous = level
+        leftover = sum(c - min(c, previous) for c in contributed)
+        if leftover:  # dead money above every live player's level goes to the last pot
+            amount, eligible = pots[-1]
+            pots[-1] = (amount + leftover, eligible)
+        return pots
+
+    def _rake(self, total: int) -> int:
+        if not self.config.rake_bps or self.street == 0:
+            return 0
+        rake = total * self.config.rake_bps // 10_000
+        return rake if self.config.rake_cap is None else min(rake, self.config.rake_cap)
+
+
+def describe(event: Event) -> str:
+    """A one-line human description of an event, for logs."""
+    match event:
+        case Posted(seat, kind, amount, _):
+            return f"seat {seat} posts {kind.replace('_', ' ')} {amount}"
+        case Acted(seat, kind, amount, to, all_in):
+            tail = " (all-in)" if all_in else ""
+            if kind in ("bet", "raise"):
+                return f"seat {seat} {kind}s to {to}{tail}"
+            return f"seat {seat} {kind}s" + (f" {amount}" if amount else "") + tail
+        case Dealt(street, cards):
+            return f"{STREETS[street]}: {' '.join(CARD_NAMES[c] for c in cards)}"
+        case Returned(seat, amount):
+            return f"{amount} uncalled returned to seat {seat}"
+        case Raked(amount):
+            return f"rake {amount}"
+        case Shown(seat, cards, _):
+            return f"seat {seat} shows {CARD_NAMES[cards[0]]}{CARD_NAMES[cards[1]]}"
+        case Awarded(pot, amount, _, shares):
+            return f"pot {pot} ({amount}): " + ", ".join(f"seat {s} wins {w}" for s, w in shares)
+    raise TypeError(f"not an event: {event!r}")
