@@ -1,0 +1,286 @@
+"""League configuration: a full valid file, and every kind of error reported with its line and key."""
+
+from __future__ import annotations
+
+import os
+import stat
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dealer.config import (
+    BotSpec,
+    GameConfig,
+    LeagueConfigError,
+    Limits,
+    MixedSpec,
+    TimeControl,
+    game_config,
+    load_league,
+    parse_league,
+)
+from dealer.errors import ConfigError
+
+FULL = """\
+name: Thursday league
+seed: 2026
+jobs: 2
+out: out/thursday
+listen: 0.0.0.0:50051
+tls: {cert: server.crt, key: server.key}
+tokens_file: tokens.yaml
+fault_policy: restart
+limits:
+  memory_mb: 512
+  network: none
+bots:
+  - {name: strength, command: sh bots/strength.sh --fast}
+  - {name: node, command: [bots/node.sh, "a b"], version: "1.0", limits: {memory_mb: 2048}}
+  - {name: alice, remote: true}
+  - {name: random, command: ./bots/node.sh}
+game:
+  variant: no-limit
+  blinds: [25, 50]
+  ante: 5
+  stack: 10000
+  rake: {percent: 2.5, cap: 300}
+  time: {per_action_ms: 500, bank_ms: 20000}
+events:
+  - {name: heads-up, format: round-robin, table_size: 2, hands: 2000, duplicate: false}
+  - name: six-max
+    format: round-robin
+    table_size: 4
+    hands: 1200
+    meetings: 3
+    bots: [strength, node, alice, random]
+    game: {variant: mixed, mixed: {block_hands: 6, no_limit_blinds: [100, 200]}, time: {grace_ms: 10}}
+  - {name: gauntlet, format: gauntlet, challenger: strength, bots: [node, random], table_size: 2, hands: 1000}
+  - {name: final, format: freezeout, table_size: 4, blind_levels: [[50,100],[200,400,25]], hands_per_level: 50}
+  - {name: v2-vs-v1, format: compare, new: strength, old: random, field: [node], hands: 20000,
+     until_significant: true, alpha: 0.01, beta: 0.1, worse_than: -3, better_than: 2.5}
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The current folder, holding the executable bot script the examples launch."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "bots" / "node.sh"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return tmp_path
+
+
+def write(folder: Path, text: str) -> Path:
+    """Write a tournaments.yaml into the folder and return its path."""
+    path = folder / "tournaments.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def errors_of(folder: Path, text: str) -> list[str]:
+    """Load a file that must be invalid and return its error lines."""
+    write(folder, text)
+    with pytest.raises(LeagueConfigError) as info:
+        load_league("tournaments.yaml")  # messages name the file as it was given
+    assert str(info.value) == "\n".join(info.value.errors)
+    return info.value.errors
+
+
+def minimal(bots: str = "", events: str = "", extra: str = "") -> str:
+    """A small valid league, with optional extra bot lines, event lines and top-level keys."""
+    return (
+        "name: t\n"
+        "bots:\n"
+        "  - {name: a, command: ./bots/node.sh}\n"
+        "  - {name: b, command: ./bots/node.sh}\n"
+        f"{bots}"
+        "events:\n"
+        "  - {name: e, format: round-robin, table_size: 2, hands: 10}\n"
+        f"{events}"
+        f"{extra}"
+    )
+
+
+def test_full_example_parses_into_expected_values(folder: Path) -> None:
+    path = write(folder, FULL)
+    config = load_league(path)
+
+    assert (config.name, config.seed, config.jobs) == ("Thursday league", 2026, 2)
+    assert config.out == Path("out/thursday")
+    assert config.listen == "0.0.0.0:50051"
+    assert config.tls_cert == folder / "server.crt" and config.tls_key == folder / "server.key"
+    assert config.tokens_file == folder / "tokens.yaml"
+    assert config.fault_policy == "restart"
+    assert config.path == path and config.folder == folder
+
+    base_limits = Limits(memory_mb=512, network="none")
+    assert config.bots == (
+        BotSpec("strength", ("sh", "bots/strength.sh", "--fast"), False, "", base_limits, 13),
+        BotSpec("node", ("bots/node.sh", "a b"), False, "1.0", Limits(memory_mb=2048, network="none"), 14),
+        BotSpec("alice", None, True, "", base_limits, 15),
+        BotSpec("random", ("./bots/node.sh",), False, "", base_limits, 16),
+    )
+    assert config.bot("alice").remote
+
+    time = TimeControl(per_action_ms=500, bank_ms=20000, grace_ms=50, startup_ms=10000)
+    assert config.game == GameConfig("no-limit", 25, 50, 5, 10000, 2.5, 300, None, time)
+
+    heads_up, six_max, gauntlet, final, compare = config.events
+    assert (heads_up.format, heads_up.table_size, heads_up.hands, heads_up.duplicate, heads_up.line) == (
+        "round-robin", 2, 2000, False, 25)
+    assert heads_up.bots == ("strength", "node", "alice", "random")
+    assert heads_up.game == config.game
+
+    assert (six_max.meetings, six_max.duplicate, six_max.line) == (3, True, 26)
+    assert six_max.game.variant == "mixed"
+    assert six_max.game.mixed == MixedSpec(block_hands=6, fixed_limit_blinds=(25, 50), no_limit_blinds=(100, 200))
+    assert six_max.game.time == TimeControl(500, 20000, 10, 10000)  # event keys override one by one
+    assert six_max.game.stack == 10000
+
+    assert gauntlet.challenger == "strength"
+    assert gauntlet.bots == ("strength", "node", "random")  # the challenger joins its opponents
+
+    assert final.blind_levels == ((50, 100, 0), (200, 400, 25))
+    assert (final.hands_per_level, final.max_hands, final.hands, final.duplicate) == (50, 5000, None, False)
+    assert final.points == (3, 2, 1, 0)
+
+    assert (compare.new, compare.old, compare.field) == ("strength", "random", ("node",))
+    assert compare.bots == ("strength", "random", "node")
+    assert (compare.table_size, compare.hands, compare.duplicate, compare.until_significant) == (2, 20000, True, True)
+    assert (compare.alpha, compare.beta, compare.worse_than, compare.better_than) == (0.01, 0.1, -3.0, 2.5)
+
+
+def test_defaults_of_optional_keys(folder: Path) -> None:
+    config = load_league(write(folder, minimal(extra="seed:\n")))
+    assert config.seed is None
+    assert config.jobs == (os.cpu_count() or 1)
+    assert config.out == Path("out/t")
+    assert (config.listen, config.fault_policy, config.tls_cert, config.tokens_file) == ("127.0.0.1:0", "fold", None, None)
+    assert config.game == GameConfig()
+    assert config.bots[0].limits == Limits()
+    assert config.events[0].duplicate is True
+
+
+def test_parse_league_resolves_paths_against_the_filename_folder(folder: Path) -> None:
+    config = parse_league(minimal(extra="tokens_file: tok.yaml\n"), str(folder / "league.yaml"))
+    assert config.tokens_file == folder / "tok.yaml"
+    assert config.path == folder / "league.yaml"
+
+
+@pytest.mark.parametrize(
+    ("extra_bots", "extra_events", "extra", "expected"),
+    [
+        ("", "", "jobz: 3\n", "tournaments.yaml:7: jobz: unknown key (did you mean 'jobs'?)"),
+        ("", "", "jobs: two\n", "tournaments.yaml:7: jobs: expected an integer, got a string 'two'"),
+        ("", "", "jobs: 0\n", "tournaments.yaml:7: jobs: must be >= 1, got 0"),
+        ("  - {name: c}\n", "", "",
+         "tournaments.yaml:5: bots[2].command: bot 'c': missing command (or remote: true)"),
+        ("  - {name: c, remote: true, command: ./bots/node.sh}\n", "", "",
+         "tournaments.yaml:5: bots[2].remote: bot 'c' has both a command and remote: true; give one"),
+        ("  - {name: a, remote: true}\n", "", "",
+         "tournaments.yaml:5: bots[2].name: duplicate bot name 'a' (first at line 3)"),
+        ("  - {name: c, command: no-such-program-xyz --flag}\n", "", "",
+         "tournaments.yaml:5: bots[2].command: bot 'c': program 'no-such-program-xyz' not found"),
+        ("  - {name: c, command: [./bots/missing.sh]}\n", "", "",
+         "tournaments.yaml:5: bots[2].command: bot 'c': program './bots/missing.sh' not found"),
+        ("  - {name: c, remote: true, limits: {memroy_mb: 5}}\n", "", "",
+         "tournaments.yaml:5: bots[2].limits.memroy_mb: unknown key (did you mean 'memory_mb'?)"),
+        ("", "  - {name: f, format: round-robin, table_size: 2, hands: 1, bots: [a, b, zzz]}\n", "",
+         "tournaments.yaml:7: events[1].bots[2]: unknown bot 'zzz'"),
+        ("", "  - {name: f, format: round-robin, table_size: 7, hands: 1}\n", "",
+         "tournaments.yaml:7: events[1].table_size: table of 7 is larger than the 2 bots of this event"),
+        ("", "  - {name: e, format: round-robin, table_size: 2, hands: 1}\n", "",
+         "tournaments.yaml:7: events[1].name: duplicate event name 'e' (first at line 6)"),
+        ("", "  - {name: f, format: round-robin, table_size: 2, hands: 1, game: {variant: no-limt}}\n", "",
+         "tournaments.yaml:7: events[1].game.variant: 'no-limt' is not one of no-limit, pot-limit, fixed-limit,"
+         " mixed (did you mean 'no-limit'?)"),
+        ("", "", "game:\n  blinds: [100, 50]\n",
+         "tournaments.yaml:8: game.blinds: small blind 100 is larger than big blind 50"),
+        ("", "", "game:\n  stack: 100\n",
+         "tournaments.yaml:8: game.stack: stack 100 must be larger than the big blind 100"),
+        ("", "  - {name: f, format: freezeout, table_size: 2, hands: 5, blind_levels: [[1, 2]], hands_per_level: 9}\n", "",
+         "tournaments.yaml:7: events[1].hands: does not apply to format freezeout"),
+        ("", "  - {name: f, format: compare, new: a, old: a, hands: 5}\n", "",
+         "tournaments.yaml:7: events[1].old: new and old are the same bot 'a'"),
+        ("", "  - {name: f, format: gauntlet, table_size: 2, hands: 5}\n", "",
+         "tournaments.yaml:7: events[1].challenger: missing (required for format gauntlet)"),
+        ("", "  - {name: f, format: round-robin, table_size: 2, hands: 5, game: {mixed: {block_hands: 2}}}\n", "",
+         "tournaments.yaml:7: events[1].game.mixed: applies only to variant mixed, not 'no-limit'"),
+    ],
+)
+def test_each_error_is_reported_with_line_and_key(
+    folder: Path, extra_bots: str, extra_events: str, extra: str, expected: str
+) -> None:
+    assert errors_of(folder, minimal(extra_bots, extra_events, extra)) == [expected]
+
+
+def test_yaml_syntax_error_has_its_line(folder: Path) -> None:
+    errors = errors_of(folder, "name: t\n  bots: 1\n")
+    assert len(errors) == 1
+    assert errors[0].startswith("tournaments.yaml:2: YAML syntax error:")
+    assert "mapping values are not allowed here" in errors[0]
+
+
+def test_empty_file_and_non_mapping_root(folder: Path) -> None:
+    assert errors_of(folder, "# nothing\n") == ["tournaments.yaml:1: the file is empty"]
+    assert errors_of(folder, "- a\n") == ["tournaments.yaml:1: expected a mapping, got a list"]
+
+
+def test_all_errors_of_a_file_are_reported_at_once_in_line_order(folder: Path) -> None:
+    errors = errors_of(
+        folder,
+        """\
+        name: t
+        seed: 1.5
+        bots:
+          - {name: a, command: ./bots/node.sh}
+          - {name: a, remote: true}
+          - {name: c}
+        game:
+          variant: pot-limit
+          blinds: [0, 100]
+          time: {per_action_ms: 0}
+        events:
+          - {name: e, format: round-robin, table_size: 11, hands: 1, duplicat: true}
+          - {name: f, format: gauntlet, challenger: zed, table_size: 2, hands: 1}
+        """,
+    )
+    assert errors == [
+        "tournaments.yaml:2: seed: expected an integer or a string, got a number 1.5",
+        "tournaments.yaml:5: bots[1].name: duplicate bot name 'a' (first at line 4)",
+        "tournaments.yaml:6: bots[2].command: bot 'c': missing command (or remote: true)",
+        "tournaments.yaml:9: game.blinds: small blind must be > 0, got 0",
+        "tournaments.yaml:10: game.time.per_action_ms: must be >= 1, got 0",
+        "tournaments.yaml:12: events[0].duplicat: unknown key (did you mean 'duplicate'?)",
+        "tournaments.yaml:12: events[0].table_size: must be 2..10, got 11",
+        "tournaments.yaml:13: events[1].challenger: unknown bot 'zed'",
+    ]
+
+
+def test_missing_required_sections(folder: Path) -> None:
+    assert errors_of(folder, "seed: 1\n") == [
+        "tournaments.yaml:1: name: missing (required)",
+        "tournaments.yaml:1: bots: missing (required)",
+        "tournaments.yaml:1: events: missing (required)",
+    ]
+
+
+def test_league_config_error_is_a_config_error(folder: Path) -> None:
+    with pytest.raises(ConfigError):
+        load_league(folder / "absent.yaml")
+
+
+def test_game_config_without_yaml() -> None:
+    assert game_config() == GameConfig()
+    game = game_config(variant="mixed", blinds=(10, 20), stack=2000, time={"per_action_ms": 200})
+    assert game.mixed == MixedSpec(None, (10, 20), (10, 20))
+    assert (game.small_blind, game.big_blind, game.time.per_action_ms) == (10, 20, 200)
+    with pytest.raises(LeagueConfigError) as info:
+        game_config(blinds=(100, 50), time={"bank_ms": -1})
+    assert info.value.errors == [
+        "blinds: small blind 100 is larger than big blind 50",
+        "time.bank_ms: must be >= 0, got -1",
+    ]
