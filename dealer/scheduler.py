@@ -1,0 +1,228 @@
+"""Pure pairing and seating: which bots play together, in which seats, on which deals.
+
+Knows nothing about cards or poker rules. Every function is deterministic for a given seed and
+uses only a private ``random.Random(str(seed))``, never the global generator.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+MAX_TABLE_SIZE = 10
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One match of an event: who sits where and which set of deals it replays.
+
+    Matches of one duplicate group share ``deal_set`` (hence the same cards) and differ by
+    ``rotation`` (0..n-1); outside duplicate play ``rotation`` is 0.
+    """
+
+    event: str
+    index: int
+    seats: tuple[str, ...]
+    deal_set: int
+    rotation: int
+
+
+def _check_bots(bots: Sequence[str], table_size: int) -> None:
+    """Raise ValueError for a table size outside 2..10 or above the bot count, or repeated bots."""
+    if not 2 <= table_size <= MAX_TABLE_SIZE:
+        raise ValueError(f"table_size must be between 2 and {MAX_TABLE_SIZE}, got {table_size}")
+    if table_size > len(bots):
+        raise ValueError(f"table_size {table_size} exceeds the number of bots ({len(bots)})")
+    repeated = sorted(b for b, c in Counter(bots).items() if c > 1)
+    if repeated:
+        raise ValueError(f"bot names must be unique; repeated: {', '.join(repeated)}")
+
+
+def _heads_up_rounds(bots: list[str]) -> list[tuple[str, str]]:
+    """Return every unordered pair once, in circle-method rounds so each bot plays evenly over time."""
+    ring: list[str | None] = list(bots) + ([None] if len(bots) % 2 else [])
+    half = len(ring) // 2
+    pairs: list[tuple[str, str]] = []
+    for rnd in range(len(ring) - 1):
+        for i in range(half):
+            a, b = ring[i], ring[-1 - i]
+            if a is not None and b is not None:
+                pairs.append((a, b) if (rnd + i) % 2 else (b, a))
+        ring = [ring[0], ring[-1], *ring[1:-1]]
+    return pairs
+
+
+def _greedy_tables(
+    bots: list[str], table_size: int, min_meetings: int, rng: random.Random
+) -> list[tuple[str, ...]]:
+    """Draw tables greedily until every pair has met ``min_meetings`` times.
+
+    Each table starts from a bot that still owes meetings (fewest tables first) and adds the bot
+    minimising (max meetings with those seated, total meetings with them, tables played), ties
+    broken by a seeded random rank.
+    """
+    n = len(bots)
+    rank = list(range(n))
+    rng.shuffle(rank)
+    meet = [[0] * n for _ in range(n)]
+    tables = [0] * n
+    owed = [n - 1] * n  # partners each bot has met fewer than min_meetings times
+    unmet_pairs = n * (n - 1) // 2
+    result: list[tuple[str, ...]] = []
+    while unmet_pairs:
+        anchor = min((i for i in range(n) if owed[i]), key=lambda i: (tables[i], rank[i]))
+        seated = [anchor]
+        row = meet[anchor]
+        cur_max = row[:]
+        cur_sum = row[:]
+        for _ in range(table_size - 1):
+            free = [i for i in range(n) if i not in seated]
+            lowest = min(cur_max[i] for i in free)
+            tied = [i for i in free if cur_max[i] == lowest]
+            best = min(tied, key=lambda i: (cur_sum[i], tables[i], rank[i]))
+            row = meet[best]
+            for i in range(n):
+                if row[i] > cur_max[i]:
+                    cur_max[i] = row[i]
+                cur_sum[i] += row[i]
+            seated.append(best)
+        for a, b in combinations(seated, 2):
+            meet[a][b] += 1
+            meet[b][a] += 1
+            if meet[a][b] == min_meetings:
+                owed[a] -= 1
+                owed[b] -= 1
+                unmet_pairs -= 1
+        for i in seated:
+            tables[i] += 1
+        result.append(tuple(bots[i] for i in seated))
+    return result
+
+
+def round_robin_tables(
+    bots: Sequence[str], table_size: int, *, seed: int | str = 0, min_meetings: int = 1
+) -> list[tuple[str, ...]]:
+    """Return tables on which every pair of bots meets at least ``min_meetings`` times.
+
+    Heads-up gives each pair exactly ``min_meetings`` times; larger tables use a seeded greedy
+    balanced draw (pair meetings and tables per bot nearly equal); a full field is one table.
+    """
+    _check_bots(bots, table_size)
+    if min_meetings < 1:
+        raise ValueError(f"min_meetings must be at least 1, got {min_meetings}")
+    if table_size == len(bots):
+        return [tuple(bots)] * min_meetings
+    rng = random.Random(str(seed))
+    order = list(bots)
+    rng.shuffle(order)
+    if table_size == 2:
+        once = _heads_up_rounds(order)
+        return [pair if k % 2 == 0 else pair[::-1] for k in range(min_meetings) for pair in once]
+    return _greedy_tables(order, table_size, min_meetings, rng)
+
+
+def gauntlet_tables(
+    challenger: str, field: Sequence[str], table_size: int, *, seed: int | str = 0
+) -> list[tuple[str, ...]]:
+    """Return tables that all seat ``challenger``, each field bot meeting it once or twice.
+
+    The field, in seeded order, is dealt cyclically into the other seats until every field bot
+    has played once, so meeting counts differ by at most one (heads-up: exactly once each).
+    """
+    if challenger in field:
+        raise ValueError(f"challenger {challenger!r} is also in the field")
+    _check_bots([challenger, *field], table_size)
+    order = list(field)
+    random.Random(str(seed)).shuffle(order)
+    per_table = table_size - 1
+    count = -(-len(order) // per_table)
+    return [
+        (challenger, *(order[(t * per_table + j) % len(order)] for j in range(per_table)))
+        for t in range(count)
+    ]
+
+
+def duplicate_rotations(table: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Return the n cyclic seatings of a table: rotation r puts ``table[(s + r) % n]`` at seat s."""
+    n = len(table)
+    return [tuple(table[(s + r) % n] for s in range(n)) for r in range(n)]
+
+
+def _balanced_rotations(tables: Sequence[tuple[str, ...]], rng: random.Random) -> list[int]:
+    """Choose a cyclic rotation per table so that every bot sits in every seat about equally often.
+
+    Greedy first pass (the rotation whose bots have sat least in the seats it gives them, ties by
+    seeded random), then sweeps that re-choose each table given all others while the sum of
+    squared seat counts strictly falls, so it terminates.
+    """
+    used: dict[str, Counter[int]] = {b: Counter() for t in tables for b in t}
+    options = [duplicate_rotations(t) for t in tables]
+
+    def cost(seats: tuple[str, ...]) -> int:
+        return sum(used[b][s] for s, b in enumerate(seats))
+
+    def place(seats: tuple[str, ...], step: int) -> None:
+        for s, b in enumerate(seats):
+            used[b][s] += step
+
+    chosen: list[int] = []
+    for opts in options:
+        tiebreak = list(range(len(opts)))
+        rng.shuffle(tiebreak)
+        r = min(range(len(opts)), key=lambda r: (cost(opts[r]), tiebreak[r]))
+        place(opts[r], 1)
+        chosen.append(r)
+    changed = True
+    while changed:
+        changed = False
+        for i, opts in enumerate(options):
+            place(opts[chosen[i]], -1)
+            r = min(range(len(opts)), key=lambda r: (cost(opts[r]), r != chosen[i]))
+            changed |= r != chosen[i]
+            place(opts[r], 1)
+            chosen[i] = r
+    return chosen
+
+
+def schedule_event(
+    event: str, tables: Sequence[tuple[str, ...]], *, duplicate: bool, seed: int | str = 0
+) -> list[MatchSpec]:
+    """Turn tables into numbered MatchSpecs: one duplicate group per table, or one match each.
+
+    Duplicate groups are n consecutive matches on one deal_set with rotations 0..n-1; otherwise
+    each table gets its own deal_set and a cyclic seat rotation chosen to balance seat counts
+    (``seed`` only breaks ties there).
+    """
+    if duplicate:
+        seatings = [
+            (group, r, seats)
+            for group, table in enumerate(tables)
+            for r, seats in enumerate(duplicate_rotations(table))
+        ]
+        return [MatchSpec(event, i, seats, group, r) for i, (group, r, seats) in enumerate(seatings)]
+    rotations = _balanced_rotations(tables, random.Random(str(seed)))
+    return [
+        MatchSpec(event, number, duplicate_rotations(table)[r], number, 0)
+        for number, (table, r) in enumerate(zip(tables, rotations, strict=True))
+    ]
+
+
+def seat_counts(specs: Sequence[MatchSpec]) -> dict[str, list[int]]:
+    """Return how often each bot sat in each seat (lists as long as the largest table)."""
+    width = max((len(s.seats) for s in specs), default=0)
+    counts: dict[str, list[int]] = {}
+    for spec in specs:
+        for seat, bot in enumerate(spec.seats):
+            counts.setdefault(bot, [0] * width)[seat] += 1
+    return counts
+
+
+def pair_counts(specs: Sequence[MatchSpec]) -> dict[frozenset[str], int]:
+    """Return how many matches each pair of bots played together (pairs that never met are absent)."""
+    counts: Counter[frozenset[str]] = Counter()
+    for spec in specs:
+        counts.update(frozenset(p) for p in combinations(spec.seats, 2))
+    return dict(counts)

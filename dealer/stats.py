@@ -1,0 +1,180 @@
+"""Pure statistics for match results, duplicate pairing and regression testing (SPRT).
+
+Amounts are chips per hand unless a name says otherwise; bb/100 is big blinds per 100 hands.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Z95 = 1.959963984540054  # standard normal quantile for a two-sided 95% interval
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its standard error over ``n`` independent units."""
+
+    mean: float
+    stderr: float
+    n: int
+
+    def ci95(self) -> tuple[float, float]:
+        """Return the 95% confidence interval under the normal approximation."""
+        half = Z95 * self.stderr
+        return (self.mean - half, self.mean + half)
+
+    def scaled(self, factor: float) -> Estimate:
+        """Return the estimate of ``factor`` times the quantity (for a change of units)."""
+        return Estimate(self.mean * factor, self.stderr * abs(factor), self.n)
+
+
+def _mean_and_variance(samples: Sequence[float]) -> tuple[float, float]:
+    """Return the mean and the sample variance (n - 1 denominator; inf when n < 2)."""
+    n = len(samples)
+    mean = math.fsum(samples) / n
+    if n < 2:
+        return mean, math.inf
+    return mean, math.fsum((x - mean) ** 2 for x in samples) / (n - 1)
+
+
+def estimate(samples: Sequence[float]) -> Estimate:
+    """Return the sample mean and its standard error (sample std / sqrt(n)).
+
+    With a single sample the standard error is ``inf`` (no spread to measure); no samples raise ValueError.
+    """
+    if not samples:
+        raise ValueError("estimate needs at least one sample")
+    mean, var = _mean_and_variance(samples)
+    return Estimate(mean, math.sqrt(var / len(samples)), len(samples))
+
+
+def _check_big_blind(big_blind: int) -> None:
+    """Raise ValueError unless the big blind is positive."""
+    if big_blind <= 0:
+        raise ValueError(f"big_blind must be positive, got {big_blind}")
+
+
+def bb_per_100(samples_chips: Sequence[float], big_blind: int) -> Estimate:
+    """Return the win rate in bb/100 from chips won per hand, each hand one independent sample."""
+    _check_big_blind(big_blind)
+    return estimate(samples_chips).scaled(100 / big_blind)
+
+
+def bb_per_100_grouped(
+    group_totals: Sequence[float], hands_per_group: Sequence[int], big_blind: int
+) -> Estimate:
+    """Return bb/100 when the independent unit is a group of hands (a duplicate group).
+
+    Ratio estimator: mean R = sum(T) / sum(H); stderr^2 = sum((T_i - R*H_i)^2) / ((g-1) * g * Hbar^2)
+    (delta method). With equal hand counts this is exactly the plain estimate over per-group averages.
+    """
+    _check_big_blind(big_blind)
+    if len(group_totals) != len(hands_per_group):
+        raise ValueError(f"{len(group_totals)} group totals but {len(hands_per_group)} hand counts")
+    if not group_totals:
+        raise ValueError("bb_per_100_grouped needs at least one group")
+    if any(h <= 0 for h in hands_per_group):
+        raise ValueError("every group must have at least one hand")
+    g = len(group_totals)
+    hands = sum(hands_per_group)
+    ratio = math.fsum(group_totals) / hands
+    if g < 2:
+        stderr = math.inf
+    else:
+        residual = math.fsum((t - ratio * h) ** 2 for t, h in zip(group_totals, hands_per_group, strict=True))
+        stderr = math.sqrt(residual / ((g - 1) * g)) / (hands / g)
+    return Estimate(ratio, stderr, g).scaled(100 / big_blind)
+
+
+def normal_cdf(x: float) -> float:
+    """Return P(Z <= x) for a standard normal Z (via erfc, accurate in the tails)."""
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def two_sided_p_value(z: float) -> float:
+    """Return P(|Z| >= |z|) for a standard normal Z."""
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def paired_difference(a: Sequence[float], b: Sequence[float]) -> Estimate:
+    """Return the estimate of the mean of ``a[i] - b[i]`` (e.g. two bots on the same deals)."""
+    if len(a) != len(b):
+        raise ValueError(f"paired samples differ in length: {len(a)} and {len(b)}")
+    return estimate([x - y for x, y in zip(a, b, strict=True)])
+
+
+class SPRT:
+    """Generalised sequential probability ratio test of H0: mean = mu0 against H1: mean = mu1.
+
+    For i.i.d. normal samples with variance s^2 the log-likelihood ratio of n samples summing to S is
+    LLR = (mu1 - mu0) * (S - n * (mu0 + mu1) / 2) / s^2, since each sample adds
+    ((x - mu0)^2 - (x - mu1)^2) / (2 s^2); s^2 is replaced by the sample variance so far.
+    Decide H1 when LLR >= log((1 - beta) / alpha), H0 when LLR <= log(beta / (1 - alpha)), but only
+    after ``min_samples`` samples; callers stop at the first decision (status is not latched).
+    """
+
+    def __init__(
+        self, mu0: float, mu1: float, alpha: float = 0.05, beta: float = 0.05, min_samples: int = 30
+    ) -> None:
+        if mu0 == mu1:
+            raise ValueError("SPRT needs distinct hypotheses (mu0 == mu1)")
+        if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
+            raise ValueError(f"need 0 < alpha, beta and alpha + beta < 1, got alpha={alpha}, beta={beta}")
+        if min_samples < 2:
+            raise ValueError(f"min_samples must be at least 2, got {min_samples}")
+        self.mu0 = mu0
+        self.mu1 = mu1
+        self.alpha = alpha
+        self.beta = beta
+        self.min_samples = min_samples
+        self.n = 0
+        self._mean = 0.0
+        self._m2 = 0.0  # Welford's running sum of squared deviations
+
+    @property
+    def lower_bound(self) -> float:
+        """Return the LLR at or below which H0 is accepted."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper_bound(self) -> float:
+        """Return the LLR at or above which H1 is accepted."""
+        return math.log((1 - self.beta) / self.alpha)
+
+    def update(self, x: float) -> None:
+        """Add one sample (e.g. one duplicate group's paired difference)."""
+        self.n += 1
+        delta = x - self._mean
+        self._mean += delta / self.n
+        self._m2 += delta * (x - self._mean)
+
+    def extend(self, xs: Sequence[float]) -> None:
+        """Add several samples in order."""
+        for x in xs:
+            self.update(x)
+
+    @property
+    def llr(self) -> float:
+        """Return the log-likelihood ratio of H1 to H0 so far (0 before two samples)."""
+        if self.n < 2:
+            return 0.0
+        numerator = (self.mu1 - self.mu0) * self.n * (self._mean - (self.mu0 + self.mu1) / 2)
+        var = self._m2 / (self.n - 1)
+        if var <= 0:
+            return math.copysign(math.inf, numerator) if numerator else 0.0
+        return numerator / var
+
+    @property
+    def status(self) -> Literal["accept_h0", "accept_h1", "continue"]:
+        """Return the decision for the samples so far."""
+        if self.n < self.min_samples:
+            return "continue"
+        llr = self.llr
+        if llr >= self.upper_bound:
+            return "accept_h1"
+        if llr <= self.lower_bound:
+            return "accept_h0"
+        return "continue"

@@ -1,0 +1,175 @@
+"""Known-answer and simulation tests of dealer.stats."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dealer.stats import (
+    SPRT,
+    Z95,
+    Estimate,
+    bb_per_100,
+    bb_per_100_grouped,
+    estimate,
+    normal_cdf,
+    paired_difference,
+    two_sided_p_value,
+)
+
+finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
+
+
+def test_estimate_known_answer() -> None:
+    e = estimate([1, 2, 3, 4, 5])
+    assert e.mean == 3
+    assert e.stderr == pytest.approx(math.sqrt(2.5 / 5))
+    assert e.n == 5
+    low, high = e.ci95()
+    assert low == pytest.approx(3 - 1.959963984540054 * math.sqrt(0.5))
+    assert high == pytest.approx(3 + 1.959963984540054 * math.sqrt(0.5))
+
+
+def test_estimate_single_sample_has_infinite_stderr_and_empty_is_an_error() -> None:
+    assert estimate([7.0]) == Estimate(7.0, math.inf, 1)
+    with pytest.raises(ValueError, match="at least one sample"):
+        estimate([])
+
+
+def test_scaled_multiplies_mean_and_absolute_stderr() -> None:
+    assert Estimate(2.0, 0.5, 10).scaled(-4) == Estimate(-8.0, 2.0, 10)
+
+
+def test_bb_per_100_converts_chips_per_hand() -> None:
+    # 1 chip per hand at big blind 2 is half a big blind per hand: 50 bb/100.
+    e = bb_per_100([0, 2, 1, 1], big_blind=2)
+    assert e.mean == pytest.approx(50)
+    assert e.stderr == pytest.approx(estimate([0, 2, 1, 1]).stderr * 50)
+    with pytest.raises(ValueError, match="big_blind"):
+        bb_per_100([1, 2], big_blind=0)
+
+
+@given(st.lists(finite, min_size=1, max_size=50), st.integers(1, 1000))
+def test_grouped_with_one_hand_per_group_equals_plain(samples: list[float], bb: int) -> None:
+    grouped = bb_per_100_grouped(samples, [1] * len(samples), bb)
+    plain = bb_per_100(samples, bb)
+    assert grouped.n == plain.n
+    assert grouped.mean == pytest.approx(plain.mean, abs=1e-6)
+    if math.isinf(plain.stderr):
+        assert math.isinf(grouped.stderr)
+    else:
+        assert grouped.stderr == pytest.approx(plain.stderr, rel=1e-9, abs=1e-6)
+
+
+def test_grouped_with_equal_hands_uses_group_averages_as_samples() -> None:
+    totals = [30.0, -10.0, 50.0, 10.0]
+    e = bb_per_100_grouped(totals, [10] * 4, big_blind=1)
+    per_group = estimate([3.0, -1.0, 5.0, 1.0])
+    assert e.mean == pytest.approx(200)
+    assert e.stderr == pytest.approx(per_group.stderr * 100)
+    assert e.n == 4
+
+
+def test_grouped_ratio_estimator_known_answer() -> None:
+    # R = (6 + 2) / (2 + 6) = 1; residuals 6 - 2 = 4 and 2 - 6 = -4; Hbar = 4, g = 2.
+    e = bb_per_100_grouped([6.0, 2.0], [2, 6], big_blind=1)
+    assert e.mean == pytest.approx(100)
+    assert e.stderr == pytest.approx(math.sqrt(32 / 2) / 4 * 100)
+
+
+def test_grouped_rejects_mismatched_or_empty_input() -> None:
+    with pytest.raises(ValueError, match="2 group totals but 1"):
+        bb_per_100_grouped([1.0, 2.0], [3], 2)
+    with pytest.raises(ValueError, match="at least one hand"):
+        bb_per_100_grouped([1.0], [0], 2)
+    with pytest.raises(ValueError, match="at least one group"):
+        bb_per_100_grouped([], [], 2)
+
+
+def test_normal_cdf_and_p_value_known_answers() -> None:
+    assert normal_cdf(Z95) == pytest.approx(0.975, abs=1e-12)
+    assert normal_cdf(0) == 0.5
+    assert normal_cdf(-1) == pytest.approx(0.15865525393145707)
+    assert two_sided_p_value(Z95) == pytest.approx(0.05, abs=1e-12)
+    assert two_sided_p_value(-Z95) == pytest.approx(0.05, abs=1e-12)
+    assert two_sided_p_value(0) == 1.0
+
+
+@given(st.floats(-30, 30))
+def test_p_value_matches_cdf(z: float) -> None:
+    assert two_sided_p_value(z) == pytest.approx(2 * normal_cdf(-abs(z)), rel=1e-9, abs=1e-300)
+
+
+def test_paired_difference() -> None:
+    e = paired_difference([5, 7, 9], [4, 5, 6])
+    assert e.mean == pytest.approx(2)
+    assert e.stderr == pytest.approx(math.sqrt(1 / 3))
+    with pytest.raises(ValueError, match="differ in length"):
+        paired_difference([1, 2], [1])
+
+
+def test_sprt_llr_matches_the_formula() -> None:
+    data = [0.5, -1.0, 2.0, 1.5, 0.0]
+    t = SPRT(mu0=0.0, mu1=1.0)
+    t.extend(data)
+    n, s = len(data), sum(data)
+    var = sum((x - s / n) ** 2 for x in data) / (n - 1)
+    assert t.llr == pytest.approx((1.0 - 0.0) * (s - n * 0.5) / var)
+    assert t.lower_bound == pytest.approx(math.log(0.05 / 0.95))
+    assert t.upper_bound == pytest.approx(math.log(0.95 / 0.05))
+
+
+def test_sprt_waits_for_min_samples() -> None:
+    t = SPRT(mu0=0.0, mu1=1.0, min_samples=30)
+    t.extend([10.0, 11.0] * 14)
+    assert t.llr > t.upper_bound
+    assert t.status == "continue"
+    t.extend([10.0, 11.0])
+    assert t.status == "accept_h1"
+
+
+def test_sprt_constant_data_gives_infinite_llr() -> None:
+    t = SPRT(mu0=0.0, mu1=1.0, min_samples=2)
+    t.extend([3.0, 3.0])
+    assert t.llr == math.inf and t.status == "accept_h1"
+
+
+def test_sprt_rejects_bad_parameters() -> None:
+    with pytest.raises(ValueError, match="distinct"):
+        SPRT(1.0, 1.0)
+    with pytest.raises(ValueError, match="alpha"):
+        SPRT(0.0, 1.0, alpha=0.6, beta=0.5)
+    with pytest.raises(ValueError, match="min_samples"):
+        SPRT(0.0, 1.0, min_samples=1)
+
+
+def _run(rng: random.Random, true_mean: float, mu0: float, mu1: float, error: float = 0.05) -> str:
+    """Feed unit-variance normal samples to a fresh SPRT (alpha = beta = error) until it decides."""
+    t = SPRT(mu0, mu1, alpha=error, beta=error)
+    for _ in range(100_000):
+        t.update(rng.gauss(true_mean, 1.0))
+        if t.status != "continue":
+            return t.status
+    raise AssertionError("SPRT did not decide")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sprt_accepts_the_true_hypothesis(seed: int) -> None:
+    rng = random.Random(seed)
+    assert _run(rng, true_mean=0.3, mu0=0.0, mu1=0.3, error=0.001) == "accept_h1"
+    assert _run(rng, true_mean=0.0, mu0=0.0, mu1=0.3, error=0.001) == "accept_h0"
+    assert _run(rng, true_mean=-2.0, mu0=-2.0, mu1=-1.5, error=0.001) == "accept_h0"
+
+
+def test_sprt_error_rates_within_alpha_and_beta() -> None:
+    runs, alpha = 300, 0.05
+    bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
+    rng = random.Random(20240611)
+    false_h1 = sum(_run(rng, true_mean=0.0, mu0=0.0, mu1=0.2) == "accept_h1" for _ in range(runs))
+    false_h0 = sum(_run(rng, true_mean=0.2, mu0=0.0, mu1=0.2) == "accept_h0" for _ in range(runs))
+    assert false_h1 / runs <= bound
+    assert false_h0 / runs <= bound
