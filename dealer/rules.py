@@ -13,8 +13,9 @@ already acted unless consecutive short all-ins add up to a full raise; the minim
 the largest full raise of the round (at least the big blind, or the fixed-limit bet); in
 fixed limit every bet or raise, short all-ins included, counts towards the cap, and the big
 blind counts as the first bet pre-flop; a player who is the only one left with chips may
-check or call but not raise. Folding when a check is free is illegal here (the match layer
-turns such a fold into a check).
+check or call but not raise; all the odd chips of a split pot go to its first winner left of
+the button (59 split three ways is 21, 19, 19). Folding when a check is free is illegal here
+(the match layer turns such a fold into a check).
 
 Seats are numbered 0..n-1 clockwise; ``position`` 0 is the first seat left of the button and
 position n-1 is the button (PHH's ``p1``..``pN``). Heads-up, position 0 is the big blind and
@@ -519,7 +520,7 @@ class Hand:
             else:
                 winners = list(eligible)
             share, odd = divmod(amount, len(winners))
-            shares = tuple((s, share + (1 if k < odd else 0)) for k, s in enumerate(winners))
+            shares = tuple((s, share + (odd if k == 0 else 0)) for k, s in enumerate(winners))
             for s, won in shares:
                 self.stacks[s] += won
             self.events.append(Awarded(index, amount, tuple(eligible), shares))
