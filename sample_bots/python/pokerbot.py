@@ -1,0 +1,177 @@
+"""A tiny SDK for Python poker bots: a bot is one function from an ActionRequest to a Decision.
+
+    import pokerbot
+
+    def decide(request):
+        return pokerbot.check_call()
+
+    if __name__ == "__main__":
+        pokerbot.run(decide, name="my-bot")
+
+`run` connects to the dealer (``POKER_DEALER``, or ``--dealer ADDR``), says Hello with the seat
+token (``POKER_TOKEN``, or ``--token TOKEN``), calls ``decide`` for every ActionRequest and sends
+all the answers to one incoming DealerMessage together in one BotMessage. It returns when the
+dealer says Goodbye or ends the stream, and exits with status 1 and a one-line message on stderr
+when it cannot connect or the dealer rejects it. If ``POKER_TLS_CA`` names a CA certificate file,
+the channel uses TLS with that CA.
+
+A Decision is made with ``fold()``, ``check_call()`` or ``raise_to(amount)``. The SDK keeps
+answers legal where it can: a raise is clamped into [min_raise_to, max_raise_to] and becomes a
+check/call when no raise is allowed; a fold when nothing is owed becomes a check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import grpc
+
+try:
+    from poker.v1 import dealer_pb2, dealer_pb2_grpc
+except ImportError:  # run from a checkout without the project installed: use the repo root
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from poker.v1 import dealer_pb2, dealer_pb2_grpc
+
+__all__ = ["Decision", "check_call", "dealer_pb2", "fold", "raise_to", "run"]
+
+FOLD = dealer_pb2.ACTION_TYPE_FOLD
+CHECK_CALL = dealer_pb2.ACTION_TYPE_CHECK_CALL
+BET_RAISE = dealer_pb2.ACTION_TYPE_BET_RAISE
+
+
+class Decision(NamedTuple):
+    """An answer to one ActionRequest: an ActionType and, for BET_RAISE, the "raise to" total."""
+
+    type: int
+    amount: int = 0
+
+
+def fold() -> Decision:
+    """Give up the hand (a check when nothing is owed)."""
+    return Decision(FOLD)
+
+
+def check_call() -> Decision:
+    """Check when nothing is owed, else call."""
+    return Decision(CHECK_CALL)
+
+
+def raise_to(amount: int) -> Decision:
+    """Bet or raise so that this round's bet totals ``amount`` chips."""
+    return Decision(BET_RAISE, int(amount))
+
+
+def _legal(decision: Decision, request: dealer_pb2.ActionRequest) -> Decision:
+    if decision.type == BET_RAISE:
+        if request.min_raise_to <= 0:
+            return Decision(CHECK_CALL)
+        amount = min(max(decision.amount, request.min_raise_to), request.max_raise_to)
+        return Decision(BET_RAISE, amount)
+    if decision.type == FOLD and not request.can_fold:
+        return Decision(CHECK_CALL)
+    if decision.type not in (FOLD, CHECK_CALL):
+        return Decision(CHECK_CALL)
+    return decision
+
+
+def _options(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--dealer", default=os.environ.get("POKER_DEALER", ""))
+    parser.add_argument("--token", default=os.environ.get("POKER_TOKEN", ""))
+    options, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    return options
+
+
+def _channel(target: str) -> grpc.Channel:
+    ca_file = os.environ.get("POKER_TLS_CA")
+    if ca_file:
+        with open(ca_file, "rb") as f:
+            credentials = grpc.ssl_channel_credentials(root_certificates=f.read())
+        return grpc.secure_channel(target, credentials)
+    return grpc.insecure_channel(target)
+
+
+def _fail(message: str) -> None:
+    print(" ".join(message.split()), file=sys.stderr, flush=True)
+    raise SystemExit(1)
+
+
+def run(
+    decide: Callable[[dealer_pb2.ActionRequest], Decision],
+    *,
+    name: str,
+    version: str = "1.0",
+    on_item: Callable[[dealer_pb2.Item], None] | None = None,
+    argv: Sequence[str] | None = None,
+) -> None:
+    """Play one session: return on Goodbye or stream end; exit 1 if the dealer is unreachable.
+
+    ``on_item`` (optional) sees every Item in order, before ``decide`` sees a request. If
+    ``decide`` raises, the error is printed to stderr and the bot checks/calls instead.
+    """
+    options = _options(argv)
+    if not options.dealer:
+        _fail("pokerbot: no dealer address: set POKER_DEALER or pass --dealer ADDR")
+    try:
+        channel = _channel(options.dealer)
+    except (OSError, ValueError) as error:
+        _fail(f"pokerbot: cannot set up the channel to {options.dealer}: {error}")
+
+    outbox: queue.SimpleQueue[dealer_pb2.BotMessage | None] = queue.SimpleQueue()
+    outbox.put(
+        dealer_pb2.BotMessage(
+            hello=dealer_pb2.Hello(token=options.token, name=name, version=version)
+        )
+    )
+    stub = dealer_pb2_grpc.DealerStub(channel)
+    responses = stub.Play(iter(outbox.get, None))
+    welcomed = False
+    try:
+        for message in responses:
+            replies = []
+            goodbye = False
+            for item in message.items:
+                if on_item is not None:
+                    on_item(item)
+                kind = item.WhichOneof("kind")
+                if kind == "request":
+                    request = item.request
+                    try:
+                        decision = _legal(decide(request), request)
+                    except Exception as error:  # a bot bug must not cost the session
+                        print(f"pokerbot: decide failed: {error!r}", file=sys.stderr, flush=True)
+                        decision = Decision(CHECK_CALL)
+                    replies.append(
+                        dealer_pb2.ActionReply(
+                            table=item.table,
+                            request_id=request.request_id,
+                            type=decision.type,
+                            amount=decision.amount if decision.type == BET_RAISE else 0,
+                        )
+                    )
+                elif kind == "welcome":
+                    welcomed = True
+                elif kind == "goodbye":
+                    goodbye = True
+            if replies:
+                outbox.put(dealer_pb2.BotMessage(actions=replies))
+            if goodbye:
+                break
+    except grpc.RpcError as error:
+        code = error.code() if hasattr(error, "code") else None
+        detail = error.details() if hasattr(error, "details") else str(error)
+        if welcomed and code == grpc.StatusCode.CANCELLED:
+            pass  # the session was torn down from the dealer's side: nothing left to do
+        elif welcomed:
+            _fail(f"pokerbot: stream to {options.dealer} failed: {code}: {detail}")
+        else:
+            _fail(f"pokerbot: cannot connect to dealer at {options.dealer}: {code}: {detail}")
+    finally:
+        outbox.put(None)  # half-close our side
+        channel.close()
