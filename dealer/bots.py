@@ -1,0 +1,159 @@
+"""Launching, limiting and stopping bot processes.
+
+A launched bot runs in its own session and process group, in its own scratch folder, with a
+minimal environment: ``PATH``, ``HOME`` (the scratch folder), ``POKER_DEALER`` (the address to
+dial) and ``POKER_TOKEN`` (its seat token). Its stdout and stderr go to one log file, capped in
+size (the rest is read and dropped so the bot never blocks on a full pipe). Stopping a bot
+terminates its whole process group, then kills it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import shutil
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dealer.config import Limits
+
+STOP_GRACE_S = 1.0
+_PYTHONS = {"python", "python3", f"python3.{sys.version_info.minor}"}
+
+
+def resolve_command(command: Sequence[str], base: Path) -> list[str]:
+    """The argv to run: ``python`` means this interpreter; relative paths that exist under ``base``
+    become absolute, so the bot can run in its own scratch folder."""
+    argv = list(command)
+    if argv and argv[0] in _PYTHONS:
+        argv[0] = sys.executable
+    for i, arg in enumerate(argv):
+        if not arg.startswith("-") and not os.path.isabs(arg) and (base / arg).exists() and ("/" in arg or i > 0):
+            argv[i] = str((base / arg).resolve())
+    return argv
+
+
+def _limit_child(limits: Limits) -> None:
+    """Runs in the child before exec: apply the resource limits.
+
+    Memory is capped with RLIMIT_DATA (written memory), not RLIMIT_AS: runtimes such as V8
+    reserve gigabytes of address space they never touch.
+    """
+    mb = 1024 * 1024
+    for which, value in (
+        (resource.RLIMIT_DATA, limits.memory_mb * mb),
+        (resource.RLIMIT_CPU, limits.cpu_seconds),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
+    ):
+        resource.setrlimit(which, (value, value))
+
+
+@dataclass(eq=False)
+class BotProcess:
+    """A running bot: its process, its log, and how it ended."""
+
+    name: str
+    process: asyncio.subprocess.Process
+    log_path: Path
+    _pump: asyncio.Task[None]
+
+    @classmethod
+    async def launch(
+        cls,
+        name: str,
+        command: Sequence[str],
+        *,
+        address: str,
+        token: str,
+        base: Path,
+        workdir: Path,
+        log_path: Path,
+        limits: Limits,
+    ) -> BotProcess:
+        """Start a bot with its token and address in the environment; raises OSError if it cannot start."""
+        workdir.mkdir(parents=True, exist_ok=True)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        argv = resolve_command(command, base)
+        if shutil.which(argv[0]) is None and not os.access(argv[0], os.X_OK):
+            raise OSError(f"bot {name!r}: program {command[0]!r} not found")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(workdir),
+            "POKER_DEALER": address,
+            "POKER_TOKEN": token,
+            "PYTHONUNBUFFERED": "1",
+        }
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=workdir,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=lambda: _limit_child(limits),
+        )
+        assert process.stdout is not None
+        pump = asyncio.create_task(_pump_log(process.stdout, log_path, limits.log_kb * 1024))
+        return cls(name, process, log_path, pump)
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit code (negative: killed by that signal), or None while running."""
+        return self.process.returncode
+
+    async def stop(self, grace_s: float = STOP_GRACE_S) -> int | None:
+        """Wait a little for the bot to exit, then terminate and kill its whole process group."""
+        try:
+            await asyncio.wait_for(self.process.wait(), grace_s)
+        except asyncio.TimeoutError:
+            _signal_group(self.process.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.process.wait(), grace_s)
+            except asyncio.TimeoutError:
+                pass
+        _signal_group(self.process.pid, signal.SIGKILL)
+        await self.process.wait()
+        try:
+            await asyncio.wait_for(self._pump, grace_s)
+        except asyncio.TimeoutError:
+            self._pump.cancel()
+        return self.process.returncode
+
+    def log_tail(self, max_bytes: int = 2000) -> str:
+        """The end of the bot's log, for the organiser."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - max_bytes))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def _pump_log(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
+    """Copy the bot's output to its log up to ``cap`` bytes; drain and drop the rest."""
+    written = 0
+    with open(path, "ab") as log:
+        while chunk := await stream.read(65536):
+            if written < cap:
+                part = chunk[: cap - written]
+                log.write(part)
+                log.flush()
+                written += len(part)
+                if written >= cap:
+                    log.write(b"\n[log truncated: size limit reached]\n")
+                    log.flush()

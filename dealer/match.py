@@ -1,0 +1,399 @@
+"""One match: bot sessions + the rules engine + the fault policy -> a match result.
+
+A match launches (or waits for) its bots, plays one or more tables at once over the same bot
+connections, and records every hand. Tables of a duplicate group share a ``deal_set`` and so the
+same cards: hand ``h`` of a table is dealt from the deck keyed ``<seed>/<deal_set>/<h>`` (a
+secret random key replaces the seed when none is given), with the button at seat ``h % n``.
+
+Fault policy (what happens when a bot misbehaves; every event is counted by reason):
+
+* timeout or an illegal answer: the dealer checks for the bot if it can, else folds; a fold
+  when a check is free is taken as a check and is not a fault;
+* three timeouts in a row, a disconnect or a crash: under ``fold`` (the default) the bot checks
+  or folds without being asked for the rest of the match; under ``forfeit`` the match stops
+  after the current hands and the bot is marked as forfeiting; under ``restart`` the bot's
+  process is started again before its next hand (a remote bot may reconnect).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import itertools
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dealer import wire
+from dealer.bots import BotProcess
+from dealer.cards import shuffled_deck
+from dealer.config import GameConfig, Limits
+from dealer.history import phh_text
+from dealer.rules import Dealt, Hand, Legal, TableConfig, Variant
+from dealer.server import BotSession, DealerServer, Fault
+from poker.v1 import dealer_pb2 as pb
+
+STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
+_table_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table of a match: bot names by seat, and the deals it plays."""
+
+    seats: tuple[str, ...]
+    deal_set: str
+    rotation: int = 0
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """How to reach a bot: a command to launch, or a remote bot that dials in with ``token``."""
+
+    name: str
+    command: tuple[str, ...] | None = None
+    token: str | None = None
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """Everything that defines a match, so that it can be replayed exactly."""
+
+    match_id: str
+    tables: tuple[TableSpec, ...]
+    game: GameConfig
+    hands: int
+    seed: int | str | None = None
+    mode: str = "reset"  # or "freezeout"
+    blind_levels: tuple[tuple[int, int, int], ...] = ()
+    hands_per_level: int = 0
+    fault_policy: str = "fold"
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """The outcome of one hand for the statistics: net chips by bot name."""
+
+    table: int
+    deal_set: str
+    hand: int
+    big_blind: int
+    net: dict[str, int]
+
+
+@dataclass
+class MatchResult:
+    """What a match produced: hands, faults by bot and reason, and freezeout places."""
+
+    match_id: str
+    bots: tuple[str, ...]
+    hands: list[HandRecord] = field(default_factory=list)
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    forfeited: list[str] = field(default_factory=list)
+    places: list[str] = field(default_factory=list)
+    log_tails: dict[str, str] = field(default_factory=dict)
+
+    def net(self) -> dict[str, int]:
+        """Net chips by bot over the match."""
+        total: dict[str, int] = {name: 0 for name in self.bots}
+        for record in self.hands:
+            for name, chips in record.net.items():
+                total[name] += chips
+        return total
+
+
+@dataclass(eq=False)
+class _Seat:
+    """A bot in this match: its session, its process, and whether it still decides."""
+
+    entry: BotEntry
+    session: BotSession
+    process: BotProcess | None = None
+    failed: bool = False
+    strikes: int = 0
+    restarts: int = 0
+
+
+class Match:
+    """Plays a ``MatchPlan`` on a running ``DealerServer``; ``await Match(...).run()``."""
+
+    def __init__(
+        self, plan: MatchPlan, server: DealerServer, bots: Mapping[str, BotEntry], *, out: Path, base: Path
+    ) -> None:
+        self.plan = plan
+        self.server = server
+        self.entries = bots
+        self.out = out
+        self.base = base
+        self.seats: dict[str, _Seat] = {}
+        self.secret = str(plan.seed) if plan.seed is not None else secrets.token_hex(16)
+        self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})))
+        self.stop = False
+        self._restart_locks: dict[str, asyncio.Lock] = {}
+
+    async def run(self) -> MatchResult:
+        """Connect the bots, play every table, then say goodbye and stop every process."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        try:
+            await asyncio.gather(*(self._connect(name) for name in self.result.bots))
+            await asyncio.gather(*(self._play_table(spec) for spec in self.plan.tables))
+        finally:
+            await self._shutdown()
+        return self.result
+
+    # ----------------------------------------------------------------- bots
+
+    async def _connect(self, name: str) -> None:
+        entry = self.entries[name]
+        session = self.server.session(name, entry.token)
+        seat = self.seats[name] = _Seat(entry, session)
+        self._restart_locks[name] = asyncio.Lock()
+        await self._launch(seat)
+
+    async def _launch(self, seat: _Seat) -> None:
+        """Start the bot (if launched) and wait for it to connect within the start-up limit."""
+        entry, session = seat.entry, seat.session
+        if entry.command is not None:
+            suffix = f".{seat.restarts}" if seat.restarts else ""
+            try:
+                seat.process = await BotProcess.launch(
+                    entry.name, entry.command, address=self.server.address, token=session.token, base=self.base,
+                    workdir=self.out / "scratch" / entry.name, log_path=self.out / "logs" / f"{entry.name}{suffix}.log",
+                    limits=entry.limits,
+                )
+            except OSError as error:
+                session.faults[Fault.START] += 1
+                self.result.log_tails[entry.name] = str(error)
+                self._fail(seat)
+                return
+        exited = asyncio.ensure_future(seat.process.process.wait()) if seat.process else None
+        connected = asyncio.ensure_future(session.connected.wait())
+        waiting = {connected} | ({exited} if exited else set())
+        done, _ = await asyncio.wait(waiting, timeout=self.plan.game.time.startup_ms / 1000,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        for task in waiting:
+            task.cancel()
+        if connected not in done:
+            session.faults[Fault.CRASH if exited in done else Fault.NO_CONNECT] += 1
+            self._fail(seat)
+
+    def _fail(self, seat: _Seat) -> None:
+        """Apply the fault policy to a bot that can no longer play."""
+        seat.failed = True
+        if self.plan.fault_policy == "forfeit" and seat.entry.name not in self.result.forfeited:
+            self.result.forfeited.append(seat.entry.name)
+            self.stop = True
+
+    async def _before_hand(self, seat: _Seat) -> None:
+        """Notice a lost connection; under ``restart``, start the bot again."""
+        if not seat.session.live and not seat.failed:
+            if seat.process is not None and seat.process.returncode not in (None, 0):
+                seat.session.faults[Fault.CRASH] += 1
+            self._fail(seat)
+        if seat.failed and self.plan.fault_policy == "restart" and not self.stop:
+            async with self._restart_locks[seat.entry.name]:
+                if seat.failed:
+                    if seat.process is not None:
+                        await seat.process.stop(grace_s=0.2)
+                    seat.restarts += 1
+                    seat.failed, seat.strikes = False, 0
+                    await self._launch(seat)
+
+    async def _shutdown(self) -> None:
+        for seat in self.seats.values():
+            seat.session.goodbye("match over")
+        await asyncio.gather(*(self._stop(seat) for seat in self.seats.values()))
+        for name, seat in self.seats.items():
+            self.server.close_session(seat.session)
+            self.result.faults[name] = dict(seat.session.faults)
+
+    async def _stop(self, seat: _Seat) -> None:
+        if seat.process is None:
+            return
+        code = await seat.process.stop()
+        if code not in (0, None) and not seat.failed and seat.session.faults.get(Fault.DISCONNECT):
+            seat.session.faults[Fault.CRASH] += 1
+        if seat.session.faults:
+            self.result.log_tails[seat.entry.name] = seat.process.log_tail()
+
+    # ----------------------------------------------------------------- tables
+
+    def _hand_config(self, number: int, stacks: tuple[int, ...], button: int) -> TableConfig:
+        """The rules of hand ``number``: the variant's block in mixed games, the blind level in freezeouts."""
+        game = self.plan.game
+        small, big, ante = game.small_blind, game.big_blind, game.ante
+        variant = game.variant
+        if variant == "mixed":
+            assert game.mixed is not None
+            block = game.mixed.block_hands or len(stacks)
+            limit_block = (number // block) % 2 == 0
+            variant = "fixed-limit" if limit_block else "no-limit"
+            small, big = game.mixed.fixed_limit_blinds if limit_block else game.mixed.no_limit_blinds
+        if self.plan.mode == "freezeout" and self.plan.blind_levels:
+            level = min(number // max(self.plan.hands_per_level, 1), len(self.plan.blind_levels) - 1)
+            small, big, ante = self.plan.blind_levels[level]
+        return TableConfig(
+            stacks=stacks, button=button, small_blind=small, big_blind=big, variant=Variant(variant), ante=ante,
+            rake_bps=round(game.rake_percent * 100), rake_cap=game.rake_cap or None,
+        )
+
+    async def _play_table(self, spec: TableSpec) -> None:
+        table = next(_table_ids)
+        n = len(spec.seats)
+        seats = [self.seats[name] for name in spec.seats]
+        game = self.plan.game
+        freezeout = self.plan.mode == "freezeout"
+        for s, seat in enumerate(seats):
+            seat.session.send(pb.Item(table=table, match_start=pb.MatchStart(
+                match_id=self.plan.match_id, seat=s, players=spec.seats, hands=self.plan.hands, mode=self.plan.mode,
+                variant_name=game.variant, starting_stack=game.stack, per_action_ms=game.time.per_action_ms,
+                bank_ms=game.time.bank_ms)))
+        banks = [game.time.bank_ms] * n
+        chips = [game.stack] * n
+        history = self.out / "hands" / f"table-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs"
+        history.parent.mkdir(parents=True, exist_ok=True)
+        button = -1
+        table_net = [0] * n
+        played = 0
+        with open(history, "w", encoding="utf-8") as phh:
+            for number in range(self.plan.hands):
+                live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
+                if self.stop or len(live) < 2:
+                    break
+                await asyncio.gather(*(self._before_hand(seats[s]) for s in live))
+                if freezeout:
+                    button = next((s for s in itertools.chain(range(button + 1, n), range(n)) if s in live))
+                else:
+                    button = number % n
+                stacks = tuple(chips[s] for s in live)
+                config = self._hand_config(number, stacks, live.index(button))
+                deck = shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}")
+                hand = Hand.start(config, deck)
+                await self._play_hand(table, hand, number, live, seats, banks, chips if freezeout else None, n)
+                final = hand.final_stacks()
+                net = [0] * n
+                for engine_seat, s in enumerate(live):
+                    net[s] = final[engine_seat] - stacks[engine_seat]
+                    if freezeout:
+                        chips[s] = final[engine_seat]
+                if freezeout:
+                    busted = sorted((s for s in live if chips[s] == 0), key=lambda s: -stacks[live.index(s)])
+                    self.result.places[:0] = [spec.seats[s] for s in busted]
+                self._finish_hand(table, hand, number, live, seats, spec, net)
+                played += 1
+                for s in live:
+                    table_net[s] += net[s]
+                phh.write(f"[{number + 1}]\n" + phh_text(
+                    hand, names=[spec.seats[s] for s in live], hand_number=number,
+                    extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation}) + "\n")
+        if freezeout:
+            standing = sorted((s for s in range(n) if chips[s] > 0), key=lambda s: -chips[s])
+            self.result.places[:0] = [spec.seats[s] for s in standing]
+        for seat in seats:
+            seat.session.send(pb.Item(table=table, match_end=pb.MatchEnd(
+                match_id=self.plan.match_id, net=table_net, hands=played)))
+
+    def _finish_hand(
+        self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], spec: TableSpec, net: list[int]
+    ) -> None:
+        n = len(seats)
+        end = wire.hand_end(table, hand, number, live, n, net)
+        for s in live:
+            seats[s].session.send(end)
+        self.result.hands.append(HandRecord(
+            table=table, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
+            net={spec.seats[s]: net[s] for s in live}))
+
+    async def _play_hand(
+        self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], banks: list[int],
+        chips: list[int] | None, n: int,
+    ) -> None:
+        """Deal, publish every public event to every seat, and ask the actor until the hand ends."""
+        table_stacks = [0] * n
+        for engine_seat, s in enumerate(live):
+            table_stacks[s] = hand.config.stacks[engine_seat]
+        for engine_seat, s in enumerate(live):
+            seats[s].session.send(wire.hand_start(table, hand, number, engine_seat, live, table_stacks))
+        sent, street = 0, 0
+        while True:
+            events = hand.events
+            for event in events[sent:]:
+                if isinstance(event, Dealt):
+                    street = event.street
+                item = wire.public_item(table, event, street, number, live)
+                if item is not None:
+                    for s in live:
+                        seats[s].session.send(item)
+            sent = len(events)
+            actor = hand.actor
+            if actor is None:
+                return
+            legal = hand.legal()
+            if legal.call == 0 and not legal.can_raise:
+                hand.check_call()  # the only legal action: no need to ask
+                continue
+            await self._decide(table, hand, legal, number, live, seats[live[actor]], live[actor], banks, n)
+
+    async def _decide(
+        self, table: int, hand: Hand, legal: Legal, number: int, live: list[int], seat: _Seat, table_seat: int,
+        banks: list[int], n: int,
+    ) -> None:
+        """Ask the bot and apply its answer, or the policy's default when it fails or breaks the rules."""
+        time = self.plan.game.time
+        reply = None
+        if not seat.failed and seat.session.live:
+            session = seat.session
+            request_id = session.next_request_id()
+            item = wire.action_request(table, request_id, hand, legal, number, live, n, time.per_action_ms,
+                                       banks[table_seat])
+            allowance = (time.per_action_ms + banks[table_seat] + time.grace_ms) / 1000
+            reply, elapsed = await session.ask(item, allowance)
+            used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
+            banks[table_seat] = max(0, banks[table_seat] - max(0, used_ms - time.per_action_ms))
+            if reply is None:
+                if session.live:
+                    seat.strikes += 1
+                    session.notice(pb.FAULT_REASON_TIMEOUT, "no answer in time", request_id)
+                if seat.strikes >= STRIKES or not session.live:
+                    self._fail(seat)
+            else:
+                seat.strikes = 0
+        if reply is not None and reply.type == pb.ACTION_TYPE_BET_RAISE:
+            if legal.can_raise and legal.min_to <= reply.amount <= legal.max_to:
+                hand.raise_to(reply.amount)
+                return
+            seat.session.faults[Fault.ILLEGAL] += 1
+            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION,
+                                f"raise to {reply.amount} is outside {legal.min_to}..{legal.max_to}", reply.request_id)
+        elif reply is not None and reply.type == pb.ACTION_TYPE_CHECK_CALL:
+            hand.check_call()
+            return
+        elif reply is not None and reply.type != pb.ACTION_TYPE_FOLD:
+            seat.session.faults[Fault.ILLEGAL] += 1
+            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION, f"unknown action type {reply.type}", reply.request_id)
+        if legal.fold:
+            hand.fold()
+        else:
+            hand.check_call()
+
+
+def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:
+    """Tables for a single match: ``tables`` deal sets, each replayed in every seat rotation if duplicate."""
+    specs = []
+    n = len(seats)
+    for k in range(tables):
+        rotations = range(n) if duplicate else range(1)
+        for r in rotations:
+            specs.append(TableSpec(tuple(seats[(s + r) % n] for s in range(n)), f"{prefix}/{k}", r))
+    return tuple(specs)
+
+
+def fault_totals(results: Sequence[MatchResult]) -> dict[str, collections.Counter[str]]:
+    """Faults summed over matches, by bot then reason."""
+    totals: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for result in results:
+        for name, reasons in result.faults.items():
+            totals[name].update(reasons)
+    return totals

@@ -1,0 +1,98 @@
+"""Standings from match results: chips, big blinds per 100 hands with a 95% interval, failures.
+
+Every hand's result is measured in big blinds of that hand (so mixed games and rising blinds
+add up). Hands played on the same cards in rotated seats (a duplicate group: same match, same
+``deal_set``, same hand number) form one sample, which is what makes duplicate intervals narrow.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tabulate import tabulate
+
+from dealer.match import MatchResult, fault_totals
+from dealer.stats import Estimate, bb_per_100_grouped
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One bot's line in the standings."""
+
+    name: str
+    hands: int
+    chips: int
+    bb100: Estimate
+    faults: dict[str, int]
+    points: int = 0
+
+    def as_json(self) -> dict[str, object]:
+        """A JSON-ready dict."""
+        low, high = self.bb100.ci95() if self.bb100.n > 1 else (None, None)
+        return {
+            "name": self.name, "hands": self.hands, "chips": self.chips, "bb_per_100": round(self.bb100.mean, 3),
+            "ci95": [_round(low), _round(high)], "samples": self.bb100.n, "points": self.points,
+            "faults": dict(sorted(self.faults.items())),
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def duplicate_samples(results: Sequence[MatchResult]) -> dict[str, tuple[list[float], list[int]]]:
+    """Per bot: the big blinds won in each duplicate group and the hands of that group."""
+    groups: dict[tuple[str, str, int], dict[str, tuple[float, int]]] = collections.defaultdict(dict)
+    for result in results:
+        for record in result.hands:
+            group = groups[(result.match_id, record.deal_set, record.hand)]
+            for name, chips in record.net.items():
+                total, count = group.get(name, (0.0, 0))
+                group[name] = (total + chips / record.big_blind, count + 1)
+    samples: dict[str, tuple[list[float], list[int]]] = collections.defaultdict(lambda: ([], []))
+    for group in groups.values():
+        for name, (total, count) in group.items():
+            samples[name][0].append(total)
+            samples[name][1].append(count)
+    return samples
+
+
+def standings(results: Sequence[MatchResult], points: dict[str, int] | None = None) -> list[Standing]:
+    """Every bot's standing, best first (by points, then bb/100)."""
+    chips: collections.Counter[str] = collections.Counter()
+    hands: collections.Counter[str] = collections.Counter()
+    names: set[str] = set()
+    for result in results:
+        names.update(result.bots)
+        for record in result.hands:
+            for name, won in record.net.items():
+                chips[name] += won
+                hands[name] += 1
+    samples = duplicate_samples(results)
+    faults = fault_totals(results)
+    lines = []
+    for name in names:
+        totals, counts = samples.get(name, ([], []))
+        estimate = bb_per_100_grouped(totals, counts, 1) if totals else Estimate(0.0, float("inf"), 0)
+        lines.append(Standing(name, hands[name], chips[name], estimate, dict(faults.get(name, {})),
+                              (points or {}).get(name, 0)))
+    lines.sort(key=lambda s: (-s.points, -s.bb100.mean, s.name))
+    return lines
+
+
+def standings_table(lines: Sequence[Standing]) -> str:
+    """The standings as a text table."""
+    rows = []
+    for rank, s in enumerate(lines, 1):
+        low, high = s.bb100.ci95() if s.bb100.n > 1 else (float("nan"), float("nan"))
+        failures = ", ".join(f"{reason} {count}" for reason, count in sorted(s.faults.items())) or "-"
+        row = [rank, s.name, s.hands, s.chips, f"{s.bb100.mean:+.1f}", f"[{low:+.1f}, {high:+.1f}]"]
+        if any(line.points for line in lines):
+            row.insert(2, s.points)
+        rows.append([*row, failures])
+    headers = ["#", "bot", "hands", "chips", "bb/100", "95% CI", "failures"]
+    if any(line.points for line in lines):
+        headers.insert(2, "points")
+    return tabulate(rows, headers=headers, disable_numparse=True)

@@ -1,0 +1,322 @@
+"""The dealer's gRPC service: authenticated bot sessions with batched, fair-clocked requests.
+
+A bot opens one ``Dealer.Play`` stream and sends ``Hello`` with its seat token first. Each
+token belongs to one ``BotSession`` and is good for one connection at a time. Items queued for a
+session are written together in one ``DealerMessage`` as soon as the writer is free, so many
+tables share the per-message cost. A request's clock starts when the message carrying it is
+written and stops when the answer is read: the dealer's own work is never charged to a bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import hmac
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+# Bots are started with fork+exec while gRPC's threads run; gRPC's fork handlers only warn then.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
+
+import grpc  # noqa: E402
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # noqa: E402
+from grpc_reflection.v1alpha import reflection  # noqa: E402
+
+from poker.v1 import dealer_pb2 as pb  # noqa: E402
+from poker.v1 import dealer_pb2_grpc  # noqa: E402
+
+PROTOCOL_VERSION = 1
+MAX_MESSAGE_BYTES = 1 << 20
+AUTH_TIMEOUT_S = 5.0
+FLOOD_LIMIT = 2000  # replies not matching any open request before a bot is cut off
+
+
+class Fault:
+    """Reasons a bot is charged with, as they appear in results."""
+
+    TIMEOUT = "timeout"
+    ILLEGAL = "illegal_action"
+    UNEXPECTED = "unexpected_reply"
+    PROTOCOL = "protocol"
+    DISCONNECT = "disconnect"
+    CRASH = "crash"
+    NO_CONNECT = "no_connect"
+    AUTH = "authentication"
+    FLOOD = "flood"
+    MEMORY = "memory"
+    START = "start_failed"
+
+
+@dataclass(slots=True)
+class _Pending:
+    """An open ActionRequest: its answer future, its time allowance and when it was sent."""
+
+    future: asyncio.Future[pb.ActionReply | None]
+    allowance_s: float
+    sent_at: float = 0.0
+    timer: asyncio.TimerHandle | None = None
+
+
+@dataclass(eq=False)
+class BotSession:
+    """One bot's seat token, its connection (if any), its outbound batch and its open requests."""
+
+    name: str
+    token: str = field(repr=False)
+    faults: collections.Counter[str] = field(default_factory=collections.Counter)
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    disconnected: asyncio.Event = field(default_factory=asyncio.Event)
+    version: str = ""
+    _outbox: list[pb.Item] = field(default_factory=list)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _open: dict[int, _Pending] = field(default_factory=dict)
+    _next_id: int = 1
+    _stray: int = 0
+    _context: grpc.aio.ServicerContext | None = None
+    _goodbye: bool = False
+
+    @property
+    def live(self) -> bool:
+        """Whether a bot is connected on this token now."""
+        return self._context is not None
+
+    def send(self, item: pb.Item) -> None:
+        """Queue an item for the next message to this bot (dropped if it is not connected)."""
+        if self._context is not None:
+            self._outbox.append(item)
+            self._wake.set()
+
+    def next_request_id(self) -> int:
+        """A fresh request id for this session."""
+        self._next_id += 1
+        return self._next_id
+
+    async def ask(self, item: pb.Item, allowance_s: float) -> tuple[pb.ActionReply | None, float]:
+        """Send an ActionRequest and wait for its answer: (reply or None on timeout/loss, seconds)."""
+        if self._context is None:
+            return None, 0.0
+        loop = asyncio.get_running_loop()
+        pending = _Pending(loop.create_future(), allowance_s)
+        request_id = item.request.request_id
+        self._open[request_id] = pending
+        self.send(item)
+        try:
+            reply = await pending.future
+        finally:
+            self._open.pop(request_id, None)
+            if pending.timer is not None:
+                pending.timer.cancel()
+        elapsed = (loop.time() - pending.sent_at) if pending.sent_at else 0.0
+        if reply is None and self._context is not None and pending.sent_at:
+            self.faults[Fault.TIMEOUT] += 1
+        return reply, elapsed
+
+    def notice(self, reason: int, detail: str, request_id: int = 0) -> None:
+        """Tell the bot that something it did was not accepted."""
+        self.send(pb.Item(notice=pb.Notice(reason=reason, detail=detail, request_id=request_id)))
+
+    def goodbye(self, reason: str) -> None:
+        """Say goodbye: the bot should exit; a disconnect after this is not a fault."""
+        self._goodbye = True
+        self.send(pb.Item(goodbye=pb.Goodbye(reason=reason)))
+
+    # ------------------------------------------------------------- stream side
+
+    def _attach(self, context: grpc.aio.ServicerContext, version: str) -> None:
+        self._context = context
+        self.version = version
+        self._goodbye = False
+        self._outbox.clear()
+        self.disconnected.clear()
+        self.connected.set()
+
+    def _detach(self) -> None:
+        self._context = None
+        self.connected.clear()
+        self.disconnected.set()
+        self._outbox.clear()
+        self._wake.set()
+        for pending in list(self._open.values()):
+            if not pending.future.done():
+                pending.future.set_result(None)
+
+    def _take_batch(self, now: float) -> list[pb.Item]:
+        """Everything queued, with the clocks of the requests in it started now."""
+        batch, self._outbox = self._outbox, []
+        self._wake.clear()
+        loop = asyncio.get_running_loop()
+        for item in batch:
+            if item.HasField("request"):
+                pending = self._open.get(item.request.request_id)
+                if pending is not None:
+                    pending.sent_at = now
+                    pending.timer = loop.call_at(now + pending.allowance_s, _expire, pending)
+        return batch
+
+    def _receive(self, message: pb.BotMessage) -> bool:
+        """Route a bot's replies to their requests; False when the bot must be cut off."""
+        now = asyncio.get_running_loop().time()
+        if not message.actions:
+            self._stray += 1
+        for reply in message.actions:
+            pending = self._open.get(reply.request_id)
+            if pending is None or pending.future.done() or not pending.sent_at:
+                self.faults[Fault.UNEXPECTED] += 1
+                self._stray += 1
+                self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, "no open request with this id", reply.request_id)
+                continue
+            if pending.timer is not None:
+                pending.timer.cancel()
+            pending.future.set_result(reply)
+            pending.sent_at = min(pending.sent_at, now)
+        if self._stray > FLOOD_LIMIT:
+            self.faults[Fault.FLOOD] += 1
+            return False
+        return True
+
+
+def _expire(pending: _Pending) -> None:
+    if not pending.future.done():
+        pending.future.set_result(None)
+
+
+class DealerService(dealer_pb2_grpc.DealerServicer):
+    """Authenticates streams by token and pumps messages between them and their sessions."""
+
+    def __init__(self, on_auth_failure: Callable[[str], None]) -> None:
+        self._sessions: dict[bytes, BotSession] = {}
+        self._on_auth_failure = on_auth_failure
+
+    def add(self, session: BotSession) -> None:
+        """Accept connections with this session's token."""
+        self._sessions[hashlib.sha256(session.token.encode()).digest()] = session
+
+    def remove(self, session: BotSession) -> None:
+        """Stop accepting this session's token."""
+        self._sessions.pop(hashlib.sha256(session.token.encode()).digest(), None)
+
+    def _lookup(self, token: str) -> BotSession | None:
+        session = self._sessions.get(hashlib.sha256(token.encode("utf-8", "replace")).digest())
+        if session is not None and hmac.compare_digest(session.token.encode(), token.encode("utf-8", "replace")):
+            return session
+        return None
+
+    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
+        """One bot's stream: authenticate, then read replies and write batches until it ends."""
+        try:
+            first = await asyncio.wait_for(context.read(), AUTH_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            self._on_auth_failure("no Hello within the authentication time limit")
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "send Hello with your token first")
+            return
+        if first is grpc.aio.EOF or not first.HasField("hello"):
+            self._on_auth_failure("first message was not a Hello")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must carry Hello")
+            return
+        session = self._lookup(first.hello.token)
+        if session is None:
+            self._on_auth_failure("unknown token")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
+            return
+        if session.live:
+            session.faults[Fault.AUTH] += 1
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this token is already connected")
+            return
+        session._attach(context, first.hello.version[:64])
+        session.send(pb.Item(welcome=pb.Welcome(name=session.name, protocol_version=PROTOCOL_VERSION)))
+        reader = asyncio.create_task(self._read(session, context))
+        loop = asyncio.get_running_loop()
+        try:
+            while not reader.done():
+                await session._wake.wait()
+                if session._context is not context:
+                    break
+                batch = session._take_batch(loop.time())
+                if batch:
+                    await context.write(pb.DealerMessage(items=batch))
+                    if session._goodbye and any(i.HasField("goodbye") for i in batch):
+                        break
+        finally:
+            reader.cancel()
+            if session._context is context:
+                if not session._goodbye:
+                    session.faults[Fault.DISCONNECT] += 1
+                session._detach()
+
+    async def _read(self, session: BotSession, context: grpc.aio.ServicerContext) -> None:
+        try:
+            while True:
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    break
+                if not session._receive(message):
+                    break
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # an undecodable message or a broken stream ends this bot's session
+            session.faults[Fault.PROTOCOL] += 1
+        finally:
+            session._wake.set()
+
+
+class DealerServer:
+    """The gRPC server, with the health and reflection services, and its session registry."""
+
+    def __init__(self, address: str = "127.0.0.1:0", *, credentials: grpc.ServerCredentials | None = None) -> None:
+        self.auth_failures: collections.Counter[str] = collections.Counter()
+        self.service = DealerService(lambda reason: self.auth_failures.update([reason]))
+        self._requested = address
+        self._credentials = credentials
+        self._server: grpc.aio.Server | None = None
+        self.address = address
+
+    async def start(self) -> str:
+        """Start listening; return the address bots should dial (with the real port)."""
+        server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", 64 * MAX_MESSAGE_BYTES),
+                ("grpc.so_reuseport", 0),
+            ]
+        )
+        dealer_pb2_grpc.add_DealerServicer_to_server(self.service, server)
+        health_servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        await health_servicer.set("poker.v1.Dealer", health_pb2.HealthCheckResponse.SERVING)
+        await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+        reflection.enable_server_reflection(
+            (pb.DESCRIPTOR.services_by_name["Dealer"].full_name, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        )
+        if self._credentials is None:
+            port = server.add_insecure_port(self._requested)
+        else:
+            port = server.add_secure_port(self._requested, self._credentials)
+        if not self._requested.startswith("unix:") and port == 0:
+            raise OSError(f"cannot listen on {self._requested}")
+        await server.start()
+        self._server = server
+        if self._requested.startswith("unix:"):
+            self.address = self._requested
+        else:
+            host = self._requested.rsplit(":", 1)[0]
+            self.address = f"{host}:{port}"
+        return self.address
+
+    def session(self, name: str, token: str | None = None) -> BotSession:
+        """Register a new session for a bot; its token is random unless one is given."""
+        session = BotSession(name=name, token=token or secrets.token_urlsafe(32))
+        self.service.add(session)
+        return session
+
+    def close_session(self, session: BotSession) -> None:
+        """Stop accepting the session's token."""
+        self.service.remove(session)
+
+    async def stop(self, grace_s: float = 1.0) -> None:
+        """Stop the server, closing every stream."""
+        if self._server is not None:
+            await self._server.stop(grace_s)
+            self._server = None

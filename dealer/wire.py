@@ -1,0 +1,123 @@
+"""The one edge where engine records become protobuf messages and bot replies become actions.
+
+Nothing else in the dealer imports the generated stubs' message classes for game content.
+What a bot may see is decided here: hole cards go only into the owner's HandStart and
+ActionRequest; other seats' cards appear only in HandEnd, and only for seats that showed down.
+"""
+
+from __future__ import annotations
+
+from dealer.cards import CARD_NAMES
+from dealer.rules import Acted, Awarded, Dealt, Event, Hand, Legal, Posted, Raked, Returned, Shown, Variant
+from poker.v1 import dealer_pb2 as pb
+
+VARIANTS = {
+    Variant.NO_LIMIT: pb.VARIANT_NO_LIMIT,
+    Variant.POT_LIMIT: pb.VARIANT_POT_LIMIT,
+    Variant.FIXED_LIMIT: pb.VARIANT_FIXED_LIMIT,
+}
+_POSTS = {"ante": pb.EVENT_TYPE_ANTE, "small_blind": pb.EVENT_TYPE_SMALL_BLIND, "big_blind": pb.EVENT_TYPE_BIG_BLIND}
+_ACTS = {
+    "fold": pb.EVENT_TYPE_FOLD,
+    "check": pb.EVENT_TYPE_CHECK,
+    "call": pb.EVENT_TYPE_CALL,
+    "bet": pb.EVENT_TYPE_BET,
+    "raise": pb.EVENT_TYPE_RAISE,
+}
+_STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
+
+
+def names(cards: tuple[int, ...] | list[int]) -> list[str]:
+    """Card names for the wire."""
+    return [CARD_NAMES[c] for c in cards]
+
+
+def hand_start(
+    table: int, hand: Hand, number: int, seat: int, seat_map: list[int], table_stacks: list[int]
+) -> pb.Item:
+    """The HandStart a bot at engine seat ``seat`` receives; ``seat_map`` maps engine to table seats."""
+    config = hand.config
+    return pb.Item(
+        table=table,
+        hand_start=pb.HandStart(
+            hand=number,
+            button=seat_map[config.button],
+            seat=seat_map[seat],
+            hole_cards=names(hand.hole[seat]),
+            stacks=table_stacks,
+            variant=VARIANTS[config.variant],
+            small_blind=config.small_blind,
+            big_blind=config.big_blind,
+            ante=config.ante,
+            small_bet=config.bet_size(0),
+            big_bet=config.bet_size(2),
+            cap=config.cap,
+        ),
+    )
+
+
+def public_item(table: int, event: Event, street: int, number: int, seat_map: list[int]) -> pb.Item | None:
+    """The public Event item for an engine record, or None for records sent in HandEnd."""
+    if isinstance(event, Acted):
+        message = pb.Event(
+            type=_ACTS[event.kind], seat=seat_map[event.seat], amount=event.amount, to=event.to,
+            all_in=event.all_in, street=_STREETS[street], hand=number,
+        )
+    elif isinstance(event, Dealt):
+        message = pb.Event(type=pb.EVENT_TYPE_BOARD, cards=names(event.cards), street=_STREETS[event.street], hand=number)
+    elif isinstance(event, Posted):
+        message = pb.Event(
+            type=_POSTS[event.kind], seat=seat_map[event.seat], amount=event.amount,
+            to=0 if event.kind == "ante" else event.amount, all_in=event.all_in, street=pb.STREET_PREFLOP, hand=number,
+        )
+    elif isinstance(event, Returned):
+        message = pb.Event(type=pb.EVENT_TYPE_RETURNED, seat=seat_map[event.seat], amount=event.amount,
+                           street=_STREETS[street], hand=number)
+    else:
+        return None
+    return pb.Item(table=table, event=message)
+
+
+def action_request(
+    table: int, request_id: int, hand: Hand, legal: Legal, number: int, seat_map: list[int], table_seats: int,
+    time_ms: int, bank_ms: int,
+) -> pb.Item:
+    """Everything the actor needs to decide, without tracking state itself."""
+    seat = hand.actors[0]
+    stacks = [0] * table_seats
+    bets = [0] * table_seats
+    folded = [True] * table_seats
+    for engine_seat, table_seat in enumerate(seat_map):
+        stacks[table_seat] = hand.stacks[engine_seat]
+        bets[table_seat] = hand.bets[engine_seat]
+        folded[table_seat] = hand.folded[engine_seat]
+    return pb.Item(
+        table=table,
+        request=pb.ActionRequest(
+            request_id=request_id, hand=number, street=_STREETS[hand.street], seat=seat_map[seat],
+            hole_cards=names(hand.hole[seat]), board=names(hand.board), stacks=stacks, bets=bets, folded=folded,
+            pot=hand.total_pot(), can_fold=legal.fold, call_amount=legal.call, min_raise_to=legal.min_to,
+            max_raise_to=legal.max_to, time_ms=time_ms, bank_ms=bank_ms, variant=VARIANTS[hand.config.variant],
+            big_blind=hand.config.big_blind,
+        ),
+    )
+
+
+def hand_end(table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int, net: list[int]) -> pb.Item:
+    """The HandEnd every seat receives: only cards that were shown at showdown."""
+    shown, pots, rake = [], [], 0
+    for event in hand.events:
+        if isinstance(event, Shown):
+            shown.append(pb.ShownHand(seat=seat_map[event.seat], cards=names(event.cards)))
+        elif isinstance(event, Awarded):
+            pots.append(pb.Pot(amount=event.amount, winners=[seat_map[s] for s, _ in event.shares],
+                               shares=[w for _, w in event.shares]))
+        elif isinstance(event, Raked):
+            rake = event.amount
+    stacks = [0] * table_seats
+    for engine_seat, table_seat in enumerate(seat_map):
+        stacks[table_seat] = hand.stacks[engine_seat]
+    return pb.Item(
+        table=table,
+        hand_end=pb.HandEnd(hand=number, shown=shown, pots=pots, stacks=stacks, net=net, board=names(hand.board), rake=rake),
+    )
