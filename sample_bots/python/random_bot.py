@@ -1,7 +1,8 @@
 """Random bot: picks uniformly among the legal action kinds (fold, check/call, bet/raise).
 
 A raise is equally likely to be the minimum, the maximum (all-in), or uniform in between. The
-choices are reproducible when the environment variable BOT_SEED is set.
+choices are a function of the situation (hand, cards, bets, stacks) and of the environment
+variable BOT_SEED (default "0"), so a match replayed with the same deal seed is identical.
 """
 
 import os
@@ -9,10 +10,14 @@ import random
 
 import pokerbot
 
-rng = random.Random(os.environ.get("BOT_SEED"))  # None: seeded from the system
+SEED = os.environ.get("BOT_SEED", "0")
 
 
 def decide(request):
+    rng = random.Random(
+        f"{SEED}|{request.hand}|{request.street}|{request.seat}|{request.hole_cards}|{request.board}|"
+        f"{list(request.bets)}|{list(request.stacks)}"
+    )
     kinds = [pokerbot.check_call]
     if request.can_fold:
         kinds.append(pokerbot.fold)

@@ -5,7 +5,7 @@ connectors): it raises premium hands, calls good ones when the price is moderate
 ones cheaply and folds the rest. After the flop it estimates the chance of winning against the
 active opponents with 150 Monte Carlo run-outs (using the project's 7-card evaluator), bets or
 raises a share of the pot with strong hands, calls when the pot odds justify it and otherwise
-checks or folds. Decisions are reproducible when the environment variable BOT_SEED is set.
+checks or folds. Decisions depend only on the situation and on BOT_SEED (default "0"): replays are exact.
 """
 
 import math
@@ -18,7 +18,7 @@ from dealer.evaluator import evaluate
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 SAMPLES = 150
-SEED = os.environ.get("BOT_SEED") or str(random.randrange(2**63))
+SEED = os.environ.get("BOT_SEED", "0")
 CHEN_HIGH = {12: 10, 11: 8, 10: 7, 9: 6}  # A, K, Q, J; lower ranks score (rank + 2) / 2
 
 
