@@ -426,8 +426,9 @@ class Hand:
                 self.events.append(Posted(seat, kind, amount, self.stacks[seat] == 0))
         self.max_bet = max(self.bets)
         self.raise_count = 1 if self.max_bet else 0
-        # The seat after the largest blind opens (ties: the later position), as PokerKit does.
-        largest = max((self.bets[s], self.position[s]) for s, _, _ in blinds)
+        # The seat after the largest blind opens (ties: the later position), as PokerKit does; so
+        # when no blind is posted (a zero small blind, a big blind all-in on its ante) position 0.
+        largest = max((bet, self.position[s]) for s, bet in enumerate(self.bets))
         self._begin_round((self.order[largest[1]] + 1) % n)
 
     def _begin_round(self, opener: int) -> None:
@@ -489,7 +490,7 @@ class Hand:
     def _deal_street(self) -> None:
         n = self.config.seats
         self.street += 1
-        start = 2 * n + 1 if self.street == 1 else 2 * n + 2 + self.street
+        start = 2 * n + 1 if self.street == 1 else 2 * n + 1 + 2 * self.street
         cards = self.deck[start : start + (3 if self.street == 1 else 1)]
         self.board.extend(cards)
         self.events.append(Dealt(self.street, tuple(cards)))
