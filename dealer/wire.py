@@ -98,7 +98,7 @@ def action_request(
             hole_cards=names(hand.hole[seat]), board=names(hand.board), stacks=stacks, bets=bets, folded=folded,
             pot=hand.total_pot(), can_fold=legal.fold, call_amount=legal.call, min_raise_to=legal.min_to,
             max_raise_to=legal.max_to, time_ms=time_ms, bank_ms=bank_ms, variant=VARIANTS[hand.config.variant],
-            big_blind=hand.config.big_blind,
+            big_blind=hand.config.big_blind, button=seat_map[hand.config.button],
         ),
     )
 

@@ -91,14 +91,16 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., actions: _Optional[_Iterable[_Union[ActionReply, _Mapping]]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "name", "version")
+    __slots__ = ("token", "name", "version", "protocol_version")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     token: str
     name: str
     version: str
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+    protocol_version: int
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class ActionReply(_message.Message):
     __slots__ = ("table", "request_id", "type", "amount")
@@ -221,7 +223,7 @@ class Event(_message.Message):
     def __init__(self, type: _Optional[_Union[EventType, str]] = ..., seat: _Optional[int] = ..., amount: _Optional[int] = ..., to: _Optional[int] = ..., all_in: _Optional[bool] = ..., cards: _Optional[_Iterable[str]] = ..., street: _Optional[_Union[Street, str]] = ..., hand: _Optional[int] = ...) -> None: ...
 
 class ActionRequest(_message.Message):
-    __slots__ = ("request_id", "hand", "street", "seat", "hole_cards", "board", "stacks", "bets", "folded", "pot", "can_fold", "call_amount", "min_raise_to", "max_raise_to", "time_ms", "bank_ms", "variant", "big_blind")
+    __slots__ = ("request_id", "hand", "street", "seat", "hole_cards", "board", "stacks", "bets", "folded", "pot", "can_fold", "call_amount", "min_raise_to", "max_raise_to", "time_ms", "bank_ms", "variant", "big_blind", "button")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     STREET_FIELD_NUMBER: _ClassVar[int]
@@ -240,6 +242,7 @@ class ActionRequest(_message.Message):
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     BIG_BLIND_FIELD_NUMBER: _ClassVar[int]
+    BUTTON_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     hand: int
     street: Street
@@ -258,7 +261,8 @@ class ActionRequest(_message.Message):
     bank_ms: int
     variant: Variant
     big_blind: int
-    def __init__(self, request_id: _Optional[int] = ..., hand: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., seat: _Optional[int] = ..., hole_cards: _Optional[_Iterable[str]] = ..., board: _Optional[_Iterable[str]] = ..., stacks: _Optional[_Iterable[int]] = ..., bets: _Optional[_Iterable[int]] = ..., folded: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., can_fold: _Optional[bool] = ..., call_amount: _Optional[int] = ..., min_raise_to: _Optional[int] = ..., max_raise_to: _Optional[int] = ..., time_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., big_blind: _Optional[int] = ...) -> None: ...
+    button: int
+    def __init__(self, request_id: _Optional[int] = ..., hand: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., seat: _Optional[int] = ..., hole_cards: _Optional[_Iterable[str]] = ..., board: _Optional[_Iterable[str]] = ..., stacks: _Optional[_Iterable[int]] = ..., bets: _Optional[_Iterable[int]] = ..., folded: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., can_fold: _Optional[bool] = ..., call_amount: _Optional[int] = ..., min_raise_to: _Optional[int] = ..., max_raise_to: _Optional[int] = ..., time_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., big_blind: _Optional[int] = ..., button: _Optional[int] = ...) -> None: ...
 
 class ShownHand(_message.Message):
     __slots__ = ("seat", "cards")
