@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import resource
 import shutil
 import signal
 import sys
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.config import Limits
+from dealer.launch import limit_args
 
 STOP_GRACE_S = 1.0
 _PYTHONS = {"python", "python3", f"python3.{sys.version_info.minor}"}
@@ -35,22 +35,6 @@ def resolve_command(command: Sequence[str], base: Path) -> list[str]:
         if not arg.startswith("-") and not os.path.isabs(arg) and (base / arg).exists() and ("/" in arg or i > 0):
             argv[i] = str((base / arg).resolve())
     return argv
-
-
-def _limit_child(limits: Limits) -> None:
-    """Runs in the child before exec: apply the resource limits.
-
-    Memory is capped with RLIMIT_DATA (written memory), not RLIMIT_AS: runtimes such as V8
-    reserve gigabytes of address space they never touch.
-    """
-    mb = 1024 * 1024
-    for which, value in (
-        (resource.RLIMIT_DATA, limits.memory_mb * mb),
-        (resource.RLIMIT_CPU, limits.cpu_seconds),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
-    ):
-        resource.setrlimit(which, (value, value))
 
 
 @dataclass(eq=False)
@@ -88,15 +72,16 @@ class BotProcess:
             "POKER_TOKEN": token,
             "PYTHONUNBUFFERED": "1",
         }
+        limits_argv = limit_args({"memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds,
+                                  "open_files": limits.open_files, "file_size_mb": limits.file_size_mb})
         process = await asyncio.create_subprocess_exec(
-            *argv,
+            sys.executable, "-m", "dealer.launch", *limits_argv, "--", *argv,
             cwd=workdir,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=lambda: _limit_child(limits),
         )
         assert process.stdout is not None
         pump = asyncio.create_task(_pump_log(process.stdout, log_path, limits.log_kb * 1024))

@@ -13,20 +13,16 @@ import asyncio
 import collections
 import hashlib
 import hmac
-import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-# Bots are started with fork+exec while gRPC's threads run; gRPC's fork handlers only warn then.
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
 
-import grpc  # noqa: E402
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # noqa: E402
-from grpc_reflection.v1alpha import reflection  # noqa: E402
-
-from poker.v1 import dealer_pb2 as pb  # noqa: E402
-from poker.v1 import dealer_pb2_grpc  # noqa: E402
+from poker.v1 import dealer_pb2 as pb
+from poker.v1 import dealer_pb2_grpc
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 1 << 20

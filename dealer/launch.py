@@ -1,0 +1,46 @@
+"""Exec a bot under its resource limits: ``python -m dealer.launch LIMITS -- ARGV``.
+
+The dealer starts bots through this tiny program instead of a ``preexec_fn``: forking the
+dealer (a process with gRPC threads) and running Python in the child is unsafe, while a plain
+spawn of this launcher is not. The launcher sets the limits, then replaces itself with the bot.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+
+# Memory is capped with RLIMIT_DATA (memory written), not RLIMIT_AS: runtimes such as V8
+# reserve gigabytes of address space they never touch.
+_LIMITS = {
+    "memory_mb": (resource.RLIMIT_DATA, 1024 * 1024),
+    "cpu_seconds": (resource.RLIMIT_CPU, 1),
+    "open_files": (resource.RLIMIT_NOFILE, 1),
+    "file_size_mb": (resource.RLIMIT_FSIZE, 1024 * 1024),
+    "processes": (resource.RLIMIT_NPROC, 1),
+}
+
+
+def limit_args(limits: dict[str, int]) -> list[str]:
+    """The launcher's arguments for the given limits (``name=value`` pairs)."""
+    return [f"{name}={value}" for name, value in limits.items() if name in _LIMITS]
+
+
+def main(argv: list[str]) -> None:
+    """Apply ``name=value`` limits up to ``--``, then exec the rest."""
+    split = argv.index("--")
+    for pair in argv[:split]:
+        name, value = pair.split("=", 1)
+        which, unit = _LIMITS[name]
+        resource.setrlimit(which, (int(value) * unit, int(value) * unit))
+    command = argv[split + 1 :]
+    try:
+        os.execvp(command[0], command)
+    except OSError as error:
+        print(f"cannot start {command[0]!r}: {error.strerror}", file=sys.stderr)
+        sys.exit(127)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
