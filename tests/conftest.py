@@ -1,0 +1,196 @@
+"""Shared helpers for the end-to-end tests: bot command lines, running a real match, reading PHH.
+
+``run_match`` starts a real ``DealerServer`` on 127.0.0.1:0, launches the bots as real processes
+and plays ``Match(...).run()`` in a fresh event loop. It returns what the tests check afterwards:
+the plan, the result, the bots' pids and tokens, and the dealer's authentication failures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from dealer.config import game_config
+from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
+from dealer.server import DealerServer
+
+ROOT = Path(__file__).resolve().parents[1]
+PY_BOTS = ROOT / "sample_bots" / "python"
+NODE_BOT = ROOT / "sample_bots" / "node" / "bot.js"
+RECORDER_BOT = ROOT / "tests" / "bots" / "recorder_bot.py"
+VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
+# Generous clocks: a loaded test machine must not turn into timeouts (faults) of well-behaved bots.
+TIME = {"per_action_ms": 5000, "bank_ms": 60000, "grace_ms": 200, "startup_ms": 30000}
+
+
+def node_command() -> tuple[str, ...]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node.js is not installed: the Node sample bot needs `node` on PATH")
+    if not (NODE_BOT.parent / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        pytest.fail("sample_bots/node/node_modules is missing: run `npm ci` in sample_bots/node")
+    return (node, str(NODE_BOT))
+
+
+def bot_command(kind: str, *, bot_seed: str | None = None) -> tuple[str, ...]:
+    """The command of a sample bot: node, random, strength, call, raise (or recorder).
+
+    Launched bots get a minimal environment, so ``bot_seed`` (BOT_SEED) goes through ``env``.
+    """
+    if kind == "node":
+        return node_command()
+    script = RECORDER_BOT if kind == "recorder" else PY_BOTS / f"{kind}_bot.py"
+    argv = (sys.executable, str(script))
+    return ("env", f"BOT_SEED={bot_seed}", *argv) if bot_seed is not None else argv
+
+
+@dataclass
+class MatchRun:
+    plan: MatchPlan
+    result: MatchResult
+    out: Path
+    pids: dict[str, int]
+    tokens: dict[str, str]
+    auth_failures: dict[str, int]
+
+
+def run_match(
+    out: Path,
+    bots: Mapping[str, Sequence[str]],
+    *,
+    variant: str = "no-limit",
+    hands: int = 20,
+    seed: str | None = "e2e-seed",
+    ante: int = 0,
+    duplicate: bool = True,
+    tables: int = 1,
+    rake_percent: float = 0.0,
+    rake_cap: int = 0,
+    stack: int = 20000,
+    blinds: tuple[int, int] = (50, 100),
+    mixed: Mapping[str, object] | None = None,
+    mode: str = "reset",
+) -> MatchRun:
+    """Play a real match between ``bots`` (name -> command, in seat order); ``hands`` per table."""
+    game = game_config(variant=variant, blinds=blinds, ante=ante, stack=stack, rake_percent=rake_percent,
+                       rake_cap=rake_cap, mixed=mixed, time=TIME)
+    names = list(bots)
+    plan = MatchPlan(match_id="e2e", tables=plan_tables(names, duplicate=duplicate, tables=tables), game=game,
+                     hands=hands, seed=seed, mode=mode)
+    entries = {name: BotEntry(name, tuple(command)) for name, command in bots.items()}
+
+    async def play() -> MatchRun:
+        server = DealerServer("127.0.0.1:0")
+        await server.start()
+        try:
+            match = Match(plan, server, entries, out=out, base=ROOT)
+            result = await match.run()
+            pids = {name: seat.process.process.pid for name, seat in match.seats.items() if seat.process}
+            tokens = {name: seat.session.token for name, seat in match.seats.items()}
+            return MatchRun(plan, result, out, pids, tokens, dict(server.auth_failures))
+        finally:
+            await server.stop()
+
+    return asyncio.run(play())
+
+
+# ------------------------------------------------------------------------------------------ PHH
+
+
+@dataclass(frozen=True)
+class PhhHand:
+    """One hand of a .phhs file: its text, its fields, and cards by 0-based table seat."""
+
+    text: str
+    fields: dict
+
+    @property
+    def number(self) -> int:
+        return self.fields["hand"]
+
+    @property
+    def table_seats(self) -> list[int]:
+        """0-based table seat of each position."""
+        return [s - 1 for s in self.fields["seats"]]
+
+    def hole_by_position(self) -> list[str]:
+        holes = {}
+        for action in self.fields["actions"]:
+            words = action.split()
+            if words[:2] == ["d", "dh"]:
+                holes[int(words[2][1:]) - 1] = words[3]
+        return [holes[k] for k in range(len(holes))]
+
+    def hole_by_seat(self) -> dict[int, list[str]]:
+        return {seat: split_cards(cards) for seat, cards in zip(self.table_seats, self.hole_by_position())}
+
+    def board(self) -> list[str]:
+        return [c for a in self.fields["actions"] if a.startswith("d db ") for c in split_cards(a.split()[2])]
+
+    def shown_by_seat(self) -> dict[int, list[str]]:
+        seats = self.table_seats
+        shown = {}
+        for action in self.fields["actions"]:
+            words = action.split()
+            if len(words) == 3 and words[1] == "sm":
+                shown[seats[int(words[0][1:]) - 1]] = split_cards(words[2])
+        return shown
+
+    def net_by_player(self) -> dict[str, int]:
+        f = self.fields
+        return {name: end - start for name, start, end in zip(f["players"], f["starting_stacks"], f["finishing_stacks"])}
+
+    @property
+    def rake(self) -> int:
+        return self.fields.get("_rake", 0)
+
+
+def split_cards(text: str) -> list[str]:
+    return [text[i:i + 2] for i in range(0, len(text), 2)]
+
+
+def read_phhs(path: Path) -> list[PhhHand]:
+    """The hands of a .phhs file, in order (tables ``[1]``, ``[2]``, ...)."""
+    text = path.read_text(encoding="utf-8")
+    parts = re.split(r"^\[(\d+)\]\n", text, flags=re.MULTILINE)
+    assert parts[0] == "", f"{path} does not start with a table header"
+    hands = []
+    for k in range(1, len(parts), 2):
+        assert int(parts[k]) == len(hands) + 1, f"{path}: table [{parts[k]}] out of order"
+        hands.append(PhhHand(parts[k + 1], tomllib.loads(parts[k + 1])))
+    assert tomllib.loads(text).keys() == {str(k) for k in range(1, len(hands) + 1)}
+    return hands
+
+
+def history_path(out: Path, deal_set: str, rotation: int) -> Path:
+    return out / "hands" / f"table-{deal_set.replace('/', '-')}-r{rotation}.phhs"
+
+
+def processes_under(folder: Path) -> list[tuple[int, str]]:
+    """Live processes (other than this one) whose command line or working folder is under ``folder``."""
+    found = []
+    marker = str(folder)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            try:
+                cwd = os.readlink(entry / "cwd")
+            except OSError:
+                cwd = ""
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and (marker in cmdline or cwd.startswith(marker)):
+            found.append((int(entry.name), cmdline))
+    return found
