@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import shlex
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
+import grpc
 import typer
+import yaml
 
-from dealer.config import game_config
+from dealer.config import LeagueConfig, game_config, load_league
 from dealer.errors import ConfigError
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.league import LocalExecutor, Progress, build_jobs, event_points, run_league
+from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
 from dealer.results import standings, standings_table
 from dealer.server import DealerServer
 
@@ -100,10 +107,138 @@ def match(
     typer.echo(f"{len(result.hands)} hands; histories, logs and results.json in {out}/")
 
 
-async def _run_match(plan: MatchPlan, entries: dict[str, BotEntry], listen: str, out: Path):  # noqa: ANN202
+async def _run_match(plan: MatchPlan, entries: dict[str, BotEntry], listen: str, out: Path) -> MatchResult:
     server = DealerServer(listen)
     await server.start()
     try:
         return await Match(plan, server, entries, out=out, base=Path.cwd()).run()
     finally:
         await server.stop()
+
+
+def _load(path: Path) -> LeagueConfig:
+    """Load and validate a league file, or exit with every error on its own line."""
+    try:
+        return load_league(path)
+    except ConfigError as error:
+        for line in str(error).splitlines():
+            typer.echo(f"error: {line}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def validate(config: Annotated[Path, typer.Argument(help="The league file, e.g. tournaments.yaml.")]) -> None:
+    """Check a league file and report every error with its line and key; nothing is started."""
+    league = _load(config)
+    jobs = build_jobs(league)
+    hands = sum(len(j.plan.tables) * j.plan.hands for j in jobs)
+    typer.echo(f"{config}: ok: {len(league.bots)} bots, {len(league.events)} events, {len(jobs)} matches, "
+               f"up to {hands} hands")
+
+
+def _progress_printer() -> Callable[[Progress], None]:
+    """Progress and standings on stderr: redrawn in place on a terminal, one line per match otherwise."""
+    tty = sys.stderr.isatty()
+    last_table = [0.0]
+
+    def show(progress: Progress) -> None:
+        width = 30
+        filled = width * progress.done // max(progress.total, 1)
+        bar = "#" * filled + "-" * (width - filled)
+        line = (f"[{bar}] {progress.done}/{progress.total} matches, {progress.hands} hands, "
+                f"{progress.hands_per_s:,.0f} hands/s, about {progress.eta_s:,.0f} s left")
+        now = time.monotonic()
+        if tty:
+            table = standings_table(progress.standings)
+            sys.stderr.write("\x1b[2J\x1b[H" + table + "\n\n" + line + "\n")
+        else:
+            sys.stderr.write(line + "\n")
+            if now - last_table[0] > 10 or progress.done == progress.total:
+                sys.stderr.write(standings_table(progress.standings) + "\n")
+                last_table[0] = now
+        sys.stderr.flush()
+
+    return show
+
+
+async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None) -> list[MatchResult]:
+    credentials = None
+    if league.tls_cert and league.tls_key:
+        credentials = grpc.ssl_server_credentials([(league.tls_key.read_bytes(), league.tls_cert.read_bytes())])
+    server = DealerServer(league.listen, credentials=credentials)
+    address = await server.start()
+    sessions = {}
+    if remote_tokens is not None:
+        typer.echo(f"dealer listening on {address}")
+        for name, token in remote_tokens.items():
+            sessions[name] = server.session(name, token)
+        for name, session in sessions.items():
+            typer.echo(f"waiting for {name} to connect ...")
+            await session.connected.wait()
+            typer.echo(f"{name} connected (version {session.version or '?'})")
+    try:
+        return await run_league(league, LocalExecutor(server, league.jobs, sessions), resume=resume,
+                                on_progress=_progress_printer())
+    finally:
+        for session in sessions.values():
+            session.goodbye("league over")
+        await asyncio.sleep(0.1)
+        await server.stop()
+
+
+def _finish(league: LeagueConfig, results: list[MatchResult]) -> None:
+    lines = standings(results, event_points(league, results))
+    typer.echo(f"{league.name}: {len(results)} matches, {sum(len(r.hands) for r in results)} hands")
+    typer.echo(standings_table(lines))
+    typer.echo(f"results.json, standings.txt, hand histories and bot logs in {league.out}/")
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="The league file, e.g. tournaments.yaml.")],
+    resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
+) -> None:
+    """Run a league of launched bots to the end, with progress and standings as matches finish."""
+    league = _load(config)
+    remote = [b.name for b in league.bots if b.remote]
+    if remote:
+        typer.echo(f"error: {config}: bots {', '.join(remote)} are remote: use `dealer serve`", err=True)
+        raise typer.Exit(2)
+    try:
+        results = asyncio.run(_league(league, resume, None))
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    _finish(league, results)
+
+
+@app.command()
+def serve(
+    config: Annotated[Path, typer.Argument(help="The league file, e.g. tournaments.yaml.")],
+    resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
+) -> None:
+    """Run a league that waits for its remote bots: prints each token once (or reads tokens_file)."""
+    league = _load(config)
+    remote = [b.name for b in league.bots if b.remote]
+    tokens: dict[str, str] = {}
+    if league.tokens_file is not None:
+        try:
+            data = yaml.safe_load(league.tokens_file.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as error:
+            typer.echo(f"error: {league.tokens_file}: {error}", err=True)
+            raise typer.Exit(2) from None
+        missing = [name for name in remote if not isinstance(data.get(name), str) or len(data[name]) < 16]
+        if missing:
+            typer.echo(f"error: {league.tokens_file}: no token of 16+ characters for {', '.join(missing)}", err=True)
+            raise typer.Exit(2)
+        tokens = {name: data[name] for name in remote}
+    else:
+        tokens = {name: secrets.token_urlsafe(32) for name in remote}
+        for name, token in tokens.items():
+            typer.echo(f"token for {name}: {token}")
+    try:
+        results = asyncio.run(_league(league, resume, tokens))
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    _finish(league, results)

@@ -120,11 +120,14 @@ class Match:
     """Plays a ``MatchPlan`` on a running ``DealerServer``; ``await Match(...).run()``."""
 
     def __init__(
-        self, plan: MatchPlan, server: DealerServer, bots: Mapping[str, BotEntry], *, out: Path, base: Path
+        self, plan: MatchPlan, server: DealerServer, bots: Mapping[str, BotEntry], *, out: Path, base: Path,
+        sessions: Mapping[str, BotSession] | None = None,
     ) -> None:
+        """``sessions`` are remote bots' sessions that outlive the match (a league's ``serve``)."""
         self.plan = plan
         self.server = server
         self.entries = bots
+        self.kept = dict(sessions or {})
         self.out = out
         self.base = base
         self.seats: dict[str, _Seat] = {}
@@ -132,6 +135,7 @@ class Match:
         self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})))
         self.stop = False
         self._restart_locks: dict[str, asyncio.Lock] = {}
+        self._kept_faults = {name: collections.Counter(session.faults) for name, session in self.kept.items()}
 
     async def run(self) -> MatchResult:
         """Connect the bots, play every table, then say goodbye and stop every process."""
@@ -147,7 +151,7 @@ class Match:
 
     async def _connect(self, name: str) -> None:
         entry = self.entries[name]
-        session = self.server.session(name, entry.token)
+        session = self.kept.get(name) or self.server.session(name, entry.token)
         seat = self.seats[name] = _Seat(entry, session)
         self._restart_locks[name] = asyncio.Lock()
         await self._launch(seat)
@@ -202,12 +206,16 @@ class Match:
                     await self._launch(seat)
 
     async def _shutdown(self) -> None:
-        for seat in self.seats.values():
-            seat.session.goodbye("match over")
+        for name, seat in self.seats.items():
+            if name not in self.kept:
+                seat.session.goodbye("match over")
         await asyncio.gather(*(self._stop(seat) for seat in self.seats.values()))
         for name, seat in self.seats.items():
-            self.server.close_session(seat.session)
-            self.result.faults[name] = dict(seat.session.faults)
+            if name in self.kept:
+                self.result.faults[name] = dict(seat.session.faults - self._kept_faults[name])
+            else:
+                self.server.close_session(seat.session)
+                self.result.faults[name] = dict(seat.session.faults)
 
     async def _stop(self, seat: _Seat) -> None:
         if seat.process is None:

@@ -59,8 +59,10 @@ def duplicate_samples(results: Sequence[MatchResult]) -> dict[str, tuple[list[fl
     return samples
 
 
-def standings(results: Sequence[MatchResult], points: dict[str, int] | None = None) -> list[Standing]:
-    """Every bot's standing, best first (by points, then bb/100)."""
+def standings(
+    results: Sequence[MatchResult], points: dict[str, int] | None = None, *, by_points: bool = False
+) -> list[Standing]:
+    """Every bot's standing, best first: by bb/100, or by points first (freezeout events)."""
     chips: collections.Counter[str] = collections.Counter()
     hands: collections.Counter[str] = collections.Counter()
     names: set[str] = set()
@@ -78,7 +80,7 @@ def standings(results: Sequence[MatchResult], points: dict[str, int] | None = No
         estimate = bb_per_100_grouped(totals, counts, 1) if totals else Estimate(0.0, float("inf"), 0)
         lines.append(Standing(name, hands[name], chips[name], estimate, dict(faults.get(name, {})),
                               (points or {}).get(name, 0)))
-    lines.sort(key=lambda s: (-s.points, -s.bb100.mean, s.name))
+    lines.sort(key=lambda s: (-s.points if by_points else 0, -s.bb100.mean, s.name))
     return lines
 
 

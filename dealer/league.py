@@ -1,0 +1,318 @@
+"""A league night: schedule -> executor -> journal -> standings.
+
+``build_jobs`` turns the events of a ``LeagueConfig`` into self-contained ``MatchJob`` records
+(the scheduler picks who sits where; a duplicate group becomes one match with one table per
+seat rotation, so its hands are paired). An ``Executor`` runs whole jobs: ``LocalExecutor``
+plays them in this process on one shared dealer server, up to ``jobs`` at once; a cluster
+executor only needs ``run_job`` (self-contained: its own server and bots) on each worker.
+Every finished match is committed to the journal (SQLite in the output folder) in one
+transaction, so a killed run loses only the matches in flight and ``--resume`` skips the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from dealer.config import BotSpec, EventSpec, LeagueConfig
+from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec
+from dealer.results import Standing, duplicate_samples, standings, standings_table
+from dealer.scheduler import MatchSpec, duplicate_rotations, gauntlet_tables, round_robin_tables, schedule_event
+from dealer.server import BotSession, DealerServer
+from dealer.stats import bb_per_100_grouped
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchJob:
+    """One match, complete enough to run anywhere: plan, bots, output folder, base folder."""
+
+    event: str
+    plan: MatchPlan
+    bots: dict[str, BotEntry]
+    out: Path
+    base: Path
+
+
+def _entry(bot: BotSpec) -> BotEntry:
+    return BotEntry(bot.name, bot.command, None, bot.limits)
+
+
+def _tables(event: EventSpec, seed: object) -> list[tuple[str, ...]]:
+    if event.format == "gauntlet":
+        assert event.challenger is not None
+        field = [b for b in event.bots if b != event.challenger]
+        return gauntlet_tables(event.challenger, field, event.table_size, seed=f"{seed}/{event.name}")
+    if event.format == "compare":
+        assert event.new is not None and event.old is not None
+        if event.field:
+            return [(version, opponent) for opponent in event.field for version in (event.new, event.old)]
+        return [(event.new, event.old)]
+    return round_robin_tables(event.bots, event.table_size, seed=f"{seed}/{event.name}", min_meetings=event.meetings)
+
+
+def _match_specs(event: EventSpec, seed: object) -> list[MatchSpec]:
+    tables = _tables(event, seed)
+    if event.format == "compare" and event.field:
+        # Both versions meet each opponent on the same deals: pair (new, f) and (old, f) in one deal set.
+        specs = []
+        for k in range(0, len(tables), 2):
+            for version_table in tables[k : k + 2]:
+                for r, seats in enumerate(duplicate_rotations(version_table)):
+                    specs.append(MatchSpec(event.name, len(specs), seats, k // 2, r))
+        return specs
+    duplicate = event.duplicate and event.format != "freezeout"
+    return schedule_event(event.name, tables, duplicate=duplicate, seed=f"{seed}/{event.name}")
+
+
+def build_jobs(config: LeagueConfig) -> list[MatchJob]:
+    """Every match of the league, in a deterministic order; one job per duplicate group."""
+    entries = {bot.name: _entry(bot) for bot in config.bots}
+    base = config.path.parent if config.path else Path.cwd()
+    jobs = []
+    for event in config.events:
+        groups: dict[int, list[MatchSpec]] = collections.defaultdict(list)
+        for spec in _match_specs(event, config.seed):
+            groups[spec.deal_set].append(spec)
+        freezeout = event.format == "freezeout"
+        for deal_set, specs in sorted(groups.items()):
+            match_id = f"{event.name}/{deal_set:04d}"
+            tables = tuple(TableSpec(s.seats, match_id, s.rotation) for s in specs)
+            plan = MatchPlan(
+                match_id=match_id, tables=tables, game=event.game,
+                hands=(event.max_hands or 5000) if freezeout else (event.hands or 1),
+                seed=None if config.seed is None else f"{config.seed}", mode="freezeout" if freezeout else "reset",
+                blind_levels=event.blind_levels, hands_per_level=event.hands_per_level or 0,
+                fault_policy=config.fault_policy,
+            )
+            bots = {name: entries[name] for t in tables for name in t.seats}
+            jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / event.name / f"{deal_set:04d}", base))
+    return jobs
+
+
+# --------------------------------------------------------------------------- journal
+
+
+class Journal:
+    """Finished matches in SQLite: one row per match, committed atomically."""
+
+    def __init__(self, path: Path, fingerprint: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS matches (match_id TEXT PRIMARY KEY, event TEXT, result TEXT)")
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        if row is None:
+            with self.db:
+                self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+        elif row[0] != fingerprint:
+            raise ValueError(f"{path}: the journal belongs to a different league configuration; "
+                             "use another output folder or run without --resume")
+        self.fingerprint = fingerprint
+
+    def done(self) -> dict[str, MatchResult]:
+        """The results of every match already finished."""
+        rows = self.db.execute("SELECT result FROM matches").fetchall()
+        results = (_result_from_json(json.loads(r[0])) for r in rows)
+        return {r.match_id: r for r in results}
+
+    def commit(self, event: str, result: MatchResult) -> None:
+        """Record a finished match (atomic)."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO matches VALUES (?, ?, ?)",
+                            (result.match_id, event, json.dumps(_result_to_json(result))))
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()
+
+
+def _result_to_json(result: MatchResult) -> dict[str, object]:
+    data = dataclasses.asdict(result)
+    data["hands"] = [[h.table, h.deal_set, h.hand, h.big_blind, h.net] for h in result.hands]
+    return data
+
+
+def _result_from_json(data: dict) -> MatchResult:
+    hands = [HandRecord(t, d, h, bb, net) for t, d, h, bb, net in data.pop("hands")]
+    return MatchResult(**{**data, "bots": tuple(data["bots"]), "hands": hands})
+
+
+def fingerprint(config: LeagueConfig) -> str:
+    """A hash of everything that decides the league's matches."""
+    text = repr((config.seed, config.bots, config.events, config.fault_policy))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- executors
+
+
+class Executor(Protocol):
+    """Runs whole matches; the scheduler and the match code never see how."""
+
+    async def run(self, job: MatchJob) -> MatchResult:
+        """Play one match and return its result."""
+        ...
+
+
+class LocalExecutor:
+    """Plays matches in this process on one shared dealer server, ``jobs`` at a time."""
+
+    def __init__(self, server: DealerServer, jobs: int, sessions: dict[str, BotSession] | None = None) -> None:
+        self.server = server
+        self.slots = asyncio.Semaphore(jobs)
+        self.sessions = sessions or {}
+
+    async def run(self, job: MatchJob) -> MatchResult:
+        """Wait for a free slot, then play the match."""
+        async with self.slots:
+            kept = {name: s for name, s in self.sessions.items() if name in job.bots}
+            return await Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=kept).run()
+
+
+def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
+    """Play one job from scratch with its own server: what a cluster worker calls."""
+
+    async def play() -> MatchResult:
+        server = DealerServer(listen)
+        await server.start()
+        try:
+            return await Match(job.plan, server, job.bots, out=job.out, base=job.base).run()
+        finally:
+            await server.stop()
+
+    return asyncio.run(play())
+
+
+# --------------------------------------------------------------------------- report
+
+
+def event_points(config: LeagueConfig, results: Iterable[MatchResult]) -> dict[str, int]:
+    """Freezeout points by bot: each match's places scored with the event's points table."""
+    events = {e.name: e for e in config.events}
+    points: collections.Counter[str] = collections.Counter()
+    for result in results:
+        event = events.get(result.match_id.split("/")[0])
+        if event is None or event.format != "freezeout":
+            continue
+        for place, name in enumerate(result.places):
+            if place < len(event.points):
+                points[name] += event.points[place]
+    return dict(points)
+
+
+def head_to_head(results: Iterable[MatchResult]) -> dict[str, dict[str, float]]:
+    """Heads-up results only: bb/100 of the row bot against the column bot."""
+    pair_results: dict[tuple[str, str], list[MatchResult]] = collections.defaultdict(list)
+    for result in results:
+        if len(result.bots) == 2:
+            a, b = result.bots
+            pair_results[(a, b)].append(result)
+    table: dict[str, dict[str, float]] = collections.defaultdict(dict)
+    for (a, b), matches in pair_results.items():
+        samples = duplicate_samples(matches)
+        for me, other in ((a, b), (b, a)):
+            totals, counts = samples[me]
+            table[me][other] = round(bb_per_100_grouped(totals, counts, 1).mean, 3)
+    return {k: dict(sorted(v.items())) for k, v in sorted(table.items())}
+
+
+def report(config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int) -> dict[str, object]:
+    """The whole league's results as a JSON-ready dict (deterministic: no times, sorted)."""
+    results = sorted(results, key=lambda r: r.match_id)
+    by_event: dict[str, list[MatchResult]] = collections.defaultdict(list)
+    for result in results:
+        by_event[result.match_id.split("/")[0]].append(result)
+    points = event_points(config, results)
+    overall = standings(results, points)
+    return {
+        "league": config.name,
+        "seed": config.seed,
+        "matches": {"finished": len(results), "total": total_jobs},
+        "standings": [s.as_json() for s in overall],
+        "events": {
+            event.name: [
+                s.as_json() for s in standings(by_event[event.name], event_points(config, by_event[event.name]),
+                                               by_points=event.format == "freezeout")
+            ]
+            for event in config.events if by_event.get(event.name)
+        },
+        "head_to_head": head_to_head(results),
+        "forfeits": sorted({(r.match_id, name) for r in results for name in r.forfeited}),
+        "log_tails": {r.match_id: r.log_tails for r in results if r.log_tails},
+    }
+
+
+def write_outputs(config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int) -> list[Standing]:
+    """Write results.json and standings.txt to the output folder; return the overall standings."""
+    data = report(config, results, total_jobs)
+    config.out.mkdir(parents=True, exist_ok=True)
+    (config.out / "results.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    lines = standings(sorted(results, key=lambda r: r.match_id), event_points(config, results))
+    (config.out / "standings.txt").write_text(standings_table(lines) + "\n", encoding="utf-8")
+    return lines
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclasses.dataclass
+class Progress:
+    """What the progress display needs after each finished match."""
+
+    done: int
+    total: int
+    hands: int
+    hands_per_s: float
+    eta_s: float
+    standings: list[Standing]
+
+
+async def run_league(
+    config: LeagueConfig,
+    executor: Executor,
+    *,
+    resume: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> list[MatchResult]:
+    """Run every match not yet in the journal; commit each as it finishes; return all results."""
+    jobs = build_jobs(config)
+    journal_path = config.out / "journal.sqlite"
+    if not resume and journal_path.exists():
+        journal_path.unlink()
+        for extra in ("-wal", "-shm"):
+            Path(f"{journal_path}{extra}").unlink(missing_ok=True)
+    journal = Journal(journal_path, fingerprint(config))
+    try:
+        done = journal.done()
+        results = [done[j.plan.match_id] for j in jobs if j.plan.match_id in done]
+        todo = [j for j in jobs if j.plan.match_id not in done]
+        started = time.monotonic()
+        played = 0
+        write_outputs(config, results, len(jobs))
+        tasks = {asyncio.ensure_future(executor.run(job)): job for job in todo}
+        for future in asyncio.as_completed(list(tasks)):
+            result = await future
+            job = next(j for t, j in tasks.items() if t.done() and t.result() is result)
+            journal.commit(job.event, result)
+            results.append(result)
+            played += len(result.hands)
+            lines = write_outputs(config, results, len(jobs))
+            if on_progress is not None:
+                elapsed = max(time.monotonic() - started, 1e-9)
+                finished_now = len(results) - (len(jobs) - len(todo))
+                remaining = len(jobs) - len(results)
+                eta = elapsed / max(finished_now, 1) * remaining
+                on_progress(Progress(len(results), len(jobs), played, played / elapsed, eta, lines))
+        return sorted(results, key=lambda r: r.match_id)
+    finally:
+        journal.close()
