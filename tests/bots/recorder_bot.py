@@ -1,0 +1,66 @@
+"""Recorder bot: plays like random_bot and records every DealerMessage it receives, as sent.
+
+The messages are read off the stream as raw bytes (no deserializer on the call), appended to
+``$HOME/received.bin`` as 4-byte big-endian length + the exact serialized DealerMessage, and only
+then parsed to answer requests. Launched bots get HOME = their scratch folder, so the test reads
+``<out>/scratch/<bot name>/received.bin`` after the match.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import struct
+import sys
+from pathlib import Path
+
+import grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
+
+import pokerbot  # noqa: E402
+import random_bot  # noqa: E402
+from pokerbot import dealer_pb2  # noqa: E402
+
+RECORD = Path(os.environ.get("HOME", ".")) / "received.bin"
+
+
+def main() -> None:
+    options = pokerbot._options(None)
+    channel = grpc.insecure_channel(options.dealer)
+    play = channel.stream_stream(
+        "/poker.v1.Dealer/Play",
+        request_serializer=dealer_pb2.BotMessage.SerializeToString,
+        response_deserializer=None,  # raw bytes: record exactly what the dealer sent
+    )
+    outbox: queue.SimpleQueue[dealer_pb2.BotMessage | None] = queue.SimpleQueue()
+    outbox.put(dealer_pb2.BotMessage(hello=dealer_pb2.Hello(token=options.token, name="recorder", version="1")))
+    try:
+        with open(RECORD, "ab") as record:
+            for raw in play(iter(outbox.get, None)):
+                record.write(struct.pack(">I", len(raw)) + raw)
+                record.flush()
+                message = dealer_pb2.DealerMessage.FromString(raw)
+                replies, goodbye = [], False
+                for item in message.items:
+                    if item.HasField("request"):
+                        decision = pokerbot._legal(random_bot.decide(item.request), item.request)
+                        replies.append(dealer_pb2.ActionReply(
+                            table=item.table, request_id=item.request.request_id, type=decision.type,
+                            amount=decision.amount if decision.type == pokerbot.BET_RAISE else 0))
+                    goodbye = goodbye or item.HasField("goodbye")
+                if replies:
+                    outbox.put(dealer_pb2.BotMessage(actions=replies))
+                if goodbye:
+                    break
+    except grpc.RpcError as error:
+        if error.code() != grpc.StatusCode.CANCELLED:
+            print(f"recorder: stream failed: {error.code()}: {error.details()}", file=sys.stderr, flush=True)
+            raise SystemExit(1) from None
+    finally:
+        outbox.put(None)
+        channel.close()
+
+
+if __name__ == "__main__":
+    main()
