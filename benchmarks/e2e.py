@@ -1,0 +1,118 @@
+"""End-to-end throughput: heads-up no-limit between two trivial Python bots over real gRPC.
+
+Prints, in one run: hands per second on one table and on many tables at once over the same
+two bot processes; the dealer's wall time per decision on one table next to a bare round trip
+(an ActionRequest answered by the same bot process over the same stream, with no engine work);
+and ends with the line ``e2e many-table hands/s: <N>``. Medians of ``--repeats`` runs.
+
+    python benchmarks/e2e.py [--hands 2000] [--tables 64] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from dealer.config import game_config
+from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.server import DealerServer
+from poker.v1 import dealer_pb2 as pb
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = (sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py"))
+
+
+async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tuple[float, int, int]:
+    """Play ``hands`` hands spread over ``tables`` tables; return (seconds, hands, decisions)."""
+    game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
+                       time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
+    plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
+    bots = {"a": BotEntry("a", BOT), "b": BotEntry("b", BOT)}
+    match = Match(plan, server, bots, out=out, base=ROOT)
+    decisions = 0
+    original = match._decide
+
+    async def counted(*args: object) -> None:
+        nonlocal decisions
+        decisions += 1
+        await original(*args)
+
+    match._decide = counted  # type: ignore[method-assign]
+    connected = asyncio.Event()
+    started = 0.0
+
+    async def start_clock() -> None:
+        nonlocal started
+        while len(match.seats) < 2 or not all(s.session.live for s in match.seats.values()):
+            await asyncio.sleep(0.001)
+        started = time.perf_counter()
+        connected.set()
+
+    clock = asyncio.create_task(start_clock())
+    result = await match.run()
+    await clock
+    elapsed = time.perf_counter() - started
+    if any(result.faults.values()):
+        raise RuntimeError(f"bots failed: {result.faults}")
+    return elapsed, len(result.hands), decisions
+
+
+async def round_trips(server: DealerServer, out: Path, count: int) -> float:
+    """Seconds per bare round trip: a minimal ActionRequest answered by the bot, no engine."""
+    from dealer.bots import BotProcess
+    from dealer.config import Limits
+
+    session = server.session("echo")
+    process = await BotProcess.launch("echo", BOT, address=server.address, token=session.token, base=ROOT,
+                                      workdir=out / "echo", log_path=out / "echo.log", limits=Limits())
+    await asyncio.wait_for(session.connected.wait(), 20)
+    times = []
+    for _ in range(count):
+        item = pb.Item(table=1, request=pb.ActionRequest(request_id=session.next_request_id(), can_fold=False))
+        t0 = time.perf_counter()
+        await session.ask(item, 5.0)
+        times.append(time.perf_counter() - t0)
+    session.goodbye("done")
+    await process.stop()
+    server.close_session(session)
+    return statistics.median(times)
+
+
+async def main(hands: int, tables: int, repeats: int) -> None:
+    server = DealerServer("127.0.0.1:0")
+    await server.start()
+    rows = []
+    single, many, per_decision, rtt = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        for k in range(repeats):
+            rtt.append(await round_trips(server, out / f"rtt{k}", 2000))
+            seconds, n, decisions = await play(server, out / f"one{k}", hands // 4, 1)
+            single.append(n / seconds)
+            per_decision.append(seconds / decisions)
+            seconds, n, _ = await play(server, out / f"many{k}", hands, tables)
+            many.append(n / seconds)
+    await server.stop()
+    rows.append(["hands/s, one table", f"{statistics.median(single):,.0f}"])
+    rows.append([f"hands/s, {tables} tables at once", f"{statistics.median(many):,.0f}"])
+    rows.append(["per decision, one table (µs)", f"{statistics.median(per_decision) * 1e6:,.0f}"])
+    rows.append(["bare round trip (µs)", f"{statistics.median(rtt) * 1e6:,.0f}"])
+    rows.append(["per decision / round trip", f"{statistics.median(per_decision) / statistics.median(rtt):.2f}x"])
+    print(tabulate(rows, headers=[f"heads-up no-limit, call bots, median of {repeats}", "value"]))
+    print(f"e2e many-table hands/s: {statistics.median(many):.0f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=4000)
+    parser.add_argument("--tables", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    asyncio.run(main(args.hands, args.tables, args.repeats))
