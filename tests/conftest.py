@@ -178,7 +178,7 @@ def history_path(out: Path, deal_set: str, rotation: int) -> Path:
 def processes_under(folder: Path) -> list[tuple[int, str]]:
     """Live processes (other than this one) whose command line or working folder is under ``folder``."""
     found = []
-    marker = str(folder)
+    marker = str(folder) + "/"
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
@@ -191,6 +191,6 @@ def processes_under(folder: Path) -> list[tuple[int, str]]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if state != "Z" and (marker in cmdline or cwd.startswith(marker)):
+        if state != "Z" and (marker in cmdline or (cwd + "/").startswith(marker)):
             found.append((int(entry.name), cmdline))
     return found

@@ -4,6 +4,11 @@ The messages are read off the stream as raw bytes (no deserializer on the call),
 ``$HOME/received.bin`` as 4-byte big-endian length + the exact serialized DealerMessage, and only
 then parsed to answer requests. Launched bots get HOME = their scratch folder, so the test reads
 ``<out>/scratch/<bot name>/received.bin`` after the match.
+
+With ``--snoop`` it also plays a cheat: before each decision it looks for the deal it is playing
+in the match's hand histories (``$HOME/../../hands/*.phhs``, readable from its scratch folder),
+and writes each find to ``$HOME/snooped.txt``. Only for a match of one deal set (every table
+plays hand N from the same deck), so finding ``hand = N`` anywhere is finding this very deal.
 """
 
 from __future__ import annotations
@@ -22,7 +27,24 @@ import pokerbot  # noqa: E402
 import random_bot  # noqa: E402
 from pokerbot import dealer_pb2  # noqa: E402
 
-RECORD = Path(os.environ.get("HOME", ".")) / "received.bin"
+HOME = Path(os.environ.get("HOME", "."))
+RECORD = HOME / "received.bin"
+SNOOP = "--snoop" in sys.argv
+
+
+def snoop(request: dealer_pb2.ActionRequest) -> None:
+    """Look for the current deal in the histories written so far; note every find."""
+    key = f"\nhand = {request.hand}\n"
+    for path in sorted((HOME.parent.parent / "hands").glob("*.phhs")):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if key in text:
+            before = text[:text.index(key)]
+            actions = before[before.rfind("actions = "):].split("\n")[0]
+            with open(HOME / "snooped.txt", "a", encoding="utf-8") as found:
+                found.write(f"hand {request.hand} street {request.street}: {path.name}: {actions}\n")
 
 
 def main() -> None:
@@ -44,6 +66,8 @@ def main() -> None:
                 replies, goodbye = [], False
                 for item in message.items:
                     if item.HasField("request"):
+                        if SNOOP:
+                            snoop(item.request)
                         decision = pokerbot._legal(random_bot.decide(item.request), item.request)
                         replies.append(dealer_pb2.ActionReply(
                             table=item.table, request_id=item.request.request_id, type=decision.type,
