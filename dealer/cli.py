@@ -242,3 +242,79 @@ def serve(
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
     _finish(league, results)
+
+
+@app.command()
+def compare(
+    new: Annotated[str, typer.Argument(help="Command line of the new version (quote it).")],
+    old: Annotated[str, typer.Argument(help="Command line of the old version (quote it).")],
+    field: Annotated[list[str] | None, typer.Option(
+        help="Command line of an opponent; repeat for several. Both versions then play the field on the same "
+             "deals instead of each other.")] = None,
+    hands: Annotated[int, typer.Option(help="Maximum hands, every table counted.")] = 20000,
+    until_significant: Annotated[bool, typer.Option(
+        help="Stop as soon as the sequential test (two SPRTs) decides.")] = False,
+    alpha: Annotated[float, typer.Option(help="False verdict rate with no true difference (better or worse).")] = 0.05,
+    beta: Annotated[float, typer.Option(help="Miss rate at the bounds (--worse-than, --better-than).")] = 0.05,
+    worse_than: Annotated[float, typer.Option(help="Bound in bb/100 of the difference: 'worse by more than'.")] = -5.0,
+    better_than: Annotated[float, typer.Option(help="Bound in bb/100: 'better by more than'.")] = 5.0,
+    adjust: Annotated[bool, typer.Option(help="Take the verdict from the all-in adjusted figures.")] = True,
+    variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
+    blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
+    stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
+    seed: Annotated[str | None, typer.Option(help="Deal seed: same seed, same cards. Default: fresh random.")] = None,
+    tables: Annotated[int, typer.Option(help="Deal sets played at once (each a duplicate group of tables).")] = 4,
+    batch: Annotated[int, typer.Option(help="Paired deals between two looks of the sequential test.")] = 100,
+    per_action_ms: Annotated[int, typer.Option(help="Time per action (ms).")] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="Time bank per match and seat (ms).")] = 30000,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")] = Path(
+        "out/compare"),
+) -> None:
+    """Is NEW better than OLD? Duplicate deals, all-in adjustment, optional sequential test.
+
+    Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive (2: usage error). See docs/compare.md.
+    """
+    from tabulate import tabulate
+
+    from dealer.compare import Settings, play_comparison
+
+    if variant not in VARIANTS:
+        raise typer.BadParameter(f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
+    if hands < 1 or tables < 1 or batch < 1:
+        raise typer.BadParameter("--hands, --tables and --batch must be at least 1")
+    settings = Settings(worse_than=worse_than, better_than=better_than, alpha=alpha, beta=beta,
+                        until_significant=until_significant, adjust=adjust)
+    try:
+        settings.check()
+        game = game_config(variant=variant, blinds=_blinds(blinds), stack=stack,
+                           time={"per_action_ms": per_action_ms, "bank_ms": bank_ms})
+    except (ValueError, ConfigError) as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    field_names = [n if n not in ("new", "old") else f"{n}-field" for n in _bot_names([shlex.split(f) for f in field or []])]
+    new_entry = BotEntry("new", tuple(shlex.split(new)))
+    old_entry = BotEntry("old", tuple(shlex.split(old)))
+    field_entries = [BotEntry(n, tuple(shlex.split(c))) for n, c in zip(field_names, field or [], strict=True)]
+    comparison = asyncio.run(play_comparison(
+        new_entry, old_entry, field_entries, game, settings, max_hands=hands, deal_sets=tables, seed=seed,
+        batch=batch, out=out))
+    data = {**comparison.as_json(), "new": new, "old": old, "field": list(field or []), "seed": seed,
+            "hands_played": comparison.hands_played}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if json_output:
+        typer.echo(json.dumps(data))
+    else:
+        level = f"{100 * (1 - alpha):g}% CI"
+        rows = []
+        for label, fig in (("raw", comparison.raw), ("all-in adjusted", comparison.adjusted)):
+            low, high = fig.ci
+            rows.append([label, f"{fig.estimate.mean:+.2f}", f"[{low:+.2f}, {high:+.2f}]", f"{fig.estimate.stderr:.2f}",
+                         f"{fig.p_value:.4g}"])
+        typer.echo(tabulate(rows, headers=["new - old", "bb/100", level, "stderr", "p-value"], disable_numparse=True))
+        typer.echo(f"{comparison.hands} hands used ({len(comparison.samples)} paired deals, "
+                   f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted); "
+                   f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
+                   f"{'adjusted' if adjust else 'raw'} figures); exit code {comparison.exit_code}")
+    raise typer.Exit(comparison.exit_code)

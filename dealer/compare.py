@@ -1,0 +1,423 @@
+"""Regression testing: is the new version of a bot better than the old one?
+
+A comparison plays the two versions on the same deals, either against each other (heads-up
+duplicate: every deal is played twice with the seats swapped) or both against the same field
+(each opponent ``f`` meets ``new`` and ``old`` on the same deals, duplicate as well).
+
+The measured quantity is the **difference** ``new - old`` in big blinds per 100 hands:
+
+* against each other, a duplicate group (one deal in both seatings) gives new's big blinds won
+  minus old's over the two hands each played; heads-up without rake old's result is minus
+  new's, so the difference is twice new's win rate against old (+10 bb/100 means new takes
+  5 bb/100 from old);
+* against a field, a group (one deal, one opponent, both versions in both seatings) gives new's
+  big blinds won against ``f`` minus old's against ``f`` on the same cards: the difference of
+  their win rates against the field.
+
+Each group is one paired sample; the estimate is ``100 * sum(differences) / sum(hands each
+version played)`` (``stats.bb_per_100_grouped``) with a normal confidence interval and a two-sided
+p-value for "no difference". Every figure is given twice: raw (chips actually won) and all-in
+adjusted (a hand all-in before the river scored by the players' equity, ``dealer.equity``).
+
+Verdicts (``verdict_from_ci``, or ``SequentialTest`` with ``until_significant``):
+
+* with a fixed number of hands, from the two-sided ``1 - alpha`` interval (95% by default):
+  ``better`` if it lies above 0, ``worse`` if below 0, ``not worse`` if its lower end is above
+  ``worse_than``, else ``inconclusive``;
+* sequentially, two one-sided SPRTs on the paired differences in bb/100, each at ``alpha / 2``:
+  "better" tests H0: diff = 0 against H1: diff = ``better_than``; "worse" tests H0: diff = 0
+  against H1: diff = ``worse_than``. ``better`` when the first accepts H1, ``worse`` when the
+  second accepts H1, ``not worse`` when both accept H0 (or the second has accepted H0 when the
+  hands run out), else ``inconclusive`` at the maximum. So with no true difference a verdict of
+  better or worse comes with probability at most about ``alpha``; a new version that is worse by
+  ``worse_than`` is called ``not worse`` with probability at most about ``beta``, and one better
+  by ``better_than`` misses ``better`` with probability at most about ``beta``.
+
+Exit codes (``EXIT_CODES``): better 0, not worse 10, worse 11, inconclusive 12 (2 stays typer's
+usage error, 1 an unexpected failure).
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import NormalDist
+from typing import Literal
+
+from dealer.config import GameConfig
+from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec
+from dealer.server import DealerServer
+from dealer.stats import SPRT, Estimate, bb_per_100_grouped, two_sided_p_value
+
+Verdict = Literal["better", "not worse", "worse", "inconclusive"]
+EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What question is asked and how sure the answer must be (bounds in bb/100)."""
+
+    worse_than: float = -5.0
+    better_than: float = 5.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    until_significant: bool = False
+    adjust: bool = True
+    min_samples: int = 30
+
+    def check(self) -> None:
+        """Raise ValueError unless the settings make sense (sequential bounds around 0)."""
+        if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha / 2 + self.beta < 1):
+            raise ValueError(f"need 0 < alpha, beta < 1, got alpha={self.alpha}, beta={self.beta}")
+        if self.worse_than >= self.better_than:
+            raise ValueError(f"worse_than ({self.worse_than}) must be below better_than ({self.better_than})")
+        if self.until_significant and not self.worse_than < 0 < self.better_than:
+            raise ValueError("a sequential test needs worse_than < 0 < better_than, got "
+                             f"{self.worse_than} and {self.better_than}")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One paired sample: a duplicate group's difference new - old in big blinds."""
+
+    key: tuple[str, str, int]  # match, deal set, hand number
+    raw: float
+    adjusted: float
+    hands: int  # hands each version played in the group
+    all_in: int  # hands of the group whose result was all-in adjusted
+
+    def value(self, adjusted: bool) -> float:
+        """The difference in bb/100 units (100 * bb / hands), raw or adjusted."""
+        return 100 * (self.adjusted if adjusted else self.raw) / self.hands
+
+
+def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[Sample]:
+    """The paired samples of a comparison, by hand number then match and deal set.
+
+    A group is every hand of one match on one deal set with one hand number; groups in which
+    the two versions did not play the same number of hands (a stopped match) are left out.
+    """
+    groups: dict[tuple[str, str, int], list[float]] = {}
+    for result in results:
+        for record in result.hands:
+            key = (result.match_id, record.deal_set, record.hand)
+            g = groups.setdefault(key, [0.0, 0.0, 0, 0, 0])  # raw, adjusted, new hands, old hands, all-in
+            _add(g, record, new, old)
+    samples = [
+        Sample(key, g[0], g[1], int(g[2]), int(g[4]))
+        for key, g in groups.items() if g[2] and g[2] == g[3]
+    ]
+    samples.sort(key=lambda s: (s.key[2], s.key[0], s.key[1]))
+    return samples
+
+
+def _add(g: list[float], record: HandRecord, new: str, old: str) -> None:
+    bb = record.big_blind
+    ev = record.ev_net
+    for name, sign, count in ((new, 1, 2), (old, -1, 3)):
+        if name in record.net:
+            g[0] += sign * record.net[name] / bb
+            g[1] += sign * (ev[name] if ev is not None else record.net[name]) / bb
+            g[count] += 1
+    if ev is not None:
+        g[4] += 1
+
+
+@dataclass(frozen=True)
+class Figures:
+    """The difference new - old in bb/100 with its interval and p-value."""
+
+    estimate: Estimate
+    ci: tuple[float, float]
+    p_value: float
+
+    def as_json(self) -> dict[str, object]:
+        """A JSON-ready dict."""
+        return {"bb_per_100": _r(self.estimate.mean), "stderr": _r(self.estimate.stderr),
+                "ci": [_r(self.ci[0]), _r(self.ci[1])], "p_value": _r(self.p_value, 6)}
+
+
+def _r(x: float, digits: int = 3) -> float | None:
+    return round(x, digits) if math.isfinite(x) else None
+
+
+def figures(samples: Sequence[Sample], adjusted: bool, level: float = 0.95) -> Figures:
+    """Estimate, two-sided ``level`` interval and p-value (H0: no difference) from paired samples."""
+    if not samples:
+        nan = float("nan")
+        return Figures(Estimate(nan, math.inf, 0), (nan, nan), nan)
+    totals = [s.adjusted if adjusted else s.raw for s in samples]
+    est = bb_per_100_grouped(totals, [s.hands for s in samples], 1)
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    ci = (est.mean - z * est.stderr, est.mean + z * est.stderr)
+    if est.stderr == 0:
+        p = 1.0 if est.mean == 0 else 0.0
+    elif math.isinf(est.stderr):
+        p = 1.0
+    else:
+        p = two_sided_p_value(est.mean / est.stderr)
+    return Figures(est, ci, p)
+
+
+def verdict_from_ci(ci: tuple[float, float], worse_than: float) -> Verdict:
+    """The fixed-sample verdict from a two-sided interval of the difference."""
+    low, high = ci
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "inconclusive"
+    if low > 0:
+        return "better"
+    if high < 0:
+        return "worse"
+    if low > worse_than:
+        return "not worse"
+    return "inconclusive"
+
+
+class SequentialTest:
+    """Two one-sided SPRTs (each at alpha / 2) on paired differences in bb/100; see the module doc.
+
+    Feed samples with ``update``; ``decision`` is latched per test at its first decision, and
+    ``verdict`` says better / worse / not worse once the question is answered, else ``None``.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        settings.check()
+        self.settings = settings
+        a, b, m = settings.alpha / 2, settings.beta, settings.min_samples
+        self.tests = {"better": SPRT(0.0, settings.better_than, a, b, m),
+                      "worse": SPRT(0.0, settings.worse_than, a, b, m)}
+        self.decisions: dict[str, str | None] = {"better": None, "worse": None}
+
+    def update(self, values: Iterable[float]) -> None:
+        """Add samples (bb/100 units), then latch any decision (call at batch ends)."""
+        values = list(values)
+        for name, test in self.tests.items():
+            if self.decisions[name] is None:
+                test.extend(values)
+                status = test.status
+                if status != "continue":
+                    self.decisions[name] = status
+
+    def verdict(self, final: bool = False) -> Verdict | None:
+        """The verdict so far (``None``: keep playing); ``final``: the hands have run out."""
+        better, worse = self.decisions["better"], self.decisions["worse"]
+        if better == "accept_h1" and worse == "accept_h1":  # only with absurd settings: by the mean
+            return "better" if self.tests["better"]._mean > 0 else "worse"
+        if better == "accept_h1":
+            return "better"
+        if worse == "accept_h1":
+            return "worse"
+        if worse == "accept_h0" and (better == "accept_h0" or final):
+            return "not worse"
+        return "inconclusive" if final else None
+
+    def as_json(self) -> dict[str, object]:
+        """The state of both tests."""
+        return {
+            name: {"h0": 0.0, "h1": test.mu1, "alpha": test.alpha, "beta": test.beta, "samples": test.n,
+                   "llr": _r(test.llr), "bounds": [_r(test.lower_bound), _r(test.upper_bound)],
+                   "decision": self.decisions[name]}
+            for name, test in self.tests.items()
+        }
+
+
+@dataclass
+class Comparison:
+    """Everything a comparison reports."""
+
+    new: str
+    old: str
+    field: tuple[str, ...]
+    settings: Settings
+    samples: list[Sample]
+    raw: Figures
+    adjusted: Figures
+    verdict: Verdict
+    decided_by: str  # "sprt", "sprt: maximum hands", "confidence interval"
+    sequential: SequentialTest | None = None
+    hands_played: int = 0
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def hands(self) -> int:
+        """Hands used: every hand of the samples (both versions' tables, the field's included)."""
+        return sum(s.hands for s in self.samples) * (2 if self.field else 1)
+
+    @property
+    def exit_code(self) -> int:
+        """The process exit code of the verdict."""
+        return EXIT_CODES[self.verdict]
+
+    @property
+    def used(self) -> Figures:
+        """The figures the verdict is taken from."""
+        return self.adjusted if self.settings.adjust else self.raw
+
+    def as_json(self) -> dict[str, object]:
+        """One JSON-ready dict (the ``--json`` output)."""
+        s = self.settings
+        return {
+            "new": self.new, "old": self.old, "field": list(self.field),
+            "mode": "field" if self.field else "head-to-head",
+            "verdict": self.verdict, "exit_code": self.exit_code, "decided_by": self.decided_by,
+            "hands": self.hands, "deals": len(self.samples),
+            "all_in_adjusted_hands": sum(x.all_in for x in self.samples),
+            "ci_level": round(1 - s.alpha, 6),
+            "raw": self.raw.as_json(), "adjusted": self.adjusted.as_json(),
+            "verdict_from": "adjusted" if s.adjust else "raw",
+            "settings": {"worse_than": s.worse_than, "better_than": s.better_than, "alpha": s.alpha,
+                         "beta": s.beta, "until_significant": s.until_significant, "adjust": s.adjust},
+            "sprt": self.sequential.as_json() if self.sequential else None,
+            **self.extra,
+        }
+
+
+def summarize(
+    samples: Sequence[Sample], new: str, old: str, settings: Settings, field: Sequence[str] = (),
+    sequential: SequentialTest | None = None,
+) -> Comparison:
+    """The comparison from paired samples; with ``sequential``, its verdict (final at this point)."""
+    level = 1 - settings.alpha
+    raw, adjusted = figures(samples, False, level), figures(samples, True, level)
+    if settings.until_significant:
+        if sequential is None:  # replay the samples in order, checking after each (post hoc, e.g. a league)
+            sequential = replay_sequential(samples, settings)[0]
+        verdict = sequential.verdict()
+        decided_by = "sprt"
+        if verdict is None:
+            verdict, decided_by = sequential.verdict(final=True), "sprt: maximum hands"
+    else:
+        verdict = verdict_from_ci((adjusted if settings.adjust else raw).ci, settings.worse_than)
+        decided_by = "confidence interval"
+    assert verdict is not None
+    return Comparison(new, old, tuple(field), settings, list(samples), raw, adjusted, verdict, decided_by, sequential)
+
+
+def replay_sequential(
+    samples: Sequence[Sample], settings: Settings, batch: int = 1
+) -> tuple[SequentialTest, int]:
+    """Run the sequential test over samples in order, checking every ``batch``; return it and the samples used."""
+    test = SequentialTest(settings)
+    used = 0
+    for start in range(0, len(samples), batch):
+        chunk = samples[start : start + batch]
+        test.update(s.value(settings.adjust) for s in chunk)
+        used += len(chunk)
+        if test.verdict() is not None:
+            break
+    return test, used
+
+
+def compare_results(
+    results: Sequence[MatchResult], new: str, old: str, settings: Settings, field: Sequence[str] = ()
+) -> Comparison:
+    """The comparison of finished matches (a league's compare event); sequential tests stop early."""
+    samples = paired_samples(results, new, old)
+    sequential = None
+    if settings.until_significant:
+        sequential, used = replay_sequential(samples, settings)
+        samples = samples[:used]
+    comparison = summarize(samples, new, old, settings, field, sequential)
+    comparison.hands_played = sum(len(r.hands) for r in results)
+    return comparison
+
+
+# --------------------------------------------------------------------------- playing a comparison
+
+
+def compare_tables(new: str, old: str, field: Sequence[str], deal_sets: int, prefix: str = "c") -> tuple[TableSpec, ...]:
+    """The tables of a comparison: per deal set, (new, old) in both seatings, or each version
+    against each opponent in both seatings (one deal set per opponent, shared by the versions)."""
+    specs = []
+    for k in range(deal_sets):
+        if not field:
+            specs += [TableSpec((new, old), f"{prefix}/{k}", 0), TableSpec((old, new), f"{prefix}/{k}", 1)]
+            continue
+        for f in field:
+            deal_set = f"{prefix}/{k}/{f}"
+            for version in (new, old):
+                specs += [TableSpec((version, f), deal_set, 0), TableSpec((f, version), deal_set, 1)]
+    return tuple(specs)
+
+
+class _SequentialMatch(Match):
+    """A match that feeds complete duplicate groups, in hand order, to a sequential test and stops
+    its tables as soon as the test decides (checked every ``batch`` samples)."""
+
+    def __init__(self, *args, new: str, old: str, test: SequentialTest | None, batch: int,
+                 settings: Settings, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.new, self.old, self.test, self.batch, self.settings = new, old, test, batch, settings
+        self.group_size = collections.Counter(t.deal_set for t in self.plan.tables)
+        self.deal_sets = sorted(self.group_size)
+        self.pending: dict[tuple[str, int], list[HandRecord]] = collections.defaultdict(list)
+        self.next_hand = 0
+        self.fed: list[Sample] = []
+        self.unchecked = 0
+
+    def _finish_hand(self, table, hand, number, live, seats, spec, net) -> None:  # noqa: ANN001
+        super()._finish_hand(table, hand, number, live, seats, spec, net)
+        if self.stop:  # decided: the hands still finishing are not part of the answer
+            return
+        record = self.result.hands[-1]
+        self.pending[(record.deal_set, record.hand)].append(record)
+        # Feed every hand number whose groups are all complete, in order: deterministic, whatever the timing.
+        while all(len(self.pending.get((d, self.next_hand), ())) == self.group_size[d] for d in self.deal_sets):
+            for d in self.deal_sets:
+                g = [0.0, 0.0, 0, 0, 0]
+                for r in self.pending.pop((d, self.next_hand)):
+                    _add(g, r, self.new, self.old)
+                if g[2] and g[2] == g[3]:
+                    self.fed.append(Sample((self.plan.match_id, d, self.next_hand), g[0], g[1], int(g[2]), int(g[4])))
+                    self.unchecked += 1
+            self.next_hand += 1
+            if self.test is not None and self.unchecked >= self.batch:
+                self.test.update(s.value(self.settings.adjust) for s in self.fed[-self.unchecked:])
+                self.unchecked = 0
+                if self.test.verdict() is not None:
+                    self.stop = True
+                    return
+
+
+async def play_comparison(
+    new: BotEntry, old: BotEntry, field: Sequence[BotEntry], game: GameConfig, settings: Settings, *,
+    max_hands: int, deal_sets: int = 1, seed: int | str | None = None, batch: int = 100,
+    listen: str = "127.0.0.1:0", out: Path, base: Path | None = None,
+) -> Comparison:
+    """Play a comparison of two bots (bots named by their entries) and return its result.
+
+    ``max_hands`` counts every hand at every table; they are spread over ``deal_sets`` deal sets
+    played at once, each as a duplicate group of tables. Sequential tests are checked every
+    ``batch`` paired samples and stop all tables at the first decision; only the samples the test
+    saw are reported (so the same seed gives the same answer, whatever the timing).
+    """
+    settings.check()
+    names = [new.name, old.name, *(f.name for f in field)]
+    if len(set(names)) != len(names):
+        raise ValueError(f"bot names must be distinct: {names}")
+    tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
+    per_table = max(1, max_hands // len(tables))
+    plan = MatchPlan(match_id="compare", tables=tables, game=game, hands=per_table, seed=seed)
+    test = SequentialTest(settings) if settings.until_significant else None
+    entries = {e.name: e for e in (new, old, *field)}
+    server = DealerServer(listen)
+    await server.start()
+    try:
+        match = _SequentialMatch(plan, server, entries, out=out, base=base or Path.cwd(), new=new.name,
+                                 old=old.name, test=test, batch=batch, settings=settings)
+        result = await match.run()
+    finally:
+        await server.stop()
+    samples = match.fed
+    if test is not None and test.verdict() is None and match.unchecked:
+        test.update(s.value(settings.adjust) for s in samples[-match.unchecked:])
+    comparison = summarize(samples, new.name, old.name, settings, [f.name for f in field], test)
+    comparison.hands_played = len(result.hands)
+    comparison.extra["faults"] = {k: v for k, v in result.faults.items() if v}
+    if result.forfeited:
+        comparison.extra["forfeited"] = result.forfeited
+    return comparison
+
