@@ -29,6 +29,7 @@ from dealer import wire
 from dealer.bots import BotProcess
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
+from dealer.equity import adjusted_net
 from dealer.history import phh_text
 from dealer.rules import Dealt, Hand, Legal, TableConfig, Variant
 from dealer.server import BotSession, DealerServer, Fault
@@ -81,6 +82,7 @@ class HandRecord:
     hand: int
     big_blind: int
     net: dict[str, int]
+    ev_net: dict[str, float] | None = None  # all-in adjusted net (dealer.equity), when all-in before the river
 
 
 @dataclass
@@ -310,9 +312,11 @@ class Match:
         end = wire.hand_end(table, hand, number, live, n, net)
         for s in live:
             seats[s].session.send(end)
+        adjusted = adjusted_net(hand)
         self.result.hands.append(HandRecord(
             table=table, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
-            net={spec.seats[s]: net[s] for s in live}))
+            net={spec.seats[s]: net[s] for s in live},
+            ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
 
     async def _play_hand(
         self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], banks: list[int],
