@@ -1,0 +1,484 @@
+"""The league runner: ``build_jobs`` properties, and whole leagues through the ``dealer`` CLI.
+
+The first half checks the jobs a league file turns into (pure, no processes): duplicate groups
+seat every bot in every seat once, round-robins bring every pair together, gauntlets always seat
+the challenger, freezeouts are freezeouts, and match ids are unique and stable.
+
+The second half runs ``dealer run`` / ``dealer validate`` in subprocesses on small league files
+with real bot processes (the Python sample bots and the Node bot): results.json and the output
+folders; the same seed gives byte-identical results; a run SIGKILLed in the middle and resumed
+with ``--resume`` ends with the standings of an uninterrupted run, and leaves no bot behind;
+broken files are rejected line by line before anything starts; a bot that dies at start-up is
+charged with it while the league goes on.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT, node_command, processes_under
+from dealer.config import load_league, parse_league
+from dealer.league import MatchJob, build_jobs
+from dealer.scheduler import duplicate_rotations
+
+DEALER = Path(sys.executable).parent / "dealer"
+PY_BOTS = ROOT / "sample_bots" / "python"
+RUN_TIMEOUT_S = 180
+# Generous clocks: a loaded two-core test machine must not turn into timeouts of honest bots
+# (a timeout would change the results and break the determinism checks).
+CLOCK = "{per_action_ms: 3000, bank_ms: 30000, grace_ms: 200, startup_ms: 30000}"
+
+
+# ------------------------------------------------------------------------------ build_jobs
+
+
+def _league_text(n_bots: int, table_size: int, *, duplicate: bool, meetings: int, seed: int) -> str:
+    """A league of ``n_bots`` bots with a round-robin, a gauntlet (challenger b0) and a freezeout."""
+    bots = "\n".join(f"  - {{name: b{i}, command: {sys.executable} bot{i}.py}}" for i in range(n_bots))
+    dup = "true" if duplicate else "false"
+    return f"""\
+name: props
+seed: {seed}
+bots:
+{bots}
+events:
+  - {{name: rr, format: round-robin, table_size: {table_size}, hands: 7, duplicate: {dup}, meetings: {meetings}}}
+  - {{name: gauntlet, format: gauntlet, challenger: b0, table_size: {table_size}, hands: 5, duplicate: {dup}}}
+  - {{name: final, format: freezeout, table_size: {table_size}, blind_levels: [[50, 100], [100, 200, 10]],
+     hands_per_level: 5, max_hands: 40}}
+"""
+
+
+def _by_event(jobs: list[MatchJob]) -> dict[str, list[MatchJob]]:
+    events: dict[str, list[MatchJob]] = collections.defaultdict(list)
+    for job in jobs:
+        events[job.event].append(job)
+    return events
+
+
+def _job_bots(job: MatchJob) -> set[str]:
+    return {name for table in job.plan.tables for name in table.seats}
+
+
+def _check_group(job: MatchJob, duplicate: bool) -> None:
+    """A duplicate group: one table per seat rotation on the group's deals, each bot in each seat once."""
+    tables = job.plan.tables
+    assert all(t.deal_set == job.plan.match_id for t in tables)
+    if not duplicate:
+        assert len(tables) == 1 and tables[0].rotation == 0
+        return
+    n = len(tables[0].seats)
+    assert len(tables) == n
+    assert [t.rotation for t in tables] == list(range(n))
+    assert [t.seats for t in tables] == duplicate_rotations(tables[0].seats)
+    bots = _job_bots(job)
+    assert len(bots) == n
+    for seat in range(n):
+        assert sorted(t.seats[seat] for t in tables) == sorted(bots), f"seat {seat} of {job.plan.match_id}"
+
+
+def _signature(jobs: list[MatchJob]) -> list[tuple[object, ...]]:
+    return [(j.event, j.plan, tuple(sorted(j.bots.items())), j.out, j.base) for j in jobs]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n_bots=st.integers(2, 7),
+    table_data=st.data(),
+    duplicate=st.booleans(),
+    meetings=st.integers(1, 2),
+    seed=st.integers(0, 10_000),
+)
+def test_build_jobs_properties(n_bots: int, table_data: st.DataObject, duplicate: bool, meetings: int,
+                               seed: int) -> None:
+    table_size = table_data.draw(st.integers(2, min(n_bots, 6)), label="table_size")
+    text = _league_text(n_bots, table_size, duplicate=duplicate, meetings=meetings, seed=seed)
+    jobs = build_jobs(parse_league(text))
+    bots = [f"b{i}" for i in range(n_bots)]
+    events = _by_event(jobs)
+    assert list(events) == ["rr", "gauntlet", "final"]
+
+    # Match ids (and output folders) are unique, and a second build of a second parse is identical.
+    ids = [j.plan.match_id for j in jobs]
+    assert len(set(ids)) == len(ids)
+    assert len({j.out for j in jobs}) == len(jobs)
+    assert all(i.startswith(f"{j.event}/") for i, j in zip(ids, jobs))
+    assert _signature(build_jobs(parse_league(text))) == _signature(jobs)
+
+    # Round-robin: every pair meets at least `meetings` times (heads-up: exactly), in duplicate groups.
+    meet: collections.Counter[frozenset[str]] = collections.Counter()
+    for job in events["rr"]:
+        _check_group(job, duplicate)
+        assert job.plan.mode == "reset" and job.plan.hands == 7
+        assert all(len(t.seats) == table_size for t in job.plan.tables)
+        meet.update(frozenset(p) for p in itertools.combinations(sorted(_job_bots(job)), 2))
+    for pair in itertools.combinations(bots, 2):
+        count = meet[frozenset(pair)]
+        assert count == meetings if table_size == 2 else count >= meetings, (pair, count)
+
+    # Gauntlet: the challenger is at every table; every field bot meets it (heads-up: exactly once).
+    met_challenger: collections.Counter[str] = collections.Counter()
+    for job in events["gauntlet"]:
+        _check_group(job, duplicate)
+        assert "b0" in _job_bots(job)
+        assert all("b0" in t.seats for t in job.plan.tables)
+        met_challenger.update(_job_bots(job) - {"b0"})
+    assert set(met_challenger) == set(bots[1:])
+    if table_size == 2:
+        assert all(c == 1 for c in met_challenger.values())
+
+    # Freezeout: never duplicate, one table per match, played as a freezeout up to max_hands.
+    seen: set[str] = set()
+    for job in events["final"]:
+        assert job.plan.mode == "freezeout"
+        assert len(job.plan.tables) == 1 and len(job.plan.tables[0].seats) == table_size
+        assert job.plan.hands == 40 and job.plan.hands_per_level == 5
+        assert job.plan.blind_levels == ((50, 100, 0), (100, 200, 10))
+        seen |= _job_bots(job)
+    assert seen == set(bots)
+
+
+def test_build_jobs_full_table_and_seed() -> None:
+    """A full field is one duplicate group of n rotations; the seed changes no match id."""
+    one = build_jobs(parse_league(_league_text(4, 4, duplicate=True, meetings=1, seed=1)))
+    two = build_jobs(parse_league(_league_text(4, 4, duplicate=True, meetings=1, seed=2)))
+    rr = _by_event(one)["rr"]
+    assert len(rr) == 1 and len(rr[0].plan.tables) == 4
+    assert [j.plan.match_id for j in one] == [j.plan.match_id for j in two]
+    assert {j.plan.seed for j in one} == {"1"}
+
+
+def test_build_jobs_of_the_shipped_league() -> None:
+    config = load_league(ROOT / "tournaments.yaml")
+    jobs = build_jobs(config)
+    assert _signature(jobs) == _signature(build_jobs(load_league(ROOT / "tournaments.yaml")))
+    for job in jobs:
+        event = next(e for e in config.events if e.name == job.event)
+        if event.format == "freezeout":
+            assert job.plan.mode == "freezeout" and len(job.plan.tables) == 1
+        else:
+            _check_group(job, event.duplicate)
+
+
+# ------------------------------------------------------------------------------ leagues through the CLI
+
+
+def _py(bot: str) -> str:
+    return f"{sys.executable} {PY_BOTS / f'{bot}_bot.py'}"
+
+
+def league_yaml(folder: Path, out: Path, *, name: str = "league.yaml", jobs: int = 2) -> Path:
+    """The test league: 4 bots (one Node), heads-up duplicate, 3-max duplicate and a 4-max freezeout."""
+    node = " ".join(node_command())
+    path = folder / name
+    path.write_text(f"""\
+name: test league
+seed: 4242
+jobs: {jobs}
+out: {out}
+bots:
+  - {{name: strength, command: {_py("strength")}}}
+  - {{name: random,   command: {_py("random")}}}
+  - {{name: caller,   command: {_py("call")}}}
+  - {{name: node,     command: {node}}}
+game: {{variant: no-limit, blinds: [50, 100], stack: 10000, time: {CLOCK}}}
+events:
+  - {{name: heads-up, format: round-robin, table_size: 2, hands: 15, duplicate: true}}
+  - {{name: three-max, format: round-robin, table_size: 3, hands: 8, duplicate: true}}
+  - {{name: final, format: freezeout, table_size: 4, blind_levels: [[50, 100], [200, 400], [1000, 2000, 100]],
+     hands_per_level: 8, max_hands: 60}}
+""", encoding="utf-8")
+    return path
+
+
+def dealer(*args: str | Path, timeout: float = RUN_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(DEALER), *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT)
+
+
+def results_of(out: Path) -> dict:
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+class LeagueRun:
+    def __init__(self, yaml: Path, out: Path, proc: subprocess.CompletedProcess[str]) -> None:
+        self.yaml, self.out, self.proc = yaml, out, proc
+        self.config = load_league(yaml)
+        self.jobs = build_jobs(self.config)
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> LeagueRun:
+    """One uninterrupted league run, shared by the checks below."""
+    folder = tmp_path_factory.mktemp("league")
+    out = folder / "out"
+    yaml = league_yaml(folder, out)
+    proc = dealer("run", yaml)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return LeagueRun(yaml, out, proc)
+
+
+def test_league_run_results(league: LeagueRun) -> None:
+    data = results_of(league.out)
+    names = {"strength", "random", "caller", "node"}
+    total = len(league.jobs)
+    assert data["league"] == "test league" and data["seed"] == 4242
+    assert data["matches"] == {"finished": total, "total": total}
+
+    # Overall standings: every bot, hands played, chips conserved (no rake), honest bots fault-free.
+    standings = data["standings"]
+    assert {s["name"] for s in standings} == names
+    assert all(s["hands"] > 0 and s["samples"] > 0 for s in standings)
+    assert sum(s["chips"] for s in standings) == 0
+    assert all(s["faults"] == {} for s in standings), data["log_tails"]
+    assert data["forfeits"] == [] and data["log_tails"] == {}
+    assert [s["bb_per_100"] for s in standings] == sorted((s["bb_per_100"] for s in standings), reverse=True)
+
+    # Per event: every bot of every event, chips conserved in each event.
+    assert list(data["events"]) == ["heads-up", "three-max", "final"]
+    for event, lines in data["events"].items():
+        assert {s["name"] for s in lines} == names, event
+        assert sum(s["chips"] for s in lines) == 0, event
+        assert all(s["hands"] > 0 for s in lines), event
+    by_name = {s["name"]: s for s in standings}
+    for name in names:
+        assert sum(next(s for s in lines if s["name"] == name)["hands"] for lines in data["events"].values()) \
+            == by_name[name]["hands"]
+    # Heads-up duplicate: each bot meets 3 opponents on 2 tables of 15 hands.
+    assert all(s["hands"] == 3 * 2 * 15 for s in data["events"]["heads-up"])
+    # The freezeout is ranked by points: 3, 2, 1, 0 for the four places.
+    final = data["events"]["final"]
+    assert sorted(s["points"] for s in final) == [0, 1, 2, 3]
+    assert [s["points"] for s in final] == [3, 2, 1, 0]
+
+    # Head to head: every ordered pair of the heads-up event, zero-sum.
+    h2h = data["head_to_head"]
+    assert set(h2h) == names
+    for a, b in itertools.permutations(names, 2):
+        assert h2h[a][b] == pytest.approx(-h2h[b][a], abs=1e-6)
+
+    text = (league.out / "standings.txt").read_text(encoding="utf-8")
+    assert all(name in text for name in names)
+    assert "test league" in league.proc.stdout
+
+
+def test_league_run_folders(league: LeagueRun) -> None:
+    """Each match has its folder with one hand history per table and one log per bot."""
+    folders = {p for p in (league.out / "matches").glob("*/*") if p.is_dir()}
+    assert folders == {job.out for job in league.jobs}
+    for job in league.jobs:
+        histories = sorted((job.out / "hands").glob("*.phhs"))
+        assert len(histories) == len(job.plan.tables), job.plan.match_id
+        assert all(h.stat().st_size > 0 for h in histories)
+        first = histories[0].read_text(encoding="utf-8")
+        assert first.startswith("[1]\n") and f'_match = "{job.plan.match_id}"' in first
+        logs = {p.stem for p in (job.out / "logs").glob("*.log")}
+        assert logs == set(job.bots), job.plan.match_id
+    assert (league.out / "journal.sqlite").is_file()
+    db = sqlite3.connect(league.out / "journal.sqlite")
+    try:
+        rows = {r[0] for r in db.execute("SELECT match_id FROM matches")}
+    finally:
+        db.close()
+    assert rows == {job.plan.match_id for job in league.jobs}
+
+
+def test_same_seed_same_results(league: LeagueRun, tmp_path: Path) -> None:
+    """A second run of the same league (another output folder) writes a byte-identical results.json."""
+    out = tmp_path / "again"
+    yaml = league_yaml(tmp_path, out)
+    proc = dealer("run", yaml)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (out / "results.json").read_bytes() == (league.out / "results.json").read_bytes()
+    assert (out / "standings.txt").read_bytes() == (league.out / "standings.txt").read_bytes()
+
+
+def _journal_rows(path: Path) -> int:
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.2)
+        try:
+            return db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+def test_killed_run_resumes_to_the_same_standings(league: LeagueRun, tmp_path: Path) -> None:
+    out = tmp_path / "killed"
+    yaml = league_yaml(tmp_path, out)
+    total = len(league.jobs)
+    journal = out / "journal.sqlite"
+    proc = subprocess.Popen([str(DEALER), "run", str(yaml)], cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while (rows := _journal_rows(journal)) < 1:
+            assert proc.poll() is None, f"the league ended (code {proc.returncode}) before it could be killed"
+            assert time.monotonic() < deadline, "no match finished in time"
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    rows = _journal_rows(journal)
+    assert 1 <= rows < total, f"{rows} of {total} matches in the journal at the kill"
+    partial = results_of(out)
+    assert partial["matches"]["finished"] == rows < total
+
+    # The bots notice that the dealer is gone (their streams break) and exit on their own.
+    deadline = time.monotonic() + 8
+    while (left := processes_under(out)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid, _ in left:  # do not leak them into the rest of the session
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert left == [], f"bot processes outlived the SIGKILLed dealer by 8 s: {left}"
+
+    resumed = dealer("run", "--resume", yaml)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    # Only the unfinished matches were played again: the first progress line counts the journal's.
+    progress = re.findall(r"\] (\d+)/(\d+) matches", resumed.stderr)
+    assert progress and int(progress[0][0]) == rows + 1 and progress[-1] == (str(total), str(total))
+    data, whole = results_of(out), results_of(league.out)
+    assert data["matches"] == {"finished": total, "total": total}
+    assert data["standings"] == whole["standings"]
+    assert data["events"] == whole["events"]
+    assert data["head_to_head"] == whole["head_to_head"]
+
+
+def test_resume_refuses_another_league(league: LeagueRun, tmp_path: Path) -> None:
+    """--resume against a journal of a different configuration stops with exit code 2."""
+    text = league.yaml.read_text(encoding="utf-8").replace("seed: 4242", "seed: 4243")
+    other = tmp_path / "other.yaml"
+    other.write_text(text, encoding="utf-8")
+    before = (league.out / "results.json").read_bytes()
+    proc = dealer("run", "--resume", other)
+    assert proc.returncode == 2
+    assert "different league configuration" in proc.stderr
+    assert (league.out / "results.json").read_bytes() == before
+
+
+# ------------------------------------------------------------------------------ broken files
+
+
+BROKEN = """\
+name: broken
+out: {out}
+colour: blue
+bots:
+  - {{name: a, command: {python} a.py}}
+  - {{name: b}}
+  - {{name: c, command: /nonexistent/folder/prog}}
+  - {{name: d, command: no-such-program-xyz --flag}}
+events:
+  - {{name: e, format: round-robin, table_size: 6, hands: 10}}
+  - {{name: f, format: round-robin, table_size: 2, hands: 10, colour: red}}
+"""
+EXPECTED = [  # (line, key path, words of the message), in line order
+    (3, "colour", "unknown key"),
+    (6, "bots[1].command", "missing command"),
+    (7, "bots[2].command", "'/nonexistent/folder/prog' not found"),
+    (8, "bots[3].command", "'no-such-program-xyz' not found"),
+    (10, "events[0].table_size", "larger than the 4 bots"),
+    (11, "events[1].colour", "unknown key"),
+]
+ERROR_LINE = re.compile(r"^(?:error: )?(?P<file>.+?):(?P<line>\d+): (?:(?P<key>[\w.\[\]-]+): )?(?P<message>.+)$")
+
+
+def _errors(stderr: str, path: Path) -> list[tuple[int, str | None, str]]:
+    found = []
+    for text in stderr.strip().splitlines():
+        m = ERROR_LINE.match(text)
+        assert m is not None, f"not a `file:line: key: message` line: {text!r}"
+        assert m["file"] == str(path)
+        found.append((int(m["line"]), m["key"], m["message"]))
+    return found
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_broken_league_file(tmp_path: Path, command: str) -> None:
+    out = tmp_path / "never"
+    path = tmp_path / "broken.yaml"
+    path.write_text(BROKEN.format(out=out, python=sys.executable), encoding="utf-8")
+    proc = dealer(command, path, timeout=30)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    found = _errors(proc.stderr, path)
+    assert len(found) == len(EXPECTED), proc.stderr
+    for (line, key, message), (want_line, want_key, want) in zip(found, EXPECTED):
+        assert (line, key) == (want_line, want_key) and want in message, (line, key, message)
+    assert proc.stdout == ""
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_yaml_syntax_error(tmp_path: Path, command: str) -> None:
+    out = tmp_path / "never"
+    path = tmp_path / "syntax.yaml"
+    path.write_text(f"name: x\nout: {out}\nbots: [\n  - a\nevents: []\n", encoding="utf-8")
+    proc = dealer(command, path, timeout=30)
+    assert proc.returncode == 2
+    found = _errors(proc.stderr, path)
+    assert len(found) == 1 and found[0][0] == 4 and "YAML syntax error" in found[0][2], proc.stderr
+    assert not out.exists()
+
+
+def test_validate_ok(tmp_path: Path) -> None:
+    yaml = league_yaml(tmp_path, tmp_path / "never")
+    proc = dealer("validate", yaml, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r": ok: 4 bots, 3 events, \d+ matches, up to \d+ hands", proc.stdout)
+    assert not (tmp_path / "never").exists()
+
+
+# ------------------------------------------------------------------------------ a bot that dies at start
+
+
+def test_bot_failing_at_start_is_charged_and_the_league_goes_on(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    yaml = tmp_path / "ghost.yaml"
+    yaml.write_text(f"""\
+name: ghost league
+seed: 3
+jobs: 2
+out: {out}
+bots:
+  - {{name: random, command: {_py("random")}}}
+  - {{name: caller, command: {_py("call")}}}
+  - {{name: ghost,  command: {sys.executable} does_not_exist.py}}
+game: {{time: {CLOCK}}}
+events:
+  - {{name: hu, format: round-robin, table_size: 2, hands: 10}}
+""", encoding="utf-8")
+    proc = dealer("run", yaml)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = results_of(out)
+    assert data["matches"] == {"finished": 3, "total": 3}
+    lines = {s["name"]: s for s in data["standings"]}
+    assert set(lines) == {"random", "caller", "ghost"}
+    assert sum(s["chips"] for s in lines.values()) == 0
+    ghost = lines["ghost"]["faults"]
+    assert set(ghost) <= {"start_failed", "crash", "no_connect"} and sum(ghost.values()) == 2, ghost
+    assert lines["random"]["faults"] == {} and lines["caller"]["faults"] == {}
+    # Every match was played to the end: the ghost's seat folded or checked for it.
+    assert all(s["hands"] == 2 * 2 * 10 for s in lines.values())
+    tails = data["log_tails"]
+    assert len(tails) == 2 and all("does_not_exist.py" in t["ghost"] for t in tails.values())
+    assert "ghost" in (out / "standings.txt").read_text(encoding="utf-8")
