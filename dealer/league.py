@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from dealer.compare import Settings as CompareSettings
+from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
 from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec
 from dealer.results import Standing, duplicate_samples, standings, standings_table
@@ -138,12 +140,13 @@ class Journal:
 
 def _result_to_json(result: MatchResult) -> dict[str, object]:
     data = dataclasses.asdict(result)
-    data["hands"] = [[h.table, h.deal_set, h.hand, h.big_blind, h.net] for h in result.hands]
+    data["hands"] = [[h.table, h.deal_set, h.hand, h.big_blind, h.net, *([h.ev_net] if h.ev_net is not None else [])]
+                     for h in result.hands]
     return data
 
 
 def _result_from_json(data: dict) -> MatchResult:
-    hands = [HandRecord(t, d, h, bb, net) for t, d, h, bb, net in data.pop("hands")]
+    hands = [HandRecord(*row) for row in data.pop("hands")]  # [table, deal_set, hand, bb, net(, ev_net)]
     return MatchResult(**{**data, "bots": tuple(data["bots"]), "hands": hands})
 
 
@@ -226,6 +229,18 @@ def head_to_head(results: Iterable[MatchResult]) -> dict[str, dict[str, float]]:
     return {k: dict(sorted(v.items())) for k, v in sorted(table.items())}
 
 
+def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[str, object]:
+    """A compare event's answer (dealer.compare): new - old in bb/100, raw and all-in adjusted, and
+    the verdict (post hoc sequential test over the hands in order when ``until_significant``)."""
+    assert event.new is not None and event.old is not None
+    settings = CompareSettings(worse_than=event.worse_than, better_than=event.better_than, alpha=event.alpha,
+                               beta=event.beta, until_significant=event.until_significant)
+    try:
+        return compare_results(results, event.new, event.old, settings, event.field).as_json()
+    except ValueError as error:  # e.g. sequential bounds that do not surround 0
+        return {"error": str(error)}
+
+
 def report(config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int) -> dict[str, object]:
     """The whole league's results as a JSON-ready dict (deterministic: no times, sorted)."""
     results = sorted(results, key=lambda r: r.match_id)
@@ -247,6 +262,10 @@ def report(config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int
             for event in config.events if by_event.get(event.name)
         },
         "head_to_head": head_to_head(results),
+        "comparisons": {
+            event.name: compare_summary(event, by_event[event.name])
+            for event in config.events if event.format == "compare" and by_event.get(event.name)
+        },
         "forfeits": sorted({(r.match_id, name) for r in results for name in r.forfeited}),
         "log_tails": {r.match_id: r.log_tails for r in results if r.log_tails},
     }
