@@ -13,9 +13,10 @@ already acted unless consecutive short all-ins add up to a full raise; the minim
 the largest full raise of the round (at least the big blind, or the fixed-limit bet); in
 fixed limit every bet or raise, short all-ins included, counts towards the cap, and the big
 blind counts as the first bet pre-flop; a player who is the only one left with chips may
-check or call but not raise; all the odd chips of a split pot go to its first winner left of
-the button (59 split three ways is 21, 19, 19). Folding when a check is free is illegal here
-(the match layer turns such a fold into a check).
+check or call but not raise; a main pot and side pots won by the same players are split as one
+pot, and all the odd chips of a split pot go to its first winner left of the button (59 split
+three ways is 21, 19, 19). Folding when a check is free is illegal here (the match layer
+turns such a fold into a check).
 
 Seats are numbered 0..n-1 clockwise; ``position`` 0 is the first seat left of the button and
 position n-1 is the button (PHH's ``p1``..``pN``). Heads-up, position 0 is the big blind and
@@ -182,7 +183,10 @@ class Shown:
 
 @dataclass(frozen=True, slots=True)
 class Awarded:
-    """One pot (0 = main pot) and what each winner got from it."""
+    """One pot (0 = main pot) and what each winner got from it.
+
+    Consecutive pots won by the same players are awarded as one (``eligible`` is the first's).
+    """
 
     pot: int
     amount: int
@@ -511,15 +515,22 @@ class Hand:
         rake = self._rake(sum(amount for amount, _ in pots))
         if rake:
             self.events.append(Raked(rake))
-        for index, (amount, eligible) in enumerate(pots):
+        awards: list[tuple[int, list[int], list[int]]] = []  # amount, eligible, winners
+        for amount, eligible in pots:
             taken = min(rake, amount)
             rake -= taken
-            amount -= taken
             if showdown:
                 best = max(values[s] for s in eligible)
                 winners = [s for s in eligible if values[s] == best]
             else:
                 winners = list(eligible)
+            if awards and awards[-1][2] == winners:
+                # Pots with the same winners are split as one (PokerKit kills the losing hands
+                # first, which leaves such pots with the same contenders, and merges them).
+                awards[-1] = (awards[-1][0] + amount - taken, awards[-1][1], winners)
+            else:
+                awards.append((amount - taken, eligible, winners))
+        for index, (amount, eligible, winners) in enumerate(awards):
             share, odd = divmod(amount, len(winners))
             shares = tuple((s, share + (odd if k == 0 else 0)) for k, s in enumerate(winners))
             for s, won in shares:

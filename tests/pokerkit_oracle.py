@@ -74,16 +74,22 @@ def build_state(fields: dict, cap: int = 4) -> State:
 
     Fixed limit: our big blind is the first bet pre-flop, while PokerKit does not count blinds
     towards its cap, so pre-flop allows ``cap - 1`` completions/bets/raises and later streets
-    ``cap`` (bet, raise, re-raise, cap by default).
+    ``cap`` (bet, raise, re-raise, cap by default). When no blind is posted at all (a zero small
+    blind and a big blind all-in on its ante) pre-flop opens unbet and allows ``cap`` too.
     """
-    code = fields["variant"]
-    structure = STRUCTURES[code]
+    state = _state(fields, (cap - 1, cap, cap, cap))
+    return state if any(state.bets) else _state(fields, (cap,) * 4)
+
+
+def _state(fields: dict, fixed_limit_caps: tuple[int, ...]) -> State:
+    """Return the PokerKit state of a PHH hand's opening, with these fixed-limit caps by street."""
+    structure = STRUCTURES[fields["variant"]]
     if structure is BettingStructure.FIXED_LIMIT:
         small, big = fields["small_bet"], fields["big_bet"]
-        counts = (cap - 1, cap, cap, cap)
+        counts: tuple[int | None, ...] = fixed_limit_caps
     else:
         small = big = fields["min_bet"]
-        counts = (None, None, None, None)
+        counts = (None,) * 4
     streets = tuple(
         Street(index > 0, () if index else (False, False), (0, 3, 1, 1)[index], False, Opening.POSITION, size, count)
         for index, (size, count) in enumerate(zip((small, small, big, big), counts))
