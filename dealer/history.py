@@ -55,9 +55,15 @@ def phh_text(
     *,
     names: Sequence[str] | None = None,
     hand_number: int | None = None,
+    table_seats: Sequence[int] | None = None,
+    seat_count: int | None = None,
     extra: Mapping[str, Value] | None = None,
 ) -> str:
-    """Return a finished hand as PHH text; ``names`` are by seat, ``extra`` keys start with ``_``."""
+    """Return a finished hand as PHH text; ``names`` are by seat, ``extra`` keys start with ``_``.
+
+    ``table_seats`` maps the hand's seats to the table's (when busted seats sit out of a
+    freezeout hand) and ``seat_count`` is the table's size; both default to the hand's own.
+    """
     config = hand.config
     order = hand.order
     n = config.seats
@@ -79,8 +85,8 @@ def phh_text(
         fields["players"] = [names[s] for s in order]
     if hand_number is not None:
         fields["hand"] = hand_number
-    fields["seats"] = [s + 1 for s in order]
-    fields["seat_count"] = n
+    fields["seats"] = [(table_seats[s] if table_seats is not None else s) + 1 for s in order]
+    fields["seat_count"] = seat_count or n
     raked = sum(e.amount for e in hand.events if isinstance(e, Raked))
     if raked:
         fields["_rake"] = raked

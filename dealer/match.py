@@ -30,7 +30,7 @@ from dealer.bots import BotProcess
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
 from dealer.equity import adjusted_net
-from dealer.history import phh_text
+from dealer.history import phh_text, write_phhs
 from dealer.rules import Dealt, Hand, Legal, TableConfig, Variant
 from dealer.server import BotSession, DealerServer, Fault
 from poker.v1 import dealer_pb2 as pb
@@ -116,6 +116,7 @@ class _Seat:
     failed: bool = False
     strikes: int = 0
     restarts: int = 0
+    counted: BotProcess | None = None  # the process whose end was already counted as a fault
 
 
 class Match:
@@ -137,6 +138,7 @@ class Match:
         self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})))
         self.stop = False
         self._restart_locks: dict[str, asyncio.Lock] = {}
+        self._histories: dict[tuple[str, int], list[str]] = {}
         self._kept_faults = {name: collections.Counter(session.faults) for name, session in self.kept.items()}
 
     async def run(self) -> MatchResult:
@@ -147,7 +149,16 @@ class Match:
             await asyncio.gather(*(self._play_table(spec) for spec in self.plan.tables))
         finally:
             await self._shutdown()
+            self._write_histories()
         return self.result
+
+    def _write_histories(self) -> None:
+        """Write each table's PHH file once the match is over, so no bot can read a deal's
+        history while another rotation of it is still being played."""
+        folder = self.out / "hands"
+        folder.mkdir(parents=True, exist_ok=True)
+        for (deal_set, rotation), texts in self._histories.items():
+            write_phhs(folder / f"table-{deal_set.replace('/', '-')}-r{rotation}.phhs", texts)
 
     # ----------------------------------------------------------------- bots
 
@@ -174,16 +185,27 @@ class Match:
                 self.result.log_tails[entry.name] = str(error)
                 self._fail(seat)
                 return
-        exited = asyncio.ensure_future(seat.process.process.wait()) if seat.process else None
+        exited = asyncio.ensure_future(seat.process.wait_exit(float("inf"))) if seat.process else None
         connected = asyncio.ensure_future(session.connected.wait())
+        refused = self.server.auth_failures.total()
         waiting = {connected} | ({exited} if exited else set())
         done, _ = await asyncio.wait(waiting, timeout=self.plan.game.time.startup_ms / 1000,
                                      return_when=asyncio.FIRST_COMPLETED)
         for task in waiting:
             task.cancel()
         if connected not in done:
-            session.faults[Fault.CRASH if exited in done else Fault.NO_CONNECT] += 1
+            if self.server.auth_failures.total() > refused:  # a token was refused while it started
+                session.faults[Fault.AUTH] += 1
+            else:
+                session.faults[Fault.CRASH if exited in done else Fault.NO_CONNECT] += 1
+            seat.counted = seat.process
             self._fail(seat)
+
+    def _count_crash(self, seat: _Seat) -> None:
+        """Count a crash once per process: one that exited by itself with a failure status."""
+        if seat.process is not None and seat.process.crashed and seat.counted is not seat.process:
+            seat.counted = seat.process
+            seat.session.faults[Fault.CRASH] += 1
 
     def _fail(self, seat: _Seat) -> None:
         """Apply the fault policy to a bot that can no longer play."""
@@ -194,15 +216,16 @@ class Match:
 
     async def _before_hand(self, seat: _Seat) -> None:
         """Notice a lost connection; under ``restart``, start the bot again."""
-        if not seat.session.live and not seat.failed:
-            if seat.process is not None and seat.process.returncode not in (None, 0):
-                seat.session.faults[Fault.CRASH] += 1
-            self._fail(seat)
+        if not seat.session.live:
+            self._count_crash(seat)  # also when it was already failed by a disconnect mid-hand
+            if not seat.failed:
+                self._fail(seat)
         if seat.failed and self.plan.fault_policy == "restart" and not self.stop:
             async with self._restart_locks[seat.entry.name]:
                 if seat.failed:
                     if seat.process is not None:
                         await seat.process.stop(grace_s=0.2)
+                        self._count_crash(seat)
                     seat.restarts += 1
                     seat.failed, seat.strikes = False, 0
                     await self._launch(seat)
@@ -222,9 +245,9 @@ class Match:
     async def _stop(self, seat: _Seat) -> None:
         if seat.process is None:
             return
-        code = await seat.process.stop()
-        if code not in (0, None) and not seat.failed and seat.session.faults.get(Fault.DISCONNECT):
-            seat.session.faults[Fault.CRASH] += 1
+        await seat.process.stop()
+        if seat.session.faults.get(Fault.DISCONNECT):
+            self._count_crash(seat)
         if seat.session.faults:
             self.result.log_tails[seat.entry.name] = seat.process.log_tail()
 
@@ -262,42 +285,41 @@ class Match:
                 bank_ms=game.time.bank_ms)))
         banks = [game.time.bank_ms] * n
         chips = [game.stack] * n
-        history = self.out / "hands" / f"table-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs"
-        history.parent.mkdir(parents=True, exist_ok=True)
+        histories: list[str] = []
+        self._histories[(spec.deal_set, spec.rotation)] = histories
         button = -1
         table_net = [0] * n
         played = 0
-        with open(history, "w", encoding="utf-8") as phh:
-            for number in range(self.plan.hands):
-                live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
-                if self.stop or len(live) < 2:
-                    break
-                await asyncio.gather(*(self._before_hand(seats[s]) for s in live))
+        for number in range(self.plan.hands):
+            live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
+            if self.stop or len(live) < 2:
+                break
+            await asyncio.gather(*(self._before_hand(seats[s]) for s in live))
+            if freezeout:
+                button = next((s for s in itertools.chain(range(button + 1, n), range(n)) if s in live))
+            else:
+                button = number % n
+            stacks = tuple(chips[s] for s in live)
+            config = self._hand_config(number, stacks, live.index(button))
+            deck = shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}")
+            hand = Hand.start(config, deck)
+            await self._play_hand(table, hand, number, live, seats, banks, n)
+            final = hand.final_stacks()
+            net = [0] * n
+            for engine_seat, s in enumerate(live):
+                net[s] = final[engine_seat] - stacks[engine_seat]
                 if freezeout:
-                    button = next((s for s in itertools.chain(range(button + 1, n), range(n)) if s in live))
-                else:
-                    button = number % n
-                stacks = tuple(chips[s] for s in live)
-                config = self._hand_config(number, stacks, live.index(button))
-                deck = shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}")
-                hand = Hand.start(config, deck)
-                await self._play_hand(table, hand, number, live, seats, banks, chips if freezeout else None, n)
-                final = hand.final_stacks()
-                net = [0] * n
-                for engine_seat, s in enumerate(live):
-                    net[s] = final[engine_seat] - stacks[engine_seat]
-                    if freezeout:
-                        chips[s] = final[engine_seat]
-                if freezeout:
-                    busted = sorted((s for s in live if chips[s] == 0), key=lambda s: -stacks[live.index(s)])
-                    self.result.places[:0] = [spec.seats[s] for s in busted]
-                self._finish_hand(table, hand, number, live, seats, spec, net)
-                played += 1
-                for s in live:
-                    table_net[s] += net[s]
-                phh.write(f"[{number + 1}]\n" + phh_text(
-                    hand, names=[spec.seats[s] for s in live], hand_number=number,
-                    extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation}) + "\n")
+                    chips[s] = final[engine_seat]
+            if freezeout:
+                busted = sorted((s for s in live if chips[s] == 0), key=lambda s: -stacks[live.index(s)])
+                self.result.places[:0] = [spec.seats[s] for s in busted]
+            self._finish_hand(table, hand, number, live, seats, spec, net)
+            played += 1
+            for s in live:
+                table_net[s] += net[s]
+            histories.append(phh_text(
+                hand, names=[spec.seats[s] for s in live], hand_number=number, table_seats=live, seat_count=n,
+                extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation}))
         if freezeout:
             standing = sorted((s for s in range(n) if chips[s] > 0), key=lambda s: -chips[s])
             self.result.places[:0] = [spec.seats[s] for s in standing]
@@ -319,8 +341,7 @@ class Match:
             ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
 
     async def _play_hand(
-        self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], banks: list[int],
-        chips: list[int] | None, n: int,
+        self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], banks: list[int], n: int
     ) -> None:
         """Deal, publish every public event to every seat, and ask the actor until the hand ends."""
         table_stacks = [0] * n

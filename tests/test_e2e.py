@@ -245,8 +245,6 @@ def test_freezeout(tmp_path: Path) -> None:
     check_no_processes(run)
 
 
-@pytest.mark.xfail(strict=True, reason="dealer bug: in freezeout, once a seat is out, PHH `seats` numbers the live "
-                   "seats 1..k instead of giving their table seats (and `seat_count` is k, not the table size)")
 def test_freezeout_history_names_table_seats(tmp_path: Path) -> None:
     run = freezeout(tmp_path)
     (spec,) = run.plan.tables
