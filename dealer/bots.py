@@ -45,6 +45,7 @@ class BotProcess:
     process: asyncio.subprocess.Process
     log_path: Path
     _pump: asyncio.Task[None]
+    killed: bool = False  # the dealer had to signal it: its exit status is not the bot's doing
 
     @classmethod
     async def launch(
@@ -92,22 +93,38 @@ class BotProcess:
         """The exit code (negative: killed by that signal), or None while running."""
         return self.process.returncode
 
+    @property
+    def crashed(self) -> bool:
+        """Whether the bot exited by itself with a failure status (or was killed by a signal not ours)."""
+        return self.process.returncode not in (None, 0) and not self.killed
+
+    async def wait_exit(self, timeout_s: float) -> bool:
+        """Wait for the bot's own process to end; True if it did.
+
+        Not ``process.wait()``: that also waits for the log pipe to close, which a child of the
+        bot keeps open after the bot itself has exited."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while self.process.returncode is None:
+            if asyncio.get_running_loop().time() >= deadline:
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
     async def stop(self, grace_s: float = STOP_GRACE_S) -> int | None:
         """Wait a little for the bot to exit, then terminate and kill its whole process group."""
-        try:
-            await asyncio.wait_for(self.process.wait(), grace_s)
-        except asyncio.TimeoutError:
+        if not await self.wait_exit(grace_s):
+            self.killed = True
             _signal_group(self.process.pid, signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.process.wait(), grace_s)
-            except asyncio.TimeoutError:
-                pass
+            await self.wait_exit(grace_s)
         _signal_group(self.process.pid, signal.SIGKILL)
-        await self.process.wait()
-        try:
+        await self.wait_exit(grace_s)
+        try:  # the log ends when the pipe closes; a process that left the group may hold it open
             await asyncio.wait_for(self._pump, grace_s)
         except asyncio.TimeoutError:
             self._pump.cancel()
+            transport = getattr(self.process, "_transport", None)
+            if transport is not None:
+                transport.close()
         return self.process.returncode
 
     def log_tail(self, max_bytes: int = 2000) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -28,6 +29,7 @@ PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 1 << 20
 AUTH_TIMEOUT_S = 5.0
 FLOOD_LIMIT = 2000  # replies not matching any open request before a bot is cut off
+LATE_MEMORY = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
 
 
 class Fault:
@@ -71,6 +73,7 @@ class BotSession:
     _open: dict[int, _Pending] = field(default_factory=dict)
     _next_id: int = 1
     _stray: int = 0
+    _late: dict[int, None] = field(default_factory=dict)
     _context: grpc.aio.ServicerContext | None = None
     _goodbye: bool = False
 
@@ -108,6 +111,9 @@ class BotSession:
         elapsed = (loop.time() - pending.sent_at) if pending.sent_at else 0.0
         if reply is None and self._context is not None and pending.sent_at:
             self.faults[Fault.TIMEOUT] += 1
+            self._late[request_id] = None
+            if len(self._late) > LATE_MEMORY:
+                del self._late[next(iter(self._late))]
         return reply, elapsed
 
     def notice(self, reason: int, detail: str, request_id: int = 0) -> None:
@@ -125,6 +131,7 @@ class BotSession:
         self._context = context
         self.version = version
         self._goodbye = False
+        self._late.clear()
         self._outbox.clear()
         self.disconnected.clear()
         self.connected.set()
@@ -153,12 +160,16 @@ class BotSession:
         return batch
 
     def _receive(self, message: pb.BotMessage) -> bool:
-        """Route a bot's replies to their requests; False when the bot must be cut off."""
+        """Route a bot's replies to their requests; False when the bot must be cut off (flood)."""
         now = asyncio.get_running_loop().time()
         if not message.actions:
             self._stray += 1
         for reply in message.actions:
             pending = self._open.get(reply.request_id)
+            if pending is None and reply.request_id in self._late:
+                del self._late[reply.request_id]  # answered too late: already counted as a timeout
+                self.notice(pb.FAULT_REASON_TIMEOUT, "answer came after the time limit", reply.request_id)
+                continue
             if pending is None or pending.future.done() or not pending.sent_at:
                 self.faults[Fault.UNEXPECTED] += 1
                 self._stray += 1
@@ -237,23 +248,32 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                         break
         finally:
             reader.cancel()
+            cut = reader.result() if reader.done() and not reader.cancelled() else None
             if session._context is context:
-                if not session._goodbye:
+                if not session._goodbye and cut is None:
                     session.faults[Fault.DISCONNECT] += 1
                 session._detach()
+        if cut is not None:  # tell the bot why its stream ends (its fault is counted already)
+            await context.abort(*cut)
 
-    async def _read(self, session: BotSession, context: grpc.aio.ServicerContext) -> None:
+    async def _read(
+        self, session: BotSession, context: grpc.aio.ServicerContext
+    ) -> tuple[grpc.StatusCode, str] | None:
+        """Read until the stream ends; return a status when the dealer cuts the bot off."""
         try:
             while True:
                 message = await context.read()
                 if message is grpc.aio.EOF:
-                    break
+                    return None
+                if message is None:  # grpc's deserializer may log the error and return None instead
+                    raise DecodeError("undecodable message")
                 if not session._receive(message):
-                    break
-        except asyncio.CancelledError:
-            pass
-        except Exception:  # an undecodable message or a broken stream ends this bot's session
+                    return grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages that answer no request"
+        except DecodeError:  # not a BotMessage: the dealer ends the bot's session
             session.faults[Fault.PROTOCOL] += 1
+            return grpc.StatusCode.INVALID_ARGUMENT, "malformed message: not a poker.v1.BotMessage"
+        except (asyncio.CancelledError, Exception):  # the stream broke: counted as a disconnect
+            return None
         finally:
             session._wake.set()
 
