@@ -1,0 +1,162 @@
+"""dealer.compare: paired samples, estimates against hand-computed answers, verdicts, the sequential
+test's error rates on simulated data, and ``dealer compare`` end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dealer.compare import (
+    EXIT_CODES, SequentialTest, Settings, compare_results, figures, paired_samples, replay_sequential, summarize,
+    verdict_from_ci,
+)
+from dealer.match import HandRecord, MatchResult
+from tests.conftest import PY_BOTS, ROOT
+
+
+def _h2h(diffs: list[float], ev: list[float] | None = None) -> MatchResult:
+    """Head-to-head duplicate results: deal k gives new ``diffs[k]`` chips (bb 100) over both seatings."""
+    hands = []
+    for k, d in enumerate(diffs):
+        first = int(d) // 2
+        second = int(d) - first
+        e = None if ev is None else {"new": ev[k], "old": -ev[k]}
+        hands.append(HandRecord(1, "m/0", k, 100, {"new": first, "old": -first}, e))
+        hands.append(HandRecord(2, "m/0", k, 100, {"old": -second, "new": second}))
+    return MatchResult("m", ("new", "old"), hands)
+
+
+def test_paired_samples_head_to_head_and_adjusted():
+    result = _h2h([200, -400, 1000], ev=[50.0, 0.0, 0.0])
+    samples = paired_samples([result], "new", "old")
+    # new's bb minus old's bb: 2 * new's result in bb; each version played 2 hands per deal.
+    assert [s.raw for s in samples] == [4.0, -8.0, 20.0]
+    assert [s.hands for s in samples] == [2, 2, 2]
+    # First seating adjusted to +50 chips (0.5 bb), second seating actual +100 (1 bb): 2 * 1.5 bb.
+    assert samples[0].adjusted == 3.0
+    assert [s.all_in for s in samples] == [1, 1, 1]
+
+
+def test_paired_samples_field_mode():
+    hands = [
+        HandRecord(1, "m/0", 0, 100, {"new": 300, "f": -300}), HandRecord(2, "m/0", 0, 100, {"f": 100, "new": -100}),
+        HandRecord(3, "m/0", 0, 100, {"old": -200, "f": 200}), HandRecord(4, "m/0", 0, 100, {"f": 0, "old": 0}),
+        HandRecord(1, "m/0", 1, 100, {"new": 100, "f": -100}),  # an incomplete group (a stopped match): left out
+    ]
+    samples = paired_samples([MatchResult("m", ("f", "new", "old"), hands)], "new", "old")
+    assert len(samples) == 1
+    assert samples[0].raw == (3 - 1) - (-2 + 0)
+    assert samples[0].hands == 2
+
+
+def test_figures_against_hand_computed_values():
+    # Differences 4, -8, 20, 0 bb over 2 hands each: mean 16 / 8 hands = 2 bb/hand = 200 bb/100.
+    samples = paired_samples([_h2h([200, -400, 1000, 0])], "new", "old")
+    fig = figures(samples, adjusted=False)
+    per_hand = [2.0, -4.0, 10.0, 0.0]  # bb per hand of each group
+    mean = sum(per_hand) / 4
+    sd = math.sqrt(sum((x - mean) ** 2 for x in per_hand) / 3)
+    assert fig.estimate.mean == pytest.approx(100 * mean)
+    assert fig.estimate.stderr == pytest.approx(100 * sd / 2)
+    z = 1.959963984540054
+    assert fig.ci == pytest.approx((100 * (mean - z * sd / 2), 100 * (mean + z * sd / 2)))
+    assert fig.p_value == pytest.approx(math.erfc(abs(mean / (sd / 2)) / math.sqrt(2)))
+    wide = figures(samples, adjusted=False, level=0.99)
+    assert wide.ci[0] < fig.ci[0] and wide.ci[1] > fig.ci[1]
+
+
+@pytest.mark.parametrize(("ci", "verdict"), [
+    ((1.0, 9.0), "better"), ((-9.0, -1.0), "worse"), ((-4.0, 30.0), "not worse"), ((-6.0, 30.0), "inconclusive"),
+    ((float("nan"), float("nan")), "inconclusive"),
+])
+def test_verdict_from_ci(ci, verdict):
+    assert verdict_from_ci(ci, worse_than=-5.0) == verdict
+
+
+def test_exit_codes_are_distinct_and_better_is_success():
+    assert EXIT_CODES == {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
+
+
+def _sequential(mean: float, sd: float, rng: random.Random, settings: Settings, max_n: int = 5000):
+    test = SequentialTest(settings)
+    n = 0
+    while n < max_n:
+        test.update(rng.gauss(mean, sd) for _ in range(10))
+        n += 10
+        verdict = test.verdict()
+        if verdict is not None:
+            return verdict, n
+    return test.verdict(final=True), n
+
+
+def test_sequential_verdicts_on_clear_data():
+    rng = random.Random(1)
+    s = Settings(worse_than=-5, better_than=5, until_significant=True)
+    assert _sequential(20, 100, rng, s)[0] == "better"
+    assert _sequential(-20, 100, rng, s)[0] == "worse"
+    assert _sequential(0, 20, rng, s)[0] == "not worse"
+
+
+def test_sequential_error_rates_on_simulated_data():
+    # A/A (true difference 0): better or worse at most alpha (plus sampling error of 400 runs).
+    rng = random.Random(7)
+    s = Settings(worse_than=-10, better_than=10, alpha=0.1, beta=0.1, until_significant=True)
+    runs = 400
+    wrong = sum(_sequential(0, 100, rng, s)[0] in ("better", "worse") for _ in range(runs))
+    assert wrong / runs <= 0.1 + 3 * math.sqrt(0.1 * 0.9 / runs)
+    # Truly worse by the bound: "not worse" at most beta.
+    missed = sum(_sequential(-10, 100, rng, s)[0] == "not worse" for _ in range(runs))
+    assert missed / runs <= 0.1 + 3 * math.sqrt(0.1 * 0.9 / runs)
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError):
+        Settings(worse_than=5, better_than=-5).check()
+    with pytest.raises(ValueError):
+        SequentialTest(Settings(worse_than=1, better_than=5, until_significant=True))
+
+
+def test_compare_results_stops_a_sequential_test_early_and_reports_used_hands():
+    rng = random.Random(3)
+    diffs = [round(rng.gauss(3000, 2000)) for _ in range(500)]  # new wins about 15 bb per deal
+    result = _h2h(diffs)
+    s = Settings(worse_than=-50, better_than=50, until_significant=True)
+    comparison = compare_results([result], "new", "old", s)
+    assert comparison.verdict == "better" and comparison.decided_by == "sprt"
+    assert 30 <= len(comparison.samples) < 500
+    assert comparison.hands == 2 * len(comparison.samples)
+    data = comparison.as_json()
+    assert data["exit_code"] == 0 and data["sprt"]["better"]["decision"] == "accept_h1"
+    json.dumps(data)
+    fixed = summarize(paired_samples([result], "new", "old"), "new", "old", Settings())
+    assert fixed.verdict == "better" and fixed.decided_by == "confidence interval"
+    assert replay_sequential(comparison.samples, s)[1] == len(comparison.samples)
+
+
+def test_cli_compare_strength_beats_random(tmp_path):
+    strength = f"{sys.executable} {PY_BOTS / 'strength_bot.py'}"
+    rand = f"{sys.executable} {PY_BOTS / 'random_bot.py'}"
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "dealer"), "compare", strength, rand, "--hands", "600", "--seed", "3", "--json",
+         "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    data = json.loads(run.stdout.strip().splitlines()[-1])
+    assert data["verdict"] == "better", run.stderr[-2000:]
+    assert run.returncode == 0
+    assert data["hands"] == 600 and data["deals"] == 300
+    assert set(data["raw"]) == {"bb_per_100", "stderr", "ci", "p_value"}
+    assert (tmp_path / "compare.json").exists()
+
+
+def test_league_journal_keeps_ev_net():
+    from dealer.league import _result_from_json, _result_to_json
+
+    result = _h2h([200, -400], ev=[50.0, 0.0])
+    back = _result_from_json(json.loads(json.dumps(_result_to_json(result))))
+    assert back.hands == result.hands
+    assert back.hands[0].ev_net == {"new": 50.0, "old": -50.0} and back.hands[1].ev_net is None
