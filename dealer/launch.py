@@ -7,9 +7,14 @@ spawn of this launcher is not. The launcher sets the limits, then replaces itsel
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
+import signal
 import sys
+
+_PR_SET_PDEATHSIG = 1
+_DEALER_PID = os.getppid()
 
 # Memory is capped with RLIMIT_DATA (memory written), not RLIMIT_AS: runtimes such as V8
 # reserve gigabytes of address space they never touch.
@@ -27,8 +32,20 @@ def limit_args(limits: dict[str, int]) -> list[str]:
     return [f"{name}={value}" for name, value in limits.items() if name in _LIMITS]
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to kill this process (and so the bot it becomes) if the dealer dies first."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the dealer's own shutdown still stops the bot
+        return
+    if os.getppid() != _DEALER_PID:
+        sys.exit(1)  # the dealer died before the request took effect
+
+
 def main(argv: list[str]) -> None:
     """Apply ``name=value`` limits up to ``--``, then exec the rest."""
+    _die_with_parent()
     split = argv.index("--")
     for pair in argv[:split]:
         name, value = pair.split("=", 1)

@@ -16,6 +16,7 @@ import collections
 import dataclasses
 import hashlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -151,8 +152,18 @@ def _result_from_json(data: dict) -> MatchResult:
 
 
 def fingerprint(config: LeagueConfig) -> str:
-    """A hash of everything that decides the league's matches."""
-    text = repr((config.seed, config.bots, config.events, config.fault_policy))
+    """A hash of everything that decides the league's matches (not of line numbers or comments)."""
+
+    def canonical(value: object) -> object:
+        if dataclasses.is_dataclass(value):
+            return {k: canonical(v) for k, v in dataclasses.asdict(value).items() if k != "line"}
+        if isinstance(value, dict):
+            return {k: canonical(v) for k, v in value.items() if k != "line"}
+        if isinstance(value, (list, tuple)):
+            return [canonical(v) for v in value]
+        return value
+
+    text = repr(canonical((config.seed, config.bots, config.events, config.fault_policy)))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -275,10 +286,17 @@ def write_outputs(config: LeagueConfig, results: Sequence[MatchResult], total_jo
     """Write results.json and standings.txt to the output folder; return the overall standings."""
     data = report(config, results, total_jobs)
     config.out.mkdir(parents=True, exist_ok=True)
-    (config.out / "results.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    _write_atomically(config.out / "results.json", json.dumps(data, indent=2) + "\n")
     lines = standings(sorted(results, key=lambda r: r.match_id), event_points(config, results))
-    (config.out / "standings.txt").write_text(standings_table(lines) + "\n", encoding="utf-8")
+    _write_atomically(config.out / "standings.txt", standings_table(lines) + "\n")
     return lines
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Replace a file in one step, so a kill never leaves it half written."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
 
 
 # --------------------------------------------------------------------------- the run

@@ -138,7 +138,7 @@ class Match:
         self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})))
         self.stop = False
         self._restart_locks: dict[str, asyncio.Lock] = {}
-        self._histories: dict[tuple[str, int], list[str]] = {}
+        self._histories: dict[int, list[str]] = {}  # by table index in the plan
         self._kept_faults = {name: collections.Counter(session.faults) for name, session in self.kept.items()}
 
     async def run(self) -> MatchResult:
@@ -146,7 +146,7 @@ class Match:
         self.out.mkdir(parents=True, exist_ok=True)
         try:
             await asyncio.gather(*(self._connect(name) for name in self.result.bots))
-            await asyncio.gather(*(self._play_table(spec) for spec in self.plan.tables))
+            await asyncio.gather(*(self._play_table(index, spec) for index, spec in enumerate(self.plan.tables)))
         finally:
             await self._shutdown()
             self._write_histories()
@@ -157,8 +157,11 @@ class Match:
         history while another rotation of it is still being played."""
         folder = self.out / "hands"
         folder.mkdir(parents=True, exist_ok=True)
-        for (deal_set, rotation), texts in self._histories.items():
-            write_phhs(folder / f"table-{deal_set.replace('/', '-')}-r{rotation}.phhs", texts)
+        for index, spec in enumerate(self.plan.tables):
+            texts = self._histories.get(index)
+            if texts is not None:
+                name = f"table-{index:03d}-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs"
+                write_phhs(folder / name, texts)
 
     # ----------------------------------------------------------------- bots
 
@@ -272,7 +275,7 @@ class Match:
             rake_bps=round(game.rake_percent * 100), rake_cap=game.rake_cap or None,
         )
 
-    async def _play_table(self, spec: TableSpec) -> None:
+    async def _play_table(self, index: int, spec: TableSpec) -> None:
         table = next(_table_ids)
         n = len(spec.seats)
         seats = [self.seats[name] for name in spec.seats]
@@ -286,7 +289,7 @@ class Match:
         banks = [game.time.bank_ms] * n
         chips = [game.stack] * n
         histories: list[str] = []
-        self._histories[(spec.deal_set, spec.rotation)] = histories
+        self._histories[index] = histories
         button = -1
         table_net = [0] * n
         played = 0

@@ -172,7 +172,8 @@ def read_phhs(path: Path) -> list[PhhHand]:
 
 
 def history_path(out: Path, deal_set: str, rotation: int) -> Path:
-    return out / "hands" / f"table-{deal_set.replace('/', '-')}-r{rotation}.phhs"
+    (path,) = (out / "hands").glob(f"table-*-{deal_set.replace('/', '-')}-r{rotation}.phhs")
+    return path
 
 
 def processes_under(folder: Path) -> list[tuple[int, str]]:
