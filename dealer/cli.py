@@ -273,7 +273,8 @@ def compare(
 ) -> None:
     """Is NEW better than OLD? Duplicate deals, all-in adjustment, optional sequential test.
 
-    Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive (2: usage error). See docs/compare.md.
+    Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive, 13 a bot failed to start or crashed
+    (2: usage error). See docs/compare.md.
     """
     from tabulate import tabulate
 
@@ -301,6 +302,11 @@ def compare(
         batch=batch, out=out))
     data = {**comparison.as_json(), "new": new, "old": old, "field": list(field or []), "seed": seed,
             "hands_played": comparison.hands_played}
+    # A bot that could not play makes the figures meaningless: exit 13 whatever they say.
+    failed = {name: reasons for name, reasons in comparison.extra.get("faults", {}).items()
+              if set(reasons) & {"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory"}}
+    if failed:
+        data.update(exit_code=13, error=f"bots failed: {failed}")
     out.mkdir(parents=True, exist_ok=True)
     (out / "compare.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     if json_output:
@@ -316,5 +322,7 @@ def compare(
         typer.echo(f"{comparison.hands} hands used ({len(comparison.samples)} paired deals, "
                    f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted); "
                    f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
-                   f"{'adjusted' if adjust else 'raw'} figures); exit code {comparison.exit_code}")
-    raise typer.Exit(comparison.exit_code)
+                   f"{'adjusted' if adjust else 'raw'} figures); exit code {data['exit_code']}")
+    if failed:
+        typer.echo(f"error: bots failed, the comparison is not valid: {failed}; see the logs in {out}/logs", err=True)
+    raise typer.Exit(data["exit_code"])
