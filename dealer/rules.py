@@ -502,7 +502,7 @@ class Hand:
     def _settle(self, showdown: bool) -> None:
         """Split the pots among the best eligible hands, after the rake."""
         n = self.config.seats
-        contributed, folded = self.contributed, self.folded
+        folded = self.folded
         values: dict[int, int] = {}
         if showdown:
             opener_position = self.position[self.opener]
