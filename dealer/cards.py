@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import struct
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 from dealer.errors import CardError
 
@@ -27,7 +27,7 @@ SUITS = "cdhs"
 DECK_SIZE = 52
 CARD_NAMES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 _CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
-_WORDS = struct.Struct(">8I")
+_LIMITS = [0] + [2**32 - 2**32 % m for m in range(1, DECK_SIZE + 1)]  # rejection bounds of uniform(m)
 
 
 def parse_card(text: str) -> int:
@@ -56,12 +56,10 @@ def cards_text(cards: Iterable[int]) -> str:
     return "".join(CARD_NAMES[c] for c in cards)
 
 
-def _stream(key: bytes) -> Iterator[int]:
-    """Yield the 32-bit words of the seeded SHA-256 counter stream."""
-    counter = 0
-    while True:
-        yield from _WORDS.unpack(hashlib.sha256(key + counter.to_bytes(8, "big")).digest())
-        counter += 1
+def _words(key: bytes, start: int, count: int) -> tuple[int, ...]:
+    """Blocks ``start``.. of the SHA-256 counter stream, as 32-bit words (8 per block)."""
+    digests = b"".join(hashlib.sha256(key + k.to_bytes(8, "big")).digest() for k in range(start, start + count))
+    return struct.unpack(f">{8 * count}I", digests)
 
 
 def seed_key(seed: int | str) -> bytes:
@@ -69,19 +67,30 @@ def seed_key(seed: int | str) -> bytes:
     return str(seed).encode("utf-8")
 
 
-def shuffled_deck(seed: int | str | None = None) -> list[int]:
-    """Return a shuffled deck: reproducible from ``seed``, else from the OS's secure source."""
+def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list[int]:
+    """Return a shuffled deck: reproducible from ``seed``, else from the OS's secure source.
+
+    With ``cards`` < 52 only the first ``cards`` steps of the shuffle run: the first ``cards``
+    positions are final after them, so the cards dealt are exactly those of the full shuffle.
+    """
     deck = list(range(DECK_SIZE))
     if seed is None:
         secrets.SystemRandom().shuffle(deck)
         return deck
-    words = _stream(seed_key(seed))
-    for i in range(DECK_SIZE - 1):
+    key = seed_key(seed)
+    blocks = (min(cards, DECK_SIZE - 1) + 7) // 8 + 1  # one spare block covers most rejections
+    words = _words(key, 0, blocks)
+    w = 0
+    for i in range(min(cards, DECK_SIZE - 1)):
         m = DECK_SIZE - i
-        limit = 2**32 - 2**32 % m
-        u = next(words)
-        while u >= limit:
-            u = next(words)
+        limit = _LIMITS[m]
+        while True:
+            if w == len(words):
+                words += _words(key, len(words) // 8, 1)
+            u = words[w]
+            w += 1
+            if u < limit:
+                break
         j = i + u % m
         deck[i], deck[j] = deck[j], deck[i]
     return deck
@@ -89,6 +98,8 @@ def shuffled_deck(seed: int | str | None = None) -> list[int]:
 
 def check_distinct(cards: Sequence[int]) -> None:
     """Raise ``CardError`` unless every card is valid and appears at most once."""
+    if len(set(cards)) == len(cards) and (not cards or (min(cards) >= 0 and max(cards) < DECK_SIZE)):
+        return
     if len(set(cards)) != len(cards):
         seen: set[int] = set()
         for c in cards:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import enum
 from collections import deque
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from dealer.cards import CARD_NAMES, check_distinct
 from dealer.errors import ConfigError, IllegalActionError
@@ -104,8 +105,7 @@ class TableConfig:
         return small if street < 2 else (self.big_bet or 2 * small)
 
 
-@dataclass(frozen=True, slots=True)
-class Legal:
+class Legal(NamedTuple):
     """What the actor may do: fold, check or call ``call`` chips, raise to a total in a range.
 
     ``min_to``/``max_to`` are totals for the round ("raise to"), 0 when no bet or raise is
@@ -125,8 +125,7 @@ class Legal:
         return self.max_to > 0
 
 
-@dataclass(frozen=True, slots=True)
-class Posted:
+class Posted(NamedTuple):
     """A forced bet: ``kind`` is ``ante``, ``small_blind`` or ``big_blind``."""
 
     seat: int
@@ -135,8 +134,7 @@ class Posted:
     all_in: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Acted:
+class Acted(NamedTuple):
     """A decision: ``kind`` is fold, check, call, bet or raise.
 
     ``amount`` is the chips added now; ``to`` the seat's total bet in the round afterwards.
@@ -149,31 +147,27 @@ class Acted:
     all_in: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Dealt:
+class Dealt(NamedTuple):
     """Board cards dealt at the start of ``street`` (1 flop, 2 turn, 3 river)."""
 
     street: int
     cards: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Returned:
+class Returned(NamedTuple):
     """The uncalled part of a bet, given back to its owner."""
 
     seat: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
-class Raked:
+class Raked(NamedTuple):
     """The house's rake taken from the pots."""
 
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
-class Shown:
+class Shown(NamedTuple):
     """Hole cards shown at showdown, in showdown order, with the hand's value."""
 
     seat: int
@@ -181,8 +175,7 @@ class Shown:
     value: int
 
 
-@dataclass(frozen=True, slots=True)
-class Awarded:
+class Awarded(NamedTuple):
     """One pot (0 = main pot) and what each winner got from it.
 
     Consecutive pots won by the same players are awarded as one (``eligible`` is the first's).
@@ -222,6 +215,10 @@ class Hand:
     acted: set[int] = field(default_factory=set)
     opener: int = 0  # last aggressor of the round, else its first actor (showdown order)
     done: bool = False
+    n: int = 0  # seats
+    bet_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)  # minimum bet (fixed-limit bet) by street
+    fixed_limit: bool = False
+    _legal: Legal | None = field(default=None, compare=False, repr=False)  # legal() until the next action
 
     @classmethod
     def start(cls, config: TableConfig, deck: list[int] | tuple[int, ...]) -> Hand:
@@ -247,6 +244,9 @@ class Hand:
             contributed=[0] * n,
             folded=[False] * n,
             hole=tuple(hole),
+            n=n,
+            bet_sizes=(config.bet_size(0), config.bet_size(1), config.bet_size(2), config.bet_size(3)),
+            fixed_limit=config.variant is Variant.FIXED_LIMIT,
         )
         hand._post_forced_bets()
         return hand
@@ -268,12 +268,15 @@ class Hand:
 
     def legal(self) -> Legal:
         """What the actor may do now; raises ``IllegalActionError`` when the hand is over."""
+        if self._legal is not None:
+            return self._legal
         seat = self._require_actor()
         call = self.to_call(seat)
         min_to = max_to = 0
         if self._raise_refusal(seat, call) is None:
             min_to, max_to = self._raise_range(seat)
-        return Legal(fold=call > 0, call=call, min_to=min_to, max_to=max_to, bet=self.max_bet == 0)
+        self._legal = Legal(call > 0, call, min_to, max_to, self.max_bet == 0)
+        return self._legal
 
     def active_seats(self) -> list[int]:
         """Seats that have not folded, in position order."""
@@ -300,6 +303,7 @@ class Hand:
     def fold(self) -> Acted:
         """Fold the actor's hand."""
         self.verify_fold()
+        self._legal = None
         seat = self.actors.popleft()
         self.acted.add(seat)
         self.folded[seat] = True
@@ -311,6 +315,7 @@ class Hand:
     def check_call(self) -> Acted:
         """Check, or call the largest bet (all-in for less when the stack is short)."""
         seat = self._require_actor()
+        self._legal = None
         amount = self.to_call(seat)
         self.actors.popleft()
         self.acted.add(seat)
@@ -322,13 +327,12 @@ class Hand:
 
     def verify_raise(self, to: int) -> None:
         """Raise ``IllegalActionError`` unless the actor may bet or raise to a total of ``to``."""
-        seat = self._require_actor()
-        refusal = self._raise_refusal(seat, self.to_call(seat))
-        if refusal:
-            raise IllegalActionError(f"seat {seat} may not bet or raise: {refusal}")
-        low, high = self._raise_range(seat)
-        if not isinstance(to, int) or not low <= to <= high:
-            raise IllegalActionError(f"seat {seat} may raise to {low}..{high}, not {to}")
+        legal = self.legal()
+        seat = self.actors[0]
+        if not legal.max_to:
+            raise IllegalActionError(f"seat {seat} may not bet or raise: {self._raise_refusal(seat, legal.call)}")
+        if not isinstance(to, int) or not legal.min_to <= to <= legal.max_to:
+            raise IllegalActionError(f"seat {seat} may raise to {legal.min_to}..{legal.max_to}, not {to}")
 
     def can_raise(self, to: int) -> bool:
         """Whether the actor may bet or raise to a total of ``to``."""
@@ -341,13 +345,14 @@ class Hand:
     def raise_to(self, to: int) -> Acted:
         """Bet or raise to a total of ``to`` chips in this round."""
         self.verify_raise(to)
+        self._legal = None
         seat = self.actors.popleft()
         kind = "bet" if self.max_bet == 0 else "raise"
         increment = to - self.max_bet
         added = to - self.bets[seat]
         self._put(seat, added)
         self.max_bet = to
-        n = self.config.seats
+        n = self.n
         self.actors = deque(
             s
             for s in ((seat + k) % n for k in range(1, n))
@@ -386,14 +391,14 @@ class Hand:
         """Why the actor may not bet or raise at all, or ``None`` if it may."""
         if call < self.raise_amount:
             return "a short all-in cannot be raised by a player facing less than a full raise"
-        if self.config.variant is Variant.FIXED_LIMIT and self.raise_count >= self.config.cap:
+        if self.fixed_limit and self.raise_count >= self.config.cap:
             return f"the round is capped at {self.config.cap} bets"
         if self.short_sum and self.short_sum < self.raise_amount and seat in self.acted:
             return "a short all-in does not reopen the betting for a player who already acted"
         if self.stacks[seat] <= self.max_bet - self.bets[seat]:
             return "the stack does not cover more than a call"
         bets, stacks, folded, max_bet = self.bets, self.stacks, self.folded, self.max_bet
-        for s in range(self.config.seats):
+        for s in range(self.n):
             if s != seat and not folded[s] and stacks[s] + bets[s] > max_bet:
                 return None
         return "every other player has folded or is all-in"
@@ -401,11 +406,10 @@ class Hand:
     def _raise_range(self, seat: int) -> tuple[int, int]:
         """The minimum and maximum raise-to totals, assuming a raise is allowed."""
         all_in = self.stacks[seat] + self.bets[seat]
-        low = min(all_in, self.max_bet + max(self.raise_amount, self.config.bet_size(self.street)))
-        variant = self.config.variant
-        if variant is Variant.FIXED_LIMIT:
+        low = min(all_in, self.max_bet + max(self.raise_amount, self.bet_sizes[self.street]))
+        if self.fixed_limit:
             return low, low
-        if variant is Variant.POT_LIMIT:
+        if self.config.variant is Variant.POT_LIMIT:
             return low, min(all_in, max(low, 2 * self.max_bet - self.bets[seat] + self.total_pot()))
         return low, all_in
 
@@ -437,7 +441,7 @@ class Hand:
 
     def _begin_round(self, opener: int) -> None:
         """Queue the players who can act this round, starting from ``opener``."""
-        n = self.config.seats
+        n = self.n
         stacks, bets, folded = self.stacks, self.bets, self.folded
         totals = sorted(stacks[s] + bets[s] for s in range(n) if not folded[s])
         second = totals[-2]
@@ -472,7 +476,7 @@ class Hand:
                 bets[leader] = second
                 self.events.append(Returned(leader, excess))
         self.pot += sum(bets)
-        self.bets = [0] * self.config.seats
+        self.bets = [0] * self.n
         self.max_bet = 0
         if self.folded.count(False) == 1:
             self._settle(showdown=False)
@@ -480,7 +484,7 @@ class Hand:
         if self.street == 3:
             self._settle(showdown=True)
             return
-        can_bet = sum(1 for s in range(self.config.seats) if not self.folded[s] and self.stacks[s] > 0)
+        can_bet = sum(1 for s in range(self.n) if not self.folded[s] and self.stacks[s] > 0)
         self._deal_street()
         if can_bet <= 1:
             while self.street < 3:
@@ -492,7 +496,7 @@ class Hand:
         self._begin_round(self.order[0])
 
     def _deal_street(self) -> None:
-        n = self.config.seats
+        n = self.n
         self.street += 1
         start = 2 * n + 1 if self.street == 1 else 2 * n + 1 + 2 * self.street
         cards = self.deck[start : start + (3 if self.street == 1 else 1)]
@@ -501,7 +505,7 @@ class Hand:
 
     def _settle(self, showdown: bool) -> None:
         """Split the pots among the best eligible hands, after the rake."""
-        n = self.config.seats
+        n = self.n
         folded = self.folded
         values: dict[int, int] = {}
         if showdown:
