@@ -32,7 +32,7 @@ from dealer.config import GameConfig, Limits
 from dealer.equity import adjusted_net
 from dealer.history import phh_text, write_phhs
 from dealer.rules import Dealt, Hand, Legal, TableConfig, Variant
-from dealer.server import BotSession, DealerServer, Fault
+from dealer.server import BotSession, DealerServer, Fault, frame
 from poker.v1 import dealer_pb2 as pb
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
@@ -304,7 +304,7 @@ class Match:
                 button = number % n
             stacks = tuple(chips[s] for s in live)
             config = self._hand_config(number, stacks, live.index(button))
-            deck = shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}")
+            deck = shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8)
             hand = Hand.start(config, deck)
             await self._play_hand(table, hand, number, live, seats, banks, n)
             final = hand.final_stacks()
@@ -328,15 +328,15 @@ class Match:
             self.result.places[:0] = [spec.seats[s] for s in standing]
         for seat in seats:
             seat.session.send(pb.Item(table=table, match_end=pb.MatchEnd(
-                match_id=self.plan.match_id, net=table_net, hands=played)))
+                match_id=self.plan.match_id, net=table_net, hands=played)), flush=True)
 
     def _finish_hand(
         self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], spec: TableSpec, net: list[int]
     ) -> None:
         n = len(seats)
-        end = wire.hand_end(table, hand, number, live, n, net)
+        end = frame(wire.hand_end(table, hand, number, live, n, net))
         for s in live:
-            seats[s].session.send(end)
+            seats[s].session.send_framed(end)
         adjusted = adjusted_net(hand)
         self.result.hands.append(HandRecord(
             table=table, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
@@ -360,8 +360,9 @@ class Match:
                     street = event.street
                 item = wire.public_item(table, event, street, number, live)
                 if item is not None:
+                    framed = frame(item)
                     for s in live:
-                        seats[s].session.send(item)
+                        seats[s].session.send_framed(framed)
             sent = len(events)
             actor = hand.actor
             if actor is None:

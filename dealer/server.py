@@ -2,9 +2,11 @@
 
 A bot opens one ``Dealer.Play`` stream and sends ``Hello`` with its seat token first. Each
 token belongs to one ``BotSession`` and is good for one connection at a time. Items queued for a
-session are written together in one ``DealerMessage`` as soon as the writer is free, so many
-tables share the per-message cost. A request's clock starts when the message carrying it is
-written and stops when the answer is read: the dealer's own work is never charged to a bot.
+session wait until something needs an answer (a request, the end of a match, goodbye), then go
+together in one ``DealerMessage``, so many tables and events share the per-message cost. Items
+are serialized once, framed as the ``items`` field of a ``DealerMessage``, and shared by every
+session that receives them. A request's clock starts when the message carrying it is written
+and stops when the answer is read: the dealer's own work is never charged to a bot.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from poker.v1 import dealer_pb2_grpc
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 1 << 20
 AUTH_TIMEOUT_S = 5.0
+_ITEMS_TAG = b"\x0a"  # DealerMessage.items is field 1, length-delimited
 FLOOD_LIMIT = 2000  # replies not matching any open request before a bot is cut off
 LATE_MEMORY = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
 
@@ -46,6 +49,18 @@ class Fault:
     FLOOD = "flood"
     MEMORY = "memory"
     START = "start_failed"
+
+
+def frame(item: pb.Item) -> bytes:
+    """An item serialized as one ``items`` entry of a DealerMessage: joined frames are a message."""
+    payload = item.SerializeToString()
+    size = len(payload)
+    prefix = bytearray(_ITEMS_TAG)
+    while size > 0x7F:
+        prefix.append((size & 0x7F) | 0x80)
+        size >>= 7
+    prefix.append(size)
+    return bytes(prefix) + payload
 
 
 @dataclass(slots=True)
@@ -68,7 +83,8 @@ class BotSession:
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     disconnected: asyncio.Event = field(default_factory=asyncio.Event)
     version: str = ""
-    _outbox: list[pb.Item] = field(default_factory=list)
+    _outbox: list[bytes] = field(default_factory=list)  # framed items
+    _outbox_requests: list[int] = field(default_factory=list)  # request ids among them
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _open: dict[int, _Pending] = field(default_factory=dict)
     _next_id: int = 1
@@ -82,10 +98,20 @@ class BotSession:
         """Whether a bot is connected on this token now."""
         return self._context is not None
 
-    def send(self, item: pb.Item) -> None:
+    def send(self, item: pb.Item, *, flush: bool = False) -> None:
         """Queue an item for the next message to this bot (dropped if it is not connected)."""
+        self.send_framed(frame(item), flush=flush)
+
+    def send_framed(self, framed: bytes, *, flush: bool = False) -> None:
+        """Queue an item already framed by ``frame`` (shared by every seat that receives it)."""
         if self._context is not None:
-            self._outbox.append(item)
+            self._outbox.append(framed)
+            if flush:
+                self._wake.set()
+
+    def flush(self) -> None:
+        """Send what is queued now rather than with the next request."""
+        if self._outbox:
             self._wake.set()
 
     def next_request_id(self) -> int:
@@ -101,7 +127,8 @@ class BotSession:
         pending = _Pending(loop.create_future(), allowance_s)
         request_id = item.request.request_id
         self._open[request_id] = pending
-        self.send(item)
+        self._outbox_requests.append(request_id)
+        self.send(item, flush=True)
         try:
             reply = await pending.future
         finally:
@@ -123,7 +150,7 @@ class BotSession:
     def goodbye(self, reason: str) -> None:
         """Say goodbye: the bot should exit; a disconnect after this is not a fault."""
         self._goodbye = True
-        self.send(pb.Item(goodbye=pb.Goodbye(reason=reason)))
+        self.send(pb.Item(goodbye=pb.Goodbye(reason=reason)), flush=True)
 
     # ------------------------------------------------------------- stream side
 
@@ -133,6 +160,7 @@ class BotSession:
         self._goodbye = False
         self._late.clear()
         self._outbox.clear()
+        self._outbox_requests.clear()
         self.disconnected.clear()
         self.connected.set()
 
@@ -141,23 +169,24 @@ class BotSession:
         self.connected.clear()
         self.disconnected.set()
         self._outbox.clear()
+        self._outbox_requests.clear()
         self._wake.set()
         for pending in list(self._open.values()):
             if not pending.future.done():
                 pending.future.set_result(None)
 
-    def _take_batch(self, now: float) -> list[pb.Item]:
-        """Everything queued, with the clocks of the requests in it started now."""
+    def _take_batch(self, now: float) -> bytes:
+        """Everything queued as one serialized DealerMessage, with its requests' clocks started now."""
         batch, self._outbox = self._outbox, []
+        requests, self._outbox_requests = self._outbox_requests, []
         self._wake.clear()
         loop = asyncio.get_running_loop()
-        for item in batch:
-            if item.HasField("request"):
-                pending = self._open.get(item.request.request_id)
-                if pending is not None:
-                    pending.sent_at = now
-                    pending.timer = loop.call_at(now + pending.allowance_s, _expire, pending)
-        return batch
+        for request_id in requests:
+            pending = self._open.get(request_id)
+            if pending is not None:
+                pending.sent_at = now
+                pending.timer = loop.call_at(now + pending.allowance_s, _expire, pending)
+        return b"".join(batch)
 
     def _receive(self, message: pb.BotMessage) -> bool:
         """Route a bot's replies to their requests; False when the bot must be cut off (flood)."""
@@ -233,7 +262,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this token is already connected")
             return
         session._attach(context, first.hello.version[:64])
-        session.send(pb.Item(welcome=pb.Welcome(name=session.name, protocol_version=PROTOCOL_VERSION)))
+        session.send(pb.Item(welcome=pb.Welcome(name=session.name, protocol_version=PROTOCOL_VERSION)), flush=True)
         reader = asyncio.create_task(self._read(session, context))
         loop = asyncio.get_running_loop()
         try:
@@ -241,10 +270,11 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                 await session._wake.wait()
                 if session._context is not context:
                     break
+                goodbye = session._goodbye
                 batch = session._take_batch(loop.time())
                 if batch:
-                    await context.write(pb.DealerMessage(items=batch))
-                    if session._goodbye and any(i.HasField("goodbye") for i in batch):
+                    await context.write(batch)
+                    if goodbye:
                         break
         finally:
             reader.cancel()
@@ -298,7 +328,11 @@ class DealerServer:
                 ("grpc.so_reuseport", 0),
             ]
         )
-        dealer_pb2_grpc.add_DealerServicer_to_server(self.service, server)
+        # Responses are written pre-serialized (see ``frame``), so the serializer is the identity.
+        play = grpc.stream_stream_rpc_method_handler(
+            self.service.Play, request_deserializer=pb.BotMessage.FromString, response_serializer=bytes
+        )
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("poker.v1.Dealer", {"Play": play}),))
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         await health_servicer.set("poker.v1.Dealer", health_pb2.HealthCheckResponse.SERVING)
