@@ -108,11 +108,14 @@ def write_phhs(path: str | Path, hands: Iterable[str]) -> None:
 
 
 def _toml(value: Value) -> str:
-    """Return a TOML literal for a scalar or a flat list (JSON's string escapes are TOML's)."""
+    """Return a TOML literal for a scalar or a flat list (JSON's string escapes are TOML's).
+
+    A list of plain numbers or strings is one ``json.dumps`` call: the hot path of live matches.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
+    if isinstance(value, (int, float, str)):
         return json.dumps(value, ensure_ascii=False)
+    if not any(isinstance(item, bool) for item in value):
+        return json.dumps(list(value), ensure_ascii=False)
     return "[" + ", ".join(_toml(item) for item in value) + "]"
