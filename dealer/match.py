@@ -116,6 +116,8 @@ class _Seat:
     failed: bool = False
     strikes: int = 0
     restarts: int = 0
+    bank_ms: int = 0  # what is left of its time bank for the whole match
+    match_starts: list[bytes] = field(default_factory=list)  # framed MatchStart items, resent on restart
     counted: BotProcess | None = None  # the process whose end was already counted as a fault
 
 
@@ -168,7 +170,7 @@ class Match:
     async def _connect(self, name: str) -> None:
         entry = self.entries[name]
         session = self.kept.get(name) or self.server.session(name, entry.token)
-        seat = self.seats[name] = _Seat(entry, session)
+        seat = self.seats[name] = _Seat(entry, session, bank_ms=self.plan.game.time.bank_ms)
         self._restart_locks[name] = asyncio.Lock()
         await self._launch(seat)
 
@@ -181,7 +183,7 @@ class Match:
                 seat.process = await BotProcess.launch(
                     entry.name, entry.command, address=self.server.address, token=session.token, base=self.base,
                     workdir=self.out / "scratch" / entry.name, log_path=self.out / "logs" / f"{entry.name}{suffix}.log",
-                    limits=entry.limits,
+                    limits=entry.limits, local_address=self.server.local_address,
                 )
             except OSError as error:
                 session.faults[Fault.START] += 1
@@ -199,20 +201,26 @@ class Match:
         if connected not in done:
             if self.server.auth_failures.total() > refused:  # a token was refused while it started
                 session.faults[Fault.AUTH] += 1
+            elif exited in done and seat.process is not None:
+                await seat.process.log_complete()
+                session.faults[Fault.MEMORY if seat.process.out_of_memory() else Fault.CRASH] += 1
             else:
-                session.faults[Fault.CRASH if exited in done else Fault.NO_CONNECT] += 1
+                session.faults[Fault.NO_CONNECT] += 1
             seat.counted = seat.process
             self._fail(seat)
 
-    def _count_crash(self, seat: _Seat) -> None:
-        """Count a crash once per process: one that exited by itself with a failure status."""
+    async def _count_crash(self, seat: _Seat) -> None:
+        """Count a crash once per process: one that exited by itself with a failure status (reason
+        "memory" when its log ends with an allocation failure: it hit its memory limit)."""
         if seat.process is not None and seat.process.crashed and seat.counted is not seat.process:
             seat.counted = seat.process
-            seat.session.faults[Fault.CRASH] += 1
+            await seat.process.log_complete()
+            seat.session.faults[Fault.MEMORY if seat.process.out_of_memory() else Fault.CRASH] += 1
 
     def _fail(self, seat: _Seat) -> None:
         """Apply the fault policy to a bot that can no longer play."""
         seat.failed = True
+        seat.session.notice(pb.FAULT_REASON_DISQUALIFIED, "no longer deciding in this match")
         if self.plan.fault_policy == "forfeit" and seat.entry.name not in self.result.forfeited:
             self.result.forfeited.append(seat.entry.name)
             self.stop = True
@@ -220,7 +228,7 @@ class Match:
     async def _before_hand(self, seat: _Seat) -> None:
         """Notice a lost connection; under ``restart``, start the bot again."""
         if not seat.session.live:
-            self._count_crash(seat)  # also when it was already failed by a disconnect mid-hand
+            await self._count_crash(seat)  # also when it was already failed by a disconnect mid-hand
             if not seat.failed:
                 self._fail(seat)
         if seat.failed and self.plan.fault_policy == "restart" and not self.stop:
@@ -228,10 +236,12 @@ class Match:
                 if seat.failed:
                     if seat.process is not None:
                         await seat.process.stop(grace_s=0.2)
-                        self._count_crash(seat)
+                        await self._count_crash(seat)
                     seat.restarts += 1
                     seat.failed, seat.strikes = False, 0
                     await self._launch(seat)
+                    for start in seat.match_starts:  # the new process joins the tables in progress
+                        seat.session.send_framed(start)
 
     async def _shutdown(self) -> None:
         for name, seat in self.seats.items():
@@ -250,7 +260,7 @@ class Match:
             return
         await seat.process.stop()
         if seat.session.faults.get(Fault.DISCONNECT):
-            self._count_crash(seat)
+            await self._count_crash(seat)
         if seat.session.faults:
             self.result.log_tails[seat.entry.name] = seat.process.log_tail()
 
@@ -282,11 +292,12 @@ class Match:
         game = self.plan.game
         freezeout = self.plan.mode == "freezeout"
         for s, seat in enumerate(seats):
-            seat.session.send(pb.Item(table=table, match_start=pb.MatchStart(
+            start = frame(pb.Item(table=table, match_start=pb.MatchStart(
                 match_id=self.plan.match_id, seat=s, players=spec.seats, hands=self.plan.hands, mode=self.plan.mode,
                 variant_name=game.variant, starting_stack=game.stack, per_action_ms=game.time.per_action_ms,
                 bank_ms=game.time.bank_ms)))
-        banks = [game.time.bank_ms] * n
+            seat.match_starts.append(start)
+            seat.session.send_framed(start)
         chips = [game.stack] * n
         histories: list[str] = []
         self._histories[index] = histories
@@ -306,7 +317,7 @@ class Match:
             config = self._hand_config(number, stacks, live.index(button))
             deck = shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8)
             hand = Hand.start(config, deck)
-            await self._play_hand(table, hand, number, live, seats, banks, n)
+            await self._play_hand(table, hand, number, live, seats, n)
             final = hand.final_stacks()
             net = [0] * n
             for engine_seat, s in enumerate(live):
@@ -344,7 +355,7 @@ class Match:
             ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
 
     async def _play_hand(
-        self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], banks: list[int], n: int
+        self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], n: int
     ) -> None:
         """Deal, publish every public event to every seat, and ask the actor until the hand ends."""
         table_stacks = [0] * n
@@ -371,11 +382,10 @@ class Match:
             if legal.call == 0 and not legal.can_raise:
                 hand.check_call()  # the only legal action: no need to ask
                 continue
-            await self._decide(table, hand, legal, number, live, seats[live[actor]], live[actor], banks, n)
+            await self._decide(table, hand, legal, number, live, seats[live[actor]], n)
 
     async def _decide(
-        self, table: int, hand: Hand, legal: Legal, number: int, live: list[int], seat: _Seat, table_seat: int,
-        banks: list[int], n: int,
+        self, table: int, hand: Hand, legal: Legal, number: int, live: list[int], seat: _Seat, n: int
     ) -> None:
         """Ask the bot and apply its answer, or the policy's default when it fails or breaks the rules."""
         time = self.plan.game.time
@@ -384,11 +394,11 @@ class Match:
             session = seat.session
             request_id = session.next_request_id()
             item = wire.action_request(table, request_id, hand, legal, number, live, n, time.per_action_ms,
-                                       banks[table_seat])
-            allowance = (time.per_action_ms + banks[table_seat] + time.grace_ms) / 1000
+                                       seat.bank_ms)
+            allowance = (time.per_action_ms + seat.bank_ms + time.grace_ms) / 1000
             reply, elapsed = await session.ask(item, allowance)
             used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
-            banks[table_seat] = max(0, banks[table_seat] - max(0, used_ms - time.per_action_ms))
+            seat.bank_ms = max(0, seat.bank_ms - max(0, used_ms - time.per_action_ms))
             if reply is None:
                 if session.live:
                     seat.strikes += 1
