@@ -1,18 +1,24 @@
 """Launching, limiting and stopping bot processes.
 
-A launched bot runs in its own session and process group, in its own scratch folder, with a
-minimal environment: ``PATH``, ``HOME`` (the scratch folder), ``POKER_DEALER`` (the address to
-dial) and ``POKER_TOKEN`` (its seat token). Its stdout and stderr go to one log file, capped in
-size (the rest is read and dropped so the bot never blocks on a full pipe). Stopping a bot
-terminates its whole process group, then kills it.
+A launched bot runs in its own session and process group, in its own scratch folder (mode
+0700, owned by the bot's user when ``limits.user`` is set), with a minimal environment: ``PATH``,
+``HOME`` (the scratch folder), ``POKER_DEALER`` (the address to dial) and ``POKER_TOKEN`` (its
+seat token). It runs under ``dealer.launch``, which applies the limits, the user and the network
+namespace, and kills everything the bot started when it ends (see that module). With
+``network: none`` the bot dials the dealer's Unix socket. Its stdout and stderr go to one log
+file (mode 0600, readable by the dealer's user only), capped in size (the rest is read and
+dropped so the bot never blocks on a full pipe). Stopping a bot terminates its whole process
+group (the launcher then kills every descendant), then kills it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import pwd
 import shutil
 import signal
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +28,11 @@ from dealer.config import Limits
 from dealer.launch import limit_args
 
 STOP_GRACE_S = 1.0
+LAUNCHER_STOP_S = 1.0  # time for the launcher to kill the bot's descendants after SIGTERM
+# What runtimes print when an allocation fails (the bot's memory limit): Python, C/C++, Java,
+# Node, Go, Rust, and the libc message of a failed mmap/brk.
+MEMORY_MARKERS = ("MemoryError", "std::bad_alloc", "OutOfMemoryError", "JavaScript heap out of memory",
+                  "runtime: out of memory", "memory allocation of", "Cannot allocate memory", "out of memory")
 _PYTHONS = {"python", "python3", f"python3.{sys.version_info.minor}"}
 
 
@@ -35,6 +46,39 @@ def resolve_command(command: Sequence[str], base: Path) -> list[str]:
         if not arg.startswith("-") and not os.path.isabs(arg) and (base / arg).exists() and ("/" in arg or i > 0):
             argv[i] = str((base / arg).resolve())
     return argv
+
+
+def resolve_user(spec: str) -> tuple[int, int]:
+    """``limits.user`` as (uid, gid): a user name, a numeric uid (its passwd group, else gid = uid),
+    or ``UID:GID``. Raises OSError if there is no such user."""
+    if ":" in spec:
+        uid_text, gid_text = spec.split(":", 1)
+        if uid_text.isdigit() and gid_text.isdigit():
+            return int(uid_text), int(gid_text)
+        raise OSError(f"user {spec!r}: expected NAME, UID or UID:GID")
+    if spec.isdigit():
+        try:
+            return int(spec), pwd.getpwuid(int(spec)).pw_gid
+        except KeyError:
+            return int(spec), int(spec)
+    try:
+        entry = pwd.getpwnam(spec)
+    except KeyError:
+        raise OSError(f"no such user {spec!r}") from None
+    return entry.pw_uid, entry.pw_gid
+
+
+def _prepare_scratch(workdir: Path, owner: tuple[int, int] | None) -> None:
+    """Create the bot's scratch folder, 0700 and owned by its user; check the user can reach it."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    if owner is not None:
+        os.chown(workdir, *owner)
+        for folder in workdir.resolve().parents:
+            mode = os.stat(folder).st_mode
+            if not mode & stat.S_IXOTH:
+                raise OSError(f"the bot's user cannot reach its scratch folder: {folder} is not searchable by "
+                              "others (chmod o+x, or put the output folder elsewhere)")
+    os.chmod(workdir, 0o700)
 
 
 @dataclass(eq=False)
@@ -59,9 +103,21 @@ class BotProcess:
         workdir: Path,
         log_path: Path,
         limits: Limits,
+        local_address: str | None = None,
     ) -> BotProcess:
-        """Start a bot with its token and address in the environment; raises OSError if it cannot start."""
-        workdir.mkdir(parents=True, exist_ok=True)
+        """Start a bot with its token and address in the environment; raises OSError if it cannot start.
+
+        ``local_address`` (``unix:/path``) is what a bot with ``network: none`` dials instead."""
+        owner = None
+        if limits.user is not None:
+            if os.geteuid() != 0:
+                raise OSError(f"bot {name!r}: limits.user needs the dealer to run as root")
+            owner = resolve_user(limits.user)
+        if limits.network == "none":
+            if local_address is None or not local_address.startswith("unix:"):
+                raise OSError(f"bot {name!r}: network: none needs the dealer's Unix socket")
+            address = local_address
+        _prepare_scratch(workdir, owner)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         argv = resolve_command(command, base)
         if shutil.which(argv[0]) is None and not os.access(argv[0], os.X_OK):
@@ -73,10 +129,14 @@ class BotProcess:
             "POKER_TOKEN": token,
             "PYTHONUNBUFFERED": "1",
         }
-        limits_argv = limit_args({"memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds,
-                                  "open_files": limits.open_files, "file_size_mb": limits.file_size_mb})
+        limits_argv = limit_args({
+            "memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds, "open_files": limits.open_files,
+            "file_size_mb": limits.file_size_mb, "processes": limits.processes,
+            "user": None if owner is None else f"{owner[0]}:{owner[1]}",
+            "network": "none" if limits.network == "none" else None,
+        })
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "dealer.launch", *limits_argv, "--", *argv,
+            sys.executable, "-I", "-m", "dealer.launch", *limits_argv, "--", *argv,
             cwd=workdir,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -114,8 +174,8 @@ class BotProcess:
         """Wait a little for the bot to exit, then terminate and kill its whole process group."""
         if not await self.wait_exit(grace_s):
             self.killed = True
-            _signal_group(self.process.pid, signal.SIGTERM)
-            await self.wait_exit(grace_s)
+            _signal_group(self.process.pid, signal.SIGTERM)  # the launcher then kills every descendant
+            await self.wait_exit(max(grace_s, LAUNCHER_STOP_S))
         _signal_group(self.process.pid, signal.SIGKILL)
         await self.wait_exit(grace_s)
         try:  # the log ends when the pipe closes; a process that left the group may hold it open
@@ -126,6 +186,16 @@ class BotProcess:
             if transport is not None:
                 transport.close()
         return self.process.returncode
+
+    async def log_complete(self, timeout_s: float = 1.0) -> None:
+        """Wait (a little) until the bot's output has all reached its log."""
+        if not self._pump.done():
+            await asyncio.wait([self._pump], timeout=timeout_s)
+
+    def out_of_memory(self) -> bool:
+        """Whether the bot's log ends with what a runtime prints when an allocation fails."""
+        tail = self.log_tail(4000)
+        return any(marker in tail for marker in MEMORY_MARKERS)
 
     def log_tail(self, max_bytes: int = 2000) -> str:
         """The end of the bot's log, for the organiser."""
@@ -149,7 +219,7 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 async def _pump_log(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
     """Copy the bot's output to its log up to ``cap`` bytes; drain and drop the rest."""
     written = 0
-    with open(path, "ab") as log:
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log:
         while chunk := await stream.read(65536):
             if written < cap:
                 part = chunk[: cap - written]

@@ -1,8 +1,26 @@
-"""Exec a bot under its resource limits: ``python -m dealer.launch LIMITS -- ARGV``.
+"""Run a bot under its limits and reap everything it starts: ``python -I -m dealer.launch OPTIONS -- ARGV``.
 
 The dealer starts bots through this tiny program instead of a ``preexec_fn``: forking the
 dealer (a process with gRPC threads) and running Python in the child is unsafe, while a plain
-spawn of this launcher is not. The launcher sets the limits, then replaces itself with the bot.
+spawn of this launcher is not. The launcher (run with ``-I``, so nothing in the bot's folder or
+environment is imported) stays as the bot's parent:
+
+* it becomes a *child subreaper*: every process the bot starts, even one that calls ``setsid``
+  or double-forks to leave the bot's process group, is re-parented to the launcher when its own
+  parent dies; when the bot exits, or the dealer sends SIGTERM, the launcher kills every
+  descendant it has (found through the ``/proc/*/stat`` parent chains) and exits with the bot's
+  status (a bot killed by signal N makes the launcher die by signal N too);
+* in the forked child, before ``exec``: ``network=none`` moves the bot into a new, empty network
+  namespace (root, or an unprivileged user namespace where the kernel allows it); the rlimits
+  are set; ``user=UID:GID`` drops to that user (groups cleared); then the bot is asked to be
+  killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it).
+
+Options are ``name=value`` pairs: ``memory_mb``, ``cpu_seconds``, ``open_files``, ``file_size_mb``,
+``processes`` (rlimits), ``user=UID:GID``, ``network=none|host``.
+
+Limits of the reaping: a descendant that the bot's user is allowed to signal can kill the
+launcher itself only if the launcher runs as that same user (no ``user``: same uid as the dealer);
+then PDEATHSIG still kills the bot, but its orphans escape to init. Run bots as their own users.
 """
 
 from __future__ import annotations
@@ -12,12 +30,18 @@ import os
 import resource
 import signal
 import sys
+import time
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
 _DEALER_PID = os.getppid()
+STOP_WAIT_S = 0.3  # on SIGTERM, how long the bot may take to exit before everything is killed
 
 # Memory is capped with RLIMIT_DATA (memory written), not RLIMIT_AS: runtimes such as V8
-# reserve gigabytes of address space they never touch.
+# reserve gigabytes of address space they never touch. RLIMIT_NPROC counts every process and
+# thread of the bot's *real user*, so it is only applied when the bot runs as its own user.
 _LIMITS = {
     "memory_mb": (resource.RLIMIT_DATA, 1024 * 1024),
     "cpu_seconds": (resource.RLIMIT_CPU, 1),
@@ -25,38 +49,184 @@ _LIMITS = {
     "file_size_mb": (resource.RLIMIT_FSIZE, 1024 * 1024),
     "processes": (resource.RLIMIT_NPROC, 1),
 }
+_OTHER = ("user", "network")
 
 
-def limit_args(limits: dict[str, int]) -> list[str]:
-    """The launcher's arguments for the given limits (``name=value`` pairs)."""
-    return [f"{name}={value}" for name, value in limits.items() if name in _LIMITS]
+def limit_args(limits: dict[str, object]) -> list[str]:
+    """The launcher's arguments for the given options (``name=value`` pairs; None values dropped)."""
+    return [f"{name}={value}" for name, value in limits.items() if name in (*_LIMITS, *_OTHER) and value is not None]
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to kill this process (and so the bot it becomes) if the dealer dies first."""
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _prctl(option: int, value: int) -> bool:
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the dealer's own shutdown still stops the bot
+        return _libc.prctl(option, value, 0, 0, 0) == 0
+    except AttributeError:  # not Linux
+        return False
+
+
+def _fail(message: str) -> None:
+    print(f"[dealer launcher] {message}", file=sys.stderr, flush=True)
+    os._exit(126)
+
+
+def _new_network_namespace() -> None:
+    """Move this process into an empty network namespace (only a loopback, down)."""
+    if _libc.unshare(_CLONE_NEWNET) == 0:
         return
-    if os.getppid() != _DEALER_PID:
-        sys.exit(1)  # the dealer died before the request took effect
+    root_error = ctypes.get_errno()
+    uid, gid = os.getuid(), os.getgid()  # not root: try an unprivileged user namespace mapping ourselves
+    if _libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
+        errno = ctypes.get_errno()
+        _fail(f"network: none needs root (or unprivileged user namespaces): unshare failed: "
+              f"{os.strerror(root_error)}; {os.strerror(errno)}")
+    try:
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"{uid} {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"{gid} {gid} 1")
+    except OSError as error:
+        _fail(f"network: none: cannot map the user namespace: {error}")
+
+
+def _child(options: dict[str, str], command: list[str]) -> None:
+    """In the forked child: isolate, limit, drop privileges, exec the bot. Never returns."""
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        if options.get("network") == "none":
+            _new_network_namespace()
+        user = options.get("user")
+        for name, (which, unit) in _LIMITS.items():
+            if name in options and (name != "processes" or user is not None):
+                value = int(options[name]) * unit
+                resource.setrlimit(which, (value, value))
+        if user is not None:
+            uid, gid = (int(x) for x in user.split(":"))
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+            if os.getuid() != uid or os.geteuid() != uid:
+                _fail("could not drop privileges")
+        launcher = os.getppid()
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != launcher:
+            os._exit(1)
+        os.execvp(command[0], command)
+    except OSError as error:
+        print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr, flush=True)
+        os._exit(127)
+    except BaseException as error:  # noqa: BLE001 - never return into the launcher's code
+        print(f"cannot start {command[0]!r}: {error!r}", file=sys.stderr, flush=True)
+        os._exit(127)
+
+
+def _descendants(root: int) -> list[int]:
+    """Every live process whose parent chain leads to ``root`` (not ``root`` itself)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != b"Z":
+            parents[int(entry)] = int(fields[1])
+    found: list[int] = []
+    frontier = {root}
+    while frontier:
+        children = [pid for pid, ppid in parents.items() if ppid in frontier]
+        found += children
+        frontier = set(children)
+    return found
+
+
+def _reap() -> list[tuple[int, int]]:
+    """Collect every exited child: (pid, wait status)."""
+    done = []
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return done
+        if pid == 0:
+            return done
+        done.append((pid, status))
+
+
+def _kill_all(wait_s: float = 5.0) -> None:
+    """Kill every descendant until none is left and all are reaped (a fork loop is outrun: each
+    round kills every process found, and orphans come back to this subreaper)."""
+    me = os.getpid()
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        pids = _descendants(me)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _reap()
+        if not pids:
+            try:
+                os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return  # no child left, not even a zombie
+        time.sleep(0.005)
+
+
+def _exit_like(status: int) -> None:
+    """Exit with the bot's exit status, or die by the signal that killed it."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+        time.sleep(1)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
 def main(argv: list[str]) -> None:
-    """Apply ``name=value`` limits up to ``--``, then exec the rest."""
-    _die_with_parent()
+    """Parse ``name=value`` options up to ``--``, run the rest as the bot, reap, exit like the bot."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != _DEALER_PID:
+        sys.exit(1)  # the dealer died before the request took effect
     split = argv.index("--")
-    for pair in argv[:split]:
-        name, value = pair.split("=", 1)
-        which, unit = _LIMITS[name]
-        resource.setrlimit(which, (int(value) * unit, int(value) * unit))
+    options = dict(pair.split("=", 1) for pair in argv[:split])
+    unknown = set(options) - set(_LIMITS) - set(_OTHER)
+    if unknown:
+        _fail(f"unknown options {sorted(unknown)}")
     command = argv[split + 1 :]
-    try:
-        os.execvp(command[0], command)
-    except OSError as error:
-        print(f"cannot start {command[0]!r}: {error.strerror}", file=sys.stderr)
-        sys.exit(127)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    watched = {signal.SIGCHLD, signal.SIGTERM, signal.SIGINT}
+    signal.pthread_sigmask(signal.SIG_BLOCK, watched)
+    bot = os.fork()
+    if bot == 0:
+        _child(options, command)
+    status: int | None = None
+    deadline: float | None = None
+    while status is None:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        info = signal.sigtimedwait(watched, 1.0 if timeout is None else timeout)
+        if info is not None and info.si_signo in (signal.SIGTERM, signal.SIGINT) and deadline is None:
+            deadline = time.monotonic() + STOP_WAIT_S  # the bot got the signal from its group too
+        for pid, code in _reap():
+            if pid == bot:
+                status = code
+        if status is None and deadline is not None and time.monotonic() >= deadline:
+            _kill_all()
+            status = signal.SIGKILL  # a wait status: killed by SIGKILL
+            break
+    _kill_all()
+    _exit_like(status)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,10 @@ import asyncio
 import collections
 import hashlib
 import hmac
+import os
 import secrets
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -32,6 +35,7 @@ MAX_MESSAGE_BYTES = 1 << 20
 AUTH_TIMEOUT_S = 5.0
 _ITEMS_TAG = b"\x0a"  # DealerMessage.items is field 1, length-delimited
 FLOOD_LIMIT = 2000  # replies not matching any open request before a bot is cut off
+MAX_UNAUTHENTICATED = 256  # streams waiting for their Hello at once; more are refused at once
 LATE_MEMORY = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
 
 
@@ -194,6 +198,8 @@ class BotSession:
         if not message.actions:
             self._stray += 1
         for reply in message.actions:
+            if self._stray > FLOOD_LIMIT:
+                break
             pending = self._open.get(reply.request_id)
             if pending is None and reply.request_id in self._late:
                 del self._late[reply.request_id]  # answered too late: already counted as a timeout
@@ -225,6 +231,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
     def __init__(self, on_auth_failure: Callable[[str], None]) -> None:
         self._sessions: dict[bytes, BotSession] = {}
         self._on_auth_failure = on_auth_failure
+        self._unauthenticated = 0
 
     def add(self, session: BotSession) -> None:
         """Accept connections with this session's token."""
@@ -242,13 +249,24 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
         """One bot's stream: authenticate, then read replies and write batches until it ends."""
+        if self._unauthenticated >= MAX_UNAUTHENTICATED:
+            self._on_auth_failure("too many streams waiting to authenticate")
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many unauthenticated streams")
+            return
+        self._unauthenticated += 1
         try:
             first = await asyncio.wait_for(context.read(), AUTH_TIMEOUT_S)
         except asyncio.TimeoutError:
             self._on_auth_failure("no Hello within the authentication time limit")
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "send Hello with your token first")
             return
-        if first is grpc.aio.EOF or not first.HasField("hello"):
+        except DecodeError:
+            self._on_auth_failure("first message was not a BotMessage")
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "malformed message: not a poker.v1.BotMessage")
+            return
+        finally:
+            self._unauthenticated -= 1
+        if first is None or first is grpc.aio.EOF or not first.HasField("hello"):
             self._on_auth_failure("first message was not a Hello")
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must carry Hello")
             return
@@ -311,13 +329,21 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 class DealerServer:
     """The gRPC server, with the health and reflection services, and its session registry."""
 
-    def __init__(self, address: str = "127.0.0.1:0", *, credentials: grpc.ServerCredentials | None = None) -> None:
+    def __init__(
+        self, address: str = "127.0.0.1:0", *, credentials: grpc.ServerCredentials | None = None,
+        local_socket: bool = True,
+    ) -> None:
+        """``local_socket``: also listen on a Unix socket in a fresh folder, for bots that have no
+        network (``network: none``); its address is ``local_address`` once started."""
         self.auth_failures: collections.Counter[str] = collections.Counter()
         self.service = DealerService(lambda reason: self.auth_failures.update([reason]))
         self._requested = address
         self._credentials = credentials
         self._server: grpc.aio.Server | None = None
+        self._local_socket = local_socket
+        self._socket_folder: str | None = None
         self.address = address
+        self.local_address: str | None = None
 
     async def start(self) -> str:
         """Start listening; return the address bots should dial (with the real port)."""
@@ -346,7 +372,17 @@ class DealerServer:
             port = server.add_secure_port(self._requested, self._credentials)
         if not self._requested.startswith("unix:") and port == 0:
             raise OSError(f"cannot listen on {self._requested}")
+        if self._local_socket:
+            # A short path (sun_path is 108 bytes) in a folder others may enter but not list; the
+            # socket itself is open to every local user: the seat token is what admits a bot.
+            self._socket_folder = tempfile.mkdtemp(prefix="dealer-")
+            os.chmod(self._socket_folder, 0o711)
+            path = os.path.join(self._socket_folder, f"{secrets.token_hex(8)}.sock")
+            server.add_insecure_port(f"unix:{path}")
+            self.local_address = f"unix:{path}"
         await server.start()
+        if self.local_address is not None:
+            os.chmod(self.local_address[5:], 0o666)
         self._server = server
         if self._requested.startswith("unix:"):
             self.address = self._requested
@@ -370,3 +406,6 @@ class DealerServer:
         if self._server is not None:
             await self._server.stop(grace_s)
             self._server = None
+        if self._socket_folder is not None:
+            shutil.rmtree(self._socket_folder, ignore_errors=True)
+            self._socket_folder = None
