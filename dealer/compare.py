@@ -66,7 +66,7 @@ class Settings:
     beta: float = 0.05
     until_significant: bool = False
     adjust: bool = True
-    min_samples: int = 30
+    min_samples: int = 100  # paired deals before the SPRT may stop: its variance estimate needs them
 
     def check(self) -> None:
         """Raise ValueError unless the settings make sense (sequential bounds around 0)."""

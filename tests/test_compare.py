@@ -17,7 +17,7 @@ from dealer.compare import (
     verdict_from_ci,
 )
 from dealer.match import HandRecord, MatchResult
-from tests.conftest import PY_BOTS, ROOT
+from conftest import PY_BOTS, ROOT
 
 
 def _h2h(diffs: list[float], ev: list[float] | None = None) -> MatchResult:
