@@ -54,7 +54,8 @@ Event keys:
 * all formats: ``name``, ``format`` (round-robin | gauntlet | freezeout | compare), ``game``.
 * round-robin, gauntlet, freezeout: ``bots`` (bot names; default all bots), ``table_size``
   (required, 2..10, at most the number of the event's bots).
-* round-robin, gauntlet: ``hands`` (required, >= 1 per match), ``duplicate`` (default true),
+* round-robin, gauntlet: ``hands`` (required, >= 1: hands per table, so a duplicate match of
+  n seats plays n x ``hands`` hands, the same deals in each seat rotation), ``duplicate`` (default true),
   ``meetings`` (int >= 1, default 1: how many times each table line-up is played).
 * gauntlet: ``challenger`` (required bot name; added to the event's bots if not listed).
 * freezeout: ``blind_levels`` (required, list of [sb, bb] or [sb, bb, ante]), ``hands_per_level``
@@ -63,7 +64,7 @@ Event keys:
   ``duplicate`` and ``hands`` do not apply.
 * compare (always heads-up and duplicate): ``new``, ``old`` (required, different bot names),
   ``field`` (bot names: both versions play the field on the same deals instead of each other),
-  ``hands`` (required, maximum hands), ``until_significant`` (default false), ``alpha``/``beta``
+  ``hands`` (required, maximum hands in all), ``until_significant`` (default false), ``alpha``/``beta``
   (0 < x < 0.5, default 0.05), ``worse_than`` < ``better_than`` (bb/100, default -5.0 / 5.0).
 
 A bot needs exactly one of ``command`` (a string, shlex-split, or a list of strings) or

@@ -75,6 +75,12 @@ def _match_specs(event: EventSpec, seed: object) -> list[MatchSpec]:
     return schedule_event(event.name, tables, duplicate=duplicate, seed=f"{seed}/{event.name}")
 
 
+def _hands_per_table(event: EventSpec, tables: int) -> int:
+    """Round-robin and gauntlet ``hands`` count per table; a compare's count is its total."""
+    hands = event.hands or 1
+    return max(1, hands // tables) if event.format == "compare" else hands
+
+
 def build_jobs(config: LeagueConfig) -> list[MatchJob]:
     """Every match of the league, in a deterministic order; one job per duplicate group."""
     entries = {bot.name: _entry(bot) for bot in config.bots}
@@ -90,7 +96,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
             tables = tuple(TableSpec(s.seats, match_id, s.rotation) for s in specs)
             plan = MatchPlan(
                 match_id=match_id, tables=tables, game=event.game,
-                hands=(event.max_hands or 5000) if freezeout else (event.hands or 1),
+                hands=(event.max_hands or 5000) if freezeout else _hands_per_table(event, len(tables)),
                 seed=None if config.seed is None else f"{config.seed}", mode="freezeout" if freezeout else "reset",
                 blind_levels=event.blind_levels, hands_per_level=event.hands_per_level or 0,
                 fault_policy=config.fault_policy,
