@@ -37,8 +37,10 @@ def _bot_names(commands: list[list[str]]) -> list[str]:
     """Readable unique names from command lines: the script's stem, numbered when repeated."""
     names: list[str] = []
     for argv in commands:
-        script = next((a for a in reversed(argv) if "." in Path(a).name and not a.startswith("-")), argv[0])
-        stem = Path(script).stem or "bot"
+        script = Path(next((a for a in reversed(argv) if "." in Path(a).name and not a.startswith("-")), argv[0]))
+        stem = script.stem or "bot"
+        if stem in ("bot", "main", "index") and script.parent.name:  # node/bot.js -> "node"
+            stem = script.parent.name
         name, k = stem, 2
         while name in names:
             name, k = f"{stem}-{k}", k + 1
