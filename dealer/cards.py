@@ -28,6 +28,10 @@ DECK_SIZE = 52
 CARD_NAMES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 _CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
 _LIMITS = [0] + [2**32 - 2**32 % m for m in range(1, DECK_SIZE + 1)]  # rejection bounds of uniform(m)
+# The unpackers of ``_words``: a shuffle first takes at most 7 blocks (51 words), then one more
+# block at a time on the rare rejections.
+_WORDS = [struct.Struct(f">{8 * count}I") for count in range(8)]
+_DECK_SET = frozenset(range(DECK_SIZE))
 
 
 def parse_card(text: str) -> int:
@@ -58,8 +62,9 @@ def cards_text(cards: Iterable[int]) -> str:
 
 def _words(key: bytes, start: int, count: int) -> tuple[int, ...]:
     """Blocks ``start``.. of the SHA-256 counter stream, as 32-bit words (8 per block)."""
-    digests = b"".join(hashlib.sha256(key + k.to_bytes(8, "big")).digest() for k in range(start, start + count))
-    return struct.unpack(f">{8 * count}I", digests)
+    sha256 = hashlib.sha256
+    digests = b"".join([sha256(key + k.to_bytes(8, "big")).digest() for k in range(start, start + count)])
+    return _WORDS[count].unpack(digests)
 
 
 def seed_key(seed: int | str) -> bytes:
@@ -78,18 +83,18 @@ def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list
         secrets.SystemRandom().shuffle(deck)
         return deck
     key = seed_key(seed)
-    blocks = (min(cards, DECK_SIZE - 1) + 7) // 8 + 1  # one spare block covers most rejections
-    words = _words(key, 0, blocks)
+    steps = min(cards, DECK_SIZE - 1)
+    words = _words(key, 0, (steps + 7) // 8) if steps > 0 else ()  # rejections are rare: no spare block
     w = 0
-    for i in range(min(cards, DECK_SIZE - 1)):
+    limits = _LIMITS
+    for i in range(steps):
         m = DECK_SIZE - i
-        limit = _LIMITS[m]
         while True:
             if w == len(words):
-                words += _words(key, len(words) // 8, 1)
+                words += _words(key, w // 8, 1)
             u = words[w]
             w += 1
-            if u < limit:
+            if u < limits[m]:
                 break
         j = i + u % m
         deck[i], deck[j] = deck[j], deck[i]
@@ -98,9 +103,10 @@ def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list
 
 def check_distinct(cards: Sequence[int]) -> None:
     """Raise ``CardError`` unless every card is valid and appears at most once."""
-    if len(set(cards)) == len(cards) and (not cards or (min(cards) >= 0 and max(cards) < DECK_SIZE)):
+    distinct = set(cards)
+    if len(distinct) == len(cards) and distinct <= _DECK_SET:
         return
-    if len(set(cards)) != len(cards):
+    if len(distinct) != len(cards):
         seen: set[int] = set()
         for c in cards:
             if c in seen:
