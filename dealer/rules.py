@@ -30,7 +30,7 @@ burn, river.
 from __future__ import annotations
 
 import enum
-from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -190,9 +190,21 @@ class Awarded(NamedTuple):
 Event = Posted | Acted | Dealt | Returned | Raked | Shown | Awarded
 
 
-@dataclass(slots=True)
+def _rotations(n: int) -> tuple[tuple[int, ...], ...]:
+    """For each seat of an ``n``-seat table, all the seats clockwise from it (itself first)."""
+    return tuple(tuple((first + k) % n for k in range(n)) for first in range(n))
+
+
+_ROTATIONS = tuple(_rotations(n) for n in range(MAX_SEATS + 1))  # by table size, then first seat
+
+
+@dataclass(slots=True, init=False)
 class Hand:
-    """One hand in progress. Build it with ``Hand.start(config, deck)``."""
+    """One hand in progress. Build it with ``Hand.start(config, deck)``.
+
+    A dataclass for its comparison and repr; ``__init__`` is written out because the generated
+    one (with default factories) was a large part of the cost of a short hand.
+    """
 
     config: TableConfig
     deck: tuple[int, ...]
@@ -203,53 +215,67 @@ class Hand:
     contributed: list[int]
     folded: list[bool]
     hole: tuple[tuple[int, int], ...]
-    board: list[int] = field(default_factory=list)
-    street: int = 0
-    pot: int = 0  # chips collected from finished rounds (antes included)
-    events: list[Event] = field(default_factory=list)
-    actors: deque[int] = field(default_factory=deque)
-    max_bet: int = 0
-    raise_amount: int = 0  # largest full increment this round
-    raise_count: int = 0  # bets and raises this round (fixed-limit cap)
-    short_sum: int = 0  # consecutive short all-in increments since the last full raise
-    acted: set[int] = field(default_factory=set)
-    opener: int = 0  # last aggressor of the round, else its first actor (showdown order)
-    done: bool = False
-    n: int = 0  # seats
-    bet_sizes: tuple[int, int, int, int] = (0, 0, 0, 0)  # minimum bet (fixed-limit bet) by street
-    fixed_limit: bool = False
-    _legal: Legal | None = field(default=None, compare=False, repr=False)  # legal() until the next action
+    board: list[int]
+    street: int
+    pot: int  # chips collected from finished rounds (antes included)
+    events: list[Event]
+    actors: list[int]  # seats still to act this round, the actor first
+    max_bet: int
+    raise_amount: int  # largest full increment this round
+    raise_count: int  # bets and raises this round (fixed-limit cap)
+    short_sum: int  # consecutive short all-in increments since the last full raise
+    acted: set[int]
+    opener: int  # last aggressor of the round, else its first actor (showdown order)
+    done: bool
+    n: int  # seats
+    bet_sizes: tuple[int, int, int, int]  # minimum bet (fixed-limit bet) by street
+    fixed_limit: bool
+    _legal: Legal | None = field(compare=False, repr=False)  # legal() until the next action
 
-    @classmethod
-    def start(cls, config: TableConfig, deck: list[int] | tuple[int, ...]) -> Hand:
+    def __init__(self, config: TableConfig, deck: Sequence[int]) -> None:
         """Post antes and blinds, deal the hole cards, and stop at the first decision."""
-        n = config.seats
+        n = len(config.stacks)
         if len(deck) < 2 * n + 8:
             raise ConfigError(f"a deck for {n} seats needs at least {2 * n + 8} cards, got {len(deck)}")
         check_distinct(deck)
-        order = tuple((config.button + 1 + k) % n for k in range(n))
-        position = [0] * n
-        for k, s in enumerate(order):
-            position[s] = k
-        hole = [(0, 0)] * n
-        for k, s in enumerate(order):
-            hole[s] = (deck[k], deck[n + k])
-        hand = cls(
-            config=config,
-            deck=tuple(deck),
-            order=order,
-            position=tuple(position),
-            stacks=list(config.stacks),
-            bets=[0] * n,
-            contributed=[0] * n,
-            folded=[False] * n,
-            hole=tuple(hole),
-            n=n,
-            bet_sizes=(config.bet_size(0), config.bet_size(1), config.bet_size(2), config.bet_size(3)),
-            fixed_limit=config.variant is Variant.FIXED_LIMIT,
-        )
-        hand._post_forced_bets()
-        return hand
+        rotations = _ROTATIONS[n]
+        order = rotations[(config.button + 1) % n]
+        position = rotations[-order[0] % n]  # position[s] == (s - order[0]) % n
+        self.config = config
+        self.deck = deck = tuple(deck)
+        self.order = order
+        self.position = position
+        self.stacks = list(config.stacks)
+        self.bets = [0] * n
+        self.contributed = [0] * n
+        self.folded = [False] * n
+        self.hole = tuple([(deck[k], deck[n + k]) for k in position])
+        self.board = []
+        self.street = 0
+        self.pot = 0
+        self.events = []
+        self.actors = []
+        self.max_bet = 0
+        self.raise_amount = 0
+        self.raise_count = 0
+        self.short_sum = 0
+        self.acted = set()
+        self.opener = 0
+        self.done = False
+        self.n = n
+        self.fixed_limit = config.variant is Variant.FIXED_LIMIT
+        if self.fixed_limit:
+            small, big = config.bet_size(0), config.bet_size(2)
+            self.bet_sizes = (small, small, big, big)
+        else:
+            self.bet_sizes = (config.big_blind,) * 4
+        self._legal = None
+        self._post_forced_bets()
+
+    @classmethod
+    def start(cls, config: TableConfig, deck: Sequence[int]) -> Hand:
+        """Post antes and blinds, deal the hole cards, and stop at the first decision."""
+        return cls(config, deck)
 
     # ----------------------------------------------------------------- queries
 
@@ -268,15 +294,18 @@ class Hand:
 
     def legal(self) -> Legal:
         """What the actor may do now; raises ``IllegalActionError`` when the hand is over."""
-        if self._legal is not None:
-            return self._legal
+        legal = self._legal
+        if legal is not None:
+            return legal
         seat = self._require_actor()
-        call = self.to_call(seat)
+        call = self.max_bet - self.bets[seat]
+        if call > self.stacks[seat]:
+            call = self.stacks[seat]
         min_to = max_to = 0
         if self._raise_refusal(seat, call) is None:
             min_to, max_to = self._raise_range(seat)
-        self._legal = Legal(call > 0, call, min_to, max_to, self.max_bet == 0)
-        return self._legal
+        self._legal = legal = Legal(call > 0, call, min_to, max_to, self.max_bet == 0)
+        return legal
 
     def active_seats(self) -> list[int]:
         """Seats that have not folded, in position order."""
@@ -304,7 +333,7 @@ class Hand:
         """Fold the actor's hand."""
         self.verify_fold()
         self._legal = None
-        seat = self.actors.popleft()
+        seat = self.actors.pop(0)
         self.acted.add(seat)
         self.folded[seat] = True
         record = Acted(seat, "fold", 0, self.bets[seat], False)
@@ -316,11 +345,14 @@ class Hand:
         """Check, or call the largest bet (all-in for less when the stack is short)."""
         seat = self._require_actor()
         self._legal = None
-        amount = self.to_call(seat)
-        self.actors.popleft()
+        stacks, bets = self.stacks, self.bets
+        amount = self.max_bet - bets[seat]
+        if amount > stacks[seat]:
+            amount = stacks[seat]
+        del self.actors[0]
         self.acted.add(seat)
         self._put(seat, amount)
-        record = Acted(seat, "call" if amount else "check", amount, self.bets[seat], self.stacks[seat] == 0)
+        record = Acted(seat, "call" if amount else "check", amount, bets[seat], stacks[seat] == 0)
         self.events.append(record)
         self._after_action()
         return record
@@ -346,31 +378,30 @@ class Hand:
         """Bet or raise to a total of ``to`` chips in this round."""
         self.verify_raise(to)
         self._legal = None
-        seat = self.actors.popleft()
-        kind = "bet" if self.max_bet == 0 else "raise"
-        increment = to - self.max_bet
+        seat = self.actors[0]
+        max_bet = self.max_bet
+        kind = "bet" if max_bet == 0 else "raise"
+        increment = to - max_bet
         added = to - self.bets[seat]
         self._put(seat, added)
         self.max_bet = to
-        n = self.n
-        self.actors = deque(
-            s
-            for s in ((seat + k) % n for k in range(1, n))
-            if not self.folded[s] and self.stacks[s] > 0
-        )
+        folded, stacks = self.folded, self.stacks
+        # Everyone after the raiser who can still act, round to the seat before it.
+        self.actors = [s for s in _ROTATIONS[self.n][seat][1:] if not folded[s] and stacks[s] > 0]
         self.opener = seat
-        if increment >= self.raise_amount:
+        raise_amount = self.raise_amount
+        if increment >= raise_amount:
             self.acted.clear()
+            self.raise_amount = raise_amount = increment
         self.acted.add(seat)
-        self.raise_amount = max(self.raise_amount, increment)
         self.raise_count += 1
-        if self.stacks[seat]:
+        if stacks[seat]:
             self.short_sum = 0
         else:
             self.short_sum += increment
-            if self.short_sum >= self.raise_amount:
+            if self.short_sum >= raise_amount:
                 self.short_sum = 0
-        record = Acted(seat, kind, added, to, self.stacks[seat] == 0)
+        record = Acted(seat, kind, added, to, stacks[seat] == 0)
         self.events.append(record)
         self._after_action()
         return record
@@ -395,9 +426,9 @@ class Hand:
             return f"the round is capped at {self.config.cap} bets"
         if self.short_sum and self.short_sum < self.raise_amount and seat in self.acted:
             return "a short all-in does not reopen the betting for a player who already acted"
-        if self.stacks[seat] <= self.max_bet - self.bets[seat]:
-            return "the stack does not cover more than a call"
         bets, stacks, folded, max_bet = self.bets, self.stacks, self.folded, self.max_bet
+        if stacks[seat] <= max_bet - bets[seat]:
+            return "the stack does not cover more than a call"
         for s in range(self.n):
             if s != seat and not folded[s] and stacks[s] + bets[s] > max_bet:
                 return None
@@ -406,7 +437,12 @@ class Hand:
     def _raise_range(self, seat: int) -> tuple[int, int]:
         """The minimum and maximum raise-to totals, assuming a raise is allowed."""
         all_in = self.stacks[seat] + self.bets[seat]
-        low = min(all_in, self.max_bet + max(self.raise_amount, self.bet_sizes[self.street]))
+        step = self.bet_sizes[self.street]
+        if self.raise_amount > step:
+            step = self.raise_amount
+        low = self.max_bet + step
+        if low > all_in:
+            low = all_in
         if self.fixed_limit:
             return low, low
         if self.config.variant is Variant.POT_LIMIT:
@@ -414,47 +450,45 @@ class Hand:
         return low, all_in
 
     def _post_forced_bets(self) -> None:
-        config = self.config
-        n = config.seats
+        config, order, stacks = self.config, self.order, self.stacks
         if config.ante:
-            for s in self.order:
-                amount = min(config.ante, self.stacks[s])
-                self.stacks[s] -= amount
+            for s in order:
+                amount = min(config.ante, stacks[s])
+                stacks[s] -= amount
                 self.contributed[s] += amount
                 self.pot += amount
-                self.events.append(Posted(s, "ante", amount, self.stacks[s] == 0))
-        if n == 2:
-            blinds = ((self.order[1], "small_blind", config.small_blind), (self.order[0], "big_blind", config.big_blind))
-        else:
-            blinds = ((self.order[0], "small_blind", config.small_blind), (self.order[1], "big_blind", config.big_blind))
-        for seat, kind, blind in blinds:
-            amount = min(blind, self.stacks[seat])
+                self.events.append(Posted(s, "ante", amount, stacks[s] == 0))
+        n = self.n
+        small, big = (order[1], order[0]) if n == 2 else (order[0], order[1])
+        for seat, kind, blind in ((small, "small_blind", config.small_blind), (big, "big_blind", config.big_blind)):
+            amount = blind if blind < stacks[seat] else stacks[seat]
             if amount:
                 self._put(seat, amount)
-                self.events.append(Posted(seat, kind, amount, self.stacks[seat] == 0))
+                self.events.append(Posted(seat, kind, amount, stacks[seat] == 0))
         self.max_bet = max(self.bets)
         self.raise_count = 1 if self.max_bet else 0
         # The seat after the largest blind opens (ties: the later position), as PokerKit does; so
         # when no blind is posted (a zero small blind, a big blind all-in on its ante) position 0.
-        largest = max((bet, self.position[s]) for s, bet in enumerate(self.bets))
-        self._begin_round((self.order[largest[1]] + 1) % n)
+        _, last = max(zip(self.bets, self.position))
+        self._begin_round((order[last] + 1) % n)
 
     def _begin_round(self, opener: int) -> None:
-        """Queue the players who can act this round, starting from ``opener``."""
-        n = self.n
+        """Queue the players who can act this round, starting from ``opener``.
+
+        A player acts if it has chips and is covered by someone: its bet is below the second
+        largest stack-plus-bet of the players in the hand.
+        """
         stacks, bets, folded = self.stacks, self.bets, self.folded
-        totals = sorted(stacks[s] + bets[s] for s in range(n) if not folded[s])
+        totals = sorted([stacks[s] + bets[s] for s in range(self.n) if not folded[s]])
         second = totals[-2]
         self.opener = opener
-        self.actors = deque(
-            s
-            for s in ((opener + k) % n for k in range(n))
-            if not folded[s] and stacks[s] > 0 and min(stacks[s], second - bets[s]) > 0
-        )
+        self.actors = actors = [
+            s for s in _ROTATIONS[self.n][opener] if not folded[s] and stacks[s] > 0 and bets[s] < second
+        ]
         self.acted.clear()
         self.raise_amount = 0
         self.short_sum = 0
-        if not self.actors or (len(self.actors) == 1 and bets[self.actors[0]] >= self.max_bet):
+        if not actors or (len(actors) == 1 and bets[actors[0]] >= self.max_bet):
             self._end_round()
 
     def _after_action(self) -> None:
@@ -464,27 +498,26 @@ class Hand:
     def _end_round(self) -> None:
         """Return an uncalled bet, collect the bets, then deal on, or settle the hand."""
         self.actors.clear()
-        bets = self.bets
-        top = max(bets)
-        if top:
+        bets, stacks, folded = self.bets, self.stacks, self.folded
+        ranked = sorted(bets)
+        top, second = ranked[-1], ranked[-2]
+        if top > second:
             leader = bets.index(top)
-            second = max(b for s, b in enumerate(bets) if s != leader)
-            if top > second:
-                excess = top - second
-                self.stacks[leader] += excess
-                self.contributed[leader] -= excess
-                bets[leader] = second
-                self.events.append(Returned(leader, excess))
+            excess = top - second
+            stacks[leader] += excess
+            self.contributed[leader] -= excess
+            bets[leader] = second
+            self.events.append(Returned(leader, excess))
         self.pot += sum(bets)
         self.bets = [0] * self.n
         self.max_bet = 0
-        if self.folded.count(False) == 1:
+        if folded.count(False) == 1:
             self._settle(showdown=False)
             return
         if self.street == 3:
             self._settle(showdown=True)
             return
-        can_bet = sum(1 for s in range(self.n) if not self.folded[s] and self.stacks[s] > 0)
+        can_bet = len([s for s in range(self.n) if not folded[s] and stacks[s] > 0])
         self._deal_street()
         if can_bet <= 1:
             while self.street < 3:
@@ -496,67 +529,70 @@ class Hand:
         self._begin_round(self.order[0])
 
     def _deal_street(self) -> None:
-        n = self.n
-        self.street += 1
-        start = 2 * n + 1 if self.street == 1 else 2 * n + 1 + 2 * self.street
-        cards = self.deck[start : start + (3 if self.street == 1 else 1)]
+        self.street = street = self.street + 1
+        start = 2 * self.n + 1 if street == 1 else 2 * self.n + 1 + 2 * street
+        cards = self.deck[start : start + (3 if street == 1 else 1)]
         self.board.extend(cards)
-        self.events.append(Dealt(self.street, tuple(cards)))
+        self.events.append(Dealt(street, cards))
 
     def _settle(self, showdown: bool) -> None:
         """Split the pots among the best eligible hands, after the rake."""
-        n = self.n
-        folded = self.folded
+        folded, events = self.folded, self.events
         values: dict[int, int] = {}
         if showdown:
-            opener_position = self.position[self.opener]
-            for k in range(n):
-                s = self.order[(opener_position + k) % n]
+            hole, board = self.hole, tuple(self.board)
+            for s in _ROTATIONS[self.n][self.opener]:  # showdown order: from the opener, clockwise
                 if not folded[s]:
-                    values[s] = evaluate((*self.hole[s], *self.board))
-                    self.events.append(Shown(s, self.hole[s], values[s]))
+                    values[s] = value = evaluate(hole[s] + board)
+                    events.append(Shown(s, hole[s], value))
         pots = self._pots()
-        rake = self._rake(sum(amount for amount, _ in pots))
+        rake = self._rake(sum([amount for amount, _ in pots])) if self.config.rake_bps else 0
         if rake:
-            self.events.append(Raked(rake))
+            events.append(Raked(rake))
         awards: list[tuple[int, list[int], list[int]]] = []  # amount, eligible, winners
         for amount, eligible in pots:
-            taken = min(rake, amount)
+            taken = rake if rake < amount else amount
             rake -= taken
             if showdown:
-                best = max(values[s] for s in eligible)
+                best = max([values[s] for s in eligible])
                 winners = [s for s in eligible if values[s] == best]
             else:
-                winners = list(eligible)
+                winners = eligible
             if awards and awards[-1][2] == winners:
                 # Pots with the same winners are split as one (PokerKit kills the losing hands
                 # first, which leaves such pots with the same contenders, and merges them).
                 awards[-1] = (awards[-1][0] + amount - taken, awards[-1][1], winners)
             else:
                 awards.append((amount - taken, eligible, winners))
+        stacks = self.stacks
         for index, (amount, eligible, winners) in enumerate(awards):
-            share, odd = divmod(amount, len(winners))
-            shares = tuple((s, share + (odd if k == 0 else 0)) for k, s in enumerate(winners))
+            if len(winners) == 1:
+                shares: tuple[tuple[int, int], ...] = ((winners[0], amount),)
+            else:
+                share, odd = divmod(amount, len(winners))
+                shares = ((winners[0], share + odd), *[(s, share) for s in winners[1:]])
             for s, won in shares:
-                self.stacks[s] += won
-            self.events.append(Awarded(index, amount, tuple(eligible), shares))
+                stacks[s] += won
+            events.append(Awarded(index, amount, tuple(eligible), shares))
         self.pot = 0
         self.done = True
 
     def _pots(self) -> list[tuple[int, list[int]]]:
         """Main pot then side pots: (amount, eligible seats in position order)."""
-        contributed = self.contributed
-        live = [s for s in self.order if not self.folded[s]]
+        contributed, folded = self.contributed, self.folded
+        live = [s for s in self.order if not folded[s]]
         levels = sorted({contributed[s] for s in live})
+        if len(levels) == 1 and levels[0]:  # nobody all-in for less: one pot of every chip
+            return [(sum(contributed), live)]
         pots: list[tuple[int, list[int]]] = []
         previous = 0
         for level in levels:
-            amount = sum(min(c, level) - min(c, previous) for c in contributed)
+            amount = sum([min(c, level) - min(c, previous) for c in contributed])
             eligible = [s for s in live if contributed[s] >= level]
             if amount:
                 pots.append((amount, eligible))
             previous = level
-        leftover = sum(c - min(c, previous) for c in contributed)
+        leftover = sum([c - min(c, previous) for c in contributed])
         if leftover:  # dead money above every live player's level goes to the last pot
             amount, eligible = pots[-1]
             pots[-1] = (amount + leftover, eligible)
