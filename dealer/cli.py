@@ -188,7 +188,13 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, s
         await server.stop()
 
 
-def _finish(league: LeagueConfig, results: list[MatchResult]) -> None:
+def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None) -> None:
+    """Run the league to the end and print the standings; a refused resume is a one-line error."""
+    try:
+        results = asyncio.run(_league(league, resume, remote_tokens))
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
     lines = standings(results, event_points(league, results))
     typer.echo(f"{league.name}: {len(results)} matches, {sum(len(r.hands) for r in results)} hands")
     typer.echo(standings_table(lines))
@@ -206,12 +212,7 @@ def run(
     if remote:
         typer.echo(f"error: {config}: bots {', '.join(remote)} are remote: use `dealer serve`", err=True)
         raise typer.Exit(2)
-    try:
-        results = asyncio.run(_league(league, resume, None))
-    except ValueError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from None
-    _finish(league, results)
+    _play_league(league, resume, None)
 
 
 @app.command()
@@ -238,12 +239,7 @@ def serve(
         tokens = {name: secrets.token_urlsafe(32) for name in remote}
         for name, token in tokens.items():
             typer.echo(f"token for {name}: {token}")
-    try:
-        results = asyncio.run(_league(league, resume, tokens))
-    except ValueError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from None
-    _finish(league, results)
+    _play_league(league, resume, tokens)
 
 
 @app.command()
