@@ -84,13 +84,16 @@ def action_request(
 ) -> pb.Item:
     """Everything the actor needs to decide, without tracking state itself."""
     seat = hand.actors[0]
-    stacks = [0] * table_seats
-    bets = [0] * table_seats
-    folded = [True] * table_seats
-    for engine_seat, table_seat in enumerate(seat_map):
-        stacks[table_seat] = hand.stacks[engine_seat]
-        bets[table_seat] = hand.bets[engine_seat]
-        folded[table_seat] = hand.folded[engine_seat]
+    if len(seat_map) == table_seats:  # every seat is dealt in: engine seats are table seats
+        stacks, bets, folded = hand.stacks, hand.bets, hand.folded
+    else:
+        stacks = [0] * table_seats
+        bets = [0] * table_seats
+        folded = [True] * table_seats
+        for engine_seat, table_seat in enumerate(seat_map):
+            stacks[table_seat] = hand.stacks[engine_seat]
+            bets[table_seat] = hand.bets[engine_seat]
+            folded[table_seat] = hand.folded[engine_seat]
     return pb.Item(
         table=table,
         request=pb.ActionRequest(
