@@ -16,6 +16,7 @@ Seeded shuffle (the specification a bot in another language can reimplement):
 from __future__ import annotations
 
 import hashlib
+import operator
 import secrets
 import struct
 from collections.abc import Iterable, Sequence
@@ -27,7 +28,10 @@ SUITS = "cdhs"
 DECK_SIZE = 52
 CARD_NAMES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 _CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
-_LIMITS = [0] + [2**32 - 2**32 % m for m in range(1, DECK_SIZE + 1)]  # rejection bounds of uniform(m)
+# Shuffle step i draws ``uniform(_MODULI[i])``, whose words from ``_BOUNDS[i]`` up are rejected.
+_MODULI = tuple(range(DECK_SIZE, 1, -1))
+_BOUNDS = tuple(2**32 - 2**32 % m for m in _MODULI)
+_NEVER_REJECTED = min(_BOUNDS)  # a word below every bound
 # The unpackers of ``_words``: a shuffle first takes at most 7 blocks (51 words), then one more
 # block at a time on the rare rejections.
 _WORDS = [struct.Struct(f">{8 * count}I") for count in range(8)]
@@ -84,19 +88,25 @@ def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list
         return deck
     key = seed_key(seed)
     steps = min(cards, DECK_SIZE - 1)
-    words = _words(key, 0, (steps + 7) // 8) if steps > 0 else ()  # rejections are rare: no spare block
+    if steps <= 0:
+        return deck
+    words = _words(key, 0, (steps + 7) // 8)  # rejections are rare: no spare block
+    if max(words) < _NEVER_REJECTED:
+        # The rule: no word is rejected, so step i uses word i (offsets computed in C).
+        for i, offset in enumerate(map(operator.mod, words, _MODULI[:steps])):
+            j = i + offset
+            deck[i], deck[j] = deck[j], deck[i]
+        return deck
     w = 0
-    limits = _LIMITS
     for i in range(steps):
-        m = DECK_SIZE - i
         while True:
             if w == len(words):
                 words += _words(key, w // 8, 1)
             u = words[w]
             w += 1
-            if u < limits[m]:
+            if u < _BOUNDS[i]:
                 break
-        j = i + u % m
+        j = i + u % _MODULI[i]
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 
