@@ -93,9 +93,21 @@ def _new_network_namespace() -> None:
         _fail(f"network: none: cannot map the user namespace: {error}")
 
 
+def _initial_environment() -> dict[str, str]:
+    """The environment the dealer gave the launcher, without what Python and the ``dealer``
+    package added to ``os.environ`` since (``LC_CTYPE`` coercion, ``GRPC_ENABLE_FORK_SUPPORT``)."""
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            pairs = [entry.split(b"=", 1) for entry in f.read().split(b"\0") if b"=" in entry]
+        return {os.fsdecode(key): os.fsdecode(value) for key, value in pairs}
+    except OSError:
+        return dict(os.environ)
+
+
 def _child(options: dict[str, str], command: list[str]) -> None:
     """In the forked child: isolate, limit, drop privileges, exec the bot. Never returns."""
     try:
+        environment = _initial_environment()  # read before the user change makes /proc/self root's
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
@@ -117,7 +129,7 @@ def _child(options: dict[str, str], command: list[str]) -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != launcher:
             os._exit(1)
-        os.execvp(command[0], command)
+        os.execvpe(command[0], command, environment)
     except OSError as error:
         print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr, flush=True)
         os._exit(127)

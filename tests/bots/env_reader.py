@@ -1,0 +1,52 @@
+"""Looks for seat tokens where it should not find any, then plays check/call.
+
+Reads the environment it was given, the environment and command line of every process it can see in
+/proc (the dealer's, the launcher's, the other bots'), and every file under the dealer's output
+folder it can read (argv[1], if given). Logs "own token: <token>" (its own log is its business),
+"env keys: ...", "readable environ: N", and "found token <where>" for each token that is not its
+own; then "found 0 other tokens" or "found N other tokens".
+"""
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import botlib
+import pokerbot
+
+botlib.record_pid()
+own = botlib.token()
+botlib.say(f"own token: {own}")
+given = open("/proc/self/environ", "rb").read().split(b"\0")  # as given (Python may add LC_CTYPE)
+botlib.say("env keys:", " ".join(sorted(e.split(b"=", 1)[0].decode() for e in given if b"=" in e)))
+pattern = re.compile(rb"POKER_TOKEN=([^\0\n]+)")
+found = set()
+readable = 0
+for entry in Path("/proc").iterdir():
+    if not entry.name.isdigit():
+        continue
+    for name in ("environ", "cmdline"):
+        try:
+            data = (entry / name).read_bytes()
+        except OSError:
+            continue
+        if name == "environ":
+            readable += 1
+        for match in pattern.finditer(data):
+            token = match.group(1).decode(errors="replace")
+            if token != own:
+                found.add(token)
+                botlib.say(f"found token /proc/{entry.name}/{name}")
+botlib.say(f"readable environ: {readable}")
+if sys.argv[1:]:
+    for path in Path(sys.argv[1]).rglob("*"):
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue
+        for token in re.findall(r"[A-Za-z0-9_-]{43}", text):
+            if token != own:
+                found.add(token)
+botlib.say(f"found {len(found)} other tokens")
+pokerbot.run(lambda request: pokerbot.check_call(), name="env-reader", argv=[])
