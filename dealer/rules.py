@@ -77,7 +77,7 @@ class TableConfig:
         n = len(self.stacks)
         if not 2 <= n <= MAX_SEATS:
             errors.append(f"a table has 2 to {MAX_SEATS} seats, not {n}")
-        if any(not isinstance(s, int) or s <= 0 for s in self.stacks):
+        if [s for s in self.stacks if not isinstance(s, int) or s <= 0]:
             errors.append(f"every stack must be a positive integer: {self.stacks}")
         if not 0 <= self.button < max(n, 1):
             errors.append(f"button seat {self.button} is not a seat of this table")
@@ -188,6 +188,10 @@ class Awarded(NamedTuple):
 
 
 Event = Posted | Acted | Dealt | Returned | Raked | Shown | Awarded
+
+# Builds a record from a tuple of all its fields, as ``Acted(*fields)`` does but without the
+# NamedTuple's Python-level ``__new__`` (half the cost of a record; used on the hot paths).
+_record = tuple.__new__
 
 
 def _rotations(n: int) -> tuple[tuple[int, ...], ...]:
@@ -304,7 +308,7 @@ class Hand:
         min_to = max_to = 0
         if self._raise_refusal(seat, call) is None:
             min_to, max_to = self._raise_range(seat)
-        self._legal = legal = Legal(call > 0, call, min_to, max_to, self.max_bet == 0)
+        self._legal = legal = _record(Legal, (call > 0, call, min_to, max_to, self.max_bet == 0))
         return legal
 
     def active_seats(self) -> list[int]:
@@ -336,9 +340,10 @@ class Hand:
         seat = self.actors.pop(0)
         self.acted.add(seat)
         self.folded[seat] = True
-        record = Acted(seat, "fold", 0, self.bets[seat], False)
+        record = _record(Acted, (seat, "fold", 0, self.bets[seat], False))
         self.events.append(record)
-        self._after_action()
+        if not self.actors or self.folded.count(False) <= 1:
+            self._end_round()
         return record
 
     def check_call(self) -> Acted:
@@ -351,10 +356,13 @@ class Hand:
             amount = stacks[seat]
         del self.actors[0]
         self.acted.add(seat)
-        self._put(seat, amount)
-        record = Acted(seat, "call" if amount else "check", amount, bets[seat], stacks[seat] == 0)
+        stacks[seat] -= amount
+        bets[seat] += amount
+        self.contributed[seat] += amount
+        record = _record(Acted, (seat, "call" if amount else "check", amount, bets[seat], stacks[seat] == 0))
         self.events.append(record)
-        self._after_action()
+        if not self.actors:  # (a check, call or raise folds nobody: two players or more are left)
+            self._end_round()
         return record
 
     def verify_raise(self, to: int) -> None:
@@ -382,10 +390,12 @@ class Hand:
         max_bet = self.max_bet
         kind = "bet" if max_bet == 0 else "raise"
         increment = to - max_bet
-        added = to - self.bets[seat]
-        self._put(seat, added)
-        self.max_bet = to
         folded, stacks = self.folded, self.stacks
+        added = to - self.bets[seat]
+        stacks[seat] -= added
+        self.bets[seat] = to
+        self.contributed[seat] += added
+        self.max_bet = to
         # Everyone after the raiser who can still act, round to the seat before it.
         self.actors = [s for s in _ROTATIONS[self.n][seat][1:] if not folded[s] and stacks[s] > 0]
         self.opener = seat
@@ -401,9 +411,10 @@ class Hand:
             self.short_sum += increment
             if self.short_sum >= raise_amount:
                 self.short_sum = 0
-        record = Acted(seat, kind, added, to, stacks[seat] == 0)
+        record = _record(Acted, (seat, kind, added, to, stacks[seat] == 0))
         self.events.append(record)
-        self._after_action()
+        if not self.actors:
+            self._end_round()
         return record
 
     # ----------------------------------------------------------------- internals
@@ -412,11 +423,6 @@ class Hand:
         if not self.actors:
             raise IllegalActionError("the hand is over: nobody is to act")
         return self.actors[0]
-
-    def _put(self, seat: int, amount: int) -> None:
-        self.stacks[seat] -= amount
-        self.bets[seat] += amount
-        self.contributed[seat] += amount
 
     def _raise_refusal(self, seat: int, call: int) -> str | None:
         """Why the actor may not bet or raise at all, or ``None`` if it may."""
@@ -450,26 +456,30 @@ class Hand:
         return low, all_in
 
     def _post_forced_bets(self) -> None:
-        config, order, stacks = self.config, self.order, self.stacks
+        config, order, stacks, bets, contributed, events = (
+            self.config, self.order, self.stacks, self.bets, self.contributed, self.events
+        )
         if config.ante:
             for s in order:
                 amount = min(config.ante, stacks[s])
                 stacks[s] -= amount
-                self.contributed[s] += amount
+                contributed[s] += amount
                 self.pot += amount
-                self.events.append(Posted(s, "ante", amount, stacks[s] == 0))
+                events.append(_record(Posted, (s, "ante", amount, stacks[s] == 0)))
         n = self.n
         small, big = (order[1], order[0]) if n == 2 else (order[0], order[1])
         for seat, kind, blind in ((small, "small_blind", config.small_blind), (big, "big_blind", config.big_blind)):
             amount = blind if blind < stacks[seat] else stacks[seat]
             if amount:
-                self._put(seat, amount)
-                self.events.append(Posted(seat, kind, amount, stacks[seat] == 0))
-        self.max_bet = max(self.bets)
-        self.raise_count = 1 if self.max_bet else 0
+                stacks[seat] -= amount
+                bets[seat] += amount
+                contributed[seat] += amount
+                events.append(_record(Posted, (seat, kind, amount, stacks[seat] == 0)))
+        self.max_bet = max_bet = max(bets)
+        self.raise_count = 1 if max_bet else 0
         # The seat after the largest blind opens (ties: the later position), as PokerKit does; so
         # when no blind is posted (a zero small blind, a big blind all-in on its ante) position 0.
-        _, last = max(zip(self.bets, self.position))
+        _, last = max(zip(bets, self.position))
         self._begin_round((order[last] + 1) % n)
 
     def _begin_round(self, opener: int) -> None:
@@ -491,10 +501,6 @@ class Hand:
         if not actors or (len(actors) == 1 and bets[actors[0]] >= self.max_bet):
             self._end_round()
 
-    def _after_action(self) -> None:
-        if not self.actors or self.folded.count(False) <= 1:
-            self._end_round()
-
     def _end_round(self) -> None:
         """Return an uncalled bet, collect the bets, then deal on, or settle the hand."""
         self.actors.clear()
@@ -507,7 +513,7 @@ class Hand:
             stacks[leader] += excess
             self.contributed[leader] -= excess
             bets[leader] = second
-            self.events.append(Returned(leader, excess))
+            self.events.append(_record(Returned, (leader, excess)))
         self.pot += sum(bets)
         self.bets = [0] * self.n
         self.max_bet = 0
@@ -533,7 +539,7 @@ class Hand:
         start = 2 * self.n + 1 if street == 1 else 2 * self.n + 1 + 2 * street
         cards = self.deck[start : start + (3 if street == 1 else 1)]
         self.board.extend(cards)
-        self.events.append(Dealt(street, cards))
+        self.events.append(_record(Dealt, (street, cards)))
 
     def _settle(self, showdown: bool) -> None:
         """Split the pots among the best eligible hands, after the rake."""
@@ -544,7 +550,7 @@ class Hand:
             for s in _ROTATIONS[self.n][self.opener]:  # showdown order: from the opener, clockwise
                 if not folded[s]:
                     values[s] = value = evaluate(hole[s] + board)
-                    events.append(Shown(s, hole[s], value))
+                    events.append(_record(Shown, (s, hole[s], value)))
         pots = self._pots()
         rake = self._rake(sum([amount for amount, _ in pots])) if self.config.rake_bps else 0
         if rake:
@@ -573,7 +579,7 @@ class Hand:
                 shares = ((winners[0], share + odd), *[(s, share) for s in winners[1:]])
             for s, won in shares:
                 stacks[s] += won
-            events.append(Awarded(index, amount, tuple(eligible), shares))
+            events.append(_record(Awarded, (index, amount, tuple(eligible), shares)))
         self.pot = 0
         self.done = True
 
