@@ -208,7 +208,7 @@ def test_cli_match(tmp_path: Path) -> None:
     summary = json.loads((out / "results.json").read_text())
     assert summary["hands"] == 60 and summary["seed"] == "cli-1" and summary["forfeited"] == []
     standings = {s["name"]: s for s in summary["standings"]}
-    assert set(standings) == {"random_bot", "bot", "strength_bot"}
+    assert set(standings) == {"random_bot", "node", "strength_bot"}
     assert all(s["faults"] == {} for s in standings.values())
     assert sum(s["chips"] for s in standings.values()) == 0
     files = sorted((out / "hands").glob("*.phhs"))
