@@ -17,7 +17,7 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
     fault_policy: fold           # fold (default: a failed bot folds/checks for the rest of the match)
                                  #   | forfeit | restart
     limits:                      # optional defaults for every launched bot; a bot may override any key
-      memory_mb: 1024            # int >= 16, address-space limit
+      memory_mb: 1024            # int >= 16, memory the bot may write (RLIMIT_DATA)
       cpu_seconds: 3600          # int >= 1
       processes: 64              # int >= 1
       open_files: 256            # int >= 16
