@@ -308,7 +308,10 @@ class Match:
             live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
             if self.stop or len(live) < 2:
                 break
-            await asyncio.gather(*(self._before_hand(seats[s]) for s in live))
+            restart = self.plan.fault_policy == "restart"
+            attention = [seats[s] for s in live if not seats[s].session.live or (restart and seats[s].failed)]
+            if attention:  # a lost connection or a restart to handle before dealing
+                await asyncio.gather(*(self._before_hand(seat) for seat in attention))
             if freezeout:
                 button = next((s for s in itertools.chain(range(button + 1, n), range(n)) if s in live))
             else:
