@@ -73,8 +73,15 @@ class TableConfig:
     rake_cap: int | None = None
 
     def __post_init__(self) -> None:
-        errors = []
         n = len(self.stacks)
+        if (
+            2 <= n <= MAX_SEATS and all([isinstance(s, int) for s in self.stacks]) and min(self.stacks) > 0
+            and 0 <= self.button < n and 0 <= self.small_blind <= self.big_blind and self.big_blind > 0
+            and self.ante >= 0 and self.small_bet >= 0 and self.big_bet >= 0 and self.cap >= 1
+            and 0 <= self.rake_bps <= 10_000 and (self.rake_cap is None or self.rake_cap >= 0)
+        ):  # fmt: skip
+            return  # valid (the common case, checked at once); else say everything that is wrong
+        errors = []
         if not 2 <= n <= MAX_SEATS:
             errors.append(f"a table has 2 to {MAX_SEATS} seats, not {n}")
         if [s for s in self.stacks if not isinstance(s, int) or s <= 0]:
@@ -301,14 +308,27 @@ class Hand:
         legal = self._legal
         if legal is not None:
             return legal
-        seat = self._require_actor()
-        call = self.max_bet - self.bets[seat]
-        if call > self.stacks[seat]:
-            call = self.stacks[seat]
+        if not self.actors:
+            self._require_actor()  # raises
+        seat = self.actors[0]
+        max_bet, bet, stack = self.max_bet, self.bets[seat], self.stacks[seat]
+        call = max_bet - bet if max_bet - bet < stack else stack
         min_to = max_to = 0
         if self._raise_refusal(seat, call) is None:
-            min_to, max_to = self._raise_range(seat)
-        self._legal = legal = _record(Legal, (call > 0, call, min_to, max_to, self.max_bet == 0))
+            # At least the largest full raise of the round (or the minimum bet), capped by the
+            # stack; at most all-in, or the pot-limit raise.
+            all_in = stack + bet
+            step = self.bet_sizes[self.street]
+            if self.raise_amount > step:
+                step = self.raise_amount
+            min_to = max_bet + step if max_bet + step < all_in else all_in
+            if self.fixed_limit:
+                max_to = min_to
+            elif self.config.variant is Variant.POT_LIMIT:
+                max_to = min(all_in, max(min_to, 2 * max_bet - bet + self.total_pot()))
+            else:
+                max_to = all_in
+        self._legal = legal = _record(Legal, (call > 0, call, min_to, max_to, max_bet == 0))
         return legal
 
     def active_seats(self) -> list[int]:
@@ -348,7 +368,9 @@ class Hand:
 
     def check_call(self) -> Acted:
         """Check, or call the largest bet (all-in for less when the stack is short)."""
-        seat = self._require_actor()
+        if not self.actors:
+            self._require_actor()  # raises
+        seat = self.actors[0]
         self._legal = None
         stacks, bets = self.stacks, self.bets
         amount = self.max_bet - bets[seat]
@@ -384,7 +406,9 @@ class Hand:
 
     def raise_to(self, to: int) -> Acted:
         """Bet or raise to a total of ``to`` chips in this round."""
-        self.verify_raise(to)
+        legal = self._legal or self.legal()
+        if not (legal.max_to and isinstance(to, int) and legal.min_to <= to <= legal.max_to):
+            self.verify_raise(to)  # raises, with the reason
         self._legal = None
         seat = self.actors[0]
         max_bet = self.max_bet
@@ -397,7 +421,10 @@ class Hand:
         self.contributed[seat] += added
         self.max_bet = to
         # Everyone after the raiser who can still act, round to the seat before it.
-        self.actors = [s for s in _ROTATIONS[self.n][seat][1:] if not folded[s] and stacks[s] > 0]
+        if self.n == 2:
+            self.actors = [1 - seat] if stacks[1 - seat] > 0 else []  # (the other is in: it was not over)
+        else:
+            self.actors = [s for s in _ROTATIONS[self.n][seat][1:] if not folded[s] and stacks[s] > 0]
         self.opener = seat
         raise_amount = self.raise_amount
         if increment >= raise_amount:
@@ -440,21 +467,6 @@ class Hand:
                 return None
         return "every other player has folded or is all-in"
 
-    def _raise_range(self, seat: int) -> tuple[int, int]:
-        """The minimum and maximum raise-to totals, assuming a raise is allowed."""
-        all_in = self.stacks[seat] + self.bets[seat]
-        step = self.bet_sizes[self.street]
-        if self.raise_amount > step:
-            step = self.raise_amount
-        low = self.max_bet + step
-        if low > all_in:
-            low = all_in
-        if self.fixed_limit:
-            return low, low
-        if self.config.variant is Variant.POT_LIMIT:
-            return low, min(all_in, max(low, 2 * self.max_bet - self.bets[seat] + self.total_pot()))
-        return low, all_in
-
     def _post_forced_bets(self) -> None:
         config, order, stacks, bets, contributed, events = (
             self.config, self.order, self.stacks, self.bets, self.contributed, self.events
@@ -489,8 +501,11 @@ class Hand:
         largest stack-plus-bet of the players in the hand.
         """
         stacks, bets, folded = self.stacks, self.bets, self.folded
-        totals = sorted([stacks[s] + bets[s] for s in range(self.n) if not folded[s]])
-        second = totals[-2]
+        if self.n == 2:  # heads-up both players are in (else the hand is over): no sort
+            first, other = stacks[0] + bets[0], stacks[1] + bets[1]
+            second = first if first < other else other
+        else:
+            second = sorted([stacks[s] + bets[s] for s in range(self.n) if not folded[s]])[-2]
         self.opener = opener
         self.actors = actors = [
             s for s in _ROTATIONS[self.n][opener] if not folded[s] and stacks[s] > 0 and bets[s] < second
@@ -523,7 +538,10 @@ class Hand:
         if self.street == 3:
             self._settle(showdown=True)
             return
-        can_bet = len([s for s in range(self.n) if not folded[s] and stacks[s] > 0])
+        if self.n == 2:  # both are in
+            can_bet = (stacks[0] > 0) + (stacks[1] > 0)
+        else:
+            can_bet = len([s for s in range(self.n) if not folded[s] and stacks[s] > 0])
         self._deal_street()
         if can_bet <= 1:
             while self.street < 3:
@@ -587,12 +605,12 @@ class Hand:
         """Main pot then side pots: (amount, eligible seats in position order)."""
         contributed, folded = self.contributed, self.folded
         live = [s for s in self.order if not folded[s]]
-        levels = sorted({contributed[s] for s in live})
-        if len(levels) == 1 and levels[0]:  # nobody all-in for less: one pot of every chip
+        levels = {contributed[s] for s in live}
+        if len(levels) == 1 and 0 not in levels:  # nobody all-in for less: one pot of every chip
             return [(sum(contributed), live)]
         pots: list[tuple[int, list[int]]] = []
         previous = 0
-        for level in levels:
+        for level in sorted(levels):
             amount = sum([min(c, level) - min(c, previous) for c in contributed])
             eligible = [s for s in live if contributed[s] >= level]
             if amount:
