@@ -19,7 +19,7 @@ from fake_dealer import TOKEN, FakeDealer, dealer_pb2, standard_script
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_DIR = ROOT / "sample_bots" / "node"
-PYTHON_BOTS = ["random_bot", "call_bot", "raise_bot", "strength_bot"]
+PYTHON_BOTS = ["random_bot", "call_bot", "raise_bot", "strength_bot", "leaky_bot"]
 ALL_BOTS = [*PYTHON_BOTS, "node"]
 FOLD, CHECK_CALL, BET_RAISE = (
     dealer_pb2.ACTION_TYPE_FOLD,

@@ -65,6 +65,12 @@ def equity(hole, board, opponents, rng):
 
 
 def decide(request):
+    return decide_with(request)
+
+
+def decide_with(request, call_margin=0.05):
+    """``decide`` with its post-flop calling margin as a parameter: it calls a bet when the
+    estimated equity is at least the pot odds plus ``call_margin`` (leaky_bot uses a negative one)."""
     hole = [card(c) for c in request.hole_cards]
     board = [card(c) for c in request.board]
     bb = max(request.big_blind, 1)
@@ -95,7 +101,7 @@ def decide(request):
         if win >= 0.55:
             return pokerbot.raise_to(top_bet + round(0.5 * request.pot))
         return pokerbot.check_call()
-    if win >= call / (request.pot + call) + 0.05:
+    if win >= call / (request.pot + call) + call_margin:
         return pokerbot.check_call()
     return pokerbot.fold()
 
