@@ -35,7 +35,8 @@ _NEVER_REJECTED = min(_BOUNDS)  # a word below every bound
 # The unpackers of ``_words``: a shuffle first takes at most 7 blocks (51 words), then one more
 # block at a time on the rare rejections.
 _WORDS = [struct.Struct(f">{8 * count}I") for count in range(8)]
-_DECK_SET = frozenset(range(DECK_SIZE))
+_CANONICAL = tuple(range(DECK_SIZE))  # the deck before the shuffle
+_DECK_SET = frozenset(_CANONICAL)
 
 
 def parse_card(text: str) -> int:
@@ -82,7 +83,7 @@ def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list
     With ``cards`` < 52 only the first ``cards`` steps of the shuffle run: the first ``cards``
     positions are final after them, so the cards dealt are exactly those of the full shuffle.
     """
-    deck = list(range(DECK_SIZE))
+    deck = list(_CANONICAL)
     if seed is None:
         secrets.SystemRandom().shuffle(deck)
         return deck

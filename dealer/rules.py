@@ -462,6 +462,9 @@ class Hand:
         bets, stacks, folded, max_bet = self.bets, self.stacks, self.folded, self.max_bet
         if stacks[seat] <= max_bet - bets[seat]:
             return "the stack does not cover more than a call"
+        if self.n == 2:  # heads-up the other player is in (else the hand is over)
+            other = 1 - seat
+            return None if stacks[other] + bets[other] > max_bet else "every other player has folded or is all-in"
         for s in range(self.n):
             if s != seat and not folded[s] and stacks[s] + bets[s] > max_bet:
                 return None
