@@ -35,6 +35,7 @@ _NEVER_REJECTED = min(_BOUNDS)  # a word below every bound
 # The unpackers of ``_words``: a shuffle first takes at most 7 blocks (51 words), then one more
 # block at a time on the rare rejections.
 _WORDS = [struct.Struct(f">{8 * count}I") for count in range(8)]
+_COUNTERS = [k.to_bytes(8, "big") for k in range(8)]  # the counters of those first blocks
 _CANONICAL = tuple(range(DECK_SIZE))  # the deck before the shuffle
 _DECK_SET = frozenset(_CANONICAL)
 
@@ -68,7 +69,11 @@ def cards_text(cards: Iterable[int]) -> str:
 def _words(key: bytes, start: int, count: int) -> tuple[int, ...]:
     """Blocks ``start``.. of the SHA-256 counter stream, as 32-bit words (8 per block)."""
     sha256 = hashlib.sha256
-    digests = b"".join([sha256(key + k.to_bytes(8, "big")).digest() for k in range(start, start + count)])
+    if start + count <= len(_COUNTERS):
+        counters = _COUNTERS[start : start + count]
+    else:
+        counters = [k.to_bytes(8, "big") for k in range(start, start + count)]
+    digests = b"".join([sha256(key + counter).digest() for counter in counters])
     return _WORDS[count].unpack(digests)
 
 

@@ -494,7 +494,10 @@ class Hand:
         self.raise_count = 1 if max_bet else 0
         # The seat after the largest blind opens (ties: the later position), as PokerKit does; so
         # when no blind is posted (a zero small blind, a big blind all-in on its ante) position 0.
-        _, last = max(zip(bets, self.position))
+        if n == 2:  # the big blind is position 0, the small blind (the button) position 1
+            last = 0 if bets[big] > bets[small] else 1
+        else:
+            _, last = max(zip(bets, self.position))
         self._begin_round((order[last] + 1) % n)
 
     def _begin_round(self, opener: int) -> None:
