@@ -67,6 +67,9 @@ class Settings:
     until_significant: bool = False
     adjust: bool = True
     min_samples: int = 100  # paired deals before the SPRT may stop: its variance estimate needs them
+    # ... and of those, deals whose two versions did NOT cancel exactly: close versions agree on
+    # most deals, and a variance estimated from zeros alone makes the test stop far too early.
+    min_informative: int = 50
 
     def check(self) -> None:
         """Raise ValueError unless the settings make sense (sequential bounds around 0)."""
@@ -190,13 +193,17 @@ class SequentialTest:
         self.tests = {"better": SPRT(0.0, settings.better_than, a, b, m),
                       "worse": SPRT(0.0, settings.worse_than, a, b, m)}
         self.decisions: dict[str, str | None] = {"better": None, "worse": None}
+        self.informative = 0  # samples that are not exactly zero
 
     def update(self, values: Iterable[float]) -> None:
         """Add samples (bb/100 units), then latch any decision (call at batch ends)."""
         values = list(values)
+        self.informative += sum(1 for v in values if v != 0)
         for name, test in self.tests.items():
             if self.decisions[name] is None:
                 test.extend(values)
+                if self.informative < self.settings.min_informative:
+                    continue
                 status = test.status
                 if status != "continue":
                     self.decisions[name] = status
