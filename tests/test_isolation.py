@@ -63,6 +63,19 @@ def _runs_as(uid: int, python: str) -> bool:
     return done.returncode == 0
 
 
+def _open_ancestors(*paths: Path) -> list[tuple[Path, int]]:
+    """Let other users traverse (o+x, not list) the folders above ``paths`` (a checkout in a 0700
+    temporary folder, or under /root); return the modes to restore after the tests."""
+    opened = []
+    for path in paths:
+        for folder in [path, *path.parents] if path.is_dir() else list(path.parents):
+            mode = folder.stat().st_mode & 0o7777
+            if not mode & 0o001 and (folder, mode) not in opened:
+                os.chmod(folder, mode | 0o001)
+                opened.append((folder, mode))
+    return opened
+
+
 @pytest.fixture(scope="session")
 def user_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Python other users can run with this venv's packages: this one, or else (when it lives
@@ -72,6 +85,14 @@ def user_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if _runs_as(USERS[0], sys.executable):
         yield sys.executable
         return
+    opened = _open_ancestors(ROOT, Path(sys.prefix), Path(os.path.realpath(sys.executable)))
+    try:
+        if _runs_as(USERS[0], sys.executable):
+            yield sys.executable
+            return
+    finally:
+        for folder, mode in opened:
+            os.chmod(folder, mode)
     system = shutil.which(f"python3.{sys.version_info.minor}", path="/usr/local/bin:/usr/bin:/bin")
     if system is None:
         pytest.fail(f"{sys.executable} cannot be run by other users and there is no system python3."
