@@ -7,7 +7,6 @@ folder it can read (argv[1], if given). Logs "own token: <token>" (its own log i
 own; then "found 0 other tokens" or "found N other tokens".
 """
 
-import os
 import re
 import sys
 from pathlib import Path
