@@ -219,7 +219,7 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 async def _pump_log(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
     """Copy the bot's output to its log up to ``cap`` bytes; drain and drop the rest."""
     written = 0
-    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log:
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as log:
         while chunk := await stream.read(65536):
             if written < cap:
                 part = chunk[: cap - written]
