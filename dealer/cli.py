@@ -18,7 +18,7 @@ import yaml
 
 from dealer.config import LeagueConfig, game_config, load_league
 from dealer.errors import ConfigError
-from dealer.league import LocalExecutor, Progress, build_jobs, event_points, run_league
+from dealer.league import LocalExecutor, Progress, build_jobs, overall_standings, run_league
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
 from dealer.results import standings, standings_table
 from dealer.server import DealerServer
@@ -195,7 +195,7 @@ def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, st
     except ValueError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
-    lines = standings(results, event_points(league, results))
+    lines = overall_standings(league, results)
     typer.echo(f"{league.name}: {len(results)} matches, {sum(len(r.hands) for r in results)} hands")
     typer.echo(standings_table(lines))
     typer.echo(f"results.json, standings.txt, hand histories and bot logs in {league.out}/")

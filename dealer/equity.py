@@ -38,7 +38,7 @@ import random
 from collections.abc import Sequence
 
 from dealer.evaluator import _CARD_KEY, _FIVE_OF_A_SUIT, _PLAIN_VALUES, _SUIT_SHIFT, _SUIT_START, evaluate
-from dealer.rules import Acted, Dealt, Hand, Posted
+from dealer.rules import Acted, Dealt, Hand, Posted, award
 
 PREFLOP_SAMPLES = 1000  # run-outs drawn for a pre-flop all-in (an unbiased estimate)
 EXACT_LIMIT = 20_000  # enumerate every run-out when there are at most this many
@@ -82,26 +82,18 @@ def _sampled_runouts(rng: random.Random, unseen: list[int], missing: int, count:
     return out
 
 
-def _settle_share(
-    values: Sequence[int], pots: Sequence[tuple[int, Sequence[int]]], won: list[int]
-) -> None:
-    """Add what each seat wins from ``pots`` (after rake) given the hand values by seat."""
-    for amount, eligible in pots:
-        best = max(values[s] for s in eligible)
-        winners = [s for s in eligible if values[s] == best]
-        if len(winners) == 1:
-            won[winners[0]] += amount
-        else:
-            share, odd = divmod(amount, len(winners))
-            for s in winners:
-                won[s] += share
-            won[winners[0]] += odd
+def _settle_share(values: Sequence[int], pots: Sequence[tuple[int, list[int]]], won: list[int]) -> None:
+    """Add what each seat wins from ``pots`` (after rake) given the hand values by seat, split
+    exactly as the engine splits them (``dealer.rules.award``)."""
+    for _, _, shares in award(pots, values):
+        for s, chips in shares:
+            won[s] += chips
 
 
 def expected_winnings(
     hole: Sequence[tuple[int, int]],
     board: Sequence[int],
-    pots: Sequence[tuple[int, Sequence[int]]],
+    pots: Sequence[tuple[int, list[int]]],
     dead: Sequence[int] = (),
     *,
     samples: int = PREFLOP_SAMPLES,
@@ -169,18 +161,6 @@ def expected_winnings(
     return [w / count for w in won], exact
 
 
-def _pots_after_rake(hand: Hand) -> list[tuple[int, list[int]]]:
-    """The engine's pots with its rake taken from the main pot first (as ``Hand._settle``)."""
-    pots = hand._pots()
-    rake = hand._rake(sum(amount for amount, _ in pots))
-    raked = []
-    for amount, eligible in pots:
-        taken = min(rake, amount)
-        rake -= taken
-        raked.append((amount - taken, eligible))
-    return raked
-
-
 def adjusted_net(hand: Hand, *, samples: int = PREFLOP_SAMPLES) -> list[float] | None:
     """Each seat's expected net chips over the run-outs of an all-in before the river, else ``None``.
 
@@ -192,6 +172,6 @@ def adjusted_net(hand: Hand, *, samples: int = PREFLOP_SAMPLES) -> list[float] |
     if start is None:
         return None
     board = hand.board[:start]
-    pots = _pots_after_rake(hand)
+    _, pots = hand.raked_pots()
     won, _ = expected_winnings(hand.hole, board, pots, samples=samples)
     return [w - c for w, c in zip(won, hand.contributed, strict=True)]

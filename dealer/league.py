@@ -258,14 +258,19 @@ def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[st
         return {"error": str(error)}
 
 
-def report(config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int) -> dict[str, object]:
+def overall_standings(config: LeagueConfig, results: Sequence[MatchResult]) -> list[Standing]:
+    """The standings over every match of the league (freezeout points shown, ranked by bb/100)."""
+    return standings(sorted(results, key=lambda r: r.match_id), event_points(config, results))
+
+
+def report(
+    config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int, overall: Sequence[Standing]
+) -> dict[str, object]:
     """The whole league's results as a JSON-ready dict (deterministic: no times, sorted)."""
     results = sorted(results, key=lambda r: r.match_id)
     by_event: dict[str, list[MatchResult]] = collections.defaultdict(list)
     for result in results:
         by_event[result.match_id.split("/")[0]].append(result)
-    points = event_points(config, results)
-    overall = standings(results, points)
     return {
         "league": config.name,
         "seed": config.seed,
@@ -290,10 +295,10 @@ def report(config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int
 
 def write_outputs(config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int) -> list[Standing]:
     """Write results.json and standings.txt to the output folder; return the overall standings."""
-    data = report(config, results, total_jobs)
+    lines = overall_standings(config, results)
+    data = report(config, results, total_jobs, lines)
     config.out.mkdir(parents=True, exist_ok=True)
     _write_atomically(config.out / "results.json", json.dumps(data, indent=2) + "\n")
-    lines = standings(sorted(results, key=lambda r: r.match_id), event_points(config, results))
     _write_atomically(config.out / "standings.txt", standings_table(lines) + "\n")
     return lines
 
@@ -342,10 +347,11 @@ async def run_league(
         started = time.monotonic()
         played = 0
         write_outputs(config, results, len(jobs))
-        tasks = {asyncio.ensure_future(executor.run(job)): job for job in todo}
-        for future in asyncio.as_completed(list(tasks)):
-            result = await future
-            job = next(j for t, j in tasks.items() if t.done() and t.result() is result)
+        async def play(job: MatchJob) -> tuple[MatchJob, MatchResult]:
+            return job, await executor.run(job)
+
+        for future in asyncio.as_completed([play(job) for job in todo]):
+            job, result = await future
             journal.commit(job.event, result)
             results.append(result)
             played += len(result.hands)

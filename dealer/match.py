@@ -32,6 +32,7 @@ from dealer.config import GameConfig, Limits
 from dealer.equity import adjusted_net
 from dealer.history import phh_text, write_phhs
 from dealer.rules import Dealt, Hand, Legal, TableConfig, Variant
+from dealer.scheduler import duplicate_rotations
 from dealer.server import BotSession, DealerServer, Fault, frame
 from poker.v1 import dealer_pb2 as pb
 
@@ -304,11 +305,11 @@ class Match:
         button = -1
         table_net = [0] * n
         played = 0
+        restart = self.plan.fault_policy == "restart"
         for number in range(self.plan.hands):
             live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
             if self.stop or len(live) < 2:
                 break
-            restart = self.plan.fault_policy == "restart"
             attention = [seats[s] for s in live if not seats[s].session.live or (restart and seats[s].failed)]
             if attention:  # a lost connection or a restart to handle before dealing
                 await asyncio.gather(*(self._before_hand(seat) for seat in attention))
@@ -431,13 +432,8 @@ class Match:
 
 def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:
     """Tables for a single match: ``tables`` deal sets, each replayed in every seat rotation if duplicate."""
-    specs = []
-    n = len(seats)
-    for k in range(tables):
-        rotations = range(n) if duplicate else range(1)
-        for r in rotations:
-            specs.append(TableSpec(tuple(seats[(s + r) % n] for s in range(n)), f"{prefix}/{k}", r))
-    return tuple(specs)
+    rotations = duplicate_rotations(tuple(seats)) if duplicate else [tuple(seats)]
+    return tuple(TableSpec(table, f"{prefix}/{k}", r) for k in range(tables) for r, table in enumerate(rotations))
 
 
 def fault_totals(results: Sequence[MatchResult]) -> dict[str, collections.Counter[str]]:

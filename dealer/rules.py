@@ -30,16 +30,15 @@ burn, river.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from dealer.cards import CARD_NAMES, check_distinct
+from dealer.cards import check_distinct
 from dealer.errors import ConfigError, IllegalActionError
 from dealer.evaluator import evaluate
 
 MAX_SEATS = 10
-STREETS = ("preflop", "flop", "turn", "river")
 
 
 class Variant(enum.Enum):
@@ -331,10 +330,6 @@ class Hand:
         self._legal = legal = _record(Legal, (call > 0, call, min_to, max_to, max_bet == 0))
         return legal
 
-    def active_seats(self) -> list[int]:
-        """Seats that have not folded, in position order."""
-        return [s for s in self.order if not self.folded[s]]
-
     def final_stacks(self) -> list[int]:
         """Each seat's stack at the end of the hand (raises if the hand is not over)."""
         if not self.done:
@@ -575,37 +570,29 @@ class Hand:
                 if not folded[s]:
                     values[s] = value = evaluate(hole[s] + board)
                     events.append(_record(Shown, (s, hole[s], value)))
-        pots = self._pots()
-        rake = self._rake(sum([amount for amount, _ in pots])) if self.config.rake_bps else 0
+        rake, pots = self.raked_pots()
         if rake:
             events.append(Raked(rake))
-        awards: list[tuple[int, list[int], list[int]]] = []  # amount, eligible, winners
-        for amount, eligible in pots:
-            taken = rake if rake < amount else amount
-            rake -= taken
-            if showdown:
-                best = max([values[s] for s in eligible])
-                winners = [s for s in eligible if values[s] == best]
-            else:
-                winners = eligible
-            if awards and awards[-1][2] == winners:
-                # Pots with the same winners are split as one (PokerKit kills the losing hands
-                # first, which leaves such pots with the same contenders, and merges them).
-                awards[-1] = (awards[-1][0] + amount - taken, awards[-1][1], winners)
-            else:
-                awards.append((amount - taken, eligible, winners))
         stacks = self.stacks
-        for index, (amount, eligible, winners) in enumerate(awards):
-            if len(winners) == 1:
-                shares: tuple[tuple[int, int], ...] = ((winners[0], amount),)
-            else:
-                share, odd = divmod(amount, len(winners))
-                shares = ((winners[0], share + odd), *[(s, share) for s in winners[1:]])
+        for index, (amount, eligible, shares) in enumerate(award(pots, values if showdown else None)):
             for s, won in shares:
                 stacks[s] += won
             events.append(_record(Awarded, (index, amount, tuple(eligible), shares)))
         self.pot = 0
         self.done = True
+
+    def raked_pots(self) -> tuple[int, list[tuple[int, list[int]]]]:
+        """The rake and the pots after it (taken from the main pot first), as the hand settles them."""
+        pots = self._pots()
+        rake = self._rake(sum([amount for amount, _ in pots])) if self.config.rake_bps else 0
+        if not rake:
+            return 0, pots
+        left, raked = rake, []
+        for amount, eligible in pots:
+            taken = left if left < amount else amount
+            left -= taken
+            raked.append((amount - taken, eligible))
+        return rake, raked
 
     def _pots(self) -> list[tuple[int, list[int]]]:
         """Main pot then side pots: (amount, eligible seats in position order)."""
@@ -635,24 +622,30 @@ class Hand:
         return rake if self.config.rake_cap is None else min(rake, self.config.rake_cap)
 
 
-def describe(event: Event) -> str:
-    """A one-line human description of an event, for logs."""
-    match event:
-        case Posted(seat, kind, amount, _):
-            return f"seat {seat} posts {kind.replace('_', ' ')} {amount}"
-        case Acted(seat, kind, amount, to, all_in):
-            tail = " (all-in)" if all_in else ""
-            if kind in ("bet", "raise"):
-                return f"seat {seat} {kind}s to {to}{tail}"
-            return f"seat {seat} {kind}s" + (f" {amount}" if amount else "") + tail
-        case Dealt(street, cards):
-            return f"{STREETS[street]}: {' '.join(CARD_NAMES[c] for c in cards)}"
-        case Returned(seat, amount):
-            return f"{amount} uncalled returned to seat {seat}"
-        case Raked(amount):
-            return f"rake {amount}"
-        case Shown(seat, cards, _):
-            return f"seat {seat} shows {CARD_NAMES[cards[0]]}{CARD_NAMES[cards[1]]}"
-        case Awarded(pot, amount, _, shares):
-            return f"pot {pot} ({amount}): " + ", ".join(f"seat {s} wins {w}" for s, w in shares)
-    raise TypeError(f"not an event: {event!r}")
+def award(
+    pots: Sequence[tuple[int, list[int]]], values: Mapping[int, int] | Sequence[int] | None
+) -> list[tuple[int, list[int], tuple[tuple[int, int], ...]]]:
+    """Who wins what: (amount, eligible, shares) per pot, given hand values by seat (``None``:
+    no showdown, every eligible seat wins). Ties split with the odd chips to the first winner
+    left of the button; pots with the same winners are split as one (PokerKit kills the losing
+    hands first, which leaves such pots with the same contenders, and merges them)."""
+    merged: list[tuple[int, list[int], list[int]]] = []  # amount, eligible, winners
+    for amount, eligible in pots:
+        if values is None:
+            winners = eligible
+        else:
+            best = max([values[s] for s in eligible])
+            winners = [s for s in eligible if values[s] == best]
+        if merged and merged[-1][2] == winners:
+            merged[-1] = (merged[-1][0] + amount, merged[-1][1], winners)
+        else:
+            merged.append((amount, eligible, winners))
+    awards = []
+    for amount, eligible, winners in merged:
+        if len(winners) == 1:
+            shares: tuple[tuple[int, int], ...] = ((winners[0], amount),)
+        else:
+            share, odd = divmod(amount, len(winners))
+            shares = ((winners[0], share + odd), *[(s, share) for s in winners[1:]])
+        awards.append((amount, eligible, shares))
+    return awards
