@@ -362,9 +362,7 @@ class Match:
         self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], n: int
     ) -> None:
         """Deal, publish every public event to every seat, and ask the actor until the hand ends."""
-        table_stacks = [0] * n
-        for engine_seat, s in enumerate(live):
-            table_stacks[s] = hand.config.stacks[engine_seat]
+        table_stacks = list(wire.by_table_seat(hand.config.stacks, live, n, 0))
         for engine_seat, s in enumerate(live):
             seats[s].session.send(wire.hand_start(table, hand, number, engine_seat, live, table_stacks))
         sent, street = 0, 0

@@ -7,6 +7,9 @@ ActionRequest; other seats' cards appear only in HandEnd, and only for seats tha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
 from dealer.cards import CARD_NAMES
 from dealer.rules import Acted, Awarded, Dealt, Event, Hand, Legal, Posted, Raked, Returned, Shown, Variant
 from poker.v1 import dealer_pb2 as pb
@@ -24,12 +27,23 @@ _ACTS = {
     "bet": pb.EVENT_TYPE_BET,
     "raise": pb.EVENT_TYPE_RAISE,
 }
+T = TypeVar("T")
 _STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
 
 
 def names(cards: tuple[int, ...] | list[int]) -> list[str]:
     """Card names for the wire."""
     return [CARD_NAMES[c] for c in cards]
+
+
+def by_table_seat(values: Sequence[T], seat_map: list[int], table_seats: int, absent: T) -> Sequence[T]:
+    """Engine-seat values laid out by table seat; seats not dealt in (freezeout) get ``absent``."""
+    if len(seat_map) == table_seats:  # every seat is dealt in: engine seats are table seats
+        return values
+    laid_out = [absent] * table_seats
+    for engine_seat, table_seat in enumerate(seat_map):
+        laid_out[table_seat] = values[engine_seat]
+    return laid_out
 
 
 def hand_start(
@@ -84,16 +98,9 @@ def action_request(
 ) -> pb.Item:
     """Everything the actor needs to decide, without tracking state itself."""
     seat = hand.actors[0]
-    if len(seat_map) == table_seats:  # every seat is dealt in: engine seats are table seats
-        stacks, bets, folded = hand.stacks, hand.bets, hand.folded
-    else:
-        stacks = [0] * table_seats
-        bets = [0] * table_seats
-        folded = [True] * table_seats
-        for engine_seat, table_seat in enumerate(seat_map):
-            stacks[table_seat] = hand.stacks[engine_seat]
-            bets[table_seat] = hand.bets[engine_seat]
-            folded[table_seat] = hand.folded[engine_seat]
+    stacks = by_table_seat(hand.stacks, seat_map, table_seats, 0)
+    bets = by_table_seat(hand.bets, seat_map, table_seats, 0)
+    folded = by_table_seat(hand.folded, seat_map, table_seats, True)
     return pb.Item(
         table=table,
         request=pb.ActionRequest(
@@ -117,9 +124,7 @@ def hand_end(table: int, hand: Hand, number: int, seat_map: list[int], table_sea
                                shares=[w for _, w in event.shares]))
         elif isinstance(event, Raked):
             rake = event.amount
-    stacks = [0] * table_seats
-    for engine_seat, table_seat in enumerate(seat_map):
-        stacks[table_seat] = hand.stacks[engine_seat]
+    stacks = by_table_seat(hand.stacks, seat_map, table_seats, 0)
     return pb.Item(
         table=table,
         hand_end=pb.HandEnd(hand=number, shown=shown, pots=pots, stacks=stacks, net=net, board=names(hand.board), rake=rake),
