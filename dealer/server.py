@@ -69,11 +69,12 @@ def frame(item: pb.Item) -> bytes:
 
 @dataclass(slots=True)
 class _Pending:
-    """An open ActionRequest: its answer future, its time allowance and when it was sent."""
+    """An open ActionRequest: its answer future, its time allowance, when it was sent and answered."""
 
     future: asyncio.Future[pb.ActionReply | None]
     allowance_s: float
     sent_at: float = 0.0
+    answered_at: float = 0.0
     timer: asyncio.TimerHandle | None = None
 
 
@@ -113,11 +114,6 @@ class BotSession:
             if flush:
                 self._wake.set()
 
-    def flush(self) -> None:
-        """Send what is queued now rather than with the next request."""
-        if self._outbox:
-            self._wake.set()
-
     def next_request_id(self) -> int:
         """A fresh request id for this session."""
         self._next_id += 1
@@ -139,7 +135,8 @@ class BotSession:
             self._open.pop(request_id, None)
             if pending.timer is not None:
                 pending.timer.cancel()
-        elapsed = (loop.time() - pending.sent_at) if pending.sent_at else 0.0
+        # The bot's clock stops when its answer is read, not when this task resumes.
+        elapsed = ((pending.answered_at or loop.time()) - pending.sent_at) if pending.sent_at else 0.0
         if reply is None and self._context is not None and pending.sent_at:
             self.faults[Fault.TIMEOUT] += 1
             self._late[request_id] = None
@@ -210,10 +207,8 @@ class BotSession:
                 self._stray += 1
                 self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, "no open request with this id", reply.request_id)
                 continue
-            if pending.timer is not None:
-                pending.timer.cancel()
-            pending.future.set_result(reply)
-            pending.sent_at = min(pending.sent_at, now)
+            pending.answered_at = now
+            pending.future.set_result(reply)  # ``ask`` cancels the timer
         if self._stray > FLOOD_LIMIT:
             self.faults[Fault.FLOOD] += 1
             return False
