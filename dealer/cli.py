@@ -15,10 +15,18 @@ from typing import Annotated
 import grpc
 import typer
 import yaml
+from tabulate import tabulate
 
+from dealer.compare import Settings, play_comparison
 from dealer.config import LeagueConfig, game_config, load_league
 from dealer.errors import ConfigError
-from dealer.league import LocalExecutor, Progress, build_jobs, overall_standings, run_league
+from dealer.league import (
+    LocalExecutor,
+    Progress,
+    build_jobs,
+    overall_standings,
+    run_league,
+)
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
 from dealer.results import standings, standings_table
 from dealer.server import DealerServer
@@ -274,10 +282,6 @@ def compare(
     Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive, 13 a bot failed to start or crashed
     (2: usage error). See docs/compare.md.
     """
-    from tabulate import tabulate
-
-    from dealer.compare import Settings, play_comparison
-
     if variant not in VARIANTS:
         raise typer.BadParameter(f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
     if hands < 1 or tables < 1 or batch < 1:

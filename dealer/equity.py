@@ -37,7 +37,14 @@ import math
 import random
 from collections.abc import Sequence
 
-from dealer.evaluator import _CARD_KEY, _FIVE_OF_A_SUIT, _PLAIN_VALUES, _SUIT_SHIFT, _SUIT_START, evaluate
+from dealer.evaluator import (
+    _CARD_KEY,
+    _FIVE_OF_A_SUIT,
+    _PLAIN_VALUES,
+    _SUIT_SHIFT,
+    _SUIT_START,
+    evaluate,
+)
 from dealer.rules import Acted, Dealt, Hand, Posted, award
 
 PREFLOP_SAMPLES = 1000  # run-outs drawn for a pre-flop all-in (an unbiased estimate)

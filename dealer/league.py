@@ -28,7 +28,13 @@ from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
 from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec
 from dealer.results import Standing, duplicate_samples, standings, standings_table
-from dealer.scheduler import MatchSpec, duplicate_rotations, gauntlet_tables, round_robin_tables, schedule_event
+from dealer.scheduler import (
+    MatchSpec,
+    duplicate_rotations,
+    gauntlet_tables,
+    round_robin_tables,
+    schedule_event,
+)
 from dealer.server import BotSession, DealerServer
 from dealer.stats import bb_per_100_grouped
 

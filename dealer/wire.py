@@ -11,7 +11,19 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from dealer.cards import CARD_NAMES
-from dealer.rules import Acted, Awarded, Dealt, Event, Hand, Legal, Posted, Raked, Returned, Shown, Variant
+from dealer.rules import (
+    Acted,
+    Awarded,
+    Dealt,
+    Event,
+    Hand,
+    Legal,
+    Posted,
+    Raked,
+    Returned,
+    Shown,
+    Variant,
+)
 from poker.v1 import dealer_pb2 as pb
 
 VARIANTS = {
