@@ -23,6 +23,7 @@ from tabulate import tabulate
 from dealer.config import game_config
 from dealer.match import BotEntry, Match, MatchPlan, plan_tables
 from dealer.server import DealerServer
+from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,9 +76,10 @@ async def round_trips(server: DealerServer, out: Path, count: int) -> float:
     await asyncio.wait_for(session.connected.wait(), 20)
     times = []
     for _ in range(count):
-        item = pb.Item(table=1, request=pb.ActionRequest(request_id=session.next_request_id(), can_fold=False))
+        request_id = session.next_request_id()
+        framed = frame(pb.Item(table=1, request=pb.ActionRequest(request_id=request_id, can_fold=False)))
         t0 = time.perf_counter()
-        await session.ask(item, 5.0)
+        await session.ask(request_id, framed, 5.0)
         times.append(time.perf_counter() - t0)
     session.goodbye("done")
     await process.stop()

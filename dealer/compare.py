@@ -365,8 +365,8 @@ class _SequentialMatch(Match):
         self.fed: list[Sample] = []
         self.unchecked = 0
 
-    def _finish_hand(self, table, hand, number, live, seats, spec, net) -> None:  # noqa: ANN001
-        super()._finish_hand(table, hand, number, live, seats, spec, net)
+    def _finish_hand(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        super()._finish_hand(*args, **kwargs)
         if self.stop:  # decided: the hands still finishing are not part of the answer
             return
         record = self.result.hands[-1]

@@ -33,7 +33,8 @@ from dealer.equity import adjusted_net
 from dealer.history import phh_text, write_phhs
 from dealer.rules import Dealt, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import duplicate_rotations
-from dealer.server import BotSession, DealerServer, Fault, frame
+from dealer.server import BotSession, DealerServer, Fault
+from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
@@ -321,7 +322,8 @@ class Match:
             config = self._hand_config(number, stacks, live.index(button))
             deck = shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8)
             hand = Hand.start(config, deck)
-            await self._play_hand(table, hand, number, live, seats, n)
+            encoder = wire.HandWire(table, hand, number, live, n)
+            await self._play_hand(encoder, live, seats)
             final = hand.final_stacks()
             net = [0] * n
             for engine_seat, s in enumerate(live):
@@ -331,7 +333,7 @@ class Match:
             if freezeout:
                 busted = sorted((s for s in live if chips[s] == 0), key=lambda s: -stacks[live.index(s)])
                 self.result.places[:0] = [spec.seats[s] for s in busted]
-            self._finish_hand(table, hand, number, live, seats, spec, net)
+            self._finish_hand(table, encoder, number, live, seats, spec, net)
             played += 1
             for s in live:
                 table_net[s] += net[s]
@@ -346,10 +348,11 @@ class Match:
                 match_id=self.plan.match_id, net=table_net, hands=played)), flush=True)
 
     def _finish_hand(
-        self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], spec: TableSpec, net: list[int]
+        self, table: int, encoder: wire.HandWire, number: int, live: list[int], seats: list[_Seat], spec: TableSpec,
+        net: list[int],
     ) -> None:
-        n = len(seats)
-        end = frame(wire.hand_end(table, hand, number, live, n, net))
+        hand = encoder.hand
+        end = encoder.hand_end(net)
         for s in live:
             seats[s].session.send_framed(end)
         adjusted = adjusted_net(hand)
@@ -358,22 +361,19 @@ class Match:
             net={spec.seats[s]: net[s] for s in live},
             ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
 
-    async def _play_hand(
-        self, table: int, hand: Hand, number: int, live: list[int], seats: list[_Seat], n: int
-    ) -> None:
+    async def _play_hand(self, encoder: wire.HandWire, live: list[int], seats: list[_Seat]) -> None:
         """Deal, publish every public event to every seat, and ask the actor until the hand ends."""
-        table_stacks = list(wire.by_table_seat(hand.config.stacks, live, n, 0))
+        hand = encoder.hand
         for engine_seat, s in enumerate(live):
-            seats[s].session.send(wire.hand_start(table, hand, number, engine_seat, live, table_stacks))
+            seats[s].session.send_framed(encoder.hand_start(engine_seat))
         sent, street = 0, 0
         while True:
             events = hand.events
             for event in events[sent:]:
                 if isinstance(event, Dealt):
                     street = event.street
-                item = wire.public_item(table, event, street, number, live)
-                if item is not None:
-                    framed = frame(item)
+                framed = encoder.event(event, street)
+                if framed is not None:
                     for s in live:
                         seats[s].session.send_framed(framed)
             sent = len(events)
@@ -384,21 +384,19 @@ class Match:
             if legal.call == 0 and not legal.can_raise:
                 hand.check_call()  # the only legal action: no need to ask
                 continue
-            await self._decide(table, hand, legal, number, live, seats[live[actor]], n)
+            await self._decide(encoder, legal, seats[live[actor]])
 
-    async def _decide(
-        self, table: int, hand: Hand, legal: Legal, number: int, live: list[int], seat: _Seat, n: int
-    ) -> None:
+    async def _decide(self, encoder: wire.HandWire, legal: Legal, seat: _Seat) -> None:
         """Ask the bot and apply its answer, or the policy's default when it fails or breaks the rules."""
+        hand = encoder.hand
         time = self.plan.game.time
         reply = None
         if not seat.failed and seat.session.live:
             session = seat.session
             request_id = session.next_request_id()
-            item = wire.action_request(table, request_id, hand, legal, number, live, n, time.per_action_ms,
-                                       seat.bank_ms)
+            framed = encoder.request(request_id, legal, time.per_action_ms, seat.bank_ms)
             allowance = (time.per_action_ms + seat.bank_ms + time.grace_ms) / 1000
-            reply, elapsed = await session.ask(item, allowance)
+            reply, elapsed = await session.ask(request_id, framed, allowance)
             used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
             seat.bank_ms = max(0, seat.bank_ms - max(0, used_ms - time.per_action_ms))
             if reply is None:

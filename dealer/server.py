@@ -27,13 +27,13 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
 from poker.v1 import dealer_pb2_grpc
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 1 << 20
 AUTH_TIMEOUT_S = 5.0
-_ITEMS_TAG = b"\x0a"  # DealerMessage.items is field 1, length-delimited
 FLOOD_LIMIT = 2000  # replies not matching any open request before a bot is cut off
 MAX_UNAUTHENTICATED = 256  # streams waiting for their Hello at once; more are refused at once
 LATE_MEMORY = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
@@ -54,17 +54,6 @@ class Fault:
     MEMORY = "memory"
     START = "start_failed"
 
-
-def frame(item: pb.Item) -> bytes:
-    """An item serialized as one ``items`` entry of a DealerMessage: joined frames are a message."""
-    payload = item.SerializeToString()
-    size = len(payload)
-    prefix = bytearray(_ITEMS_TAG)
-    while size > 0x7F:
-        prefix.append((size & 0x7F) | 0x80)
-        size >>= 7
-    prefix.append(size)
-    return bytes(prefix) + payload
 
 
 @dataclass(slots=True)
@@ -119,16 +108,15 @@ class BotSession:
         self._next_id += 1
         return self._next_id
 
-    async def ask(self, item: pb.Item, allowance_s: float) -> tuple[pb.ActionReply | None, float]:
-        """Send an ActionRequest and wait for its answer: (reply or None on timeout/loss, seconds)."""
+    async def ask(self, request_id: int, framed: bytes, allowance_s: float) -> tuple[pb.ActionReply | None, float]:
+        """Send a framed ActionRequest and wait for its answer: (reply or None on timeout/loss, seconds)."""
         if self._context is None:
             return None, 0.0
         loop = asyncio.get_running_loop()
         pending = _Pending(loop.create_future(), allowance_s)
-        request_id = item.request.request_id
         self._open[request_id] = pending
         self._outbox_requests.append(request_id)
-        self.send(item, flush=True)
+        self.send_framed(framed, flush=True)
         try:
             reply = await pending.future
         finally:

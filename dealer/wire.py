@@ -26,6 +26,8 @@ from dealer.rules import (
 )
 from poker.v1 import dealer_pb2 as pb
 
+_ITEMS_TAG = b"\x0a"  # DealerMessage.items is field 1, length-delimited
+
 VARIANTS = {
     Variant.NO_LIMIT: pb.VARIANT_NO_LIMIT,
     Variant.POT_LIMIT: pb.VARIANT_POT_LIMIT,
@@ -41,6 +43,18 @@ _ACTS = {
 }
 T = TypeVar("T")
 _STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
+
+
+def frame(item: pb.Item) -> bytes:
+    """An item serialized as one ``items`` entry of a DealerMessage: joined frames are a message."""
+    payload = item.SerializeToString()
+    size = len(payload)
+    prefix = bytearray(_ITEMS_TAG)
+    while size > 0x7F:
+        prefix.append((size & 0x7F) | 0x80)
+        size >>= 7
+    prefix.append(size)
+    return bytes(prefix) + payload
 
 
 def names(cards: tuple[int, ...] | list[int]) -> list[str]:
@@ -141,3 +155,38 @@ def hand_end(table: int, hand: Hand, number: int, seat_map: list[int], table_sea
         table=table,
         hand_end=pb.HandEnd(hand=number, shown=shown, pots=pots, stacks=stacks, net=net, board=names(hand.board), rake=rake),
     )
+
+
+class HandWire:
+    """One hand's items for one table, framed for ``BotSession.send_framed``.
+
+    Made once per hand so that what is constant over the hand (table, hand number, seat layout,
+    each seat's hole cards, the variant and blinds) is worked out once, not at every item.
+    """
+
+    def __init__(self, table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int) -> None:
+        """``seat_map`` maps the hand's engine seats to table seats; ``table_seats`` is the table's size."""
+        self.table = table
+        self.hand = hand
+        self.number = number
+        self.seat_map = seat_map
+        self.table_seats = table_seats
+
+    def hand_start(self, seat: int) -> bytes:
+        """The HandStart for the bot at engine seat ``seat``."""
+        stacks = list(by_table_seat(self.hand.config.stacks, self.seat_map, self.table_seats, 0))
+        return frame(hand_start(self.table, self.hand, self.number, seat, self.seat_map, stacks))
+
+    def event(self, event: Event, street: int) -> bytes | None:
+        """The public Event item for an engine record, or None for records sent in HandEnd."""
+        item = public_item(self.table, event, street, self.number, self.seat_map)
+        return None if item is None else frame(item)
+
+    def request(self, request_id: int, legal: Legal, time_ms: int, bank_ms: int) -> bytes:
+        """The ActionRequest for the current actor."""
+        return frame(action_request(self.table, request_id, self.hand, legal, self.number, self.seat_map,
+                                    self.table_seats, time_ms, bank_ms))
+
+    def hand_end(self, net: list[int]) -> bytes:
+        """The HandEnd every seat receives."""
+        return frame(hand_end(self.table, self.hand, self.number, self.seat_map, self.table_seats, net))
