@@ -37,15 +37,6 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
     plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
     bots = {"a": BotEntry("a", BOT), "b": BotEntry("b", BOT)}
     match = Match(plan, server, bots, out=out, base=ROOT)
-    decisions = 0
-    original = match._decide
-
-    async def counted(*args: object) -> None:
-        nonlocal decisions
-        decisions += 1
-        await original(*args)
-
-    match._decide = counted  # type: ignore[method-assign]
     connected = asyncio.Event()
     started = 0.0
 
@@ -62,7 +53,7 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
     elapsed = time.perf_counter() - started
     if any(result.faults.values()):
         raise RuntimeError(f"bots failed: {result.faults}")
-    return elapsed, len(result.hands), decisions
+    return elapsed, len(result.hands), sum(seat.session.requests for seat in match.seats.values())
 
 
 async def round_trips(server: DealerServer, out: Path, count: int) -> float:
@@ -78,8 +69,10 @@ async def round_trips(server: DealerServer, out: Path, count: int) -> float:
     for _ in range(count):
         request_id = session.next_request_id()
         framed = frame(pb.Item(table=1, request=pb.ActionRequest(request_id=request_id, can_fold=False)))
+        answer: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         t0 = time.perf_counter()
-        await session.ask(request_id, framed, 5.0)
+        session.request(request_id, framed, 5.0, lambda reply, elapsed, answer=answer: answer.set_result(None))
+        await answer
         times.append(time.perf_counter() - t0)
     session.goodbye("done")
     await process.stop()

@@ -365,11 +365,10 @@ class _SequentialMatch(Match):
         self.fed: list[Sample] = []
         self.unchecked = 0
 
-    def _finish_hand(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
-        super()._finish_hand(*args, **kwargs)
+    def _record(self, record: HandRecord) -> None:
+        super()._record(record)
         if self.stop:  # decided: the hands still finishing are not part of the answer
             return
-        record = self.result.hands[-1]
         self.pending[(record.deal_set, record.hand)].append(record)
         # Feed every hand number whose groups are all complete, in order: deterministic, whatever the timing.
         while all(len(self.pending.get((d, self.next_hand), ())) == self.group_size[d] for d in self.deal_sets):

@@ -123,6 +123,32 @@ class _Seat:
     counted: BotProcess | None = None  # the process whose end was already counted as a fault
 
 
+@dataclass(eq=False)
+class _Table:
+    """A table's state over the match, and over the hand in play."""
+
+    spec: TableSpec
+    id: int
+    seats: list[_Seat]
+    stack: int
+    chips: list[int] = field(init=False)  # by table seat, carried over between hands in freezeouts
+    net: list[int] = field(init=False)  # by table seat, over the match
+    histories: list[str] = field(default_factory=list)  # PHH texts, one per hand
+    button: int = -1
+    played: int = 0
+    # the hand in play
+    encoder: wire.HandWire = field(init=False)
+    live: list[int] = field(default_factory=list)  # table seats dealt in, by engine seat
+    number: int = 0
+    sent: int = 0  # engine events already published
+    street: int = 0
+    over: asyncio.Future[None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.chips = [self.stack] * len(self.seats)
+        self.net = [0] * len(self.seats)
+
+
 class Match:
     """Plays a ``MatchPlan`` on a running ``DealerServer``; ``await Match(...).run()``."""
 
@@ -288,25 +314,21 @@ class Match:
         )
 
     async def _play_table(self, index: int, spec: TableSpec) -> None:
-        table = next(_table_ids)
-        n = len(spec.seats)
-        seats = [self.seats[name] for name in spec.seats]
+        """Play a table's hands in turn; within a hand, bot answers drive play (``_advance``)."""
+        table = _Table(spec, next(_table_ids), [self.seats[name] for name in spec.seats], self.plan.game.stack)
         game = self.plan.game
-        freezeout = self.plan.mode == "freezeout"
-        for s, seat in enumerate(seats):
-            start = frame(pb.Item(table=table, match_start=pb.MatchStart(
+        for s, seat in enumerate(table.seats):
+            start = frame(pb.Item(table=table.id, match_start=pb.MatchStart(
                 match_id=self.plan.match_id, seat=s, players=spec.seats, hands=self.plan.hands, mode=self.plan.mode,
                 variant_name=game.variant, starting_stack=game.stack, per_action_ms=game.time.per_action_ms,
                 bank_ms=game.time.bank_ms)))
             seat.match_starts.append(start)
             seat.session.send_framed(start)
-        chips = [game.stack] * n
-        histories: list[str] = []
-        self._histories[index] = histories
-        button = -1
-        table_net = [0] * n
-        played = 0
+        self._histories[index] = table.histories
+        freezeout = self.plan.mode == "freezeout"
         restart = self.plan.fault_policy == "restart"
+        n, seats, chips = len(spec.seats), table.seats, table.chips
+        loop = asyncio.get_running_loop()
         for number in range(self.plan.hands):
             live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
             if self.stop or len(live) < 2:
@@ -315,88 +337,73 @@ class Match:
             if attention:  # a lost connection or a restart to handle before dealing
                 await asyncio.gather(*(self._before_hand(seat) for seat in attention))
             if freezeout:
-                button = next((s for s in itertools.chain(range(button + 1, n), range(n)) if s in live))
+                table.button = next(s for s in itertools.chain(range(table.button + 1, n), range(n)) if s in live)
             else:
-                button = number % n
+                table.button = number % n
             stacks = tuple(chips[s] for s in live)
-            config = self._hand_config(number, stacks, live.index(button))
-            deck = shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8)
-            hand = Hand.start(config, deck)
-            encoder = wire.HandWire(table, hand, number, live, n)
-            await self._play_hand(encoder, live, seats)
-            final = hand.final_stacks()
-            net = [0] * n
+            config = self._hand_config(number, stacks, live.index(table.button))
+            hand = Hand.start(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
+            table.live, table.number, table.sent, table.street = live, number, 0, 0
+            table.encoder = wire.HandWire(table.id, hand, number, live, n)
+            table.over = loop.create_future()
             for engine_seat, s in enumerate(live):
-                net[s] = final[engine_seat] - stacks[engine_seat]
-                if freezeout:
-                    chips[s] = final[engine_seat]
-            if freezeout:
-                busted = sorted((s for s in live if chips[s] == 0), key=lambda s: -stacks[live.index(s)])
-                self.result.places[:0] = [spec.seats[s] for s in busted]
-            self._finish_hand(table, encoder, number, live, seats, spec, net)
-            played += 1
-            for s in live:
-                table_net[s] += net[s]
-            histories.append(phh_text(
-                hand, names=[spec.seats[s] for s in live], hand_number=number, table_seats=live, seat_count=n,
-                extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation}))
+                seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
+            self._advance(table)
+            await table.over
         if freezeout:
             standing = sorted((s for s in range(n) if chips[s] > 0), key=lambda s: -chips[s])
             self.result.places[:0] = [spec.seats[s] for s in standing]
         for seat in seats:
-            seat.session.send(pb.Item(table=table, match_end=pb.MatchEnd(
-                match_id=self.plan.match_id, net=table_net, hands=played)), flush=True)
+            seat.session.send(pb.Item(table=table.id, match_end=pb.MatchEnd(
+                match_id=self.plan.match_id, net=table.net, hands=table.played)), flush=True)
 
-    def _finish_hand(
-        self, table: int, encoder: wire.HandWire, number: int, live: list[int], seats: list[_Seat], spec: TableSpec,
-        net: list[int],
-    ) -> None:
-        hand = encoder.hand
-        end = encoder.hand_end(net)
-        for s in live:
-            seats[s].session.send_framed(end)
-        adjusted = adjusted_net(hand)
-        self.result.hands.append(HandRecord(
-            table=table, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
-            net={spec.seats[s]: net[s] for s in live},
-            ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
+    def _advance(self, table: _Table) -> None:
+        """Publish new public events and play on until a bot must answer or the hand is over.
 
-    async def _play_hand(self, encoder: wire.HandWire, live: list[int], seats: list[_Seat]) -> None:
-        """Deal, publish every public event to every seat, and ask the actor until the hand ends."""
-        hand = encoder.hand
-        for engine_seat, s in enumerate(live):
-            seats[s].session.send_framed(encoder.hand_start(engine_seat))
-        sent, street = 0, 0
-        while True:
-            events = hand.events
-            for event in events[sent:]:
-                if isinstance(event, Dealt):
-                    street = event.street
-                framed = encoder.event(event, street)
-                if framed is not None:
-                    for s in live:
-                        seats[s].session.send_framed(framed)
-            sent = len(events)
-            actor = hand.actor
-            if actor is None:
-                return
-            legal = hand.legal()
-            if legal.call == 0 and not legal.can_raise:
-                hand.check_call()  # the only legal action: no need to ask
-                continue
-            await self._decide(encoder, legal, seats[live[actor]])
+        Runs synchronously, from the table's task at the start of a hand and then from the
+        answer (or its time running out) to each request: no task switch per decision. An error
+        here ends the table's task with that error, never the bot's stream.
+        """
+        try:
+            encoder, seats, live = table.encoder, table.seats, table.live
+            hand = encoder.hand
+            while True:
+                events = hand.events
+                for event in events[table.sent:]:
+                    if isinstance(event, Dealt):
+                        table.street = event.street
+                    framed = encoder.event(event, table.street)
+                    if framed is not None:
+                        for s in live:
+                            seats[s].session.send_framed(framed)
+                table.sent = len(events)
+                actor = hand.actor
+                if actor is None:
+                    self._end_hand(table)
+                    table.over.set_result(None)
+                    return
+                legal = hand.legal()
+                if legal.call == 0 and not legal.can_raise:
+                    hand.check_call()  # the only legal action: no need to ask
+                    continue
+                seat = seats[live[actor]]
+                if not seat.failed and seat.session.live:
+                    self._ask(table, legal, seat)
+                    return
+                self._apply(hand, legal, seat, None)
+        except BaseException as error:  # noqa: BLE001 - handed to the table's task, which raises it
+            if not table.over.done():
+                table.over.set_exception(error)
 
-    async def _decide(self, encoder: wire.HandWire, legal: Legal, seat: _Seat) -> None:
-        """Ask the bot and apply its answer, or the policy's default when it fails or breaks the rules."""
-        hand = encoder.hand
+    def _ask(self, table: _Table, legal: Legal, seat: _Seat) -> None:
+        """Send the actor its request; ``_answered`` continues the hand when it answers or times out."""
         time = self.plan.game.time
-        reply = None
-        if not seat.failed and seat.session.live:
-            session = seat.session
-            request_id = session.next_request_id()
-            framed = encoder.request(request_id, legal, time.per_action_ms, seat.bank_ms)
-            allowance = (time.per_action_ms + seat.bank_ms + time.grace_ms) / 1000
-            reply, elapsed = await session.ask(request_id, framed, allowance)
+        session = seat.session
+        request_id = session.next_request_id()
+        framed = table.encoder.request(request_id, legal, time.per_action_ms, seat.bank_ms)
+        allowance = (time.per_action_ms + seat.bank_ms + time.grace_ms) / 1000
+
+        def answered(reply: pb.ActionReply | None, elapsed: float) -> None:
             used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
             seat.bank_ms = max(0, seat.bank_ms - max(0, used_ms - time.per_action_ms))
             if reply is None:
@@ -407,6 +414,14 @@ class Match:
                     self._fail(seat)
             else:
                 seat.strikes = 0
+            self._apply(table.encoder.hand, legal, seat, reply)
+            self._advance(table)
+
+        session.request(request_id, framed, allowance, answered)
+
+    def _apply(self, hand: Hand, legal: Legal, seat: _Seat, reply: pb.ActionReply | None) -> None:
+        """Apply the bot's answer, or the policy's default (check, else fold) when it has none or
+        its answer breaks the rules."""
         if reply is not None and reply.type == pb.ACTION_TYPE_BET_RAISE:
             if legal.can_raise and legal.min_to <= reply.amount <= legal.max_to:
                 hand.raise_to(reply.amount)
@@ -424,6 +439,36 @@ class Match:
             hand.fold()
         else:
             hand.check_call()
+
+    def _end_hand(self, table: _Table) -> None:
+        """Settle a finished hand: chips, freezeout places, HandEnd to every seat, the record, the PHH."""
+        hand, live, spec, n = table.encoder.hand, table.live, table.spec, len(table.seats)
+        stacks, final = hand.config.stacks, hand.final_stacks()
+        net = [0] * n
+        for engine_seat, s in enumerate(live):
+            net[s] = final[engine_seat] - stacks[engine_seat]
+            table.net[s] += net[s]
+        if self.plan.mode == "freezeout":
+            for engine_seat, s in enumerate(live):
+                table.chips[s] = final[engine_seat]
+            busted = sorted((s for s in live if table.chips[s] == 0), key=lambda s: -stacks[live.index(s)])
+            self.result.places[:0] = [spec.seats[s] for s in busted]
+        end = table.encoder.hand_end(net)
+        for s in live:
+            table.seats[s].session.send_framed(end)
+        adjusted = adjusted_net(hand)
+        table.played += 1
+        table.histories.append(phh_text(
+            hand, names=[spec.seats[s] for s in live], hand_number=table.number, table_seats=live, seat_count=n,
+            extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation}))
+        self._record(HandRecord(
+            table=table.id, deal_set=spec.deal_set, hand=table.number, big_blind=hand.config.big_blind,
+            net={spec.seats[s]: net[s] for s in live},
+            ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
+
+    def _record(self, record: HandRecord) -> None:
+        """Keep a finished hand's record (a hook: ``compare`` also feeds its sequential test here)."""
+        self.result.hands.append(record)
 
 
 def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:

@@ -56,17 +56,25 @@ class Fault:
 
 
 
+Answered = Callable[[pb.ActionReply | None, float], None]
+
+
+@dataclass(slots=True)
+class _Deadline:
+    """One timer for the requests of a batch that share a time allowance."""
+
+    handle: asyncio.TimerHandle | None = None
+    left: int = 0  # requests still open: the timer is cancelled when none is
+
+
 @dataclass(slots=True)
 class _Pending:
-    """An open ActionRequest: its answer future, its time allowance, when it was sent and answered."""
+    """An open ActionRequest: who to tell, its time allowance, when it was sent, its timer."""
 
-    future: asyncio.Future[pb.ActionReply | None]
+    answered: Answered
     allowance_s: float
     sent_at: float = 0.0
-    answered_at: float = 0.0
-    timer: asyncio.TimerHandle | None = None
-
-
+    deadline: _Deadline | None = None
 @dataclass(eq=False)
 class BotSession:
     """One bot's seat token, its connection (if any), its outbound batch and its open requests."""
@@ -82,6 +90,7 @@ class BotSession:
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _open: dict[int, _Pending] = field(default_factory=dict)
     _next_id: int = 1
+    requests: int = 0  # ActionRequests sent over the session's life
     _stray: int = 0
     _late: dict[int, None] = field(default_factory=dict)
     _context: grpc.aio.ServicerContext | None = None
@@ -108,29 +117,16 @@ class BotSession:
         self._next_id += 1
         return self._next_id
 
-    async def ask(self, request_id: int, framed: bytes, allowance_s: float) -> tuple[pb.ActionReply | None, float]:
-        """Send a framed ActionRequest and wait for its answer: (reply or None on timeout/loss, seconds)."""
+    def request(self, request_id: int, framed: bytes, allowance_s: float, answered: Answered) -> None:
+        """Send a framed ActionRequest. ``answered(reply, seconds)`` is called exactly once: with
+        the reply when it is read, or with None when the time runs out or the bot is lost."""
         if self._context is None:
-            return None, 0.0
-        loop = asyncio.get_running_loop()
-        pending = _Pending(loop.create_future(), allowance_s)
-        self._open[request_id] = pending
+            asyncio.get_running_loop().call_soon(answered, None, 0.0)
+            return
+        self._open[request_id] = _Pending(answered, allowance_s)
         self._outbox_requests.append(request_id)
+        self.requests += 1
         self.send_framed(framed, flush=True)
-        try:
-            reply = await pending.future
-        finally:
-            self._open.pop(request_id, None)
-            if pending.timer is not None:
-                pending.timer.cancel()
-        # The bot's clock stops when its answer is read, not when this task resumes.
-        elapsed = ((pending.answered_at or loop.time()) - pending.sent_at) if pending.sent_at else 0.0
-        if reply is None and self._context is not None and pending.sent_at:
-            self.faults[Fault.TIMEOUT] += 1
-            self._late[request_id] = None
-            if len(self._late) > LATE_MEMORY:
-                del self._late[next(iter(self._late))]
-        return reply, elapsed
 
     def notice(self, reason: int, detail: str, request_id: int = 0) -> None:
         """Tell the bot that something it did was not accepted."""
@@ -160,22 +156,54 @@ class BotSession:
         self._outbox.clear()
         self._outbox_requests.clear()
         self._wake.set()
-        for pending in list(self._open.values()):
-            if not pending.future.done():
-                pending.future.set_result(None)
+        lost, self._open = self._open, {}
+        now = asyncio.get_running_loop().time()
+        for pending in lost.values():
+            self._close(pending)
+            pending.answered(None, now - pending.sent_at if pending.sent_at else 0.0)
 
     def _take_batch(self, now: float) -> bytes:
-        """Everything queued as one serialized DealerMessage, with its requests' clocks started now."""
+        """Everything queued as one serialized DealerMessage, with its requests' clocks started
+        now: one timer for each time allowance among them."""
         batch, self._outbox = self._outbox, []
         requests, self._outbox_requests = self._outbox_requests, []
         self._wake.clear()
-        loop = asyncio.get_running_loop()
+        groups: dict[float, list[int]] = {}
         for request_id in requests:
             pending = self._open.get(request_id)
             if pending is not None:
                 pending.sent_at = now
-                pending.timer = loop.call_at(now + pending.allowance_s, _expire, pending)
+                groups.setdefault(pending.allowance_s, []).append(request_id)
+        loop = asyncio.get_running_loop()
+        for allowance_s, ids in groups.items():
+            deadline = _Deadline(left=len(ids))
+            deadline.handle = loop.call_at(now + allowance_s, self._expire, ids, deadline)
+            for request_id in ids:
+                self._open[request_id].deadline = deadline
         return b"".join(batch)
+
+    @staticmethod
+    def _close(pending: _Pending) -> None:
+        """The request is settled: cancel its timer when no other request shares it."""
+        deadline = pending.deadline
+        if deadline is not None:
+            deadline.left -= 1
+            if deadline.left == 0 and deadline.handle is not None:
+                deadline.handle.cancel()
+
+    def _expire(self, ids: list[int], deadline: _Deadline) -> None:
+        """Time is up for the requests of ``ids`` still open: a timeout each."""
+        now = asyncio.get_running_loop().time()
+        for request_id in ids:
+            pending = self._open.get(request_id)
+            if pending is None or pending.deadline is not deadline:
+                continue
+            del self._open[request_id]
+            self.faults[Fault.TIMEOUT] += 1
+            self._late[request_id] = None
+            if len(self._late) > LATE_MEMORY:
+                del self._late[next(iter(self._late))]
+            pending.answered(None, now - pending.sent_at)
 
     def _receive(self, message: pb.BotMessage) -> bool:
         """Route a bot's replies to their requests; False when the bot must be cut off (flood)."""
@@ -190,22 +218,18 @@ class BotSession:
                 del self._late[reply.request_id]  # answered too late: already counted as a timeout
                 self.notice(pb.FAULT_REASON_TIMEOUT, "answer came after the time limit", reply.request_id)
                 continue
-            if pending is None or pending.future.done() or not pending.sent_at:
+            if pending is None or not pending.sent_at:
                 self.faults[Fault.UNEXPECTED] += 1
                 self._stray += 1
                 self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, "no open request with this id", reply.request_id)
                 continue
-            pending.answered_at = now
-            pending.future.set_result(reply)  # ``ask`` cancels the timer
+            del self._open[reply.request_id]
+            self._close(pending)
+            pending.answered(reply, now - pending.sent_at)
         if self._stray > FLOOD_LIMIT:
             self.faults[Fault.FLOOD] += 1
             return False
         return True
-
-
-def _expire(pending: _Pending) -> None:
-    if not pending.future.done():
-        pending.future.set_result(None)
 
 
 class DealerService(dealer_pb2_grpc.DealerServicer):
