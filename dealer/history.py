@@ -12,43 +12,86 @@ Forced bets, uncalled bets, pots and burns are implied, not written. At an all-i
 in the engine's showdown order. The house's take goes in ``_rake``: PokerKit 0.7.7 reads a plain
 ``rake`` key as its rake function and fails. Fields of our own start with ``_``; ``_seed`` and
 ``_deck`` are refused so that no history can leak how decks are made.
+
+``phh_text`` runs once per hand in the dealer's loop, so it writes the fields it knows directly
+(JSON's text of ints and strings, which TOML reads alike), caches the lines of the stakes, and
+reads the hand's events once; other values go through the generic ``_toml``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from json.encoder import encode_basestring
 from pathlib import Path
 
-from dealer.cards import cards_text
-from dealer.rules import Acted, Dealt, Hand, Raked, Shown, Variant
+from dealer.cards import CARD_NAMES
+from dealer.rules import (
+    MAX_SEATS,
+    Acted,
+    Dealt,
+    Hand,
+    Raked,
+    Shown,
+    TableConfig,
+    Variant,
+)
 
 VARIANT_CODES = {Variant.NO_LIMIT: "NT", Variant.FIXED_LIMIT: "FT", Variant.POT_LIMIT: "PLT"}
 FORBIDDEN_FIELDS = frozenset({"_seed", "_deck"})
 
 Value = bool | int | float | str | Sequence[bool | int | float | str]
 _json = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one a call
+_int = int.__repr__  # JSON's text of an int or int subclass, without an encoder call (a bool gives 1/0)
+_FIELD_ERROR = "extra PHH field {!r} must start with '_' and not be " + f"{sorted(FORBIDDEN_FIELDS)} or ours"
+# The action texts of position k, precomputed: decisions, and the prefixes of deals and shows.
+_PLAYERS = tuple(f"p{k + 1}" for k in range(MAX_SEATS))
+_DEALS = tuple(f"d dh {p} " for p in _PLAYERS)
+_SHOWS = tuple(f"{p} sm " for p in _PLAYERS)
+_BETS = tuple(f"{p} cbr " for p in _PLAYERS)
+_DECISIONS = {
+    "fold": tuple(f"{p} f" for p in _PLAYERS),
+    "check": tuple(f"{p} cc" for p in _PLAYERS),
+    "call": tuple(f"{p} cc" for p in _PLAYERS),
+}  # bets and raises are written with their totals: ``_BETS``
+_HEADERS: dict[tuple[object, ...], str] = {}  # the lines of ``_header`` by the stakes they depend on
+_HEADERS_KEPT = 4096  # the cache is cleared when it grows past this (stakes rarely vary)
 
 
 def phh_actions(hand: Hand) -> list[str]:
     """Return the PHH action lines of a finished hand (hole cards, decisions, boards, shows)."""
-    position = hand.position
-    actions = [f"d dh p{k + 1} {cards_text(hand.hole[s])}" for k, s in enumerate(hand.order)]
-    shows = [f"p{position[e.seat] + 1} sm {cards_text(e.cards)}" for e in hand.events if isinstance(e, Shown)]
+    return _actions(hand)[0]
+
+
+def _actions(hand: Hand) -> tuple[list[str], int]:
+    """Return the PHH action lines of a hand and its rake, in one pass over its events."""
+    names, position, hole = CARD_NAMES, hand.position, hand.hole
+    actions = [f"{_DEALS[k]}{names[hole[s][0]]}{names[hole[s][1]]}" for k, s in enumerate(hand.order)]
+    append = actions.append
+    shows = []
+    raked = 0
     runout_at = None  # index in ``actions`` of the first board dealt after the betting ended
     for event in hand.events:
-        match event:
-            case Acted(seat, kind, _, to, _):
-                player = f"p{position[seat] + 1}"
-                actions.append(f"{player} cbr {to}" if kind in ("bet", "raise") else f"{player} {'f' if kind == 'fold' else 'cc'}")
-                runout_at = None
-            case Dealt(_, cards):
-                if runout_at is None:
-                    runout_at = len(actions)
-                actions.append(f"d db {cards_text(cards)}")
-    if shows and runout_at is not None:
-        return actions[:runout_at] + shows + actions[runout_at:]
-    return actions + shows
+        kind = type(event)
+        if kind is Acted:
+            texts = _DECISIONS.get(event[1])
+            append(texts[position[event[0]]] if texts else f"{_BETS[position[event[0]]]}{event[3]}")
+            runout_at = None
+        elif kind is Dealt:
+            if runout_at is None:
+                runout_at = len(actions)
+            append("d db " + "".join([names[c] for c in event[1]]))
+        elif kind is Shown:
+            seat, (first, second), _ = event
+            shows.append(f"{_SHOWS[position[seat]]}{names[first]}{names[second]}")
+        elif kind is Raked:
+            raked += event[0]
+    if shows:
+        if runout_at is None:
+            actions += shows
+        else:
+            actions[runout_at:runout_at] = shows
+    return actions, raked
 
 
 def phh_text(
@@ -67,35 +110,65 @@ def phh_text(
     """
     config = hand.config
     order = hand.order
+    first = order[0]  # positions are the seats rotated to start here: by-position lists are slices
+    key = (config.variant, config.ante, config.small_blind, config.big_blind, config.small_bet, config.big_bet, hand.n)
+    header = _HEADERS.get(key)
+    if header is None:
+        if len(_HEADERS) >= _HEADERS_KEPT:
+            _HEADERS.clear()
+        header = _HEADERS[key] = _header(config)
+    stacks = config.stacks
+    actions, raked = _actions(hand)
+    final = hand.final_stacks()
+    parts = [
+        header,
+        "starting_stacks = [", ", ".join(map(_int, stacks[first:] + stacks[:first])),
+        ']\nactions = ["', '", "'.join(actions),
+        '"]\nfinishing_stacks = [', ", ".join(map(_int, final[first:] + final[:first])), "]\n",
+    ]
+    if names is not None:
+        players = [names[s] for s in order]
+        try:
+            parts += ("players = [", ", ".join(map(encode_basestring, players)), "]\n")
+        except TypeError:  # not all strings: the generic writer
+            parts += ("players = ", _toml(players), "\n")
+    if hand_number is not None:
+        parts += ("hand = ", _int(hand_number) if type(hand_number) is int else _toml(hand_number), "\n")
+    if table_seats is None:
+        seats = [str(s + 1) for s in order]
+    else:
+        seats = [str(table_seats[s] + 1) for s in order]
+    parts += ("seats = [", ", ".join(seats), "]\nseat_count = ")
+    seat_count = seat_count or hand.n
+    parts += (_int(seat_count) if type(seat_count) is int else _toml(seat_count), "\n")
+    if raked:
+        parts += ("_rake = ", _int(raked), "\n")
+    if extra:
+        for field, value in extra.items():
+            if not field.startswith("_") or field in FORBIDDEN_FIELDS or (raked and field == "_rake"):
+                raise ValueError(_FIELD_ERROR.format(field))
+            kind = type(value)
+            text = encode_basestring(value) if kind is str else _int(value) if kind is int else _toml(value)
+            parts += (field, " = ", text, "\n")
+    return "".join(parts)
+
+
+def _header(config: TableConfig) -> str:
+    """Return the PHH lines of a table's stakes (variant, antes, blinds, bet sizes)."""
     n = config.seats
-    fields: dict[str, Value] = {"variant": VARIANT_CODES[config.variant], "ante_trimming_status": True}
-    fields["antes"] = [config.ante] * n
     blinds = [0] * n
     blinds[0], blinds[1] = config.small_blind, config.big_blind  # heads-up PHH reverses this too
-    fields["blinds_or_straddles"] = blinds
+    lines = [
+        f'variant = "{VARIANT_CODES[config.variant]}"',
+        "ante_trimming_status = true",
+        f"antes = [{', '.join([_int(config.ante)] * n)}]",
+        f"blinds_or_straddles = [{', '.join(map(_int, blinds))}]",
+    ]
     if config.variant is Variant.FIXED_LIMIT:
-        fields["small_bet"] = config.bet_size(0)
-        fields["big_bet"] = config.bet_size(2)
+        lines += (f"small_bet = {_int(config.bet_size(0))}", f"big_bet = {_int(config.bet_size(2))}")
     else:
-        fields["min_bet"] = config.big_blind
-    fields["starting_stacks"] = [config.stacks[s] for s in order]
-    fields["actions"] = phh_actions(hand)
-    final = hand.final_stacks()
-    fields["finishing_stacks"] = [final[s] for s in order]
-    if names is not None:
-        fields["players"] = [names[s] for s in order]
-    if hand_number is not None:
-        fields["hand"] = hand_number
-    fields["seats"] = [(table_seats[s] if table_seats is not None else s) + 1 for s in order]
-    fields["seat_count"] = seat_count or n
-    raked = sum(e.amount for e in hand.events if isinstance(e, Raked))
-    if raked:
-        fields["_rake"] = raked
-    for key, value in (extra or {}).items():
-        if not key.startswith("_") or key in FORBIDDEN_FIELDS or key in fields:
-            raise ValueError(f"extra PHH field {key!r} must start with '_' and not be {sorted(FORBIDDEN_FIELDS)} or ours")
-        fields[key] = value
-    return "".join(f"{key} = {_toml(value)}\n" for key, value in fields.items())
+        lines.append(f"min_bet = {_int(config.big_blind)}")
+    return "".join(line + "\n" for line in lines)
 
 
 def phhs_text(hands: Iterable[str]) -> str:
@@ -111,7 +184,8 @@ def write_phhs(path: str | Path, hands: Iterable[str]) -> None:
 def _toml(value: Value) -> str:
     """Return a TOML literal for a scalar or a flat list (JSON's string escapes are TOML's).
 
-    A list of plain numbers or strings is one encoder call: the hot path of live matches.
+    For the values ``phh_text`` has no faster path for: ``extra``'s lists and floats, names that are
+    not all strings.
     """
     if isinstance(value, bool):
         return "true" if value else "false"
