@@ -59,8 +59,12 @@ def runout_start(hand: Hand) -> int | None:
     """
     if not hand.done or hand.folded.count(False) < 2:
         return None
-    last = max((i for i, e in enumerate(hand.events) if isinstance(e, Acted | Posted)), default=-1)
-    dealt = sum(len(e.cards) for e in hand.events[last + 1 :] if isinstance(e, Dealt))
+    dealt = 0
+    for event in reversed(hand.events):  # back to the last decision or forced bet
+        if isinstance(event, (Acted, Posted)):
+            break
+        if isinstance(event, Dealt):
+            dealt += len(event.cards)
     if not dealt:
         return None
     return len(hand.board) - dealt
