@@ -1,8 +1,14 @@
-"""The one edge where engine records become protobuf messages and bot replies become actions.
+"""The one edge where a hand's engine records become the protobuf bytes bots receive.
 
-Nothing else in the dealer imports the generated stubs' message classes for game content.
-What a bot may see is decided here: hole cards go only into the owner's HandStart and
-ActionRequest; other seats' cards appear only in HandEnd, and only for seats that showed down.
+A hand's items (HandStart, Event, ActionRequest, HandEnd) are encoded nowhere else. What a bot
+may see is decided here: hole cards go only into the owner's HandStart and ActionRequest; other
+seats' cards appear only in HandEnd, and only for seats that showed down.
+
+The items are written by hand rather than through the generated message classes, several
+times cheaper on the dealer's hot path: each field is its key then a varint or a
+length-prefixed value, in field-number order as protobuf writes them, proto3 zero values left
+out, repeated numbers packed. ``tests/test_wire.py`` checks every item against the generated
+classes byte for byte.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from typing import TypeVar
 
 from dealer.cards import CARD_NAMES
 from dealer.rules import (
+    MAX_SEATS,
     Acted,
     Awarded,
     Dealt,
@@ -26,13 +33,68 @@ from dealer.rules import (
 )
 from poker.v1 import dealer_pb2 as pb
 
+T = TypeVar("T")
 _ITEMS_TAG = b"\x0a"  # DealerMessage.items is field 1, length-delimited
+_MASK64 = (1 << 64) - 1
+_MEMO_LIMIT = 1 << 14  # values remembered per encoding table, about 2 MB at most (others: encoded at each use)
 
-VARIANTS = {
+
+def _varint(value: int) -> bytes:
+    """Protobuf's base-128 varint; a negative int64 as its 64-bit two's complement (10 bytes)."""
+    value &= _MASK64
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _tag(number: int, wire_type: int) -> bytes:
+    """A field's key: its number and wire type (0 varint, 2 length-delimited)."""
+    return _varint(number << 3 | wire_type)
+
+
+class _Encodings(dict[int, bytes]):
+    """Integers' encodings, remembered: a bare varint, or with ``number`` a whole varint field.
+
+    A field's encoding of 0 is empty, as proto3 leaves default values out.
+    """
+
+    __slots__ = ("key",)
+
+    def __init__(self, number: int | None = None) -> None:
+        super().__init__()
+        self.key = None if number is None else _tag(number, 0)
+
+    def __missing__(self, value: int) -> bytes:
+        if self.key is None:
+            encoded = _varint(value)
+        else:
+            encoded = self.key + _varint(value) if value else b""
+        if len(self) < _MEMO_LIMIT:
+            self[value] = encoded
+        return encoded
+
+
+_VARINT = _Encodings()  # bare varints: lengths and packed elements
+_ITEM_TABLE = _Encodings(1)  # Item.table
+_FIELDS = [_Encodings(number) for number in range(20)]  # varint fields by number (of any message)
+
+
+def _card_field(number: int) -> tuple[bytes, ...]:
+    """One card as an element of the repeated string field ``number``, by card."""
+    key = _tag(number, 2)
+    return tuple(key + b"\x02" + name.encode() for name in CARD_NAMES)
+
+
+# Enum values, the wire's numbers of the engine's names.
+_VARIANTS = {
     Variant.NO_LIMIT: pb.VARIANT_NO_LIMIT,
     Variant.POT_LIMIT: pb.VARIANT_POT_LIMIT,
     Variant.FIXED_LIMIT: pb.VARIANT_FIXED_LIMIT,
 }
+_STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
 _POSTS = {"ante": pb.EVENT_TYPE_ANTE, "small_blind": pb.EVENT_TYPE_SMALL_BLIND, "big_blind": pb.EVENT_TYPE_BIG_BLIND}
 _ACTS = {
     "fold": pb.EVENT_TYPE_FOLD,
@@ -41,25 +103,46 @@ _ACTS = {
     "bet": pb.EVENT_TYPE_BET,
     "raise": pb.EVENT_TYPE_RAISE,
 }
-T = TypeVar("T")
-_STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
+
+# The message fields of Item (its oneof ``kind``), then the fields of those messages, by number.
+# Table seats are below MAX_SEATS, so a seat's varint is the one byte of its value.
+_ITEM_HAND_START, _ITEM_EVENT, _ITEM_REQUEST, _ITEM_HAND_END = (_tag(n, 2) for n in (4, 5, 6, 7))
+# HandStart: hand 1, button 2, seat 3, hole_cards 4, stacks 5, variant 6, small_blind 7,
+# big_blind 8, ante 9, small_bet 10, big_bet 11, cap 12.
+_START_HOLE = _card_field(4)
+_START_STACKS = _tag(5, 2)
+# Event: type 1, seat 2, amount 3, to 4, all_in 5, cards 6, street 7, hand 8.
+_EVENT_HEADS = {  # type then seat, by Acted or Posted kind and table seat
+    kind: tuple(_FIELDS[1][kind_type] + _FIELDS[2][seat] for seat in range(MAX_SEATS))
+    for kind, kind_type in (*_ACTS.items(), *_POSTS.items())
+}
+_RETURNED_HEADS = tuple(_FIELDS[1][pb.EVENT_TYPE_RETURNED] + _FIELDS[2][seat] for seat in range(MAX_SEATS))
+_AMOUNT, _TO = _FIELDS[3], _FIELDS[4]
+_ALL_IN = (b"", _tag(5, 0) + b"\x01")  # by the bool
+_EVENT_BOARD = _FIELDS[1][pb.EVENT_TYPE_BOARD]
+_EVENT_CARD = _card_field(6)
+_EVENT_STREETS = tuple(_FIELDS[7][street] for street in _STREETS)
+# ActionRequest: request_id 1, hand 2, street 3, seat 4, hole_cards 5, board 6, stacks 7, bets 8,
+# folded 9, pot 10, can_fold 11, call_amount 12, min_raise_to 13, max_raise_to 14, time_ms 15,
+# bank_ms 16, variant 17, big_blind 18, button 19.
+_REQUEST_ID = _Encodings(1)  # a table of its own: ids grow over a session (a new session reuses the first)
+_REQUEST_STREETS = tuple(_FIELDS[3][street] for street in _STREETS)
+_REQUEST_HOLE, _REQUEST_BOARD = _card_field(5), _card_field(6)
+_REQUEST_STACKS, _REQUEST_BETS, _REQUEST_FOLDED = (_tag(n, 2) for n in (7, 8, 9))
+_REQUEST_CAN_FOLD = (b"", _tag(11, 0) + b"\x01")  # by the bool
+_POT, _CALL, _MIN_TO, _MAX_TO, _TIME, _BANK = (_FIELDS[n] for n in (10, 12, 13, 14, 15, 16))
+# HandEnd: hand 1, shown 2 (ShownHand: seat 1, cards 2), pots 3 (Pot: amount 1, winners 2,
+# shares 3), stacks 4, net 5, board 6, rake 7.
+_SETTLED = frozenset((Shown, Raked, Awarded))  # the records HandEnd reports
+_END_SHOWN, _END_POT, _END_STACKS, _END_NET = (_tag(n, 2) for n in (2, 3, 4, 5))
+_END_BOARD, _SHOWN_CARD = _card_field(6), _card_field(2)
+_POT_WINNERS, _POT_SHARES = _tag(2, 2), _tag(3, 2)
 
 
 def frame(item: pb.Item) -> bytes:
     """An item serialized as one ``items`` entry of a DealerMessage: joined frames are a message."""
     payload = item.SerializeToString()
-    size = len(payload)
-    prefix = bytearray(_ITEMS_TAG)
-    while size > 0x7F:
-        prefix.append((size & 0x7F) | 0x80)
-        size >>= 7
-    prefix.append(size)
-    return bytes(prefix) + payload
-
-
-def names(cards: tuple[int, ...] | list[int]) -> list[str]:
-    """Card names for the wire."""
-    return [CARD_NAMES[c] for c in cards]
+    return _ITEMS_TAG + _VARINT[len(payload)] + payload
 
 
 def by_table_seat(values: Sequence[T], seat_map: list[int], table_seats: int, absent: T) -> Sequence[T]:
@@ -72,121 +155,183 @@ def by_table_seat(values: Sequence[T], seat_map: list[int], table_seats: int, ab
     return laid_out
 
 
-def hand_start(
-    table: int, hand: Hand, number: int, seat: int, seat_map: list[int], table_stacks: list[int]
-) -> pb.Item:
-    """The HandStart a bot at engine seat ``seat`` receives; ``seat_map`` maps engine to table seats."""
-    config = hand.config
-    return pb.Item(
-        table=table,
-        hand_start=pb.HandStart(
-            hand=number,
-            button=seat_map[config.button],
-            seat=seat_map[seat],
-            hole_cards=names(hand.hole[seat]),
-            stacks=table_stacks,
-            variant=VARIANTS[config.variant],
-            small_blind=config.small_blind,
-            big_blind=config.big_blind,
-            ante=config.ante,
-            small_bet=config.bet_size(0),
-            big_bet=config.bet_size(2),
-            cap=config.cap,
-        ),
-    )
+def _varints(values: Sequence[int]) -> bytes:
+    """The varints of ``values`` one after another: a packed repeated field's body."""
+    if len(values) == 2:  # heads-up, the common table, without the join
+        first, second = values
+        return _VARINT[first] + _VARINT[second]
+    return b"".join(map(_VARINT.__getitem__, values))
 
 
-def public_item(table: int, event: Event, street: int, number: int, seat_map: list[int]) -> pb.Item | None:
-    """The public Event item for an engine record, or None for records sent in HandEnd."""
-    if isinstance(event, Acted):
-        message = pb.Event(
-            type=_ACTS[event.kind], seat=seat_map[event.seat], amount=event.amount, to=event.to,
-            all_in=event.all_in, street=_STREETS[street], hand=number,
-        )
-    elif isinstance(event, Dealt):
-        message = pb.Event(type=pb.EVENT_TYPE_BOARD, cards=names(event.cards), street=_STREETS[event.street], hand=number)
-    elif isinstance(event, Posted):
-        message = pb.Event(
-            type=_POSTS[event.kind], seat=seat_map[event.seat], amount=event.amount,
-            to=0 if event.kind == "ante" else event.amount, all_in=event.all_in, street=pb.STREET_PREFLOP, hand=number,
-        )
-    elif isinstance(event, Returned):
-        message = pb.Event(type=pb.EVENT_TYPE_RETURNED, seat=seat_map[event.seat], amount=event.amount,
-                           street=_STREETS[street], hand=number)
-    else:
-        return None
-    return pb.Item(table=table, event=message)
+def _packed(key: bytes, values: Sequence[int]) -> bytes:
+    """A packed repeated varint field (int64, uint32): key, length, the varints; nothing if empty."""
+    body = _varints(values)
+    return key + _VARINT[len(body)] + body if body else b""
 
 
-def action_request(
-    table: int, request_id: int, hand: Hand, legal: Legal, number: int, seat_map: list[int], table_seats: int,
-    time_ms: int, bank_ms: int,
-) -> pb.Item:
-    """Everything the actor needs to decide, without tracking state itself."""
-    seat = hand.actors[0]
-    stacks = by_table_seat(hand.stacks, seat_map, table_seats, 0)
-    bets = by_table_seat(hand.bets, seat_map, table_seats, 0)
-    folded = by_table_seat(hand.folded, seat_map, table_seats, True)
-    return pb.Item(
-        table=table,
-        request=pb.ActionRequest(
-            request_id=request_id, hand=number, street=_STREETS[hand.street], seat=seat_map[seat],
-            hole_cards=names(hand.hole[seat]), board=names(hand.board), stacks=stacks, bets=bets, folded=folded,
-            pot=hand.total_pot(), can_fold=legal.fold, call_amount=legal.call, min_raise_to=legal.min_to,
-            max_raise_to=legal.max_to, time_ms=time_ms, bank_ms=bank_ms, variant=VARIANTS[hand.config.variant],
-            big_blind=hand.config.big_blind, button=seat_map[hand.config.button],
-        ),
-    )
+def _framed(head: bytes, body: bytes) -> bytes:
+    """An ``items`` entry of a DealerMessage: the Item's fields up to its message's key, then ``body``."""
+    size = _VARINT[len(body)]
+    return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
 
 
-def hand_end(table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int, net: list[int]) -> pb.Item:
-    """The HandEnd every seat receives: only cards that were shown at showdown."""
-    shown, pots, rake = [], [], 0
-    for event in hand.events:
-        if isinstance(event, Shown):
-            shown.append(pb.ShownHand(seat=seat_map[event.seat], cards=names(event.cards)))
-        elif isinstance(event, Awarded):
-            pots.append(pb.Pot(amount=event.amount, winners=[seat_map[s] for s, _ in event.shares],
-                               shares=[w for _, w in event.shares]))
-        elif isinstance(event, Raked):
-            rake = event.amount
-    stacks = by_table_seat(hand.stacks, seat_map, table_seats, 0)
-    return pb.Item(
-        table=table,
-        hand_end=pb.HandEnd(hand=number, shown=shown, pots=pots, stacks=stacks, net=net, board=names(hand.board), rake=rake),
-    )
+def _message(key: bytes, body: bytes) -> bytes:
+    """A length-delimited field: key, length, body."""
+    return key + _VARINT[len(body)] + body
 
 
 class HandWire:
     """One hand's items for one table, framed for ``BotSession.send_framed``.
 
     Made once per hand so that what is constant over the hand (table, hand number, seat layout,
-    each seat's hole cards, the variant and blinds) is worked out once, not at every item.
+    each seat's hole cards, the variant and blinds) is encoded once, not at every item.
     """
+
+    __slots__ = ("_boards", "_event_item", "_event_tail", "_number", "_own", "_request_hand", "_request_item",
+                 "_request_tail", "_start_tail", "_table", "hand", "seat_map", "table_seats")
 
     def __init__(self, table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int) -> None:
         """``seat_map`` maps the hand's engine seats to table seats; ``table_seats`` is the table's size."""
-        self.table = table
         self.hand = hand
-        self.number = number
         self.seat_map = seat_map
         self.table_seats = table_seats
+        self._table = table = _ITEM_TABLE[table]
+        self._number = number
+        self._start_tail = b""  # HandStart's stacks to cap, made at the first HandStart
+        self._event_item = table + _ITEM_EVENT
+        self._event_tail = _FIELDS[8][number]  # Event.hand
+        self._request_item = table + _ITEM_REQUEST
+        self._request_hand = _FIELDS[2][number]  # ActionRequest.hand
+        self._request_tail = b""  # variant, big_blind and button, made at the first request
+        self._own: dict[int, bytes] = {}  # ActionRequest.seat and hole_cards by engine seat
+        self._boards = {0: b""}  # ActionRequest.board by street (none before the flop)
+
+    def _item(self, kind: bytes, body: bytes) -> bytes:
+        """The framed Item of this table holding ``body`` as its ``kind`` message."""
+        return _framed(self._table + kind, body)
 
     def hand_start(self, seat: int) -> bytes:
         """The HandStart for the bot at engine seat ``seat``."""
-        stacks = list(by_table_seat(self.hand.config.stacks, self.seat_map, self.table_seats, 0))
-        return frame(hand_start(self.table, self.hand, self.number, seat, self.seat_map, stacks))
+        config, seat_map = self.hand.config, self.seat_map
+        first, second = self.hand.hole[seat]
+        return self._item(_ITEM_HAND_START, b"".join((
+            _FIELDS[1][self._number], _FIELDS[2][seat_map[config.button]], _FIELDS[3][seat_map[seat]],
+            _START_HOLE[first], _START_HOLE[second], self._start_tail or self._make_start_tail(),
+        )))  # fmt: skip
+
+    def _make_start_tail(self) -> bytes:
+        """HandStart's fields from ``stacks`` on, the same for every seat."""
+        config = self.hand.config
+        self._start_tail = tail = b"".join((
+            _packed(_START_STACKS, by_table_seat(config.stacks, self.seat_map, self.table_seats, 0)),
+            _FIELDS[6][_VARIANTS[config.variant]], _FIELDS[7][config.small_blind], _FIELDS[8][config.big_blind],
+            _FIELDS[9][config.ante], _FIELDS[10][config.bet_size(0)], _FIELDS[11][config.bet_size(2)],
+            _FIELDS[12][config.cap],
+        ))  # fmt: skip
+        return tail
 
     def event(self, event: Event, street: int) -> bytes | None:
         """The public Event item for an engine record, or None for records sent in HandEnd."""
-        item = public_item(self.table, event, street, self.number, self.seat_map)
-        return None if item is None else frame(item)
+        kind = type(event)
+        if kind is Acted:
+            seat, act, amount, to, all_in = event
+            body = b"".join((
+                _EVENT_HEADS[act][self.seat_map[seat]], _AMOUNT[amount], _TO[to], _ALL_IN[all_in],
+                _EVENT_STREETS[street], self._event_tail,
+            ))  # fmt: skip
+        elif kind is Dealt:
+            body = b"".join((
+                _EVENT_BOARD, *[_EVENT_CARD[card] for card in event.cards], _EVENT_STREETS[event.street],
+                self._event_tail,
+            ))  # fmt: skip
+        elif kind is Posted:
+            seat, post, amount, all_in = event
+            body = b"".join((
+                _EVENT_HEADS[post][self.seat_map[seat]], _AMOUNT[amount], b"" if post == "ante" else _TO[amount],
+                _ALL_IN[all_in], _EVENT_STREETS[0], self._event_tail,
+            ))  # fmt: skip
+        elif kind is Returned:
+            body = b"".join((
+                _RETURNED_HEADS[self.seat_map[event.seat]], _AMOUNT[event.amount], _EVENT_STREETS[street],
+                self._event_tail,
+            ))  # fmt: skip
+        else:
+            return None
+        size, head = _VARINT[len(body)], self._event_item  # as _framed does, inline on this hot path
+        return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
 
     def request(self, request_id: int, legal: Legal, time_ms: int, bank_ms: int) -> bytes:
-        """The ActionRequest for the current actor."""
-        return frame(action_request(self.table, request_id, self.hand, legal, self.number, self.seat_map,
-                                    self.table_seats, time_ms, bank_ms))
+        """The ActionRequest for the current actor, from the hand's state now."""
+        hand = self.hand
+        seat, street = hand.actors[0], hand.street
+        stacks, bets, folded = hand.stacks, hand.bets, hand.folded
+        if len(self.seat_map) != self.table_seats:  # freezeout: seats out of the hand are laid out too
+            stacks = by_table_seat(stacks, self.seat_map, self.table_seats, 0)
+            bets = by_table_seat(bets, self.seat_map, self.table_seats, 0)
+            folded = by_table_seat(folded, self.seat_map, self.table_seats, True)
+        packed_stacks, packed_bets = _varints(stacks), _varints(bets)
+        fold, call, min_to, max_to, _ = legal
+        body = b"".join((
+            _REQUEST_ID[request_id],
+            self._request_hand, _REQUEST_STREETS[street],
+            self._own.get(seat) or self._make_own(seat), self._boards.get(street) or self._make_board(street),
+            _REQUEST_STACKS, _VARINT[len(packed_stacks)], packed_stacks,
+            _REQUEST_BETS, _VARINT[len(packed_bets)], packed_bets,
+            _REQUEST_FOLDED, _VARINT[len(folded)], bytes(folded),
+            _POT[hand.total_pot()], _REQUEST_CAN_FOLD[fold], _CALL[call], _MIN_TO[min_to], _MAX_TO[max_to],
+            _TIME[time_ms], _BANK[bank_ms], self._request_tail or self._make_request_tail(),
+        ))  # fmt: skip
+        size, head = _VARINT[len(body)], self._request_item  # as _framed does, inline on this hot path
+        return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
+
+    def _make_own(self, seat: int) -> bytes:
+        """ActionRequest's seat and hole_cards for engine seat ``seat``, kept for the hand."""
+        first, second = self.hand.hole[seat]
+        self._own[seat] = own = _FIELDS[4][self.seat_map[seat]] + _REQUEST_HOLE[first] + _REQUEST_HOLE[second]
+        return own
+
+    def _make_board(self, street: int) -> bytes:
+        """ActionRequest's board on ``street``, kept for the hand."""
+        self._boards[street] = board = b"".join([_REQUEST_BOARD[card] for card in self.hand.board])
+        return board
+
+    def _make_request_tail(self) -> bytes:
+        """ActionRequest's variant, big_blind and button, the same in every request of the hand."""
+        config = self.hand.config
+        self._request_tail = tail = (
+            _FIELDS[17][_VARIANTS[config.variant]] + _FIELDS[18][config.big_blind]
+            + _FIELDS[19][self.seat_map[config.button]]
+        )  # fmt: skip
+        return tail
 
     def hand_end(self, net: list[int]) -> bytes:
-        """The HandEnd every seat receives."""
-        return frame(hand_end(self.table, self.hand, self.number, self.seat_map, self.table_seats, net))
+        """The HandEnd every seat receives: only cards that were shown at showdown."""
+        hand, seat_map, events = self.hand, self.seat_map, self.hand.events
+        first = len(events)
+        while first and type(events[first - 1]) in _SETTLED:  # the settlement's records end the hand's
+            first -= 1
+        shown, pots, rake = [], [], 0
+        for event in events[first:]:
+            kind = type(event)
+            if kind is Shown:
+                first, second = event.cards
+                shown.append(_message(_END_SHOWN, _FIELDS[1][seat_map[event.seat]] + _SHOWN_CARD[first]
+                                      + _SHOWN_CARD[second]))
+            elif kind is Awarded:
+                shares = event.shares
+                if len(shares) == 1:  # one winner, the common case, without the comprehensions
+                    winners, won = bytes((seat_map[shares[0][0]],)), _VARINT[shares[0][1]]
+                else:
+                    winners = bytes([seat_map[s] for s, _ in shares])  # seats' varints are one byte
+                    won = b"".join([_VARINT[w] for _, w in shares])
+                pots.append(_message(_END_POT, b"".join((
+                    _FIELDS[1][event.amount], _POT_WINNERS, _VARINT[len(winners)], winners,
+                    _POT_SHARES, _VARINT[len(won)], won,
+                ))))  # fmt: skip
+            elif kind is Raked:
+                rake = event.amount
+        return self._item(_ITEM_HAND_END, b"".join((
+            _FIELDS[1][self._number], *shown, *pots,
+            _packed(_END_STACKS, by_table_seat(hand.stacks, seat_map, self.table_seats, 0)), _packed(_END_NET, net),
+            *[_END_BOARD[card] for card in hand.board], _FIELDS[7][rake],
+        )))  # fmt: skip
