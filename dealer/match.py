@@ -472,8 +472,15 @@ class Match:
 
 
 def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:
-    """Tables for a single match: ``tables`` deal sets, each replayed in every seat rotation if duplicate."""
-    rotations = duplicate_rotations(tuple(seats)) if duplicate else [tuple(seats)]
+    """Tables for a single match: ``tables`` deal sets, each replayed in every seat rotation if duplicate.
+
+    Without duplicate, deal set ``k`` is played in rotation ``k mod n``: tables in different
+    rotations wait on different bots at once, so no bot (nor the dealer) idles while another thinks.
+    """
+    rotations = duplicate_rotations(tuple(seats))
+    if not duplicate:
+        return tuple(TableSpec(rotations[k % len(rotations)], f"{prefix}/{k}", k % len(rotations))
+                     for k in range(tables))
     return tuple(TableSpec(table, f"{prefix}/{k}", r) for k in range(tables) for r, table in enumerate(rotations))
 
 

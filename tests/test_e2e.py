@@ -160,7 +160,10 @@ def test_three_tables_not_duplicate(tmp_path: Path) -> None:
     bots = {name: bot_command(name.rstrip("2")) for name in ("node", "strength", "random")}
     run = run_match(tmp_path, bots, variant="pot-limit", hands=40, tables=3, duplicate=False, seed="nodup")
     histories = check_match(run)
-    assert sorted(histories) == [("m/0", 0), ("m/1", 0), ("m/2", 0)]
+    # one table per deal set, deal set k in seat rotation k: each bot in each seat once
+    assert sorted(histories) == [("m/0", 0), ("m/1", 1), ("m/2", 2)]
+    seatings = {tuple(hands[0].fields["players"][k] for k in range(3)) for hands in histories.values()}
+    assert len(seatings) == 3
     assert len({tuple(h.hole_by_position()) for hands in histories.values() for h in hands[:1]}) == 3
 
 
