@@ -369,14 +369,19 @@ class Match:
             hand = encoder.hand
             while True:
                 events = hand.events
-                for event in events[table.sent:]:
-                    if isinstance(event, Dealt):
-                        table.street = event.street
-                    framed = encoder.event(event, table.street)
-                    if framed is not None:
+                if table.sent < len(events):  # the new public events, one joined chunk of frames per seat
+                    frames = []
+                    for event in events[table.sent:]:
+                        if type(event) is Dealt:
+                            table.street = event.street
+                        framed = encoder.event(event, table.street)
+                        if framed is not None:
+                            frames.append(framed)
+                    table.sent = len(events)
+                    if frames:
+                        joined = b"".join(frames)
                         for s in live:
-                            seats[s].session.send_framed(framed)
-                table.sent = len(events)
+                            seats[s].session.send_framed(joined)
                 actor = hand.actor
                 if actor is None:
                     self._end_hand(table)
@@ -404,8 +409,9 @@ class Match:
         allowance = (time.per_action_ms + seat.bank_ms + time.grace_ms) / 1000
 
         def answered(reply: pb.ActionReply | None, elapsed: float) -> None:
-            used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
-            seat.bank_ms = max(0, seat.bank_ms - max(0, used_ms - time.per_action_ms))
+            if elapsed * 1000 >= time.per_action_ms + time.grace_ms - 0.5:  # past the limit: the bank pays
+                used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
+                seat.bank_ms = max(0, seat.bank_ms - max(0, used_ms - time.per_action_ms))
             if reply is None:
                 if session.live:
                     seat.strikes += 1

@@ -41,6 +41,12 @@ _MEMO_LIMIT = 1 << 14  # values remembered per encoding table, about 2 MB at mos
 
 def _varint(value: int) -> bytes:
     """Protobuf's base-128 varint; a negative int64 as its 64-bit two's complement (10 bytes)."""
+    if 0 <= value < 0x200000:  # up to three bytes without the loop: request ids, amounts
+        if value < 0x80:
+            return bytes((value,))
+        if value < 0x4000:
+            return bytes((value & 0x7F | 0x80, value >> 7))
+        return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
     value &= _MASK64
     out = bytearray()
     while value > 0x7F:
@@ -125,7 +131,7 @@ _EVENT_STREETS = tuple(_FIELDS[7][street] for street in _STREETS)
 # ActionRequest: request_id 1, hand 2, street 3, seat 4, hole_cards 5, board 6, stacks 7, bets 8,
 # folded 9, pot 10, can_fold 11, call_amount 12, min_raise_to 13, max_raise_to 14, time_ms 15,
 # bank_ms 16, variant 17, big_blind 18, button 19.
-_REQUEST_ID = _Encodings(1)  # a table of its own: ids grow over a session (a new session reuses the first)
+_REQUEST_ID = _tag(1, 0)  # then the id's varint, not remembered: ids only grow over a session
 _REQUEST_STREETS = tuple(_FIELDS[3][street] for street in _STREETS)
 _REQUEST_HOLE, _REQUEST_BOARD = _card_field(5), _card_field(6)
 _REQUEST_STACKS, _REQUEST_BETS, _REQUEST_FOLDED = (_tag(n, 2) for n in (7, 8, 9))
@@ -272,7 +278,7 @@ class HandWire:
         packed_stacks, packed_bets = _varints(stacks), _varints(bets)
         fold, call, min_to, max_to, _ = legal
         body = b"".join((
-            _REQUEST_ID[request_id],
+            _REQUEST_ID + _varint(request_id) if request_id else b"",
             self._request_hand, _REQUEST_STREETS[street],
             self._own.get(seat) or self._make_own(seat), self._boards.get(street) or self._make_board(street),
             _REQUEST_STACKS, _VARINT[len(packed_stacks)], packed_stacks,

@@ -1,0 +1,82 @@
+"""The dealer's own CPU per hand, without gRPC or bot processes: where its time goes.
+
+Plays heads-up no-limit tables through ``Match`` exactly as over the wire (engine, encoding,
+sessions, batching, clocks, hand histories), but each batch's requests are answered in the
+same process with check/call, as soon as the batch is taken. Prints CPU µs per hand and per
+decision, median of ``--repeats``; run under a profiler to see the split.
+
+    python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from dealer.config import game_config
+from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.server import BotSession, DealerServer
+from poker.v1 import dealer_pb2 as pb
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def answer(session: BotSession) -> None:
+    """Stand in for a bot and its stream: take each batch, answer its requests with check/call."""
+    loop = asyncio.get_running_loop()
+    while session.live:
+        await session._wake.wait()
+        requests = list(session._outbox_requests)
+        session._take_batch(loop.time())
+        if requests:
+            session._receive(pb.BotMessage(actions=[
+                pb.ActionReply(table=0, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL) for r in requests]))
+
+
+async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tuple[float, int, int]:
+    """Play ``hands`` hands over ``tables`` tables; return (CPU seconds, hands, decisions)."""
+    game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
+                       time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
+    plan = MatchPlan("core", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
+    sessions = {name: server.session(name) for name in ("a", "b")}
+    for session in sessions.values():
+        session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
+    pumps = [asyncio.create_task(answer(s)) for s in sessions.values()]
+    bots = {name: BotEntry(name, token=s.token) for name, s in sessions.items()}
+    start = time.process_time()
+    result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions).run()
+    cpu = time.process_time() - start
+    for session in sessions.values():
+        session._detach()
+    await asyncio.gather(*pumps)
+    return cpu, len(result.hands), sum(s.requests for s in sessions.values())
+
+
+async def main(hands: int, tables: int, repeats: int) -> None:
+    server = DealerServer("127.0.0.1:0", local_socket=False)
+    per_hand, per_decision = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(repeats):
+            cpu, n, decisions = await play(server, Path(tmp) / f"r{k}", hands, tables)
+            per_hand.append(cpu / n)
+            per_decision.append(cpu / decisions)
+    rows = [["CPU per hand (µs)", f"{statistics.median(per_hand) * 1e6:,.1f}"],
+            ["CPU per decision (µs)", f"{statistics.median(per_decision) * 1e6:,.1f}"],
+            ["hands/s of dealer CPU", f"{1 / statistics.median(per_hand):,.0f}"]]
+    print(tabulate(rows, headers=[f"dealer core, {tables} heads-up tables, in-process answers, median of {repeats}",
+                                  "value"]))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=20000)
+    parser.add_argument("--tables", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    asyncio.run(main(args.hands, args.tables, args.repeats))
