@@ -142,7 +142,7 @@ class _Table:
     number: int = 0
     sent: int = 0  # engine events already published
     street: int = 0
-    over: asyncio.Future[None] = field(init=False)
+    over: asyncio.Future[list[_Seat]] = field(init=False)  # what stopped play: see ``Match._deal``
 
     def __post_init__(self) -> None:
         self.chips = [self.stack] * len(self.seats)
@@ -169,6 +169,7 @@ class Match:
         self.stop = False
         self._restart_locks: dict[str, asyncio.Lock] = {}
         self._histories: dict[int, list[str]] = {}  # by table index in the plan
+        self._configs: dict[tuple[object, ...], TableConfig] = {}  # hands' configurations, made once
         self._kept_faults = {name: collections.Counter(session.faults) for name, session in self.kept.items()}
 
     async def run(self) -> MatchResult:
@@ -308,13 +309,20 @@ class Match:
         if self.plan.mode == "freezeout" and self.plan.blind_levels:
             level = min(number // max(self.plan.hands_per_level, 1), len(self.plan.blind_levels) - 1)
             small, big, ante = self.plan.blind_levels[level]
-        return TableConfig(
-            stacks=stacks, button=button, small_blind=small, big_blind=big, variant=Variant(variant), ante=ante,
-            rake_bps=round(game.rake_percent * 100), rake_cap=game.rake_cap or None,
-        )
+        key = (stacks, button, small, big, ante, variant)
+        config = self._configs.get(key)
+        if config is None:  # the same few configurations come back hand after hand: validate each once
+            if len(self._configs) >= 4096:
+                self._configs.clear()
+            self._configs[key] = config = TableConfig(
+                stacks=stacks, button=button, small_blind=small, big_blind=big, variant=Variant(variant), ante=ante,
+                rake_bps=round(game.rake_percent * 100), rake_cap=game.rake_cap or None,
+            )
+        return config
 
     async def _play_table(self, index: int, spec: TableSpec) -> None:
-        """Play a table's hands in turn; within a hand, bot answers drive play (``_advance``)."""
+        """Play a table's hands: bot answers drive play (``_advance``), from hand to hand, and
+        this task only sees to lost connections and restarts between hands."""
         table = _Table(spec, next(_table_ids), [self.seats[name] for name in spec.seats], self.plan.game.stack)
         game = self.plan.game
         for s, seat in enumerate(table.seats):
@@ -325,44 +333,58 @@ class Match:
             seat.match_starts.append(start)
             seat.session.send_framed(start)
         self._histories[index] = table.histories
-        freezeout = self.plan.mode == "freezeout"
-        restart = self.plan.fault_policy == "restart"
-        n, seats, chips = len(spec.seats), table.seats, table.chips
         loop = asyncio.get_running_loop()
-        for number in range(self.plan.hands):
-            live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
-            if self.stop or len(live) < 2:
-                break
-            attention = [seats[s] for s in live if not seats[s].session.live or (restart and seats[s].failed)]
-            if attention:  # a lost connection or a restart to handle before dealing
-                await asyncio.gather(*(self._before_hand(seat) for seat in attention))
-            if freezeout:
-                table.button = next(s for s in itertools.chain(range(table.button + 1, n), range(n)) if s in live)
+        waiting = self._deal(table)
+        while waiting != []:
+            if waiting is None:  # dealt: play on until the table is over or needs seeing to
+                table.over = loop.create_future()
+                self._advance(table)
+                waiting = await table.over
             else:
-                table.button = number % n
-            stacks = tuple(chips[s] for s in live)
-            config = self._hand_config(number, stacks, live.index(table.button))
-            hand = Hand.start(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
-            table.live, table.number, table.sent, table.street = live, number, 0, 0
-            table.encoder = wire.HandWire(table.id, hand, number, live, n)
-            table.over = loop.create_future()
-            for engine_seat, s in enumerate(live):
-                seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
-            self._advance(table)
-            await table.over
-        if freezeout:
+                await asyncio.gather(*(self._before_hand(seat) for seat in waiting))
+                waiting = self._deal(table, checked=True)
+        n, chips = len(spec.seats), table.chips
+        if self.plan.mode == "freezeout":
             standing = sorted((s for s in range(n) if chips[s] > 0), key=lambda s: -chips[s])
             self.result.places[:0] = [spec.seats[s] for s in standing]
-        for seat in seats:
+        for seat in table.seats:
             seat.session.send(pb.Item(table=table.id, match_end=pb.MatchEnd(
                 match_id=self.plan.match_id, net=table.net, hands=table.played)), flush=True)
 
-    def _advance(self, table: _Table) -> None:
-        """Publish new public events and play on until a bot must answer or the hand is over.
+    def _deal(self, table: _Table, *, checked: bool = False) -> list[_Seat] | None:
+        """Deal the table's next hand and send its HandStarts; None once dealt. Otherwise what
+        stops it: ``[]`` when the table is over, or (unless ``checked``) the seats to see to first
+        (a lost connection, a restart)."""
+        spec, seats, chips, number = table.spec, table.seats, table.chips, table.played
+        n = len(seats)
+        freezeout = self.plan.mode == "freezeout"
+        live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
+        if self.stop or number >= self.plan.hands or len(live) < 2:
+            return []
+        if not checked:
+            restart = self.plan.fault_policy == "restart"
+            attention = [seats[s] for s in live if not seats[s].session.live or (restart and seats[s].failed)]
+            if attention:
+                return attention
+        if freezeout:
+            table.button = next(s for s in itertools.chain(range(table.button + 1, n), range(n)) if s in live)
+        else:
+            table.button = number % n
+        config = self._hand_config(number, tuple(chips[s] for s in live), live.index(table.button))
+        hand = Hand.start(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
+        table.live, table.number, table.sent, table.street = live, number, 0, 0
+        table.encoder = wire.HandWire(table.id, hand, number, live, n)
+        for engine_seat, s in enumerate(live):
+            seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
+        return None
 
-        Runs synchronously, from the table's task at the start of a hand and then from the
-        answer (or its time running out) to each request: no task switch per decision. An error
-        here ends the table's task with that error, never the bot's stream.
+    def _advance(self, table: _Table) -> None:
+        """Publish new public events and play on, dealing hand after hand, until a bot must
+        answer, the table is over or a seat needs seeing to (``_deal``).
+
+        Runs synchronously, from the table's task and then from the answer (or its time running
+        out) to each request: no task switch per decision or per hand. An error here ends the
+        table's task with that error, never the bot's stream.
         """
         try:
             encoder, seats, live = table.encoder, table.seats, table.live
@@ -385,8 +407,13 @@ class Match:
                 actor = hand.actor
                 if actor is None:
                     self._end_hand(table)
-                    table.over.set_result(None)
-                    return
+                    waiting = self._deal(table)
+                    if waiting is not None:  # the table's task takes over
+                        table.over.set_result(waiting)
+                        return
+                    encoder, live = table.encoder, table.live
+                    hand = encoder.hand
+                    continue
                 legal = hand.legal()
                 if legal.call == 0 and not legal.can_raise:
                     hand.check_call()  # the only legal action: no need to ask
