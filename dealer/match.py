@@ -434,9 +434,10 @@ class Match:
         request_id = session.next_request_id()
         framed = table.encoder.request(request_id, legal, time.per_action_ms, seat.bank_ms)
         allowance = (time.per_action_ms + seat.bank_ms + time.grace_ms) / 1000
+        free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
 
         def answered(reply: pb.ActionReply | None, elapsed: float) -> None:
-            if elapsed * 1000 >= time.per_action_ms + time.grace_ms - 0.5:  # past the limit: the bank pays
+            if elapsed >= free_s:  # past the per-action limit: the bank pays
                 used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
                 seat.bank_ms = max(0, seat.bank_ms - max(0, used_ms - time.per_action_ms))
             if reply is None:
@@ -455,19 +456,21 @@ class Match:
     def _apply(self, hand: Hand, legal: Legal, seat: _Seat, reply: pb.ActionReply | None) -> None:
         """Apply the bot's answer, or the policy's default (check, else fold) when it has none or
         its answer breaks the rules."""
-        if reply is not None and reply.type == pb.ACTION_TYPE_BET_RAISE:
+        kind = None if reply is None else reply.type
+        if kind == pb.ACTION_TYPE_CHECK_CALL:
+            hand.check_call()
+            return
+        if kind == pb.ACTION_TYPE_BET_RAISE:
+            assert reply is not None
             if legal.can_raise and legal.min_to <= reply.amount <= legal.max_to:
                 hand.raise_to(reply.amount)
                 return
             seat.session.faults[Fault.ILLEGAL] += 1
             seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION,
                                 f"raise to {reply.amount} is outside {legal.min_to}..{legal.max_to}", reply.request_id)
-        elif reply is not None and reply.type == pb.ACTION_TYPE_CHECK_CALL:
-            hand.check_call()
-            return
-        elif reply is not None and reply.type != pb.ACTION_TYPE_FOLD:
+        elif reply is not None and kind != pb.ACTION_TYPE_FOLD:
             seat.session.faults[Fault.ILLEGAL] += 1
-            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION, f"unknown action type {reply.type}", reply.request_id)
+            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION, f"unknown action type {kind}", reply.request_id)
         if legal.fold:
             hand.fold()
         else:

@@ -210,22 +210,23 @@ class BotSession:
         now = asyncio.get_running_loop().time()
         if not message.actions:
             self._stray += 1
+        opened = self._open
         for reply in message.actions:
             if self._stray > FLOOD_LIMIT:
                 break
-            pending = self._open.get(reply.request_id)
-            if pending is None and reply.request_id in self._late:
-                del self._late[reply.request_id]  # answered too late: already counted as a timeout
-                self.notice(pb.FAULT_REASON_TIMEOUT, "answer came after the time limit", reply.request_id)
-                continue
-            if pending is None or not pending.sent_at:
+            request_id = reply.request_id
+            pending = opened.get(request_id)
+            if pending is not None and pending.sent_at:
+                del opened[request_id]
+                self._close(pending)
+                pending.answered(reply, now - pending.sent_at)
+            elif pending is None and request_id in self._late:
+                del self._late[request_id]  # answered too late: already counted as a timeout
+                self.notice(pb.FAULT_REASON_TIMEOUT, "answer came after the time limit", request_id)
+            else:
                 self.faults[Fault.UNEXPECTED] += 1
                 self._stray += 1
-                self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, "no open request with this id", reply.request_id)
-                continue
-            del self._open[reply.request_id]
-            self._close(pending)
-            pending.answered(reply, now - pending.sent_at)
+                self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, "no open request with this id", request_id)
         if self._stray > FLOOD_LIMIT:
             self.faults[Fault.FLOOD] += 1
             return False

@@ -280,7 +280,7 @@ class HandWire:
         body = b"".join((
             _REQUEST_ID + _varint(request_id) if request_id else b"",
             self._request_hand, _REQUEST_STREETS[street],
-            self._own.get(seat) or self._make_own(seat), self._boards.get(street) or self._make_board(street),
+            self._own.get(seat) or self._make_own(seat), self._boards[street] if street in self._boards else self._make_board(street),
             _REQUEST_STACKS, _VARINT[len(packed_stacks)], packed_stacks,
             _REQUEST_BETS, _VARINT[len(packed_bets)], packed_bets,
             _REQUEST_FOLDED, _VARINT[len(folded)], bytes(folded),
