@@ -1,17 +1,20 @@
 """End-to-end throughput: heads-up no-limit between two trivial Python bots over real gRPC.
 
 Prints, in one run: hands per second on one table and on many tables at once over the same
-two bot processes; the dealer's wall time per decision on one table next to a bare round trip
-(an ActionRequest answered by the same bot process over the same stream, with no engine work);
-and ends with the line ``e2e many-table hands/s: <N>``. Medians of ``--repeats`` runs.
+two bot processes (with the dealer's and the bots' CPU per hand); the dealer's wall time per
+decision on one table next to a bare round trip (an ActionRequest answered by the same bot
+process over the same stream, with no engine work); and ends with the line
+``e2e many-table hands/s: <N>``, the best of the table counts run. Medians of ``--repeats`` runs.
+The tables of a match take turns in seat rotation (``plan_tables``), as ``dealer match`` plays them.
 
-    python benchmarks/e2e.py [--hands 2000] [--tables 64] [--repeats 3]
+    python benchmarks/e2e.py [--hands 16000] [--tables 64,256] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import resource
 import statistics
 import sys
 import tempfile
@@ -80,34 +83,49 @@ async def round_trips(server: DealerServer, out: Path, count: int) -> float:
     return statistics.median(times)
 
 
-async def main(hands: int, tables: int, repeats: int) -> None:
+async def main(hands: int, tables: list[int], repeats: int) -> None:
     server = DealerServer("127.0.0.1:0")
     await server.start()
-    rows = []
-    single, many, per_decision, rtt = [], [], [], []
+    single, per_decision, rtt = [], [], []
+    many: dict[int, list[float]] = {count: [] for count in tables}
+    cpu: dict[int, list[tuple[float, float]]] = {count: [] for count in tables}  # dealer, bots: CPU s per hand
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         for k in range(repeats):
             rtt.append(await round_trips(server, out / f"rtt{k}", 2000))
-            seconds, n, decisions = await play(server, out / f"one{k}", hands // 4, 1)
+            seconds, n, decisions = await play(server, out / f"one{k}", max(hands // 16, 200), 1)
             single.append(n / seconds)
             per_decision.append(seconds / decisions)
-            seconds, n, _ = await play(server, out / f"many{k}", hands, tables)
-            many.append(n / seconds)
+            for count in tables:
+                dealer, bots = time.process_time(), _children_cpu()
+                seconds, n, _ = await play(server, out / f"many{k}-{count}", hands, count)
+                many[count].append(n / seconds)
+                cpu[count].append(((time.process_time() - dealer) / n, (_children_cpu() - bots) / n))
     await server.stop()
-    rows.append(["hands/s, one table", f"{statistics.median(single):,.0f}"])
-    rows.append([f"hands/s, {tables} tables at once", f"{statistics.median(many):,.0f}"])
-    rows.append(["per decision, one table (µs)", f"{statistics.median(per_decision) * 1e6:,.0f}"])
-    rows.append(["bare round trip (µs)", f"{statistics.median(rtt) * 1e6:,.0f}"])
-    rows.append(["per decision / round trip", f"{statistics.median(per_decision) / statistics.median(rtt):.2f}x"])
-    print(tabulate(rows, headers=[f"heads-up no-limit, call bots, median of {repeats}", "value"]))
-    print(f"e2e many-table hands/s: {statistics.median(many):.0f}")
+    rows = [["one table", f"{statistics.median(single):,.0f}", "", ""]]
+    for count in tables:
+        dealer = statistics.median(c[0] for c in cpu[count]) * 1e6
+        bots = statistics.median(c[1] for c in cpu[count]) * 1e6
+        rows.append([f"{count} tables at once", f"{statistics.median(many[count]):,.0f}", f"{dealer:,.0f}", f"{bots:,.0f}"])
+    print(tabulate(rows, headers=[f"heads-up no-limit, call bots, median of {repeats}", "hands/s",
+                                  "dealer CPU µs/hand", "bots CPU µs/hand (with start-up)"]))
+    ratio = statistics.median(per_decision) / statistics.median(rtt)
+    print(f"one table: {statistics.median(per_decision) * 1e6:,.0f} µs per decision, bare round trip "
+          f"{statistics.median(rtt) * 1e6:,.0f} µs: {ratio:.2f}x")
+    best = max(tables, key=lambda count: statistics.median(many[count]))
+    print(f"e2e many-table hands/s: {statistics.median(many[best]):.0f}")
+
+
+def _children_cpu() -> float:
+    """CPU seconds of finished child processes (the bots, once they have exited)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=4000)
-    parser.add_argument("--tables", type=int, default=64)
+    parser.add_argument("--hands", type=int, default=16000, help="hands per many-table run (one table: 1/16th)")
+    parser.add_argument("--tables", default="64,256", help="table counts to run at once, comma-separated")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    asyncio.run(main(args.hands, args.tables, args.repeats))
+    asyncio.run(main(args.hands, [int(t) for t in args.tables.split(",")], args.repeats))
