@@ -31,7 +31,7 @@ from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
 from dealer.equity import adjusted_net
 from dealer.history import phh_text, write_phhs
-from dealer.rules import Dealt, Hand, Legal, TableConfig, Variant
+from dealer.rules import Hand, Legal, TableConfig, Variant
 from dealer.scheduler import duplicate_rotations
 from dealer.server import BotSession, DealerServer, Fault
 from dealer.wire import frame
@@ -140,8 +140,6 @@ class _Table:
     encoder: wire.HandWire = field(init=False)
     live: list[int] = field(default_factory=list)  # table seats dealt in, by engine seat
     number: int = 0
-    sent: int = 0  # engine events already published
-    street: int = 0
     over: asyncio.Future[list[_Seat]] = field(init=False)  # what stopped play: see ``Match._deal``
 
     def __post_init__(self) -> None:
@@ -372,7 +370,7 @@ class Match:
             table.button = number % n
         config = self._hand_config(number, tuple(chips[s] for s in live), live.index(table.button))
         hand = Hand.start(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
-        table.live, table.number, table.sent, table.street = live, number, 0, 0
+        table.live, table.number = live, number
         table.encoder = wire.HandWire(table.id, hand, number, live, n)
         for engine_seat, s in enumerate(live):
             seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
@@ -390,20 +388,10 @@ class Match:
             encoder, seats, live = table.encoder, table.seats, table.live
             hand = encoder.hand
             while True:
-                events = hand.events
-                if table.sent < len(events):  # the new public events, one joined chunk of frames per seat
-                    frames = []
-                    for event in events[table.sent:]:
-                        if type(event) is Dealt:
-                            table.street = event.street
-                        framed = encoder.event(event, table.street)
-                        if framed is not None:
-                            frames.append(framed)
-                    table.sent = len(events)
-                    if frames:
-                        joined = b"".join(frames)
-                        for s in live:
-                            seats[s].session.send_framed(joined)
+                published = encoder.publish()
+                if published:
+                    for s in live:
+                        seats[s].session.send_framed(published)
                 actor = hand.actor
                 if actor is None:
                     self._end_hand(table)
@@ -448,7 +436,15 @@ class Match:
                     self._fail(seat)
             else:
                 seat.strikes = 0
-            self._apply(table.encoder.hand, legal, seat, reply)
+            try:
+                if reply is not None and reply.type == pb.ACTION_TYPE_CHECK_CALL:
+                    table.encoder.hand.check_call()  # the common answer, without the checks of ``_apply``
+                else:
+                    self._apply(table.encoder.hand, legal, seat, reply)
+            except BaseException as error:  # noqa: BLE001 - handed to the table's task, which raises it
+                if not table.over.done():
+                    table.over.set_exception(error)
+                return
             self._advance(table)
 
         session.request(request_id, framed, allowance, answered)

@@ -125,8 +125,9 @@ class BotSession:
             return
         self._open[request_id] = _Pending(answered, allowance_s)
         self._outbox_requests.append(request_id)
+        self._outbox.append(framed)
         self.requests += 1
-        self.send_framed(framed, flush=True)
+        self._wake.set()
 
     def notice(self, reason: int, detail: str, request_id: int = 0) -> None:
         """Tell the bot that something it did was not accepted."""

@@ -193,8 +193,9 @@ class HandWire:
     each seat's hole cards, the variant and blinds) is encoded once, not at every item.
     """
 
-    __slots__ = ("_boards", "_event_item", "_event_tail", "_number", "_own", "_request_hand", "_request_item",
-                 "_request_tail", "_start_tail", "_table", "hand", "seat_map", "table_seats")
+    __slots__ = ("_boards", "_event_item", "_event_tail", "_number", "_own", "_published", "_request_hand",
+                 "_request_item", "_request_tail", "_start_tail", "_street", "_table", "_everyone", "hand", "seat_map",
+                 "table_seats")
 
     def __init__(self, table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int) -> None:
         """``seat_map`` maps the hand's engine seats to table seats; ``table_seats`` is the table's size."""
@@ -211,6 +212,9 @@ class HandWire:
         self._request_tail = b""  # variant, big_blind and button, made at the first request
         self._own: dict[int, bytes] = {}  # ActionRequest.seat and hole_cards by engine seat
         self._boards = {0: b""}  # ActionRequest.board by street (none before the flop)
+        self._published = 0  # engine records already published
+        self._everyone = len(seat_map) == table_seats  # every table seat is dealt in (not a freezeout's late hand)
+        self._street = 0  # the street of the last record published
 
     def _item(self, kind: bytes, body: bytes) -> bytes:
         """The framed Item of this table holding ``body`` as its ``kind`` message."""
@@ -235,6 +239,23 @@ class HandWire:
             _FIELDS[12][config.cap],
         ))  # fmt: skip
         return tail
+
+    def publish(self) -> bytes:
+        """The public Event items of every engine record since the last call, as one chunk of
+        frames for every seat (empty when there is none)."""
+        events = self.hand.events
+        if self._published == len(events):
+            return b""
+        frames = []
+        street = self._street
+        for event in events[self._published:]:
+            if type(event) is Dealt:
+                self._street = street = event.street
+            framed = self.event(event, street)
+            if framed is not None:
+                frames.append(framed)
+        self._published = len(events)
+        return b"".join(frames)
 
     def event(self, event: Event, street: int) -> bytes | None:
         """The public Event item for an engine record, or None for records sent in HandEnd."""
@@ -271,11 +292,17 @@ class HandWire:
         hand = self.hand
         seat, street = hand.actors[0], hand.street
         stacks, bets, folded = hand.stacks, hand.bets, hand.folded
-        if len(self.seat_map) != self.table_seats:  # freezeout: seats out of the hand are laid out too
+        if self._everyone:
+            if len(stacks) == 2:  # heads-up, the common table, without the calls
+                packed_stacks = _VARINT[stacks[0]] + _VARINT[stacks[1]]
+                packed_bets = _VARINT[bets[0]] + _VARINT[bets[1]]
+            else:
+                packed_stacks, packed_bets = _varints(stacks), _varints(bets)
+        else:  # freezeout: seats out of the hand are laid out too
             stacks = by_table_seat(stacks, self.seat_map, self.table_seats, 0)
             bets = by_table_seat(bets, self.seat_map, self.table_seats, 0)
             folded = by_table_seat(folded, self.seat_map, self.table_seats, True)
-        packed_stacks, packed_bets = _varints(stacks), _varints(bets)
+            packed_stacks, packed_bets = _varints(stacks), _varints(bets)
         fold, call, min_to, max_to, _ = legal
         body = b"".join((
             _REQUEST_ID + _varint(request_id) if request_id else b"",
