@@ -21,7 +21,7 @@ from tabulate import tabulate
 
 from dealer.config import game_config
 from dealer.match import BotEntry, Match, MatchPlan, plan_tables
-from dealer.server import BotSession, DealerServer
+from dealer.server import BotSession, DealerServer, tune_gc
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,4 +79,5 @@ if __name__ == "__main__":
     parser.add_argument("--tables", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    tune_gc()  # as the ``dealer`` command does
     asyncio.run(main(args.hands, args.tables, args.repeats))

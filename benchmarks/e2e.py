@@ -25,7 +25,7 @@ from tabulate import tabulate
 
 from dealer.config import game_config
 from dealer.match import BotEntry, Match, MatchPlan, plan_tables
-from dealer.server import DealerServer
+from dealer.server import DealerServer, tune_gc
 from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
 
@@ -128,4 +128,5 @@ if __name__ == "__main__":
     parser.add_argument("--tables", default="64,256", help="table counts to run at once, comma-separated")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    tune_gc()  # as the ``dealer`` command does
     asyncio.run(main(args.hands, [int(t) for t in args.tables.split(",")], args.repeats))

@@ -29,7 +29,7 @@ from dealer.league import (
 )
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
 from dealer.results import standings, standings_table
-from dealer.server import DealerServer
+from dealer.server import DealerServer, tune_gc
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
 
@@ -39,6 +39,7 @@ VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
 @app.callback()
 def main() -> None:
     """Deal Texas Hold'em to bots over gRPC: single matches, leagues, regression comparisons."""
+    tune_gc()
 
 
 def _bot_names(commands: list[list[str]]) -> list[str]:
