@@ -376,9 +376,10 @@ class Match:
             seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
         return None
 
-    def _advance(self, table: _Table) -> None:
-        """Publish new public events and play on, dealing hand after hand, until a bot must
-        answer, the table is over or a seat needs seeing to (``_deal``).
+    def _advance(self, table: _Table, answer: tuple[Legal, _Seat, pb.ActionReply | None] | None = None) -> None:
+        """Apply ``answer`` (to the request asked of a seat: what was legal, the seat, its reply
+        or None), publish new public events and play on, dealing hand after hand, until a bot
+        must answer, the table is over or a seat needs seeing to (``_deal``).
 
         Runs synchronously, from the table's task and then from the answer (or its time running
         out) to each request: no task switch per decision or per hand. An error here ends the
@@ -387,6 +388,8 @@ class Match:
         try:
             encoder, seats, live = table.encoder, table.seats, table.live
             hand = encoder.hand
+            if answer is not None:
+                self._apply(hand, *answer)
             while True:
                 published = encoder.publish()
                 if published:
@@ -416,7 +419,7 @@ class Match:
                 table.over.set_exception(error)
 
     def _ask(self, table: _Table, legal: Legal, seat: _Seat) -> None:
-        """Send the actor its request; ``_answered`` continues the hand when it answers or times out."""
+        """Send the actor its request; its answer (or the lack of one) continues the table in ``_advance``."""
         time = self.plan.game.time
         session = seat.session
         request_id = session.next_request_id()
@@ -436,16 +439,7 @@ class Match:
                     self._fail(seat)
             else:
                 seat.strikes = 0
-            try:
-                if reply is not None and reply.type == pb.ACTION_TYPE_CHECK_CALL:
-                    table.encoder.hand.check_call()  # the common answer, without the checks of ``_apply``
-                else:
-                    self._apply(table.encoder.hand, legal, seat, reply)
-            except BaseException as error:  # noqa: BLE001 - handed to the table's task, which raises it
-                if not table.over.done():
-                    table.over.set_exception(error)
-                return
-            self._advance(table)
+            self._advance(table, (legal, seat, reply))
 
         session.request(request_id, framed, allowance, answered)
 

@@ -64,7 +64,6 @@ class Fault:
     START = "start_failed"
 
 
-
 Answered = Callable[[pb.ActionReply | None, float], None]
 
 
@@ -84,6 +83,8 @@ class _Pending:
     allowance_s: float
     sent_at: float = 0.0
     deadline: _Deadline | None = None
+
+
 @dataclass(eq=False)
 class BotSession:
     """One bot's seat token, its connection (if any), its outbound batch and its open requests."""
