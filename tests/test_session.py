@@ -1,0 +1,66 @@
+"""A session's request clocks, without a stream: each request of a batch times out by its own
+allowance, an answer settles only its request, a late answer is a timeout and not also an
+unexpected reply, and a lost connection answers every open request once, with no timeout."""
+
+from __future__ import annotations
+
+import asyncio
+
+from dealer.server import BotSession, Fault
+from poker.v1 import dealer_pb2 as pb
+
+
+def live_session() -> BotSession:
+    """A session that counts as connected, whose batches are taken by the test."""
+    session = BotSession("bot", "token")
+    session._attach(object(), "test")  # type: ignore[arg-type]
+    return session
+
+
+def reply(request_id: int) -> pb.BotMessage:
+    return pb.BotMessage(actions=[pb.ActionReply(request_id=request_id, type=pb.ACTION_TYPE_CHECK_CALL)])
+
+
+def test_each_request_of_a_batch_keeps_its_own_clock() -> None:
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        session = live_session()
+        answers: dict[int, list[tuple[pb.ActionReply | None, float]]] = {2: [], 3: [], 4: []}
+        for request_id, allowance in ((2, 0.05), (3, 0.25), (4, 0.05)):
+            session.request(request_id, bytes([request_id]), allowance,
+                            lambda r, e, k=request_id: answers[k].append((r, e)))
+        sent = loop.time()
+        assert session._take_batch(sent) == b"\x02\x03\x04"  # one message for the three
+        assert session._receive(reply(4))  # answered in time: settles 4 only
+        assert answers[4][0][0] is not None and answers[4][0][0].request_id == 4
+        await asyncio.sleep(0.12)
+        assert answers[2] and answers[2][0][0] is None and 0.05 <= answers[2][0][1] < 0.12
+        assert answers[3] == [] and session.faults[Fault.TIMEOUT] == 1
+        await asyncio.sleep(0.2)
+        assert answers[3] and answers[3][0][0] is None and answers[3][0][1] >= 0.25
+        assert session.faults[Fault.TIMEOUT] == 2
+        assert session._receive(reply(2))  # too late: already a timeout, not also unexpected
+        assert session._receive(reply(9))  # never asked: unexpected
+        assert session.faults[Fault.UNEXPECTED] == 1
+        assert all(len(a) == 1 for a in answers.values())  # each request answered exactly once
+
+    asyncio.run(scenario())
+
+
+def test_a_lost_connection_answers_open_requests_once_without_a_timeout() -> None:
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        session = live_session()
+        answers: list[tuple[int, pb.ActionReply | None]] = []
+        session.request(2, b"a", 0.05, lambda r, e: answers.append((2, r)))
+        session._take_batch(loop.time())
+        session.request(3, b"b", 0.05, lambda r, e: answers.append((3, r)))  # queued, never sent
+        session._detach()
+        assert sorted(answers) == [(2, None), (3, None)]
+        await asyncio.sleep(0.1)  # past the allowance: no timeout is charged for a lost request
+        assert len(answers) == 2 and session.faults[Fault.TIMEOUT] == 0
+        session.request(4, b"c", 0.05, lambda r, e: answers.append((4, r)))  # not connected: told at once
+        await asyncio.sleep(0)
+        assert answers[-1] == (4, None) and session.requests == 2
+
+    asyncio.run(scenario())
