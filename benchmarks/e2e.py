@@ -7,7 +7,7 @@ process over the same stream, with no engine work); and ends with the line
 ``e2e many-table hands/s: <N>``, the best of the table counts run. Medians of ``--repeats`` runs.
 The tables of a match take turns in seat rotation (``plan_tables``), as ``dealer match`` plays them.
 
-    python benchmarks/e2e.py [--hands 16000] [--tables 64,256] [--repeats 3]
+    python benchmarks/e2e.py [--hands 32000] [--tables 64,256] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def _children_cpu() -> float:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=16000, help="hands per many-table run (one table: 1/16th)")
+    parser.add_argument("--hands", type=int, default=32000, help="hands per many-table run (one table: 1/16th)")
     parser.add_argument("--tables", default="64,256", help="table counts to run at once, comma-separated")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
