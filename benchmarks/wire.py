@@ -3,7 +3,7 @@
 The reference is the encoder it replaced (``tests/wire_reference.py``: build the ``pb.Item``,
 then ``wire.frame``). Both encode the same recorded hands (no-limit, 200-big-blind stacks,
 mostly calls with some raises and few folds): every HandStart, public Event, ActionRequest (from
-a copy of the hand as it was when asked) and HandEnd, each kind on fresh encoders. The last row
+the hand as it was when asked, replayed) and HandEnd, each kind on fresh encoders. The last row
 is one whole hand, the encoder's construction included. Each figure is the median CPU time of
 ``--runs`` runs, the two sides taking turns.
 
@@ -13,7 +13,6 @@ Run: ``python benchmarks/wire.py [--hands 500] [--players 2] [--runs 7]``.
 from __future__ import annotations
 
 import argparse
-import copy
 import random
 import statistics
 import sys
@@ -45,6 +44,25 @@ class Recorded:
     net: list[int]
 
 
+def play(hand: Hand, action: int) -> None:
+    """Fold (0), check or call (-1), or raise to ``action``."""
+    if action == 0:
+        hand.fold()
+    elif action < 0:
+        hand.check_call()
+    else:
+        hand.raise_to(action)
+
+
+def replayed(config: TableConfig, deck: list[int], actions: list[int]) -> Hand:
+    """A new hand after ``actions``: the hand as it was when asked (hands cannot be deep-copied
+    once the engine is compiled)."""
+    hand = Hand.start(config, deck)
+    for action in actions:
+        play(hand, action)
+    return hand
+
+
 def record(hands: int, players: int, seed: int) -> list[Recorded]:
     """Play ``hands`` hands (calls, raises to a random legal total one time in five, folds one in
     twenty) and keep what the encoders are given."""
@@ -52,18 +70,20 @@ def record(hands: int, players: int, seed: int) -> list[Recorded]:
     recorded = []
     for number in range(hands):
         config = TableConfig(stacks=(20000,) * players, button=number % players, small_blind=50, big_blind=100)
-        hand = Hand.start(config, shuffled_deck(number, 2 * players + 8))
-        asked = []
+        deck = shuffled_deck(number, 2 * players + 8)
+        hand = Hand.start(config, deck)
+        asked, played = [], []
         while hand.actor is not None:
             legal = hand.legal()
-            asked.append((copy.deepcopy(hand), legal))
+            asked.append((replayed(config, deck, played), legal))
             choice = rng.random()
             if choice < 0.05 and legal.fold:
-                hand.fold()
+                played.append(0)
             elif choice < 0.8 or not legal.can_raise:
-                hand.check_call()
+                played.append(-1)
             else:
-                hand.raise_to(rng.choice((legal.min_to, legal.max_to, rng.randint(legal.min_to, legal.max_to))))
+                played.append(rng.choice((legal.min_to, legal.max_to, rng.randint(legal.min_to, legal.max_to))))
+            play(hand, played[-1])
         street, events = 0, []
         for event in hand.events:
             street = event.street if isinstance(event, Dealt) else street
@@ -129,7 +149,7 @@ def encoder_side(hands: list[Recorded], seats: list[int]) -> tuple[dict[str, Cal
             for event, street in h.events:
                 encoder.event(event, street)
 
-    def requests() -> None:  # the copies are the encoder's hand at the moments it was asked
+    def requests() -> None:  # the replayed hands are the encoder's hand at the moments it was asked
         for h, encoder in zip(hands, encoders, strict=True):
             for request_id, (hand, legal) in enumerate(h.asked):
                 encoder.hand = hand

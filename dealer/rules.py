@@ -382,16 +382,21 @@ class Hand:
             self._end_round()
         return record
 
-    def verify_raise(self, to: int) -> None:
+    def verify_raise(self, to: object) -> None:
         """Raise ``IllegalActionError`` unless the actor may bet or raise to a total of ``to``."""
+        self._raise_total(to)
+
+    def _raise_total(self, to: object) -> int:
+        """``to``, if the actor may bet or raise to that total; else raise ``IllegalActionError`` saying why."""
         legal = self.legal()
         seat = self.actors[0]
         if not legal.max_to:
             raise IllegalActionError(f"seat {seat} may not bet or raise: {self._raise_refusal(seat, legal.call)}")
         if not isinstance(to, int) or not legal.min_to <= to <= legal.max_to:
             raise IllegalActionError(f"seat {seat} may raise to {legal.min_to}..{legal.max_to}, not {to}")
+        return to
 
-    def can_raise(self, to: int) -> bool:
+    def can_raise(self, to: object) -> bool:
         """Whether the actor may bet or raise to a total of ``to``."""
         try:
             self.verify_raise(to)
@@ -399,11 +404,12 @@ class Hand:
             return False
         return True
 
-    def raise_to(self, to: int) -> Acted:
-        """Bet or raise to a total of ``to`` chips in this round."""
+    def raise_to(self, to: object) -> Acted:
+        """Bet or raise to a total of ``to`` chips in this round (anything else than a legal int
+        total is refused with ``IllegalActionError``)."""
         legal = self._legal or self.legal()
-        if not (legal.max_to and isinstance(to, int) and legal.min_to <= to <= legal.max_to):
-            self.verify_raise(to)  # raises, with the reason
+        if not (isinstance(to, int) and legal.max_to and legal.min_to <= to <= legal.max_to):
+            to = self._raise_total(to)  # raises, with the reason
         self._legal = None
         seat = self.actors[0]
         max_bet = self.max_bet

@@ -32,6 +32,15 @@ VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
 TIME = {"per_action_ms": 5000, "bank_ms": 60000, "grace_ms": 200, "startup_ms": 30000}
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to test stale code: a module that mypyc compiled at install, older than its source."""
+    for compiled in (ROOT / "dealer").glob("*.so"):
+        source = compiled.with_name(compiled.name.split(".")[0] + ".py")
+        if source.exists() and source.stat().st_mtime > compiled.stat().st_mtime:
+            pytest.exit(f"{source.relative_to(ROOT)} changed after it was compiled: run `make setup` "
+                        "(or `pip install -e .`) again", returncode=2)
+
+
 def node_command() -> tuple[str, ...]:
     node = shutil.which("node")
     if node is None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer.errors import IllegalActionError
+from hand_state import snapshot
+
 from dealer.rules import Acted, Awarded, Hand, Posted, Raked, Returned, TableConfig, Variant
 
 
@@ -38,12 +39,12 @@ def probe_illegal(hand: Hand) -> None:
         illegal += [hand.max_bet + 1, hand.max_bet + 10_000]
     if not legal.fold:
         illegal.append(None)
-    before = copy.deepcopy(hand)
+    before = snapshot(hand)
     for to in illegal:
         try:
             hand.fold() if to is None else hand.raise_to(to)
         except IllegalActionError:
-            assert hand == before
+            assert snapshot(hand) == before
         else:
             raise AssertionError(f"{'fold' if to is None else f'raise to {to}'} was accepted; legal: {legal}")
 
