@@ -1,4 +1,4 @@
-"""Build: the pure core (rules, evaluator, cards) compiled by mypyc: the same source at C speed.
+"""Build: the pure core and the dealer's per-hand encoders compiled by mypyc: the same source at C speed.
 
 ``DEALER_PURE=1`` installs without compiling (no C compiler needed) and removes what an earlier
 compiled build left beside the sources, which would otherwise still be imported.
@@ -9,7 +9,7 @@ import os
 
 from setuptools import setup
 
-COMPILED = ["dealer/rules.py", "dealer/evaluator.py", "dealer/cards.py"]
+COMPILED = ["dealer/rules.py", "dealer/evaluator.py", "dealer/cards.py", "dealer/wire.py", "dealer/history.py"]
 
 if os.environ.get("DEALER_PURE"):
     for built in glob.glob("dealer/*.so") + glob.glob("*__mypyc*.so"):

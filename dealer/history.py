@@ -72,19 +72,18 @@ def _actions(hand: Hand) -> tuple[list[str], int]:
     raked = 0
     runout_at = None  # index in ``actions`` of the first board dealt after the betting ended
     for event in hand.events:
-        kind = type(event)
-        if kind is Acted:
+        if type(event) is Acted:
             texts = _DECISIONS.get(event[1])
             append(texts[position[event[0]]] if texts else f"{_BETS[position[event[0]]]}{event[3]}")
             runout_at = None
-        elif kind is Dealt:
+        elif type(event) is Dealt:
             if runout_at is None:
                 runout_at = len(actions)
             append("d db " + "".join([names[c] for c in event[1]]))
-        elif kind is Shown:
+        elif type(event) is Shown:
             seat, (first, second), _ = event
             shows.append(f"{_SHOWS[position[seat]]}{names[first]}{names[second]}")
-        elif kind is Raked:
+        elif type(event) is Raked:
             raked += event[0]
     if shows:
         if runout_at is None:
@@ -147,8 +146,10 @@ def phh_text(
         for field, value in extra.items():
             if not field.startswith("_") or field in FORBIDDEN_FIELDS or (raked and field == "_rake"):
                 raise ValueError(_FIELD_ERROR.format(field))
-            kind = type(value)
-            text = encode_basestring(value) if kind is str else _int(value) if kind is int else _toml(value)
+            if type(value) is str:
+                text = encode_basestring(value)
+            else:
+                text = _int(value) if type(value) is int else _toml(value)
             parts += (field, " = ", text, "\n")
     return "".join(parts)
 

@@ -202,12 +202,12 @@ class HandWire:
         self.hand = hand
         self.seat_map = seat_map
         self.table_seats = table_seats
-        self._table = table = _ITEM_TABLE[table]
+        self._table = item_table = _ITEM_TABLE[table]
         self._number = number
         self._start_tail = b""  # HandStart's stacks to cap, made at the first HandStart
-        self._event_item = table + _ITEM_EVENT
+        self._event_item = item_table + _ITEM_EVENT
         self._event_tail = _FIELDS[8][number]  # Event.hand
-        self._request_item = table + _ITEM_REQUEST
+        self._request_item = item_table + _ITEM_REQUEST
         self._request_hand = _FIELDS[2][number]  # ActionRequest.hand
         self._request_tail = b""  # variant, big_blind and button, made at the first request
         self._own: dict[int, bytes] = {}  # ActionRequest.seat and hole_cards by engine seat
@@ -259,25 +259,24 @@ class HandWire:
 
     def event(self, event: Event, street: int) -> bytes | None:
         """The public Event item for an engine record, or None for records sent in HandEnd."""
-        kind = type(event)
-        if kind is Acted:
+        if isinstance(event, Acted):
             seat, act, amount, to, all_in = event
             body = b"".join((
                 _EVENT_HEADS[act][self.seat_map[seat]], _AMOUNT[amount], _TO[to], _ALL_IN[all_in],
                 _EVENT_STREETS[street], self._event_tail,
             ))  # fmt: skip
-        elif kind is Dealt:
+        elif isinstance(event, Dealt):
             body = b"".join((
                 _EVENT_BOARD, *[_EVENT_CARD[card] for card in event.cards], _EVENT_STREETS[event.street],
                 self._event_tail,
             ))  # fmt: skip
-        elif kind is Posted:
+        elif isinstance(event, Posted):
             seat, post, amount, all_in = event
             body = b"".join((
                 _EVENT_HEADS[post][self.seat_map[seat]], _AMOUNT[amount], b"" if post == "ante" else _TO[amount],
                 _ALL_IN[all_in], _EVENT_STREETS[0], self._event_tail,
             ))  # fmt: skip
-        elif kind is Returned:
+        elif isinstance(event, Returned):
             body = b"".join((
                 _RETURNED_HEADS[self.seat_map[event.seat]], _AMOUNT[event.amount], _EVENT_STREETS[street],
                 self._event_tail,
@@ -291,7 +290,9 @@ class HandWire:
         """The ActionRequest for the current actor, from the hand's state now."""
         hand = self.hand
         seat, street = hand.actors[0], hand.street
-        stacks, bets, folded = hand.stacks, hand.bets, hand.folded
+        stacks: Sequence[int] = hand.stacks
+        bets: Sequence[int] = hand.bets
+        folded: Sequence[bool] = hand.folded
         if self._everyone:
             if len(stacks) == 2:  # heads-up, the common table, without the calls
                 packed_stacks = _VARINT[stacks[0]] + _VARINT[stacks[1]]
@@ -345,12 +346,11 @@ class HandWire:
             first -= 1
         shown, pots, rake = [], [], 0
         for event in events[first:]:
-            kind = type(event)
-            if kind is Shown:
+            if isinstance(event, Shown):
                 first, second = event.cards
                 shown.append(_message(_END_SHOWN, _FIELDS[1][seat_map[event.seat]] + _SHOWN_CARD[first]
                                       + _SHOWN_CARD[second]))
-            elif kind is Awarded:
+            elif isinstance(event, Awarded):
                 shares = event.shares
                 if len(shares) == 1:  # one winner, the common case, without the comprehensions
                     winners, won = bytes((seat_map[shares[0][0]],)), _VARINT[shares[0][1]]
@@ -361,7 +361,7 @@ class HandWire:
                     _FIELDS[1][event.amount], _POT_WINNERS, _VARINT[len(winners)], winners,
                     _POT_SHARES, _VARINT[len(won)], won,
                 ))))  # fmt: skip
-            elif kind is Raked:
+            elif isinstance(event, Raked):
                 rake = event.amount
         return self._item(_ITEM_HAND_END, b"".join((
             _FIELDS[1][self._number], *shown, *pots,
