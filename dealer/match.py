@@ -236,13 +236,18 @@ class Match:
             seat.counted = seat.process
             self._fail(seat)
 
-    async def _count_crash(self, seat: _Seat) -> None:
+    async def _count_crash(self, seat: _Seat, *, stopped: bool = False) -> None:
         """Count a crash once per process: one that exited by itself with a failure status (reason
-        "memory" when its log ends with an allocation failure: it hit its memory limit)."""
-        if seat.process is not None and seat.process.crashed and seat.counted is not seat.process:
-            seat.counted = seat.process
-            await seat.process.log_complete()
-            seat.session.faults[Fault.MEMORY if seat.process.out_of_memory() else Fault.CRASH] += 1
+        "memory" when its log ends with an allocation failure: it hit its memory limit). With
+        ``stopped`` (the dealer had to stop it after it dropped its connection), one whose log ends
+        so counts as "memory" too: a runtime can hang instead of exiting after such a failure."""
+        process = seat.process
+        if process is None or seat.counted is process or not (process.crashed or (stopped and process.killed)):
+            return
+        await process.log_complete()
+        if process.crashed or process.out_of_memory():
+            seat.counted = process
+            seat.session.faults[Fault.MEMORY if process.out_of_memory() else Fault.CRASH] += 1
 
     def _fail(self, seat: _Seat) -> None:
         """Apply the fault policy to a bot that can no longer play."""
@@ -287,7 +292,7 @@ class Match:
             return
         await seat.process.stop()
         if seat.session.faults.get(Fault.DISCONNECT):
-            await self._count_crash(seat)
+            await self._count_crash(seat, stopped=True)
         if seat.session.faults:
             self.result.log_tails[seat.entry.name] = seat.process.log_tail()
 

@@ -192,6 +192,18 @@ def test_crash_before_connecting_is_a_crash_noticed_at_once_despite_a_child_hold
     assert "dying before connecting" in played.log()
 
 
+@pytest.mark.parametrize("oom", [True, False])
+def test_a_bot_that_drops_its_connection_then_hangs_is_stopped_and_its_memory_failure_named(
+    tmp_path: Path, oom: bool
+) -> None:
+    played = play(tmp_path, bot("drops_then_hangs.py", *(["oom"] if oom else [])))
+    assert_honest_results_stand(played)
+    # stopped by the dealer, not exited by itself: "memory" only when its log says so, never "crash"
+    assert played.faults() == ({Fault.MEMORY: 1, Fault.DISCONNECT: 1} if oom else {Fault.DISCONNECT: 1})
+    assert "hanging" in played.log()
+    assert_no_processes_left(played)
+
+
 def test_a_child_that_left_the_process_group_does_not_hang_the_match(tmp_path: Path) -> None:
     try:
         played = play(tmp_path, bot("crashes.py", "3", "exit", "escape"))
