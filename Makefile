@@ -6,7 +6,7 @@ NODE_BOT := sample_bots/node
 
 .PHONY: setup league test test-all codegen-check bench
 
-$(BIN)/dealer: pyproject.toml setup.py dealer/rules.py dealer/evaluator.py dealer/cards.py dealer/wire.py dealer/history.py  # compiled at install
+$(BIN)/dealer: pyproject.toml setup.py $(wildcard dealer/*.py)  # setup.py compiles some of them at install
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,codegen]'

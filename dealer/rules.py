@@ -405,8 +405,8 @@ class Hand:
         return True
 
     def raise_to(self, to: object) -> Acted:
-        """Bet or raise to a total of ``to`` chips in this round (anything else than a legal int
-        total is refused with ``IllegalActionError``)."""
+        """Bet or raise to a total of ``to`` chips in this round (anything but a legal int total is
+        refused with ``IllegalActionError``)."""
         legal = self._legal or self.legal()
         if not (isinstance(to, int) and legal.max_to and legal.min_to <= to <= legal.max_to):
             to = self._raise_total(to)  # raises, with the reason
