@@ -139,7 +139,6 @@ class _Table:
     # the hand in play
     encoder: wire.HandWire = field(init=False)
     live: list[int] = field(default_factory=list)  # table seats dealt in, by engine seat
-    number: int = 0
     over: asyncio.Future[list[_Seat]] = field(init=False)  # what stopped play: see ``Match._deal``
 
     def __post_init__(self) -> None:
@@ -245,9 +244,10 @@ class Match:
         if process is None or seat.counted is process or not (process.crashed or (stopped and process.killed)):
             return
         await process.log_complete()
-        if process.crashed or process.out_of_memory():
+        out_of_memory = process.out_of_memory()
+        if process.crashed or out_of_memory:
             seat.counted = process
-            seat.session.faults[Fault.MEMORY if process.out_of_memory() else Fault.CRASH] += 1
+            seat.session.faults[Fault.MEMORY if out_of_memory else Fault.CRASH] += 1
 
     def _fail(self, seat: _Seat) -> None:
         """Apply the fault policy to a bot that can no longer play."""
@@ -375,7 +375,7 @@ class Match:
             table.button = number % n
         config = self._hand_config(number, tuple(chips[s] for s in live), live.index(table.button))
         hand = Hand.start(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
-        table.live, table.number = live, number
+        table.live = live
         table.encoder = wire.HandWire(table.id, hand, number, live, n)
         for engine_seat, s in enumerate(live):
             seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
@@ -474,6 +474,7 @@ class Match:
     def _end_hand(self, table: _Table) -> None:
         """Settle a finished hand: chips, freezeout places, HandEnd to every seat, the record, the PHH."""
         hand, live, spec, n = table.encoder.hand, table.live, table.spec, len(table.seats)
+        number = table.played  # hands are numbered from 0 in the order played
         stacks, final = hand.config.stacks, hand.final_stacks()
         net = [0] * n
         for engine_seat, s in enumerate(live):
@@ -490,10 +491,10 @@ class Match:
         adjusted = adjusted_net(hand)
         table.played += 1
         table.histories.append(phh_text(
-            hand, names=[spec.seats[s] for s in live], hand_number=table.number, table_seats=live, seat_count=n,
+            hand, names=[spec.seats[s] for s in live], hand_number=number, table_seats=live, seat_count=n,
             extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation}))
         self._record(HandRecord(
-            table=table.id, deal_set=spec.deal_set, hand=table.number, big_blind=hand.config.big_blind,
+            table=table.id, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
             net={spec.seats[s]: net[s] for s in live},
             ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
 

@@ -341,11 +341,11 @@ class HandWire:
     def hand_end(self, net: list[int]) -> bytes:
         """The HandEnd every seat receives: only cards that were shown at showdown."""
         hand, seat_map, events = self.hand, self.seat_map, self.hand.events
-        first = len(events)
-        while first and type(events[first - 1]) in _SETTLED:  # the settlement's records end the hand's
-            first -= 1
+        settled = len(events)
+        while settled and type(events[settled - 1]) in _SETTLED:  # the settlement's records end the hand's
+            settled -= 1
         shown, pots, rake = [], [], 0
-        for event in events[first:]:
+        for event in events[settled:]:
             if isinstance(event, Shown):
                 first, second = event.cards
                 shown.append(_message(_END_SHOWN, _FIELDS[1][seat_map[event.seat]] + _SHOWN_CARD[first]
