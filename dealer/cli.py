@@ -260,7 +260,10 @@ def compare(
              "deals instead of each other.")] = None,
     hands: Annotated[int, typer.Option(help="Maximum hands, every table counted.")] = 20000,
     until_significant: Annotated[bool, typer.Option(
-        help="Stop as soon as the sequential test (two SPRTs) decides.")] = False,
+        help="Stop as soon as the sequential test (--test) decides.")] = False,
+    test: Annotated[str, typer.Option(
+        help="Sequential test: cs (a confidence sequence: stops early on a large difference) or sprt (two "
+             "SPRTs with the bounds as hypotheses).")] = "cs",
     alpha: Annotated[float, typer.Option(help="False verdict rate with no true difference (better or worse).")] = 0.05,
     beta: Annotated[float, typer.Option(help="Miss rate at the bounds (--worse-than, --better-than).")] = 0.05,
     worse_than: Annotated[float, typer.Option(help="Bound in bb/100 of the difference: 'worse by more than'.")] = -5.0,
@@ -288,7 +291,7 @@ def compare(
     if hands < 1 or tables < 1 or batch < 1:
         raise typer.BadParameter("--hands, --tables and --batch must be at least 1")
     settings = Settings(worse_than=worse_than, better_than=better_than, alpha=alpha, beta=beta,
-                        until_significant=until_significant, adjust=adjust)
+                        until_significant=until_significant, adjust=adjust, test=test)
     try:
         settings.check()
         game = game_config(variant=variant, blinds=_blinds(blinds), stack=stack,

@@ -19,12 +19,16 @@ version played)`` (``stats.bb_per_100_grouped``) with a normal confidence interv
 p-value for "no difference". Every figure is given twice: raw (chips actually won) and all-in
 adjusted (a hand all-in before the river scored by the players' equity, ``dealer.equity``).
 
-Verdicts (``verdict_from_ci``, or ``SequentialTest`` with ``until_significant``):
+Verdicts (``verdict_from_ci``, or ``sequential_test`` with ``until_significant``):
 
 * with a fixed number of hands, from the two-sided ``1 - alpha`` interval (95% by default):
   ``better`` if it lies above 0, ``worse`` if below 0, ``not worse`` if its lower end is above
   ``worse_than``, else ``inconclusive``;
-* sequentially, two one-sided SPRTs on the paired differences in bb/100, each at ``alpha / 2``:
+* sequentially with ``test="cs"`` (the default, ``ConfidenceSequenceTest``), a two-sided
+  ``1 - alpha`` confidence sequence, valid however often it is looked at: ``better`` or ``worse``
+  as soon as it clears 0 (so a large difference stops early, whatever the bounds), ``not worse``
+  once it lies between ``worse_than`` and ``better_than``;
+* sequentially with ``test="sprt"`` (``SequentialTest``), two one-sided SPRTs on the paired differences in bb/100, each at ``alpha / 2``:
   "better" tests H0: diff = 0 against H1: diff = ``better_than``; "worse" tests H0: diff = 0
   against H1: diff = ``worse_than``. ``better`` when the first accepts H1, ``worse`` when the
   second accepts H1, ``not worse`` when both accept H0 (or the second has accepted H0 when the
@@ -47,10 +51,11 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Literal
 
+from dealer.config import SEQUENTIAL_TESTS as TESTS
 from dealer.config import GameConfig
 from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec
 from dealer.server import DealerServer
-from dealer.stats import SPRT, Estimate, bb_per_100_grouped, two_sided_p_value
+from dealer.stats import SPRT, ConfidenceSequence, Estimate, bb_per_100_grouped, two_sided_p_value
 
 Verdict = Literal["better", "not worse", "worse", "inconclusive"]
 EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
@@ -66,6 +71,8 @@ class Settings:
     beta: float = 0.05
     until_significant: bool = False
     adjust: bool = True
+    test: str = "cs"  # the sequential test (TESTS)
+    cs_horizon: int = 1000  # paired deals at which the confidence sequence is narrowest
     min_samples: int = 100  # paired deals before the SPRT may stop: its variance estimate needs them
     # ... and of those, deals whose two versions did NOT cancel exactly: close versions agree on
     # most deals, and a variance estimated from zeros alone makes the test stop far too early.
@@ -75,6 +82,8 @@ class Settings:
         """Raise ValueError unless the settings make sense (sequential bounds around 0)."""
         if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha / 2 + self.beta < 1):
             raise ValueError(f"need 0 < alpha, beta < 1, got alpha={self.alpha}, beta={self.beta}")
+        if self.test not in TESTS:
+            raise ValueError(f"test must be one of {', '.join(TESTS)}, not {self.test!r}")
         if self.worse_than >= self.better_than:
             raise ValueError(f"worse_than ({self.worse_than}) must be below better_than ({self.better_than})")
         if self.until_significant and not self.worse_than < 0 < self.better_than:
@@ -231,6 +240,63 @@ class SequentialTest:
         }
 
 
+class ConfidenceSequenceTest:
+    """The confidence-sequence test (``test="cs"``): a two-sided ``1 - alpha`` confidence sequence of
+    the difference in bb/100 (``stats.ConfidenceSequence``), looked at after every update.
+
+    ``better`` as soon as it lies above 0, ``worse`` below 0, ``not worse`` once it lies inside
+    (``worse_than``, ``better_than``); at the maximum, ``not worse`` if its lower end is above
+    ``worse_than``, else ``inconclusive``. Valid however often it is looked at: with no true
+    difference, better or worse comes with chance at most about alpha; a large difference is
+    answered as soon as the interval clears 0, whatever the bounds.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        settings.check()
+        self.settings = settings
+        self.sequence = ConfidenceSequence(settings.alpha, settings.cs_horizon, settings.min_samples)
+        self.informative = 0  # samples that are not exactly zero
+        self.decision: Verdict | None = None
+
+    def update(self, values: Iterable[float]) -> None:
+        """Add samples (bb/100 units), then latch a decision if the interval allows one."""
+        values = list(values)
+        self.informative += sum(1 for v in values if v != 0)
+        if self.decision is not None:
+            return
+        self.sequence.extend(values)
+        if self.informative < self.settings.min_informative:
+            return
+        low, high = self.sequence.interval
+        if low > 0:
+            self.decision = "better"
+        elif high < 0:
+            self.decision = "worse"
+        elif low > self.settings.worse_than and high < self.settings.better_than:
+            self.decision = "not worse"
+
+    def verdict(self, final: bool = False) -> Verdict | None:
+        """The verdict so far (``None``: keep playing); ``final``: the hands have run out."""
+        if self.decision is not None or not final:
+            return self.decision
+        low = self.sequence.interval[0] if self.informative >= self.settings.min_informative else -math.inf
+        return "not worse" if low > self.settings.worse_than else "inconclusive"
+
+    def as_json(self) -> dict[str, object]:
+        """The state of the confidence sequence."""
+        low, high = self.sequence.interval
+        return {"alpha": self.sequence.alpha, "horizon": self.sequence.horizon, "samples": self.sequence.n,
+                "mean": _r(self.sequence.mean), "interval": [_r(low), _r(high)], "decision": self.decision}
+
+
+AnyTest = SequentialTest | ConfidenceSequenceTest
+
+
+def sequential_test(settings: Settings) -> AnyTest:
+    """The sequential test the settings name: a confidence sequence (``cs``) or two SPRTs (``sprt``)."""
+    return ConfidenceSequenceTest(settings) if settings.test == "cs" else SequentialTest(settings)
+
+
 @dataclass
 class Comparison:
     """Everything a comparison reports."""
@@ -243,8 +309,8 @@ class Comparison:
     raw: Figures
     adjusted: Figures
     verdict: Verdict
-    decided_by: str  # "sprt", "sprt: maximum hands", "confidence interval"
-    sequential: SequentialTest | None = None
+    decided_by: str  # "sprt", "confidence sequence" (either ": maximum hands"), "confidence interval"
+    sequential: AnyTest | None = None
     hands_played: int = 0
     extra: dict[str, object] = field(default_factory=dict)
 
@@ -276,15 +342,18 @@ class Comparison:
             "raw": self.raw.as_json(), "adjusted": self.adjusted.as_json(),
             "verdict_from": "adjusted" if s.adjust else "raw",
             "settings": {"worse_than": s.worse_than, "better_than": s.better_than, "alpha": s.alpha,
-                         "beta": s.beta, "until_significant": s.until_significant, "adjust": s.adjust},
-            "sprt": self.sequential.as_json() if self.sequential else None,
+                         "beta": s.beta, "until_significant": s.until_significant, "adjust": s.adjust,
+                         "test": s.test},
+            "sprt": self.sequential.as_json() if isinstance(self.sequential, SequentialTest) else None,
+            "confidence_sequence": (self.sequential.as_json()
+                                    if isinstance(self.sequential, ConfidenceSequenceTest) else None),
             **self.extra,
         }
 
 
 def summarize(
     samples: Sequence[Sample], new: str, old: str, settings: Settings, field: Sequence[str] = (),
-    sequential: SequentialTest | None = None,
+    sequential: AnyTest | None = None,
 ) -> Comparison:
     """The comparison from paired samples; with ``sequential``, its verdict (final at this point)."""
     level = 1 - settings.alpha
@@ -293,9 +362,9 @@ def summarize(
         if sequential is None:  # replay the samples in order, checking after each (post hoc, e.g. a league)
             sequential = replay_sequential(samples, settings)[0]
         verdict = sequential.verdict()
-        decided_by = "sprt"
+        decided_by = "sprt" if isinstance(sequential, SequentialTest) else "confidence sequence"
         if verdict is None:
-            verdict, decided_by = sequential.verdict(final=True), "sprt: maximum hands"
+            verdict, decided_by = sequential.verdict(final=True), f"{decided_by}: maximum hands"
     else:
         verdict = verdict_from_ci((adjusted if settings.adjust else raw).ci, settings.worse_than)
         decided_by = "confidence interval"
@@ -305,9 +374,9 @@ def summarize(
 
 def replay_sequential(
     samples: Sequence[Sample], settings: Settings, batch: int = 1
-) -> tuple[SequentialTest, int]:
+) -> tuple[AnyTest, int]:
     """Run the sequential test over samples in order, checking every ``batch``; return it and the samples used."""
-    test = SequentialTest(settings)
+    test = sequential_test(settings)
     used = 0
     for start in range(0, len(samples), batch):
         chunk = samples[start : start + batch]
@@ -354,7 +423,7 @@ class _SequentialMatch(Match):
     """A match that feeds complete duplicate groups, in hand order, to a sequential test and stops
     its tables as soon as the test decides (checked every ``batch`` samples)."""
 
-    def __init__(self, *args, new: str, old: str, test: SequentialTest | None, batch: int,
+    def __init__(self, *args, new: str, old: str, test: AnyTest | None, batch: int,
                  settings: Settings, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.new, self.old, self.test, self.batch, self.settings = new, old, test, batch, settings
@@ -407,7 +476,7 @@ async def play_comparison(
     tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
     per_table = max(1, max_hands // len(tables))
     plan = MatchPlan(match_id="compare", tables=tables, game=game, hands=per_table, seed=seed)
-    test = SequentialTest(settings) if settings.until_significant else None
+    test = sequential_test(settings) if settings.until_significant else None
     entries = {e.name: e for e in (new, old, *field)}
     server = DealerServer(listen)
     await server.start()

@@ -47,7 +47,7 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
       - {name: final, format: freezeout, table_size: 6, blind_levels: [[50,100],[100,200,25]],
          hands_per_level: 50, max_hands: 2000, points: [5, 3, 1]}
       - {name: v2-vs-v1, format: compare, new: strength, old: random, field: [node], hands: 20000,
-         until_significant: true, alpha: 0.05, beta: 0.05, worse_than: -5.0, better_than: 5.0}
+         until_significant: true, test: cs, alpha: 0.05, beta: 0.05, worse_than: -5.0, better_than: 5.0}
 
 Event keys:
 
@@ -64,8 +64,10 @@ Event keys:
   ``duplicate`` and ``hands`` do not apply.
 * compare (always heads-up and duplicate): ``new``, ``old`` (required, different bot names),
   ``field`` (bot names: both versions play the field on the same deals instead of each other),
-  ``hands`` (required, maximum hands in all), ``until_significant`` (default false), ``alpha``/``beta``
-  (0 < x < 0.5, default 0.05), ``worse_than`` < ``better_than`` (bb/100, default -5.0 / 5.0).
+  ``hands`` (required, maximum hands in all), ``until_significant`` (default false), ``test``
+  (the sequential test: ``cs``, a confidence sequence, the default, or ``sprt``, two SPRTs; see
+  docs/compare.md), ``alpha``/``beta`` (0 < x < 0.5, default 0.05), ``worse_than`` <
+  ``better_than`` (bb/100, default -5.0 / 5.0).
 
 A bot needs exactly one of ``command`` (a string, shlex-split, or a list of strings) or
 ``remote: true``. The program (first word) must exist: a word containing "/" is resolved against
@@ -108,6 +110,7 @@ __all__ = [
 VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
 FORMATS = ("round-robin", "gauntlet", "freezeout", "compare")
 FAULT_POLICIES = ("fold", "forfeit", "restart")
+SEQUENTIAL_TESTS = ("cs", "sprt")  # dealer.compare: a confidence sequence (the default) or two SPRTs
 NETWORKS = ("host", "none")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 MAX_TABLE = 10
@@ -201,6 +204,7 @@ class EventSpec:
     old: str | None = None
     field: tuple[str, ...] = ()
     until_significant: bool = False
+    test: str = "cs"
     alpha: float = 0.05
     beta: float = 0.05
     worse_than: float = -5.0
@@ -630,7 +634,7 @@ _FORMAT_KEYS: dict[str, tuple[str, ...]] = {
     "round-robin": ("bots", "table_size", "hands", "duplicate", "meetings"),
     "gauntlet": ("bots", "table_size", "hands", "duplicate", "meetings", "challenger"),
     "freezeout": ("bots", "table_size", "blind_levels", "hands_per_level", "max_hands", "points"),
-    "compare": ("new", "old", "field", "hands", "duplicate", "until_significant", "alpha", "beta",
+    "compare": ("new", "old", "field", "hands", "duplicate", "until_significant", "test", "alpha", "beta",
                 "worse_than", "better_than"),
 }
 _EVENT_KEYS = tuple(dict.fromkeys(("name", "format", "game", *(k for ks in _FORMAT_KEYS.values() for k in ks))))
@@ -735,6 +739,7 @@ def _parse_event(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec],
         bots = tuple(b for b in (new, old, *field_) if b)
         spec.update(new=new, old=old, field=tuple(field_), worse_than=worse, better_than=better,
                     until_significant=_read(ctx, layer, "until_significant", _bool, False),
+                    test=_read(ctx, layer, "test", _choice(SEQUENTIAL_TESTS), "cs"),
                     alpha=_read(ctx, layer, "alpha", _float(0, 0.5, open_=True), 0.05),
                     beta=_read(ctx, layer, "beta", _float(0, 0.5, open_=True), 0.05))
         table_size, hands, duplicate = 2, required("hands", _int(1), 1), True

@@ -257,7 +257,7 @@ def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[st
     the verdict (post hoc sequential test over the hands in order when ``until_significant``)."""
     assert event.new is not None and event.old is not None
     settings = CompareSettings(worse_than=event.worse_than, better_than=event.better_than, alpha=event.alpha,
-                               beta=event.beta, until_significant=event.until_significant)
+                               beta=event.beta, until_significant=event.until_significant, test=event.test)
     try:
         return compare_results(results, event.new, event.old, settings, event.field).as_json()
     except ValueError as error:  # e.g. sequential bounds that do not surround 0

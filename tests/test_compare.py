@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from dealer.compare import (
-    EXIT_CODES, SequentialTest, Settings, compare_results, figures, paired_samples, replay_sequential, summarize,
-    verdict_from_ci,
+    EXIT_CODES, ConfidenceSequenceTest, SequentialTest, Settings, compare_results, figures, paired_samples,
+    replay_sequential, sequential_test, summarize, verdict_from_ci,
 )
 from dealer.match import HandRecord, MatchResult
 from conftest import PY_BOTS, ROOT
@@ -84,7 +84,7 @@ def test_exit_codes_are_distinct_and_better_is_success():
 
 
 def _sequential(mean: float, sd: float, rng: random.Random, settings: Settings, max_n: int = 5000):
-    test = SequentialTest(settings)
+    test = sequential_test(settings)
     n = 0
     while n < max_n:
         test.update(rng.gauss(mean, sd) for _ in range(10))
@@ -95,18 +95,20 @@ def _sequential(mean: float, sd: float, rng: random.Random, settings: Settings, 
     return test.verdict(final=True), n
 
 
-def test_sequential_verdicts_on_clear_data():
+@pytest.mark.parametrize("kind", ["cs", "sprt"])
+def test_sequential_verdicts_on_clear_data(kind):
     rng = random.Random(1)
-    s = Settings(worse_than=-5, better_than=5, until_significant=True)
+    s = Settings(worse_than=-5, better_than=5, until_significant=True, test=kind)
     assert _sequential(20, 100, rng, s)[0] == "better"
     assert _sequential(-20, 100, rng, s)[0] == "worse"
     assert _sequential(0, 20, rng, s)[0] == "not worse"
 
 
-def test_sequential_error_rates_on_simulated_data():
+@pytest.mark.parametrize("kind", ["cs", "sprt"])
+def test_sequential_error_rates_on_simulated_data(kind):
     # A/A (true difference 0): better or worse at most alpha (plus sampling error of 400 runs).
     rng = random.Random(7)
-    s = Settings(worse_than=-10, better_than=10, alpha=0.1, beta=0.1, until_significant=True)
+    s = Settings(worse_than=-10, better_than=10, alpha=0.1, beta=0.1, until_significant=True, test=kind)
     runs = 400
     wrong = sum(_sequential(0, 100, rng, s)[0] in ("better", "worse") for _ in range(runs))
     assert wrong / runs <= 0.1 + 3 * math.sqrt(0.1 * 0.9 / runs)
@@ -120,13 +122,41 @@ def test_settings_are_checked():
         Settings(worse_than=5, better_than=-5).check()
     with pytest.raises(ValueError):
         SequentialTest(Settings(worse_than=1, better_than=5, until_significant=True))
+    with pytest.raises(ValueError, match="test must be one of cs, sprt"):
+        Settings(test="t-test").check()
+
+
+def test_confidence_sequence_stops_early_on_a_large_difference_whatever_the_bounds():
+    # A true difference of 40 with bounds +-5: the SPRTs test 0 against 5, the sequence just has to clear 0.
+    cs_hands, sprt_hands = [], []
+    for seed in range(20):
+        for kind, hands in (("cs", cs_hands), ("sprt", sprt_hands)):
+            s = Settings(worse_than=-5, better_than=5, until_significant=True, test=kind)
+            verdict, n = _sequential(40, 400, random.Random(seed), s, max_n=20000)
+            assert verdict == "better"
+            hands.append(n)
+    assert sorted(cs_hands)[10] * 2 < sorted(sprt_hands)[10]
+
+
+def test_confidence_sequence_test_final_verdict_and_json():
+    s = Settings(worse_than=-5, better_than=5, until_significant=True)
+    test = sequential_test(s)
+    assert isinstance(test, ConfidenceSequenceTest)
+    rng = random.Random(4)
+    test.update([rng.gauss(2, 40) for _ in range(300)])
+    assert test.verdict() is None
+    low, high = test.sequence.interval
+    assert -5 < low < 0 < 5 < high  # neither clear of 0 nor inside the bounds, but clear of -5
+    assert test.verdict(final=True) == "not worse"
+    data = test.as_json()
+    assert data["samples"] == 300 and data["decision"] is None and data["interval"] == [round(low, 3), round(high, 3)]
 
 
 def test_compare_results_stops_a_sequential_test_early_and_reports_used_hands():
     rng = random.Random(3)
     diffs = [round(rng.gauss(3000, 2000)) for _ in range(500)]  # new wins about 15 bb per deal
     result = _h2h(diffs)
-    s = Settings(worse_than=-50, better_than=50, until_significant=True)
+    s = Settings(worse_than=-50, better_than=50, until_significant=True, test="sprt")
     comparison = compare_results([result], "new", "old", s)
     assert comparison.verdict == "better" and comparison.decided_by == "sprt"
     assert 30 <= len(comparison.samples) < 500
@@ -137,6 +167,9 @@ def test_compare_results_stops_a_sequential_test_early_and_reports_used_hands():
     fixed = summarize(paired_samples([result], "new", "old"), "new", "old", Settings())
     assert fixed.verdict == "better" and fixed.decided_by == "confidence interval"
     assert replay_sequential(comparison.samples, s)[1] == len(comparison.samples)
+    cs = compare_results([result], "new", "old", Settings(worse_than=-50, better_than=50, until_significant=True))
+    assert cs.verdict == "better" and cs.decided_by == "confidence sequence"
+    assert cs.as_json()["confidence_sequence"]["decision"] == "better" and cs.as_json()["sprt"] is None
 
 
 def test_cli_compare_strength_beats_random(tmp_path):

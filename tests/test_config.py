@@ -58,7 +58,7 @@ events:
   - {name: gauntlet, format: gauntlet, challenger: strength, bots: [node, random], table_size: 2, hands: 1000}
   - {name: final, format: freezeout, table_size: 4, blind_levels: [[50,100],[200,400,25]], hands_per_level: 50}
   - {name: v2-vs-v1, format: compare, new: strength, old: random, field: [node], hands: 20000,
-     until_significant: true, alpha: 0.01, beta: 0.1, worse_than: -3, better_than: 2.5}
+     until_significant: true, test: sprt, alpha: 0.01, beta: 0.1, worse_than: -3, better_than: 2.5}
 """
 
 
@@ -151,6 +151,7 @@ def test_full_example_parses_into_expected_values(folder: Path) -> None:
     assert compare.bots == ("strength", "random", "node")
     assert (compare.table_size, compare.hands, compare.duplicate, compare.until_significant) == (2, 20000, True, True)
     assert (compare.alpha, compare.beta, compare.worse_than, compare.better_than) == (0.01, 0.1, -3.0, 2.5)
+    assert compare.test == "sprt" and heads_up.test == "cs"
 
 
 def test_defaults_of_optional_keys(folder: Path) -> None:
@@ -205,6 +206,8 @@ def test_parse_league_resolves_paths_against_the_filename_folder(folder: Path) -
          "tournaments.yaml:7: events[1].hands: does not apply to format freezeout"),
         ("", "  - {name: f, format: compare, new: a, old: a, hands: 5}\n", "",
          "tournaments.yaml:7: events[1].old: new and old are the same bot 'a'"),
+        ("", "  - {name: f, format: compare, new: a, old: b, hands: 5, test: ttest}\n", "",
+         "tournaments.yaml:7: events[1].test: 'ttest' is not one of cs, sprt"),
         ("", "  - {name: f, format: gauntlet, table_size: 2, hands: 5}\n", "",
          "tournaments.yaml:7: events[1].challenger: missing (required for format gauntlet)"),
         ("", "  - {name: f, format: round-robin, table_size: 2, hands: 5, game: {mixed: {block_hands: 2}}}\n", "",

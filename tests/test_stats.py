@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 import pytest
 from hypothesis import given
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from dealer.stats import (
     SPRT,
+    ConfidenceSequence,
     Z95,
     Estimate,
     bb_per_100,
@@ -173,3 +175,45 @@ def test_sprt_error_rates_within_alpha_and_beta() -> None:
     false_h0 = sum(_run(rng, true_mean=0.2, mu0=0.0, mu1=0.2) == "accept_h0" for _ in range(runs))
     assert false_h1 / runs <= bound
     assert false_h0 / runs <= bound
+
+
+def test_confidence_sequence_margin_matches_the_formula() -> None:
+    cs = ConfidenceSequence(alpha=0.05, horizon=1000, min_samples=2)
+    rho2 = (-2 * math.log(0.05) + math.log(1 - 2 * math.log(0.05))) / 1000
+    assert cs.rho2 == pytest.approx(rho2)
+    n = 400
+    expected = math.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * math.log(math.sqrt(n * rho2 + 1) / 0.05))
+    assert cs.margin(n) == pytest.approx(expected)
+    cs.extend([1.0, 3.0, 2.0, 6.0])
+    sd = statistics.stdev([1.0, 3.0, 2.0, 6.0])
+    assert cs.interval == pytest.approx((3.0 - sd * cs.margin(4), 3.0 + sd * cs.margin(4)))
+    assert cs.margin(1000) < cs.margin(100)  # it narrows, and at its horizon it is ~1.55x a fixed interval
+    assert 1.5 * Z95 / math.sqrt(1000) < cs.margin(1000) < 1.6 * Z95 / math.sqrt(1000)
+    assert ConfidenceSequence(min_samples=30).interval == (-math.inf, math.inf)
+
+
+def test_confidence_sequence_covers_under_continuous_monitoring() -> None:
+    # Looking after every sample for 2,000 samples, the sequence should miss the true mean in at
+    # most about alpha of the runs; a fixed 95% interval looked at so often misses far more.
+    rng = random.Random(11)
+    runs, missed, naive = 300, 0, 0
+    for _ in range(runs):
+        cs = ConfidenceSequence(alpha=0.1, horizon=500, min_samples=20)
+        missed_here = naive_here = False
+        for n in range(1, 2001):
+            cs.update(rng.gauss(0.0, 1.0))
+            low, high = cs.interval
+            missed_here = missed_here or not low <= 0 <= high
+            if n >= 20:
+                half = Z95 * math.sqrt(cs._m2 / (n - 1) / n)
+                naive_here = naive_here or abs(cs.mean) > half
+        missed += missed_here
+        naive += naive_here
+    assert missed / runs <= 0.1 + 3 * math.sqrt(0.1 * 0.9 / runs)
+    assert naive / runs > 0.2
+
+
+def test_confidence_sequence_rejects_bad_parameters() -> None:
+    for kwargs in ({"alpha": 0}, {"alpha": 1}, {"horizon": 0}, {"min_samples": 1}):
+        with pytest.raises(ValueError):
+            ConfidenceSequence(**kwargs)
