@@ -33,7 +33,14 @@ TIME = {"per_action_ms": 5000, "bank_ms": 60000, "grace_ms": 200, "startup_ms": 
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Refuse to test stale code: a module that mypyc compiled at install, older than its source."""
+    """Refuse to test stale code: a module that mypyc compiled at install, older than its source;
+    with ``DEALER_PURE`` set (``make test-pure``), refuse to test compiled code at all."""
+    if os.environ.get("DEALER_PURE"):
+        import dealer.rules
+
+        if not dealer.rules.__file__ or not dealer.rules.__file__.endswith(".py"):
+            pytest.exit(f"DEALER_PURE is set but the compiled {dealer.rules.__file__} was imported", returncode=2)
+        return
     for compiled in (ROOT / "dealer").glob("*.so"):
         source = compiled.with_name(compiled.name.split(".")[0] + ".py")
         if source.exists() and source.stat().st_mtime > compiled.stat().st_mtime:
