@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 NODE_BOT := sample_bots/node
 
-.PHONY: setup league test test-all codegen-check bench
+.PHONY: setup league test test-all test-pure check codegen-check bench
 
 $(BIN)/dealer: pyproject.toml setup.py $(wildcard dealer/*.py)  # setup.py compiles some of them at install
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,codegen]'
+	$(BIN)/pip install --quiet -e '.[test,codegen,lint]'
 	touch $@
 
 $(NODE_BOT)/node_modules: $(NODE_BOT)/package-lock.json
@@ -26,6 +26,33 @@ test: setup  ## the default test run (the long differential and e2e runs are mar
 
 test-all: setup  ## every test, the slow ones included
 	$(BIN)/pytest -q -m ''
+
+# The unit tests of the modules setup.py compiles, run once more on their plain Python source
+# (a copy without the compiled .so files, first on the path): compiled and pure semantics must agree.
+PURE_TESTS := tests/test_rules_scenarios.py tests/test_rules_properties.py tests/test_cards.py \
+	tests/test_evaluator.py tests/test_history.py tests/test_wire.py tests/test_equity.py tests/test_differential.py
+test-pure: setup
+	rm -rf build/pure && mkdir -p build/pure && cp -r dealer build/pure/ && rm -f build/pure/dealer/*.so
+	DEALER_PURE=1 PYTHONPATH=$(CURDIR)/build/pure $(BIN)/pytest -q -p no:cacheprovider $(PURE_TESTS)
+
+BUF := tools/buf/node_modules/.bin/buf
+$(BUF): tools/buf/package-lock.json
+	cd tools/buf && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Quality gates: ruff (lint + format), mypy over dealer/ (--strict on the pure core), buf lint on
+# proto/, and buf breaking against the newest release tag once there is one.
+STRICT := dealer/rules.py dealer/cards.py dealer/evaluator.py dealer/stats.py dealer/scheduler.py
+check: setup $(BUF)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy dealer
+	$(BIN)/mypy --strict $(STRICT)
+	cd proto && ../$(BUF) lint
+	@tag=$$(git tag -l 'v*' --sort=-v:refname | head -n1); \
+	if [ -n "$$tag" ]; then echo "buf breaking against $$tag"; \
+		$(BUF) breaking proto --against ".git#tag=$$tag,subdir=proto"; \
+	else echo "buf breaking: no release tag yet, skipped"; fi
 
 codegen-check: setup  ## the committed gRPC stubs must be what proto/ generates
 	PATH=$(CURDIR)/$(BIN):$$PATH bash scripts/codegen.sh
