@@ -71,7 +71,9 @@ Event keys:
 
 A bot needs exactly one of ``command`` (a string, shlex-split, or a list of strings) or
 ``remote: true``. The program (first word) must exist: a word containing "/" is resolved against
-the YAML file's folder, otherwise looked up on PATH. Commands are kept as written; launch bots
+the YAML file's folder, otherwise looked up on PATH, and be executable; a later word that names a
+script (ends in .py, .js, .sh, .jar, ... and follows no -c/-m/-e) must be a file, relative to the
+YAML file's folder. Commands are kept as written; launch bots
 from ``LeagueConfig.folder`` so that relative paths in their arguments resolve the same way.
 """
 
@@ -575,6 +577,22 @@ def _program_problem(ctx: _Ctx, program: str) -> str | None:
     return None if os.access(path, os.X_OK) else "is not executable"
 
 
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".sh", ".jar", ".php", ".lua", ".r")
+_CODE_OPTIONS = ("-c", "-m", "-e", "--eval", "-p", "--print")  # the next word is code or a module, not a file
+
+
+def _missing_scripts(ctx: _Ctx, command: Sequence[str]) -> list[str]:
+    """The script files a command names (words ending in a script suffix) that do not exist."""
+    missing = []
+    for k, word in enumerate(command[1:], 1):
+        if word.startswith("-") or command[k - 1] in _CODE_OPTIONS or not word.lower().endswith(SCRIPT_SUFFIXES):
+            continue
+        path = Path(word) if Path(word).is_absolute() else ctx.folder / word
+        if not path.is_file():
+            missing.append(word)
+    return missing
+
+
 def _command(ctx: _Ctx, node: Node, path: str) -> tuple[str, ...] | None:
     """Read a command: a shlex-split string or a non-empty list of strings."""
     if isinstance(node, SequenceNode):
@@ -619,6 +637,8 @@ def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer])
         problem = _program_problem(ctx, command[0])
         if problem:
             ctx.error(fields["command"], _join(path, "command"), f"{label}: program {command[0]!r} {problem}")
+        for script in _missing_scripts(ctx, command):
+            ctx.error(fields["command"], _join(path, "command"), f"{label}: script {script!r} not found")
     limits = _sublayers(ctx, layer, "limits", _LIMIT_KEYS)
     return BotSpec(
         name=name or "",

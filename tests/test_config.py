@@ -70,6 +70,8 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     script.parent.mkdir()
     script.write_text("#!/bin/sh\n")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    (tmp_path / "bots" / "strength.sh").write_text("exit 0\n")  # a script FULL runs with sh
+    (tmp_path / "bots" / "not-executable.sh").write_text("exit 0\n")
     return tmp_path
 
 
@@ -187,6 +189,12 @@ def test_parse_league_resolves_paths_against_the_filename_folder(folder: Path) -
          "tournaments.yaml:5: bots[2].command: bot 'c': program 'no-such-program-xyz' not found"),
         ("  - {name: c, command: [./bots/missing.sh]}\n", "", "",
          "tournaments.yaml:5: bots[2].command: bot 'c': program './bots/missing.sh' not found"),
+        ("  - {name: c, command: python3 bots/missing.py --seed 1}\n", "", "",
+         "tournaments.yaml:5: bots[2].command: bot 'c': script 'bots/missing.py' not found"),
+        ("  - {name: c, command: [./bots/node.sh, --quiet, run.py]}\n", "", "",
+         "tournaments.yaml:5: bots[2].command: bot 'c': script 'run.py' not found"),
+        ("  - {name: c, command: ./bots/not-executable.sh}\n", "", "",
+         "tournaments.yaml:5: bots[2].command: bot 'c': program './bots/not-executable.sh' is not executable"),
         ("  - {name: c, remote: true, limits: {memroy_mb: 5}}\n", "", "",
          "tournaments.yaml:5: bots[2].limits.memroy_mb: unknown key (did you mean 'memory_mb'?)"),
         ("", "  - {name: f, format: round-robin, table_size: 2, hands: 1, bots: [a, b, zzz]}\n", "",
@@ -218,6 +226,13 @@ def test_each_error_is_reported_with_line_and_key(
     folder: Path, extra_bots: str, extra_events: str, extra: str, expected: str
 ) -> None:
     assert errors_of(folder, minimal(extra_bots, extra_events, extra)) == [expected]
+
+
+def test_commands_naming_existing_scripts_or_code_are_accepted(folder: Path) -> None:
+    bots = ("  - {name: c, command: sh bots/strength.sh}\n"
+            "  - {name: d, command: [python3, -c, 'import x.py']}\n"
+            "  - {name: e, command: python3 -m pkg.main.py}\n")
+    assert [b.name for b in parse_league(minimal(bots), str(folder / "t.yaml")).bots] == ["a", "b", "c", "d", "e"]
 
 
 def test_yaml_syntax_error_has_its_line(folder: Path) -> None:
