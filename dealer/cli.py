@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import secrets
 import shlex
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -20,16 +18,12 @@ from tabulate import tabulate
 from dealer.compare import Settings, play_comparison
 from dealer.config import LeagueConfig, game_config, load_league
 from dealer.errors import ConfigError
-from dealer.league import (
-    LocalExecutor,
-    Progress,
-    build_jobs,
-    overall_standings,
-    run_league,
-)
+from dealer.league import LocalExecutor, build_jobs, run_league
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
 from dealer.results import standings, standings_table
 from dealer.server import DealerServer, tune_gc
+from dealer.summary import overall_text
+from dealer.terminal import LeagueDisplay
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
 
@@ -147,32 +141,8 @@ def validate(config: Annotated[Path, typer.Argument(help="The league file, e.g. 
                f"up to {hands} hands")
 
 
-def _progress_printer() -> Callable[[Progress], None]:
-    """Progress and standings on stderr: redrawn in place on a terminal, one line per match otherwise."""
-    tty = sys.stderr.isatty()
-    last_table = [0.0]
-
-    def show(progress: Progress) -> None:
-        width = 30
-        filled = width * progress.done // max(progress.total, 1)
-        bar = "#" * filled + "-" * (width - filled)
-        line = (f"[{bar}] {progress.done}/{progress.total} matches, {progress.hands} hands, "
-                f"{progress.hands_per_s:,.0f} hands/s, about {progress.eta_s:,.0f} s left")
-        now = time.monotonic()
-        if tty:
-            table = standings_table(progress.standings)
-            sys.stderr.write("\x1b[2J\x1b[H" + table + "\n\n" + line + "\n")
-        else:
-            sys.stderr.write(line + "\n")
-            if now - last_table[0] > 10 or progress.done == progress.total:
-                sys.stderr.write(standings_table(progress.standings) + "\n")
-                last_table[0] = now
-        sys.stderr.flush()
-
-    return show
-
-
-async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None) -> list[MatchResult]:
+async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None,
+                  options: LeagueOptions) -> list[MatchResult]:
     credentials = None
     if league.tls_cert and league.tls_key:
         credentials = grpc.ssl_server_credentials([(league.tls_key.read_bytes(), league.tls_cert.read_bytes())])
@@ -188,8 +158,9 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, s
             await session.connected.wait()
             typer.echo(f"{name} connected (version {session.version or '?'})")
     try:
-        return await run_league(league, LocalExecutor(server, league.jobs, sessions), resume=resume,
-                                on_progress=_progress_printer())
+        with LeagueDisplay(league, len(build_jobs(league)), standings_every=options.standings_every) as display:
+            return await run_league(league, LocalExecutor(server, league.jobs, sessions), resume=resume,
+                                    on_progress=display, keep_going=options.keep_going)
     finally:
         for session in sessions.values():
             session.goodbye("league over")
@@ -197,16 +168,32 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, s
         await server.stop()
 
 
-def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None) -> None:
-    """Run the league to the end and print the standings; a refused resume is a one-line error."""
+@dataclasses.dataclass(frozen=True)
+class LeagueOptions:
+    """The options ``run`` and ``serve`` share."""
+
+    keep_going: bool = False
+    standings_every: int = 0
+
+
+KeepGoing = Annotated[bool, typer.Option(
+    help="Play on when a bot cannot start in its first match (default: stop with an error).")]
+StandingsEvery = Annotated[int, typer.Option(
+    min=0, help="Also print the overall standings every N matches (they are printed as each event ends).")]
+
+
+def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None,
+                 options: LeagueOptions) -> None:
+    """Run the league to the end and print the standings; a refused resume or a bot that cannot
+    start is a one-line error."""
     try:
-        results = asyncio.run(_league(league, resume, remote_tokens))
+        results = asyncio.run(_league(league, resume, remote_tokens, options))
     except ValueError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
-    lines = overall_standings(league, results)
+    data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
     typer.echo(f"{league.name}: {len(results)} matches, {sum(len(r.hands) for r in results)} hands")
-    typer.echo(standings_table(lines))
+    typer.echo(overall_text(data))
     typer.echo(f"results.json, standings.txt, hand histories and bot logs in {league.out}/")
 
 
@@ -214,20 +201,24 @@ def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, st
 def run(
     config: Annotated[Path, typer.Argument(help="The league file, e.g. tournaments.yaml.")],
     resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
+    keep_going: KeepGoing = False,
+    standings_every: StandingsEvery = 0,
 ) -> None:
-    """Run a league of launched bots to the end, with progress and standings as matches finish."""
+    """Run a league of launched bots to the end, with progress and each event's standings."""
     league = _load(config)
     remote = [b.name for b in league.bots if b.remote]
     if remote:
         typer.echo(f"error: {config}: bots {', '.join(remote)} are remote: use `dealer serve`", err=True)
         raise typer.Exit(2)
-    _play_league(league, resume, None)
+    _play_league(league, resume, None, LeagueOptions(keep_going, standings_every))
 
 
 @app.command()
 def serve(
     config: Annotated[Path, typer.Argument(help="The league file, e.g. tournaments.yaml.")],
     resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
+    keep_going: KeepGoing = False,
+    standings_every: StandingsEvery = 0,
 ) -> None:
     """Run a league that waits for its remote bots: prints each token once (or reads tokens_file)."""
     league = _load(config)
@@ -248,7 +239,7 @@ def serve(
         tokens = {name: secrets.token_urlsafe(32) for name in remote}
         for name, token in tokens.items():
             typer.echo(f"token for {name}: {token}")
-    _play_league(league, resume, tokens)
+    _play_league(league, resume, tokens, LeagueOptions(keep_going, standings_every))
 
 
 @app.command()

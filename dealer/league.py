@@ -26,8 +26,9 @@ from typing import Protocol
 from dealer.compare import Settings as CompareSettings
 from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
-from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec
-from dealer.results import Standing, duplicate_samples, standings, standings_table
+from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec, fault_totals
+from dealer.ratings import openskill_ratings
+from dealer.results import BROKEN, Standing, duplicate_samples, standings
 from dealer.scheduler import (
     MatchSpec,
     duplicate_rotations,
@@ -36,7 +37,8 @@ from dealer.scheduler import (
     schedule_event,
 )
 from dealer.server import BotSession, DealerServer
-from dealer.stats import bb_per_100_grouped
+from dealer.stats import Estimate, bb_per_100_grouped
+from dealer.summary import summary_text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,7 +225,8 @@ def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
 
 
 def event_points(config: LeagueConfig, results: Iterable[MatchResult]) -> dict[str, int]:
-    """Freezeout points by bot: each match's places scored with the event's points table."""
+    """Freezeout points by bot: each match's places scored with the event's points table; a bot
+    that crashed or never played in a match (``BROKEN`` faults) scores nothing for it."""
     events = {e.name: e for e in config.events}
     points: collections.Counter[str] = collections.Counter()
     for result in results:
@@ -231,24 +234,24 @@ def event_points(config: LeagueConfig, results: Iterable[MatchResult]) -> dict[s
         if event is None or event.format != "freezeout":
             continue
         for place, name in enumerate(result.places):
-            if place < len(event.points):
+            if place < len(event.points) and not BROKEN & set(result.faults.get(name, {})):
                 points[name] += event.points[place]
     return dict(points)
 
 
-def head_to_head(results: Iterable[MatchResult]) -> dict[str, dict[str, float]]:
-    """Heads-up results only: bb/100 of the row bot against the column bot."""
+def head_to_head(results: Iterable[MatchResult]) -> dict[str, dict[str, Estimate]]:
+    """Heads-up results only: bb/100 of the row bot against the column bot, with its error."""
     pair_results: dict[tuple[str, str], list[MatchResult]] = collections.defaultdict(list)
     for result in results:
         if len(result.bots) == 2:
             a, b = result.bots
             pair_results[(a, b)].append(result)
-    table: dict[str, dict[str, float]] = collections.defaultdict(dict)
+    table: dict[str, dict[str, Estimate]] = collections.defaultdict(dict)
     for (a, b), matches in pair_results.items():
         samples = duplicate_samples(matches)
         for me, other in ((a, b), (b, a)):
             totals, counts = samples[me]
-            table[me][other] = round(bb_per_100_grouped(totals, counts, 1).mean, 3)
+            table[me][other] = bb_per_100_grouped(totals, counts, 1)
     return {k: dict(sorted(v.items())) for k, v in sorted(table.items())}
 
 
@@ -264,9 +267,48 @@ def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[st
         return {"error": str(error)}
 
 
+def _event_of(result: MatchResult) -> str:
+    return result.match_id.split("/")[0]
+
+
+def _rated(event: EventSpec) -> bool:
+    """Events ranked by rating, where chips do not compare: freezeouts and multi-way tables."""
+    return event.format == "freezeout" or (event.format in ("round-robin", "gauntlet") and event.table_size > 2)
+
+
+def ranking_rule(event: EventSpec) -> str:
+    """How an event's standings are ranked, in words (printed above its table)."""
+    if event.format == "freezeout":
+        return (f"ranked by freezeout points (places score {list(event.points)}; a bot that crashed scores none), "
+                "then by OpenSkill rating")
+    if _rated(event):
+        return ("ranked by OpenSkill rating (Plackett-Luce; each match ranks its bots by big blinds won), "
+                "95% interval mu +/- 1.96 sigma; bb/100 shown")
+    return "ranked by bb/100, 95% interval with each duplicate group as one sample"
+
+
+def overall_rule(config: LeagueConfig) -> str:
+    """How the overall standings are ranked, in words."""
+    cash = [e.name for e in config.events if e.format != "freezeout"]
+    return (f"ranked by bb/100 over the cash events ({', '.join(cash) or 'none'}), 95% interval with each duplicate "
+            "group as one sample; freezeouts are ranked by points in their own tables; rating: OpenSkill over "
+            "every match")
+
+
+def event_standings(config: LeagueConfig, event: EventSpec, results: Sequence[MatchResult]) -> list[Standing]:
+    """One event's standings, ranked as ``ranking_rule`` says."""
+    results = sorted(results, key=lambda r: r.match_id)
+    ratings = openskill_ratings(results) if _rated(event) else None
+    return standings(results, event_points(config, results), by_points=event.format == "freezeout",
+                     ratings=ratings, by_rating=ratings is not None)
+
+
 def overall_standings(config: LeagueConfig, results: Sequence[MatchResult]) -> list[Standing]:
-    """The standings over every match of the league (freezeout points shown, ranked by bb/100)."""
-    return standings(sorted(results, key=lambda r: r.match_id), event_points(config, results))
+    """The standings over the league: bb/100 over cash events, OpenSkill rating over every match."""
+    freezeouts = {e.name for e in config.events if e.format == "freezeout"}
+    ordered = sorted(results, key=lambda r: r.match_id)
+    cash = [r for r in ordered if _event_of(r) not in freezeouts]
+    return standings(cash, ratings=openskill_ratings(ordered))
 
 
 def report(
@@ -276,24 +318,28 @@ def report(
     results = sorted(results, key=lambda r: r.match_id)
     by_event: dict[str, list[MatchResult]] = collections.defaultdict(list)
     for result in results:
-        by_event[result.match_id.split("/")[0]].append(result)
+        by_event[_event_of(result)].append(result)
+    pairs = head_to_head(results)
+    faults = fault_totals(results)
     return {
         "league": config.name,
         "seed": config.seed,
         "matches": {"finished": len(results), "total": total_jobs},
+        "ranking": overall_rule(config),
         "standings": [s.as_json() for s in overall],
         "events": {
-            event.name: [
-                s.as_json() for s in standings(by_event[event.name], event_points(config, by_event[event.name]),
-                                               by_points=event.format == "freezeout")
-            ]
+            event.name: [s.as_json() for s in event_standings(config, event, by_event[event.name])]
             for event in config.events if by_event.get(event.name)
         },
-        "head_to_head": head_to_head(results),
+        "event_rankings": {event.name: ranking_rule(event) for event in config.events if by_event.get(event.name)},
+        "head_to_head": {a: {b: round(e.mean, 3) for b, e in row.items()} for a, row in pairs.items()},
+        "head_to_head_ci95": {a: {b: [round(x, 3) for x in e.ci95()] if e.n > 1 else None for b, e in row.items()}
+                              for a, row in pairs.items()},
         "comparisons": {
             event.name: compare_summary(event, by_event[event.name])
             for event in config.events if event.format == "compare" and by_event.get(event.name)
         },
+        "failures": {name: dict(sorted(reasons.items())) for name, reasons in sorted(faults.items()) if reasons},
         "forfeits": sorted({(r.match_id, name) for r in results for name in r.forfeited}),
         "log_tails": {r.match_id: r.log_tails for r in results if r.log_tails},
     }
@@ -305,7 +351,7 @@ def write_outputs(config: LeagueConfig, results: Sequence[MatchResult], total_jo
     data = report(config, results, total_jobs, lines)
     config.out.mkdir(parents=True, exist_ok=True)
     _write_atomically(config.out / "results.json", json.dumps(data, indent=2) + "\n")
-    _write_atomically(config.out / "standings.txt", standings_table(lines) + "\n")
+    _write_atomically(config.out / "standings.txt", summary_text(data))
     return lines
 
 
@@ -329,6 +375,25 @@ class Progress:
     hands_per_s: float
     eta_s: float
     standings: list[Standing]
+    result: MatchResult | None = None  # the match that just finished
+    event_done: str | None = None  # the event that match completed, when it was the event's last
+    results: Sequence[MatchResult] = ()  # every finished match so far, in the order they finished
+
+
+class BotStartError(ValueError):
+    """A bot could not start in its first match: its command is broken, the league is stopped."""
+
+
+def _start_failure(job: MatchJob, result: MatchResult, seen: set[str]) -> BotStartError | None:
+    """The error for the first bot of ``result`` that never started and had not played before."""
+    for name in result.unstarted:
+        if name not in seen:
+            reasons = ", ".join(sorted(result.faults.get(name, {}))) or "no start"
+            tail = [line for line in result.log_tails.get(name, "").splitlines() if line.strip()]
+            last = f": {tail[-1].strip()[:200]}" if tail else ""
+            return BotStartError(f"bot {name!r} could not start in its first match {result.match_id} ({reasons}){last}; "
+                                 f"log {job.out / 'logs' / (name + '.log')}; fix its command or pass --keep-going")
+    return None
 
 
 async def run_league(
@@ -337,8 +402,12 @@ async def run_league(
     *,
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    keep_going: bool = True,
 ) -> list[MatchResult]:
-    """Run every match not yet in the journal; commit each as it finishes; return all results."""
+    """Run every match not yet in the journal; commit each as it finishes; return all results.
+
+    Without ``keep_going``, a bot that cannot start in its first match stops the league with a
+    ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``)."""
     jobs = build_jobs(config)
     journal_path = config.out / "journal.sqlite"
     if not resume and journal_path.exists():
@@ -350,24 +419,39 @@ async def run_league(
         done = journal.done()
         results = [done[j.plan.match_id] for j in jobs if j.plan.match_id in done]
         todo = [j for j in jobs if j.plan.match_id not in done]
+        left = collections.Counter(j.event for j in todo)
+        seen = {name for r in results for name in r.bots}
         started = time.monotonic()
         played = 0
         write_outputs(config, results, len(jobs))
+
         async def play(job: MatchJob) -> tuple[MatchJob, MatchResult]:
             return job, await executor.run(job)
 
-        for future in asyncio.as_completed([play(job) for job in todo]):
-            job, result = await future
-            journal.commit(job.event, result)
-            results.append(result)
-            played += len(result.hands)
-            lines = write_outputs(config, results, len(jobs))
-            if on_progress is not None:
-                elapsed = max(time.monotonic() - started, 1e-9)
-                finished_now = len(results) - (len(jobs) - len(todo))
-                remaining = len(jobs) - len(results)
-                eta = elapsed / max(finished_now, 1) * remaining
-                on_progress(Progress(len(results), len(jobs), played, played / elapsed, eta, lines))
+        tasks = [asyncio.ensure_future(play(job)) for job in todo]
+        try:
+            for future in asyncio.as_completed(tasks):
+                job, result = await future
+                failure = None if keep_going else _start_failure(job, result, seen)
+                if failure is not None:
+                    raise failure
+                seen.update(result.bots)
+                journal.commit(job.event, result)
+                results.append(result)
+                left[job.event] -= 1
+                played += len(result.hands)
+                lines = write_outputs(config, results, len(jobs))
+                if on_progress is not None:
+                    elapsed = max(time.monotonic() - started, 1e-9)
+                    finished_now = len(results) - (len(jobs) - len(todo))
+                    remaining = len(jobs) - len(results)
+                    eta = elapsed / max(finished_now, 1) * remaining
+                    on_progress(Progress(len(results), len(jobs), played, played / elapsed, eta, lines, result,
+                                         job.event if left[job.event] == 0 else None, results))
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         return sorted(results, key=lambda r: r.match_id)
     finally:
         journal.close()

@@ -98,6 +98,7 @@ class MatchResult:
     forfeited: list[str] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
     log_tails: dict[str, str] = field(default_factory=dict)
+    unstarted: list[str] = field(default_factory=list)  # bots whose first start never connected
 
     def net(self) -> dict[str, int]:
         """Net chips by bot over the match."""
@@ -214,7 +215,7 @@ class Match:
             except OSError as error:
                 session.faults[Fault.START] += 1
                 self.result.log_tails[entry.name] = str(error)
-                self._fail(seat)
+                self._never_started(seat)
                 return
         exited = asyncio.ensure_future(seat.process.wait_exit(float("inf"))) if seat.process else None
         connected = asyncio.ensure_future(session.connected.wait())
@@ -233,7 +234,13 @@ class Match:
             else:
                 session.faults[Fault.NO_CONNECT] += 1
             seat.counted = seat.process
-            self._fail(seat)
+            self._never_started(seat)
+
+    def _never_started(self, seat: _Seat) -> None:
+        """Fail a bot whose launch did not connect; its first launch is noted (a broken command)."""
+        if seat.restarts == 0:
+            self.result.unstarted.append(seat.entry.name)
+        self._fail(seat)
 
     async def _count_crash(self, seat: _Seat, *, stopped: bool = False) -> None:
         """Count a crash once per process: one that exited by itself with a failure status (reason

@@ -10,11 +10,19 @@ from __future__ import annotations
 import collections
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
 from dealer.match import MatchResult, fault_totals
 from dealer.stats import Estimate, bb_per_100_grouped
+
+if TYPE_CHECKING:
+    from dealer.ratings import Rating
+
+
+BROKEN = frozenset({"start_failed", "no_connect", "authentication", "crash", "memory", "disconnect"})
+"""Fault reasons of a bot that stopped playing (it then folds or checks unasked): no valid result."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,7 @@ class Standing:
     bb100: Estimate
     faults: dict[str, int]
     points: int = 0
+    rating: Rating | None = None
 
     def as_json(self) -> dict[str, object]:
         """A JSON-ready dict."""
@@ -34,6 +43,7 @@ class Standing:
         return {
             "name": self.name, "hands": self.hands, "chips": self.chips, "bb_per_100": round(self.bb100.mean, 3),
             "ci95": [_round(low), _round(high)], "samples": self.bb100.n, "points": self.points,
+            "rating": None if self.rating is None else self.rating.as_json(),
             "faults": dict(sorted(self.faults.items())),
         }
 
@@ -60,9 +70,11 @@ def duplicate_samples(results: Sequence[MatchResult]) -> dict[str, tuple[list[fl
 
 
 def standings(
-    results: Sequence[MatchResult], points: dict[str, int] | None = None, *, by_points: bool = False
+    results: Sequence[MatchResult], points: dict[str, int] | None = None, *, by_points: bool = False,
+    ratings: dict[str, Rating] | None = None, by_rating: bool = False,
 ) -> list[Standing]:
-    """Every bot's standing, best first: by bb/100, or by points first (freezeout events)."""
+    """Every bot's standing, best first: by bb/100, by rating (multi-way), or by points then rating
+    (freezeout events)."""
     chips: collections.Counter[str] = collections.Counter()
     hands: collections.Counter[str] = collections.Counter()
     names: set[str] = set()
@@ -79,22 +91,33 @@ def standings(
         totals, counts = samples.get(name, ([], []))
         estimate = bb_per_100_grouped(totals, counts, 1) if totals else Estimate(0.0, float("inf"), 0)
         lines.append(Standing(name, hands[name], chips[name], estimate, dict(faults.get(name, {})),
-                              (points or {}).get(name, 0)))
-    lines.sort(key=lambda s: (-s.points if by_points else 0, -s.bb100.mean, s.name))
+                              (points or {}).get(name, 0), (ratings or {}).get(name)))
+
+    def key(s: Standing) -> tuple[float, float, float, str]:
+        mu = s.rating.mu if s.rating is not None else 0.0
+        return (-s.points if by_points else 0, -mu if by_rating or by_points else 0, -s.bb100.mean, s.name)
+
+    lines.sort(key=key)
     return lines
 
 
-def standings_table(lines: Sequence[Standing]) -> str:
-    """The standings as a text table."""
+def standings_table(lines: Sequence[Standing], *, points: bool | None = None) -> str:
+    """The standings as a text table (a points column when ``points``, by default when any scored;
+    a rating column when the lines have ratings)."""
+    points = any(line.points for line in lines) if points is None else points
+    rated = any(line.rating is not None for line in lines)
     rows = []
     for rank, s in enumerate(lines, 1):
         low, high = s.bb100.ci95() if s.bb100.n > 1 else (float("nan"), float("nan"))
         failures = ", ".join(f"{reason} {count}" for reason, count in sorted(s.faults.items())) or "-"
-        row = [rank, s.name, s.hands, s.chips, f"{s.bb100.mean:+.1f}", f"[{low:+.1f}, {high:+.1f}]"]
-        if any(line.points for line in lines):
+        row: list[object] = [rank, s.name, s.hands, s.chips, f"{s.bb100.mean:+.1f}", f"[{low:+.1f}, {high:+.1f}]"]
+        if rated:
+            r_low, r_high = s.rating.ci95() if s.rating is not None else (float("nan"), float("nan"))
+            row += [f"{s.rating.mu:.1f}" if s.rating is not None else "-", f"[{r_low:.1f}, {r_high:.1f}]"]
+        if points:
             row.insert(2, s.points)
         rows.append([*row, failures])
-    headers = ["#", "bot", "hands", "chips", "bb/100", "95% CI", "failures"]
-    if any(line.points for line in lines):
+    headers = ["#", "bot", "hands", "chips", "bb/100", "95% CI", *(["rating", "95% CI"] if rated else []), "failures"]
+    if points:
         headers.insert(2, "points")
     return tabulate(rows, headers=headers, disable_numparse=True)

@@ -48,7 +48,7 @@ CLOCK = "{per_action_ms: 3000, bank_ms: 30000, grace_ms: 200, startup_ms: 30000}
 
 def _league_text(n_bots: int, table_size: int, *, duplicate: bool, meetings: int, seed: int) -> str:
     """A league of ``n_bots`` bots with a round-robin, a gauntlet (challenger b0) and a freezeout."""
-    bots = "\n".join(f"  - {{name: b{i}, command: {sys.executable} bot{i}.py}}" for i in range(n_bots))
+    bots = "\n".join(f"  - {{name: b{i}, command: [{sys.executable}, -c, pass, b{i}]}}" for i in range(n_bots))
     dup = "true" if duplicate else "false"
     return f"""\
 name: props
@@ -254,10 +254,18 @@ def test_league_run_results(league: LeagueRun) -> None:
         assert {s["name"] for s in lines} == names, event
         assert sum(s["chips"] for s in lines) == 0, event
         assert all(s["hands"] > 0 for s in lines), event
+    # Overall: bb/100 over the cash events only (freezeout chips do not compare), and it says so.
+    assert data["ranking"].startswith("ranked by bb/100 over the cash events (heads-up, three-max)")
     by_name = {s["name"]: s for s in standings}
     for name in names:
-        assert sum(next(s for s in lines if s["name"] == name)["hands"] for lines in data["events"].values()) \
+        assert sum(next(s for s in data["events"][e] if s["name"] == name)["hands"] for e in ("heads-up", "three-max")) \
             == by_name[name]["hands"]
+        assert by_name[name]["points"] == 0 and by_name[name]["rating"]["matches"] > 0
+    # Multi-way and freezeout events are ranked by OpenSkill rating (after points for the freezeout).
+    three = data["events"]["three-max"]
+    assert [s["rating"]["mu"] for s in three] == sorted((s["rating"]["mu"] for s in three), reverse=True)
+    assert all(s["rating"]["ci95"][0] < s["rating"]["mu"] < s["rating"]["ci95"][1] for s in three)
+    assert data["events"]["heads-up"][0]["rating"] is None and "OpenSkill" in data["event_rankings"]["three-max"]
     # Heads-up duplicate: each bot meets 3 opponents on 2 tables of 15 hands.
     assert all(s["hands"] == 3 * 2 * 15 for s in data["events"]["heads-up"])
     # The freezeout is ranked by points: 3, 2, 1, 0 for the four places.
@@ -271,9 +279,20 @@ def test_league_run_results(league: LeagueRun) -> None:
     for a, b in itertools.permutations(names, 2):
         assert h2h[a][b] == pytest.approx(-h2h[b][a], abs=1e-6)
 
+    # standings.txt: overall and per event standings, head to head, failures; the terminal shows
+    # each event's standings once, when it ends, and one plain line per match (not a terminal).
     text = (league.out / "standings.txt").read_text(encoding="utf-8")
-    assert all(name in text for name in names)
-    assert "test league" in league.proc.stdout
+    sections = ["Overall standings: ranked by bb/100", "Event heads-up: ranked by bb/100",
+                "Event three-max: ranked by OpenSkill", "Event final: ranked by freezeout points",
+                "Head to head (heads-up matches", "Failures: none."]
+    assert [text.index(s) for s in sections] == sorted(text.index(s) for s in sections)
+    h2h_lines = text[text.index("Head to head"):].splitlines()
+    assert all(any(line.startswith(name) for line in h2h_lines) for name in names)
+    err = league.proc.stderr
+    for event in ("heads-up", "three-max", "final"):
+        assert err.count(f"Event {event}: ranked") == 1, err
+    assert len(re.findall(r"^\[\d+/\d+\] \S+ done; ", err, re.M)) == total
+    assert "test league" in league.proc.stdout and "Overall standings" in league.proc.stdout
 
 
 def test_league_run_folders(league: LeagueRun) -> None:
@@ -355,7 +374,7 @@ def test_killed_run_resumes_to_the_same_standings(league: LeagueRun, tmp_path: P
     resumed = dealer("run", "--resume", yaml)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     # Only the unfinished matches were played again: the first progress line counts the journal's.
-    progress = re.findall(r"\] (\d+)/(\d+) matches", resumed.stderr)
+    progress = re.findall(r"^\[(\d+)/(\d+)\] ", resumed.stderr, re.M)
     assert progress and int(progress[0][0]) == rows + 1 and progress[-1] == (str(total), str(total))
     data, whole = results_of(out), results_of(league.out)
     assert data["matches"] == {"finished": total, "total": total}
@@ -394,6 +413,7 @@ events:
 """
 EXPECTED = [  # (line, key path, words of the message), in line order
     (3, "colour", "unknown key"),
+    (5, "bots[0].command", "script 'a.py' not found"),
     (6, "bots[1].command", "missing command"),
     (7, "bots[2].command", "'/nonexistent/folder/prog' not found"),
     (8, "bots[3].command", "'no-such-program-xyz' not found"),
@@ -451,7 +471,7 @@ def test_validate_ok(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------ a bot that dies at start
 
 
-def test_bot_failing_at_start_is_charged_and_the_league_goes_on(tmp_path: Path) -> None:
+def _ghost_league(tmp_path: Path, ghost: str) -> tuple[Path, Path]:
     out = tmp_path / "out"
     yaml = tmp_path / "ghost.yaml"
     yaml.write_text(f"""\
@@ -462,12 +482,39 @@ out: {out}
 bots:
   - {{name: random, command: {_py("random")}}}
   - {{name: caller, command: {_py("call")}}}
-  - {{name: ghost,  command: {sys.executable} does_not_exist.py}}
+  - {{name: ghost,  command: {ghost}}}
 game: {{time: {CLOCK}}}
 events:
   - {{name: hu, format: round-robin, table_size: 2, hands: 10}}
 """, encoding="utf-8")
+    return yaml, out
+
+
+GHOST = f"[{sys.executable}, -c, 'import sys; sys.exit(\"ghost: no such model file\")']"
+
+
+def test_validate_finds_a_missing_script(tmp_path: Path) -> None:
+    yaml, out = _ghost_league(tmp_path, f"{sys.executable} does_not_exist.py")
+    for command in ("validate", "run"):
+        proc = dealer(command, yaml, timeout=30)
+        assert proc.returncode == 2
+        assert proc.stderr == f"error: {yaml}:8: bots[2].command: bot 'ghost': script 'does_not_exist.py' not found\n"
+    assert not out.exists()
+
+
+def test_bot_failing_at_start_stops_the_league(tmp_path: Path) -> None:
+    yaml, out = _ghost_league(tmp_path, GHOST)
     proc = dealer("run", yaml)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    error = proc.stderr.strip().splitlines()[-1]
+    assert re.fullmatch(r"error: bot 'ghost' could not start in its first match hu/\d{4} \(crash\): "
+                        r"ghost: no such model file; log .*ghost\.log; fix its command or pass --keep-going", error), error
+    assert results_of(out)["matches"]["finished"] <= 1  # at most the match without the ghost
+
+
+def test_bot_failing_at_start_is_charged_and_the_league_goes_on(tmp_path: Path) -> None:
+    yaml, out = _ghost_league(tmp_path, GHOST)
+    proc = dealer("run", yaml, "--keep-going")
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = results_of(out)
     assert data["matches"] == {"finished": 3, "total": 3}
@@ -480,5 +527,5 @@ events:
     # Every match was played to the end: the ghost's seat folded or checked for it.
     assert all(s["hands"] == 2 * 2 * 10 for s in lines.values())
     tails = data["log_tails"]
-    assert len(tails) == 2 and all("does_not_exist.py" in t["ghost"] for t in tails.values())
+    assert len(tails) == 2 and all("no such model file" in t["ghost"] for t in tails.values())
     assert "ghost" in (out / "standings.txt").read_text(encoding="utf-8")
