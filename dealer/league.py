@@ -391,8 +391,9 @@ def _start_failure(job: MatchJob, result: MatchResult, seen: set[str]) -> BotSta
             reasons = ", ".join(sorted(result.faults.get(name, {}))) or "no start"
             tail = [line for line in result.log_tails.get(name, "").splitlines() if line.strip()]
             last = f": {tail[-1].strip()[:200]}" if tail else ""
-            return BotStartError(f"bot {name!r} could not start in its first match {result.match_id} ({reasons}){last}; "
-                                 f"log {job.out / 'logs' / (name + '.log')}; fix its command or pass --keep-going")
+            log = job.out / "logs" / f"{name}.log"
+            return BotStartError(f"bot {name!r} could not start in its first match {result.match_id} "
+                                 f"({reasons}){last}; log {log}; fix its command or pass --keep-going")
     return None
 
 

@@ -34,8 +34,12 @@ class Rating:
     def as_json(self) -> dict[str, object]:
         """A JSON-ready dict."""
         low, high = self.ci95()
-        return {"mu": round(self.mu, 3), "sigma": round(self.sigma, 3), "ci95": [round(low, 3), round(high, 3)],
-                "matches": self.matches}
+        return {
+            "mu": round(self.mu, 3),
+            "sigma": round(self.sigma, 3),
+            "ci95": [round(low, 3), round(high, 3)],
+            "matches": self.matches,
+        }
 
 
 def match_ranks(result: MatchResult) -> dict[str, int]:
@@ -46,7 +50,7 @@ def match_ranks(result: MatchResult) -> dict[str, int]:
         ranks = {name: k + 1 for k, name in enumerate(order)}
         rest = len(order) + 1
         return {name: ranks.get(name, rest) for name in result.bots}
-    won: collections.Counter[str] = collections.Counter({name: 0 for name in result.bots})
+    won: collections.Counter[str] = collections.Counter(dict.fromkeys(result.bots, 0))
     for record in result.hands:
         for name, chips in record.net.items():
             won[name] += chips / record.big_blind

@@ -21,17 +21,38 @@ def _interval(pair: Sequence[float | None] | None, digits: int = 1, sign: str = 
 def standings_block(lines: Sequence[Mapping[str, Any]], *, points: bool = False) -> str:
     """A standings table from the JSON lines of ``Standing.as_json``."""
     rated = any(line.get("rating") for line in lines)
-    headers = ["#", "bot", *(["points"] if points else []), "hands", "chips", "bb/100", "95% CI",
-               *(["rating", "95% CI"] if rated else []), "failures"]
+    headers = [
+        "#",
+        "bot",
+        *(["points"] if points else []),
+        "hands",
+        "chips",
+        "bb/100",
+        "95% CI",
+        *(["rating", "95% CI"] if rated else []),
+        "failures",
+    ]
     rows = []
     for rank, s in enumerate(lines, 1):
         rating = s.get("rating")
         failures = ", ".join(f"{reason} {count}" for reason, count in sorted(s["faults"].items())) or "-"
-        rows.append([rank, s["name"], *([s["points"]] if points else []), s["hands"], s["chips"],
-                     f"{s['bb_per_100']:+.1f}", _interval(s["ci95"]),
-                     *([f"{rating['mu']:.1f}", _interval(rating["ci95"], sign="")] if rated and rating else
-                       (["-", "-"] if rated else [])),
-                     failures])
+        rows.append(
+            [
+                rank,
+                s["name"],
+                *([s["points"]] if points else []),
+                s["hands"],
+                s["chips"],
+                f"{s['bb_per_100']:+.1f}",
+                _interval(s["ci95"]),
+                *(
+                    [f"{rating['mu']:.1f}", _interval(rating["ci95"], sign="")]
+                    if rated and rating
+                    else (["-", "-"] if rated else [])
+                ),
+                failures,
+            ]
+        )
     return tabulate(rows, headers=headers, disable_numparse=True)
 
 
@@ -43,8 +64,10 @@ def overall_text(data: Mapping[str, Any]) -> str:
 def event_text(data: Mapping[str, Any], event: str) -> str:
     """One event's standings with the rule that ranks it."""
     lines = data["events"][event]
-    return (f"Event {event}: {data['event_rankings'][event]}.\n"
-            f"{standings_block(lines, points=any(s['points'] for s in lines) or 'points' in data['event_rankings'][event])}")
+    return (
+        f"Event {event}: {data['event_rankings'][event]}.\n"
+        f"{standings_block(lines, points=any(s['points'] for s in lines) or 'points' in data['event_rankings'][event])}"
+    )
 
 
 def head_to_head_text(data: Mapping[str, Any]) -> str:
@@ -64,8 +87,10 @@ def head_to_head_text(data: Mapping[str, Any]) -> str:
             mark = "*" if ci is not None and (ci[0] > 0 or ci[1] < 0) else ""
             row.append(f"{table[a][b]:+.1f}{mark}")
         rows.append(row)
-    return ("Head to head (heads-up matches; bb/100 of the row bot against the column bot; "
-            "* where the 95% interval excludes 0):\n" + tabulate(rows, headers=["", *names], disable_numparse=True))
+    return (
+        "Head to head (heads-up matches; bb/100 of the row bot against the column bot; "
+        "* where the 95% interval excludes 0):\n" + tabulate(rows, headers=["", *names], disable_numparse=True)
+    )
 
 
 def failures_text(data: Mapping[str, Any]) -> str:
@@ -95,8 +120,10 @@ def summary_text(data: Mapping[str, Any]) -> str:
             parts.append(f"Comparison {event}: {comparison['error']}")
         else:
             fig = comparison[comparison["verdict_from"]]
-            parts.append(f"Comparison {event}: {comparison['new']} - {comparison['old']} = {fig['bb_per_100']:+.2f} "
-                         f"bb/100 {comparison['verdict_from']}, interval {_interval(fig['ci'], 2)}, "
-                         f"verdict {comparison['verdict']} ({comparison['hands']} hands)")
+            parts.append(
+                f"Comparison {event}: {comparison['new']} - {comparison['old']} = {fig['bb_per_100']:+.2f} "
+                f"bb/100 {comparison['verdict_from']}, interval {_interval(fig['ci'], 2)}, "
+                f"verdict {comparison['verdict']} ({comparison['hands']} hands)"
+            )
     parts += [head_to_head_text(data), failures_text(data)]
     return "\n\n".join(parts) + "\n"

@@ -258,7 +258,8 @@ def test_league_run_results(league: LeagueRun) -> None:
     assert data["ranking"].startswith("ranked by bb/100 over the cash events (heads-up, three-max)")
     by_name = {s["name"]: s for s in standings}
     for name in names:
-        assert sum(next(s for s in data["events"][e] if s["name"] == name)["hands"] for e in ("heads-up", "three-max")) \
+        cash = ("heads-up", "three-max")
+        assert sum(next(s for s in data["events"][e] if s["name"] == name)["hands"] for e in cash) \
             == by_name[name]["hands"]
         assert by_name[name]["points"] == 0 and by_name[name]["rating"]["matches"] > 0
     # Multi-way and freezeout events are ranked by OpenSkill rating (after points for the freezeout).
@@ -507,8 +508,9 @@ def test_bot_failing_at_start_stops_the_league(tmp_path: Path) -> None:
     proc = dealer("run", yaml)
     assert proc.returncode == 2, proc.stderr[-3000:]
     error = proc.stderr.strip().splitlines()[-1]
-    assert re.fullmatch(r"error: bot 'ghost' could not start in its first match hu/\d{4} \(crash\): "
-                        r"ghost: no such model file; log .*ghost\.log; fix its command or pass --keep-going", error), error
+    expected = (r"error: bot 'ghost' could not start in its first match hu/\d{4} \(crash\): "
+                r"ghost: no such model file; log .*ghost\.log; fix its command or pass --keep-going")
+    assert re.fullmatch(expected, error), error
     assert results_of(out)["matches"]["finished"] <= 1  # at most the match without the ghost
 
 
