@@ -36,7 +36,8 @@ async def answer(session: BotSession) -> None:
         session._take_batch(loop.time())
         if requests:
             session._receive(pb.BotMessage(actions=[
-                pb.ActionReply(table=0, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL) for r in requests]))
+                pb.ActionReply(table=session._open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
+                for r in requests]))
 
 
 async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tuple[float, int, int]:

@@ -74,7 +74,7 @@ async def round_trips(server: DealerServer, out: Path, count: int) -> float:
         framed = frame(pb.Item(table=1, request=pb.ActionRequest(request_id=request_id, can_fold=False)))
         answer: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         t0 = time.perf_counter()
-        session.request(request_id, framed, 5.0, lambda reply, elapsed, answer=answer: answer.set_result(None))
+        session.request(request_id, framed, 5.0, lambda reply, elapsed, answer=answer: answer.set_result(None), table=1)
         await answer
         times.append(time.perf_counter() - t0)
     session.goodbye("done")

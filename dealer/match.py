@@ -12,7 +12,13 @@ Fault policy (what happens when a bot misbehaves; every event is counted by reas
 * three timeouts in a row, a disconnect or a crash: under ``fold`` (the default) the bot checks
   or folds without being asked for the rest of the match; under ``forfeit`` the match stops
   after the current hands and the bot is marked as forfeiting; under ``restart`` the bot's
-  process is started again before its next hand (a remote bot may reconnect).
+  process is started again before its next hand (a remote bot may reconnect); every table
+  waiting on it waits for that one restart.
+
+One reason per event: a lost connection whose process then turns out to have crashed (or run
+out of memory) is counted as that crash, not also as a disconnect; a bot is disqualified once
+per failure. A failed bot still connected is sent only what it needs: no more hands of the
+match, only its MatchEnd (and Goodbye). Errors of the dealer's own stop the match loudly.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import logging
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +36,7 @@ from dealer import wire
 from dealer.bots import BotProcess
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
+from dealer.errors import DealerError
 from dealer.equity import adjusted_net
 from dealer.history import phh_text, write_phhs
 from dealer.rules import Hand, Legal, TableConfig, Variant
@@ -39,6 +47,7 @@ from poker.v1 import dealer_pb2 as pb
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
 _table_ids = itertools.count(1)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -122,6 +131,7 @@ class _Seat:
     bank_ms: int = 0  # what is left of its time bank for the whole match
     match_starts: list[bytes] = field(default_factory=list)  # framed MatchStart items, resent on restart
     counted: BotProcess | None = None  # the process whose end was already counted as a fault
+    disconnects: int = 0  # disconnects counted before the current process started
 
 
 @dataclass(eq=False)
@@ -171,15 +181,40 @@ class Match:
         self._kept_faults = {name: collections.Counter(session.faults) for name, session in self.kept.items()}
 
     async def run(self) -> MatchResult:
-        """Connect the bots, play every table, then say goodbye and stop every process."""
+        """Connect the bots, play every table, then say goodbye and stop every process.
+
+        An error of the dealer's own (here or while serving a stream: ``server.failed``) stops
+        the match and is raised, never charged to a bot."""
         self.out.mkdir(parents=True, exist_ok=True)
+        plan = self.plan
+        log.info("match %s: %d tables, %d hands each, bots %s, fault policy %s", plan.match_id, len(plan.tables),
+                 plan.hands, ", ".join(self.result.bots), plan.fault_policy)
+        play = asyncio.ensure_future(self._play())
         try:
-            await asyncio.gather(*(self._connect(name) for name in self.result.bots))
-            await asyncio.gather(*(self._play_table(index, spec) for index, spec in enumerate(self.plan.tables)))
+            failed = self.server.failed
+            await asyncio.wait({play} if failed is None else {play, failed}, return_when=asyncio.FIRST_COMPLETED)
+            if not play.done():
+                assert failed is not None
+                play.cancel()
+                await asyncio.wait({play})
+                raise RuntimeError(f"match {plan.match_id} stopped: the dealer failed (see its log)") from failed.result()
+            try:
+                play.result()
+            except DealerError as error:  # raised on purpose by the engine, but the match's input is checked
+                raise RuntimeError(f"match {plan.match_id} stopped: the dealer failed") from error
         finally:
+            if not play.done():
+                play.cancel()
+                await asyncio.wait({play})
             await self._shutdown()
             self._write_histories()
+        log.info("match %s over: %d hands, faults %s", plan.match_id, len(self.result.hands),
+                 {name: reasons for name, reasons in self.result.faults.items() if reasons} or "none")
         return self.result
+
+    async def _play(self) -> None:
+        await asyncio.gather(*(self._connect(name) for name in self.result.bots))
+        await asyncio.gather(*(self._play_table(index, spec) for index, spec in enumerate(self.plan.tables)))
 
     def _write_histories(self) -> None:
         """Write each table's PHH file once the match is over, so no bot can read a deal's
@@ -204,6 +239,8 @@ class Match:
     async def _launch(self, seat: _Seat) -> None:
         """Start the bot (if launched) and wait for it to connect within the start-up limit."""
         entry, session = seat.entry, seat.session
+        seat.disconnects = session.faults[Fault.DISCONNECT]
+        match_id = self.plan.match_id
         if entry.command is not None:
             suffix = f".{seat.restarts}" if seat.restarts else ""
             try:
@@ -213,27 +250,36 @@ class Match:
                     limits=entry.limits, local_address=self.server.local_address,
                 )
             except OSError as error:
-                session.faults[Fault.START] += 1
+                session.fault(Fault.START, f"match {match_id}: {error}")
                 self.result.log_tails[entry.name] = str(error)
                 self._never_started(seat)
                 return
+            log.info("match %s: launched bot %s (pid %d)", match_id, entry.name, seat.process.process.pid)
         exited = asyncio.ensure_future(seat.process.wait_exit(float("inf"))) if seat.process else None
         connected = asyncio.ensure_future(session.connected.wait())
-        refused = self.server.auth_failures.total()
+        charged = session.faults.total()
         waiting = {connected} | ({exited} if exited else set())
         done, _ = await asyncio.wait(waiting, timeout=self.plan.game.time.startup_ms / 1000,
                                      return_when=asyncio.FIRST_COMPLETED)
         for task in waiting:
             task.cancel()
         if connected not in done:
-            if self.server.auth_failures.total() > refused:  # a token was refused while it started
-                session.faults[Fault.AUTH] += 1
-            elif exited in done and seat.process is not None:
-                await seat.process.log_complete()
-                session.faults[Fault.MEMORY if seat.process.out_of_memory() else Fault.CRASH] += 1
+            process = seat.process
+            if session.faults.total() > charged:
+                pass  # its own stream was refused (a token already connected, a protocol version): counted
+            elif exited in done and process is not None:
+                await process.log_complete()
+                if process.out_of_memory():
+                    session.fault(Fault.MEMORY, f"match {match_id}: out of memory before connecting")
+                elif process.crashed:
+                    session.fault(Fault.CRASH, f"match {match_id}: exited with status {process.returncode} "
+                                  "before connecting")
+                else:
+                    session.fault(Fault.NO_CONNECT, f"match {match_id}: exited before connecting")
             else:
-                session.faults[Fault.NO_CONNECT] += 1
-            seat.counted = seat.process
+                session.fault(Fault.NO_CONNECT, f"match {match_id}: no connection within "
+                              f"{self.plan.game.time.startup_ms} ms")
+            seat.counted = process
             self._never_started(seat)
 
     def _never_started(self, seat: _Seat) -> None:
@@ -254,33 +300,45 @@ class Match:
         out_of_memory = process.out_of_memory()
         if process.crashed or out_of_memory:
             seat.counted = process
-            seat.session.faults[Fault.MEMORY if out_of_memory else Fault.CRASH] += 1
+            session = seat.session
+            if session.faults[Fault.DISCONNECT] > seat.disconnects:  # its lost stream was this crash
+                session.uncount(Fault.DISCONNECT)
+            reason = Fault.MEMORY if out_of_memory else Fault.CRASH
+            session.fault(reason, f"match {self.plan.match_id}: exit status {process.returncode}")
 
     def _fail(self, seat: _Seat) -> None:
-        """Apply the fault policy to a bot that can no longer play."""
+        """Apply the fault policy to a bot that can no longer play (once per failure)."""
+        if seat.failed:
+            return
         seat.failed = True
+        log.warning("match %s: bot %s disqualified (fault policy %s)", self.plan.match_id, seat.entry.name,
+                    self.plan.fault_policy)
         seat.session.notice(pb.FAULT_REASON_DISQUALIFIED, "no longer deciding in this match")
         if self.plan.fault_policy == "forfeit" and seat.entry.name not in self.result.forfeited:
             self.result.forfeited.append(seat.entry.name)
             self.stop = True
 
-    async def _before_hand(self, seat: _Seat) -> None:
-        """Notice a lost connection; under ``restart``, start the bot again."""
-        if not seat.session.live:
-            await self._count_crash(seat)  # also when it was already failed by a disconnect mid-hand
-            if not seat.failed:
+    async def _before_hand(self, seat: _Seat, table: int) -> None:
+        """Notice a lost connection; under ``restart``, start the bot again. Tables that find
+        the seat in need meanwhile wait for the same restart (they never start another)."""
+        restarts = seat.restarts
+        async with self._restart_locks[seat.entry.name]:
+            if seat.restarts != restarts:
+                return  # restarted while this table waited: the new process is its answer
+            if not seat.session.live:
+                await self._count_crash(seat)  # also when it was already failed by a disconnect mid-hand
                 self._fail(seat)
-        if seat.failed and self.plan.fault_policy == "restart" and not self.stop:
-            async with self._restart_locks[seat.entry.name]:
-                if seat.failed:
-                    if seat.process is not None:
-                        await seat.process.stop(grace_s=0.2)
-                        await self._count_crash(seat)
-                    seat.restarts += 1
-                    seat.failed, seat.strikes = False, 0
-                    await self._launch(seat)
-                    for start in seat.match_starts:  # the new process joins the tables in progress
-                        seat.session.send_framed(start)
+            if seat.failed and self.plan.fault_policy == "restart" and not self.stop:
+                if seat.process is not None:
+                    await seat.process.stop(grace_s=0.2)
+                    await self._count_crash(seat)
+                seat.restarts += 1
+                log.warning("match %s: restarting bot %s before its next hand on table %d (restart %d)",
+                            self.plan.match_id, seat.entry.name, table, seat.restarts)
+                seat.failed, seat.strikes = False, 0
+                await self._launch(seat)
+                for start in seat.match_starts:  # the new process joins the tables in progress
+                    seat.session.send_framed(start)
 
     async def _shutdown(self) -> None:
         for name, seat in self.seats.items():
@@ -297,8 +355,10 @@ class Match:
     async def _stop(self, seat: _Seat) -> None:
         if seat.process is None:
             return
-        await seat.process.stop()
-        if seat.session.faults.get(Fault.DISCONNECT):
+        code = await seat.process.stop()
+        log.info("match %s: stopped bot %s (exit status %s%s)", self.plan.match_id, seat.entry.name, code,
+                 ", killed" if seat.process.killed else "")
+        if seat.session.faults[Fault.DISCONNECT] > seat.disconnects:
             await self._count_crash(seat, stopped=True)
         if seat.session.faults:
             self.result.log_tails[seat.entry.name] = seat.process.log_tail()
@@ -351,7 +411,7 @@ class Match:
                 self._advance(table)
                 waiting = await table.over
             else:
-                await asyncio.gather(*(self._before_hand(seat) for seat in waiting))
+                await asyncio.gather(*(self._before_hand(seat, table.id) for seat in waiting))
                 waiting = self._deal(table, checked=True)
         n, chips = len(spec.seats), table.chips
         if self.plan.mode == "freezeout":
@@ -385,7 +445,8 @@ class Match:
         table.live = live
         table.encoder = wire.HandWire(table.id, hand, number, live, n)
         for engine_seat, s in enumerate(live):
-            seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
+            if not seats[s].failed:  # a failed seat is sent no more hands
+                seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
         return None
 
     def _advance(self, table: _Table, answer: tuple[Legal, _Seat, pb.ActionReply | None] | None = None) -> None:
@@ -406,7 +467,9 @@ class Match:
                 published = encoder.publish()
                 if published:
                     for s in live:
-                        seats[s].session.send_framed(published)
+                        seat = seats[s]
+                        if not seat.failed:
+                            seat.session.send_framed(published)
                 actor = hand.actor
                 if actor is None:
                     self._end_hand(table)
@@ -446,14 +509,15 @@ class Match:
             if reply is None:
                 if session.live:
                     seat.strikes += 1
-                    session.notice(pb.FAULT_REASON_TIMEOUT, "no answer in time", request_id)
+                    if not seat.failed:
+                        session.notice(pb.FAULT_REASON_TIMEOUT, "no answer in time", request_id)
                 if seat.strikes >= STRIKES or not session.live:
                     self._fail(seat)
             else:
                 seat.strikes = 0
             self._advance(table, (legal, seat, reply))
 
-        session.request(request_id, framed, allowance, answered)
+        session.request(request_id, framed, allowance, answered, table=table.id)
 
     def _apply(self, hand: Hand, legal: Legal, seat: _Seat, reply: pb.ActionReply | None) -> None:
         """Apply the bot's answer, or the policy's default (check, else fold) when it has none or
@@ -467,12 +531,13 @@ class Match:
             if legal.can_raise and legal.min_to <= reply.amount <= legal.max_to:
                 hand.raise_to(reply.amount)
                 return
-            seat.session.faults[Fault.ILLEGAL] += 1
-            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION,
-                                f"raise to {reply.amount} is outside {legal.min_to}..{legal.max_to}", reply.request_id)
+            detail = f"raise to {reply.amount} is outside {legal.min_to}..{legal.max_to}"
+            seat.session.fault(Fault.ILLEGAL, detail, table=reply.table, request_id=reply.request_id)
+            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION, detail, reply.request_id)
         elif reply is not None and kind != pb.ACTION_TYPE_FOLD:
-            seat.session.faults[Fault.ILLEGAL] += 1
-            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION, f"unknown action type {kind}", reply.request_id)
+            detail = f"unknown action type {kind}"
+            seat.session.fault(Fault.ILLEGAL, detail, table=reply.table, request_id=reply.request_id)
+            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION, detail, reply.request_id)
         if legal.fold:
             hand.fold()
         else:
@@ -494,7 +559,9 @@ class Match:
             self.result.places[:0] = [spec.seats[s] for s in busted]
         end = table.encoder.hand_end(net)
         for s in live:
-            table.seats[s].session.send_framed(end)
+            seat = table.seats[s]
+            if not seat.failed:
+                seat.session.send_framed(end)
         adjusted = adjusted_net(hand)
         table.played += 1
         table.histories.append(phh_text(

@@ -7,6 +7,11 @@ together in one ``DealerMessage``, so many tables and events share the per-messa
 are serialized once, framed as the ``items`` field of a ``DealerMessage``, and shared by every
 session that receives them. A request's clock starts when the message carrying it is written
 and stops when the answer is read: the dealer's own work is never charged to a bot.
+
+Error boundary: what a bot can cause on its stream (a broken or cancelled stream, a malformed
+or oversized message, a flood) is counted against that bot by one reason (``Fault``) and ends
+only its session. Anything else raised while serving a stream is the dealer's own error: it is
+logged with its traceback and handed to ``DealerServer.failed``, which stops the matches loudly.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import collections
 import gc
 import hashlib
 import hmac
+import itertools
+import logging
 import os
 import secrets
 import shutil
@@ -33,11 +40,20 @@ from poker.v1 import dealer_pb2 as pb
 from poker.v1 import dealer_pb2_grpc
 
 PROTOCOL_VERSION = 1
-MAX_MESSAGE_BYTES = 1 << 20
+SUPPORTED_VERSIONS = frozenset({0, PROTOCOL_VERSION})  # Hello.protocol_version; 0 means 1
+MAX_MESSAGE_BYTES = 1 << 20  # the largest message either way: a bot's larger one is a protocol fault
+MAX_SEND_BYTES = 4 << 20  # no message to a bot above gRPC clients' default limit (batches split at 1 MiB)
+GRPC_RECEIVE_LIMIT = 16 * MAX_MESSAGE_BYTES  # above this gRPC itself ends the stream (seen as a disconnect)
+MAX_BACKLOG_BYTES = 32 * MAX_MESSAGE_BYTES  # queued for a bot that does not read its stream: cut off
 AUTH_TIMEOUT_S = 5.0
 FLOOD_LIMIT = 2000  # replies not matching any open request before a bot is cut off
-MAX_UNAUTHENTICATED = 256  # streams waiting for their Hello at once; more are refused at once
+MAX_WAITING = 256  # streams waiting for their Hello at once, over every peer
+MAX_WAITING_PER_PEER = 64  # ... from one peer (IP address; every Unix socket client is one peer)
+FAULTS_LOGGED = 20  # faults of one reason logged per session; the rest are only counted
 LATE_MEMORY = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
+_BROKEN = (asyncio.CancelledError, grpc.RpcError, grpc.aio.BaseError)  # a stream that broke: the bot's doing
+
+log = logging.getLogger(__name__)
 
 
 def tune_gc() -> None:
@@ -49,19 +65,21 @@ def tune_gc() -> None:
 
 
 class Fault:
-    """Reasons a bot is charged with, as they appear in results."""
+    """Reasons a bot is charged with, as they appear in results: one reason per event (the
+    table in README.md and SECURITY.md says what each covers)."""
 
-    TIMEOUT = "timeout"
-    ILLEGAL = "illegal_action"
-    UNEXPECTED = "unexpected_reply"
-    PROTOCOL = "protocol"
-    DISCONNECT = "disconnect"
-    CRASH = "crash"
-    NO_CONNECT = "no_connect"
-    AUTH = "authentication"
-    FLOOD = "flood"
-    MEMORY = "memory"
-    START = "start_failed"
+    TIMEOUT = "timeout"  # no answer within a request's time (a late answer is not counted again)
+    ILLEGAL = "illegal_action"  # an answer the rules do not allow
+    UNEXPECTED = "unexpected_reply"  # an answer to no open request of that id on that table
+    PROTOCOL = "protocol"  # a malformed message, one above MAX_MESSAGE_BYTES, an unsupported version
+    DISCONNECT = "disconnect"  # the stream ended without Goodbye, the process did not crash
+    CRASH = "crash"  # the process exited by itself with a failure status or a signal
+    MEMORY = "memory"  # ... and its log ends with an allocation failure (its memory limit)
+    NO_CONNECT = "no_connect"  # no connection within the start-up time
+    START = "start_failed"  # the process could not be started
+    AUTH = "authentication"  # a second stream with a token already connected
+    FLOOD = "flood"  # more than FLOOD_LIMIT messages or replies that answer no request
+    STALLED = "stalled"  # more than MAX_BACKLOG_BYTES waited for a bot that does not read its stream
 
 
 Answered = Callable[[pb.ActionReply | None, float], None]
@@ -77,12 +95,14 @@ class _Deadline:
 
 @dataclass(slots=True)
 class _Pending:
-    """An open ActionRequest: who to tell, its time allowance, when it was sent, its timer."""
+    """An open ActionRequest: who to tell, its table, its time allowance, when it was sent, its timer."""
 
     answered: Answered
+    table: int
     allowance_s: float
     sent_at: float = 0.0
     deadline: _Deadline | None = None
+    position: int = 0  # its index in the outbox until it is sent
 
 
 @dataclass(eq=False)
@@ -95,7 +115,9 @@ class BotSession:
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     disconnected: asyncio.Event = field(default_factory=asyncio.Event)
     version: str = ""
+    on_dealer_error: Callable[[BaseException], None] | None = field(default=None, repr=False)
     _outbox: list[bytes] = field(default_factory=list)  # framed items
+    _queued: int = 0  # bytes in the outbox
     _outbox_requests: list[int] = field(default_factory=list)  # request ids among them
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _open: dict[int, _Pending] = field(default_factory=dict)
@@ -104,6 +126,8 @@ class BotSession:
     _stray: int = 0
     _late: dict[int, None] = field(default_factory=dict)
     _context: grpc.aio.ServicerContext | None = None
+    _stream: asyncio.Task[object] | None = None  # the task serving the stream, cancelled to cut a stalled bot off
+    _cut: tuple[grpc.StatusCode, str] | None = None  # why the dealer ends the stream (its fault is counted)
     _goodbye: bool = False
 
     @property
@@ -111,31 +135,54 @@ class BotSession:
         """Whether a bot is connected on this token now."""
         return self._context is not None
 
+    def fault(self, reason: str, detail: str, *, table: int = 0, request_id: int = 0) -> None:
+        """Count a fault against this bot, and log it with its table and request (the first
+        FAULTS_LOGGED of each reason: a flood is not also a flood of the log)."""
+        count = self.faults[reason] = self.faults[reason] + 1
+        if count <= FAULTS_LOGGED:
+            log.warning("fault %s: bot %s, table %d, request %d: %s%s", reason, self.name, table, request_id, detail,
+                        " (further faults of this reason are counted, not logged)" if count == FAULTS_LOGGED else "")
+
+    def uncount(self, reason: str) -> None:
+        """Take back one fault of ``reason``: the event it belonged to is counted by another reason."""
+        if self.faults[reason] > 1:
+            self.faults[reason] -= 1
+        else:
+            del self.faults[reason]
+
     def send(self, item: pb.Item, *, flush: bool = False) -> None:
         """Queue an item for the next message to this bot (dropped if it is not connected)."""
         self.send_framed(frame(item), flush=flush)
 
     def send_framed(self, framed: bytes, *, flush: bool = False) -> None:
-        """Queue an item already framed by ``frame`` (shared by every seat that receives it)."""
+        """Queue an item already framed by ``frame`` (shared by every seat that receives it).
+
+        A backlog above MAX_MESSAGE_BYTES is written at once (in messages of at most that size);
+        one above MAX_BACKLOG_BYTES (the bot does not read its stream) cuts the bot off."""
         if self._context is not None:
             self._outbox.append(framed)
-            if flush:
+            self._queued += len(framed)
+            if flush or self._queued > MAX_MESSAGE_BYTES:
                 self._wake.set()
+                if self._queued > MAX_BACKLOG_BYTES:
+                    self._stalled()
 
     def next_request_id(self) -> int:
         """A fresh request id for this session."""
         self._next_id += 1
         return self._next_id
 
-    def request(self, request_id: int, framed: bytes, allowance_s: float, answered: Answered) -> None:
-        """Send a framed ActionRequest. ``answered(reply, seconds)`` is called exactly once: with
-        the reply when it is read, or with None when the time runs out or the bot is lost."""
+    def request(self, request_id: int, framed: bytes, allowance_s: float, answered: Answered, *, table: int) -> None:
+        """Send a framed ActionRequest of ``table``. ``answered(reply, seconds)`` is called exactly
+        once: with the reply (quoting this id and table) when it is read, or with None when the
+        time runs out or the bot is lost."""
         if self._context is None:
             asyncio.get_running_loop().call_soon(answered, None, 0.0)
             return
-        self._open[request_id] = _Pending(answered, allowance_s)
+        self._open[request_id] = _Pending(answered, table, allowance_s, position=len(self._outbox))
         self._outbox_requests.append(request_id)
         self._outbox.append(framed)
+        self._queued += len(framed)
         self.requests += 1
         self._wake.set()
 
@@ -152,33 +199,70 @@ class BotSession:
 
     def _attach(self, context: grpc.aio.ServicerContext, version: str) -> None:
         self._context = context
+        self._stream = asyncio.current_task()
         self.version = version
         self._goodbye = False
+        self._cut = None
         self._late.clear()
         self._outbox.clear()
         self._outbox_requests.clear()
+        self._queued = 0
         self.disconnected.clear()
         self.connected.set()
 
     def _detach(self) -> None:
         self._context = None
+        self._stream = None
         self.connected.clear()
         self.disconnected.set()
         self._outbox.clear()
         self._outbox_requests.clear()
+        self._queued = 0
         self._wake.set()
         lost, self._open = self._open, {}
         now = asyncio.get_running_loop().time()
         for pending in lost.values():
             self._close(pending)
-            pending.answered(None, now - pending.sent_at if pending.sent_at else 0.0)
+        self._settle([(pending, None, now - pending.sent_at if pending.sent_at else 0.0) for pending in lost.values()])
+
+    def _settle(self, answers: list[tuple[_Pending, pb.ActionReply | None, float]]) -> None:
+        """Tell each request's owner its answer. An error there is the dealer's own: every other
+        request is still answered (no table is left waiting), then the error is reported."""
+        errors = []
+        for pending, reply, elapsed in answers:
+            try:
+                pending.answered(reply, elapsed)
+            except Exception as error:  # noqa: BLE001 - reported below, after the other answers
+                errors.append(error)
+        for error in errors:
+            self._dealer_error(error)
+
+    def _dealer_error(self, error: BaseException) -> None:
+        """An error of the dealer's own while serving this bot: logged with its traceback, then
+        handed to ``on_dealer_error`` (raised when there is none)."""
+        log.error("dealer error while serving bot %s", self.name, exc_info=error)
+        if self.on_dealer_error is None:
+            raise error
+        self.on_dealer_error(error)
+
+    def _stalled(self) -> None:
+        """The bot does not read what it is sent: count it once and end its stream."""
+        if self._cut is None:
+            self.fault(Fault.STALLED, f"more than {MAX_BACKLOG_BYTES} bytes wait to be sent: the bot does not read")
+            self._cut = grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot does not read its stream"
+            if self._stream is not None:
+                self._stream.cancel()
 
     def _take_batch(self, now: float) -> bytes:
-        """Everything queued as one serialized DealerMessage, with its requests' clocks started
-        now: one timer for each time allowance among them."""
-        batch, self._outbox = self._outbox, []
-        requests, self._outbox_requests = self._outbox_requests, []
-        self._wake.clear()
+        """What is queued, as one serialized DealerMessage of at most MAX_MESSAGE_BYTES (the rest
+        stays queued), with its requests' clocks started now: one timer for each time allowance."""
+        if self._queued <= MAX_MESSAGE_BYTES:
+            batch, self._outbox = self._outbox, []
+            requests, self._outbox_requests = self._outbox_requests, []
+            self._queued = 0
+            self._wake.clear()
+        else:
+            batch, requests = self._split()
         groups: dict[float, list[int]] = {}
         for request_id in requests:
             pending = self._open.get(request_id)
@@ -193,6 +277,29 @@ class BotSession:
                 self._open[request_id].deadline = deadline
         return b"".join(batch)
 
+    def _split(self) -> tuple[list[bytes], list[int]]:
+        """The first items of a backlog above MAX_MESSAGE_BYTES, up to that size, and the requests
+        among them; the rest stays queued for the next message."""
+        size = cut = 0
+        for framed in self._outbox:
+            if cut and size + len(framed) > MAX_MESSAGE_BYTES:
+                break
+            size += len(framed)
+            cut += 1
+        batch = self._outbox[:cut]
+        del self._outbox[:cut]
+        self._queued -= size
+        taken, kept = [], []
+        for request_id in self._outbox_requests:
+            pending = self._open.get(request_id)
+            if pending is not None and pending.position >= cut:
+                pending.position -= cut
+                kept.append(request_id)
+            else:
+                taken.append(request_id)
+        self._outbox_requests = kept
+        return batch, taken
+
     @staticmethod
     def _close(pending: _Pending) -> None:
         """The request is settled: cancel its timer when no other request shares it."""
@@ -205,55 +312,104 @@ class BotSession:
     def _expire(self, ids: list[int], deadline: _Deadline) -> None:
         """Time is up for the requests of ``ids`` still open: a timeout each."""
         now = asyncio.get_running_loop().time()
+        expired = []
         for request_id in ids:
             pending = self._open.get(request_id)
             if pending is None or pending.deadline is not deadline:
                 continue
             del self._open[request_id]
-            self.faults[Fault.TIMEOUT] += 1
+            self.fault(Fault.TIMEOUT, "no answer in time", table=pending.table, request_id=request_id)
             self._late[request_id] = None
             if len(self._late) > LATE_MEMORY:
                 del self._late[next(iter(self._late))]
-            pending.answered(None, now - pending.sent_at)
+            expired.append((pending, None, now - pending.sent_at))
+        self._settle(expired)
 
     def _receive(self, message: pb.BotMessage) -> bool:
-        """Route a bot's replies to their requests; False when the bot must be cut off (flood)."""
+        """Route a bot's replies to their requests; False when the bot must be cut off (flood).
+
+        A reply settles a request only if it quotes both its id and its table."""
         now = asyncio.get_running_loop().time()
         if not message.actions:
             self._stray += 1
         opened = self._open
+        errors = []
         for reply in message.actions:
             if self._stray > FLOOD_LIMIT:
                 break
             request_id = reply.request_id
             pending = opened.get(request_id)
-            if pending is not None and pending.sent_at:
+            if pending is not None and pending.sent_at and pending.table == reply.table:
                 del opened[request_id]
                 self._close(pending)
-                pending.answered(reply, now - pending.sent_at)
+                try:
+                    pending.answered(reply, now - pending.sent_at)
+                except Exception as error:  # noqa: BLE001 - the dealer's own: reported after the other replies
+                    errors.append(error)
             elif pending is None and request_id in self._late:
                 del self._late[request_id]  # answered too late: already counted as a timeout
                 self.notice(pb.FAULT_REASON_TIMEOUT, "answer came after the time limit", request_id)
             else:
-                self.faults[Fault.UNEXPECTED] += 1
+                if pending is not None and pending.sent_at:
+                    detail = f"request {request_id} belongs to table {pending.table}, not {reply.table}"
+                else:
+                    detail = "no open request with this id"
+                self.fault(Fault.UNEXPECTED, detail, table=reply.table, request_id=request_id)
                 self._stray += 1
-                self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, "no open request with this id", request_id)
+                self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, detail, request_id)
+        for error in errors:
+            self._dealer_error(error)
         if self._stray > FLOOD_LIMIT:
-            self.faults[Fault.FLOOD] += 1
+            self.fault(Fault.FLOOD, f"more than {FLOOD_LIMIT} messages or replies that answer no request")
             return False
         return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A message the dealer will not read: the fault it is, and the status that ends the stream."""
+
+    fault: str
+    status: grpc.StatusCode
+    detail: str
+
+
+_OVERSIZED = _Refused(Fault.PROTOCOL, grpc.StatusCode.RESOURCE_EXHAUSTED, f"message above {MAX_MESSAGE_BYTES} bytes")
+_MALFORMED = _Refused(Fault.PROTOCOL, grpc.StatusCode.INVALID_ARGUMENT, "malformed message: not a poker.v1.BotMessage")
+
+
+def decode(data: bytes) -> pb.BotMessage | _Refused:
+    """A bot's message, or why it is refused (gRPC's own limit is higher, so the dealer sees and
+    counts a message above MAX_MESSAGE_BYTES instead of a stream cut short)."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        return _OVERSIZED
+    try:
+        return pb.BotMessage.FromString(data)
+    except DecodeError:
+        return _MALFORMED
+
+
+def peer_key(peer: str) -> str:
+    """Who opened a stream, for the per-peer cap: the IP address (no port) of a TCP peer; every
+    client of a Unix socket is one peer."""
+    kind = peer.split(":", 1)[0]
+    return peer.rsplit(":", 1)[0] if kind in ("ipv4", "ipv6") else kind
 
 
 class DealerService(dealer_pb2_grpc.DealerServicer):
     """Authenticates streams by token and pumps messages between them and their sessions."""
 
-    def __init__(self, on_auth_failure: Callable[[str], None]) -> None:
+    def __init__(self, on_auth_failure: Callable[[str], None], on_dealer_error: Callable[[BaseException], None]) -> None:
         self._sessions: dict[bytes, BotSession] = {}
         self._on_auth_failure = on_auth_failure
-        self._unauthenticated = 0
+        self._on_dealer_error = on_dealer_error
+        self._waiting: dict[str, dict[int, asyncio.Future[None]]] = {}  # peer -> streams waiting for Hello, oldest first
+        self._waiting_total = 0
+        self._stream_ids = itertools.count()
 
     def add(self, session: BotSession) -> None:
         """Accept connections with this session's token."""
+        session.on_dealer_error = self._on_dealer_error
         self._sessions[hashlib.sha256(session.token.encode()).digest()] = session
 
     def remove(self, session: BotSession) -> None:
@@ -266,81 +422,165 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             return session
         return None
 
+    def _refuse(self, peer: str, reason: str) -> None:
+        """A stream refused before it named a seat: counted for the server, charged to no bot."""
+        log.warning("refused a stream from %s: %s", peer, reason)
+        self._on_auth_failure(reason)
+
+    def _admit(self, peer: str) -> tuple[int, asyncio.Future[None]]:
+        """Register a stream waiting for its Hello. A new stream is never refused: when its peer
+        (or the server) has too many waiting, the peer's (or the busiest peer's) oldest waiting
+        stream is dropped instead. An honest bot says Hello at once, so only idle streams go."""
+        streams = self._waiting.setdefault(peer, {})
+        if len(streams) >= MAX_WAITING_PER_PEER:
+            self._evict(peer)
+        elif self._waiting_total >= MAX_WAITING:
+            self._evict(max(self._waiting, key=lambda p: len(self._waiting[p])))
+        key = next(self._stream_ids)
+        evicted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        streams[key] = evicted
+        self._waiting_total += 1
+        return key, evicted
+
+    def _evict(self, peer: str) -> None:
+        evicted = self._release(peer, next(iter(self._waiting[peer])))
+        if evicted is not None and not evicted.done():
+            evicted.set_result(None)
+
+    def _release(self, peer: str, key: int) -> asyncio.Future[None] | None:
+        streams = self._waiting.get(peer)
+        if streams is None or key not in streams:
+            return None
+        evicted = streams.pop(key)
+        self._waiting_total -= 1
+        if not streams:
+            del self._waiting[peer]
+        return evicted
+
+    async def _hello(self, context: grpc.aio.ServicerContext, peer: str) -> pb.BotMessage | None:
+        """Wait for the stream's first message (its Hello) within the time limit; None (the stream
+        refused) when it does not come, is not a BotMessage or the stream was dropped to make room."""
+        key, evicted = self._admit(peer)
+        read = asyncio.ensure_future(context.read())
+        try:
+            await asyncio.wait((read, evicted), timeout=AUTH_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._release(peer, key)
+            if not read.done():
+                read.cancel()
+        if read.done() and not read.cancelled() and read.exception() is not None:
+            error = read.exception()
+            if isinstance(error, _BROKEN):
+                return None  # the stream broke before its Hello: nothing to refuse
+            self._on_dealer_error(error)
+            await context.abort(grpc.StatusCode.INTERNAL, "the dealer failed; the organiser has its log")
+            return None
+        if not read.done() or read.cancelled():
+            if evicted.done():
+                self._refuse(peer, "dropped: too many streams waiting for Hello")
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many streams waiting for Hello")
+            else:
+                self._refuse(peer, "no Hello within the authentication time limit")
+                await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "send Hello with your token first")
+            return None
+        first = read.result()
+        if isinstance(first, _Refused):
+            self._refuse(peer, "first message was not a BotMessage")
+            await context.abort(first.status, first.detail)
+            return None
+        if first is grpc.aio.EOF or not first.HasField("hello"):
+            self._refuse(peer, "first message was not a Hello")
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must carry Hello")
+            return None
+        return first
+
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
         """One bot's stream: authenticate, then read replies and write batches until it ends."""
-        if self._unauthenticated >= MAX_UNAUTHENTICATED:
-            self._on_auth_failure("too many streams waiting to authenticate")
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many unauthenticated streams")
-            return
-        self._unauthenticated += 1
-        try:
-            first = await asyncio.wait_for(context.read(), AUTH_TIMEOUT_S)
-        except asyncio.TimeoutError:
-            self._on_auth_failure("no Hello within the authentication time limit")
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "send Hello with your token first")
-            return
-        except DecodeError:
-            self._on_auth_failure("first message was not a BotMessage")
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "malformed message: not a poker.v1.BotMessage")
-            return
-        finally:
-            self._unauthenticated -= 1
-        if first is None or first is grpc.aio.EOF or not first.HasField("hello"):
-            self._on_auth_failure("first message was not a Hello")
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must carry Hello")
+        peer = peer_key(context.peer())
+        first = await self._hello(context, peer)
+        if first is None:
             return
         session = self._lookup(first.hello.token)
         if session is None:
-            self._on_auth_failure("unknown token")
+            self._refuse(peer, "unknown token")
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown token")
             return
         if session.live:
-            session.faults[Fault.AUTH] += 1
+            session.fault(Fault.AUTH, f"a second stream from {peer} with this token, already connected")
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, "this token is already connected")
             return
+        version = first.hello.protocol_version
+        if version not in SUPPORTED_VERSIONS:
+            session.fault(Fault.PROTOCOL, f"Hello asks for protocol version {version}")
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                f"protocol version {version} is not supported: this dealer speaks version "
+                                f"{PROTOCOL_VERSION}")
+            return
         session._attach(context, first.hello.version[:64])
+        log.info("bot %s connected from %s (version %r)", session.name, peer, session.version)
         session.send(pb.Item(welcome=pb.Welcome(name=session.name, protocol_version=PROTOCOL_VERSION)), flush=True)
         reader = asyncio.create_task(self._read(session, context))
-        loop = asyncio.get_running_loop()
+        dealer_error: BaseException | None = None
         try:
-            while not reader.done():
-                await session._wake.wait()
-                if session._context is not context:
-                    break
-                goodbye = session._goodbye
-                batch = session._take_batch(loop.time())
-                if batch:
-                    await context.write(batch)
-                    if goodbye:
-                        break
+            await self._write(session, context, reader)
+            if reader.done():
+                reader.result()  # the reader's own error, if the dealer had one
+        except asyncio.CancelledError:
+            if session._cut is None:  # the stream broke (the bot left), not a cut-off of ours
+                raise
+        except _BROKEN:
+            pass
+        except Exception as error:  # noqa: BLE001 - the dealer's own: reported, never charged to the bot
+            dealer_error = error
         finally:
             reader.cancel()
-            cut = reader.result() if reader.done() and not reader.cancelled() else None
+            cut = session._cut
             if session._context is context:
-                if not session._goodbye and cut is None:
-                    session.faults[Fault.DISCONNECT] += 1
+                if not session._goodbye and cut is None and dealer_error is None:
+                    session.fault(Fault.DISCONNECT, "the stream ended without Goodbye")
                 session._detach()
+                log.info("bot %s disconnected", session.name)
+        if dealer_error is not None:
+            session._dealer_error(dealer_error)
+            await context.abort(grpc.StatusCode.INTERNAL, "the dealer failed; the organiser has its log")
         if cut is not None:  # tell the bot why its stream ends (its fault is counted already)
             await context.abort(*cut)
 
-    async def _read(
-        self, session: BotSession, context: grpc.aio.ServicerContext
-    ) -> tuple[grpc.StatusCode, str] | None:
-        """Read until the stream ends; return a status when the dealer cuts the bot off."""
+    @staticmethod
+    async def _write(session: BotSession, context: grpc.aio.ServicerContext, reader: asyncio.Task[None]) -> None:
+        """Write the session's batches until the reader ends, the bot is cut off or says goodbye."""
+        loop = asyncio.get_running_loop()
+        while not reader.done():
+            await session._wake.wait()
+            if session._context is not context or session._cut is not None:
+                return
+            goodbye = session._goodbye
+            batch = session._take_batch(loop.time())
+            if batch:
+                await context.write(batch)
+                if goodbye and not session._outbox:
+                    return
+
+    @staticmethod
+    async def _read(session: BotSession, context: grpc.aio.ServicerContext) -> None:
+        """Read until the stream ends; set ``session._cut`` when the dealer cuts the bot off.
+
+        A broken or cancelled stream ends quietly (the caller counts the disconnect); any other
+        error is the dealer's own and is raised."""
         try:
             while True:
                 message = await context.read()
                 if message is grpc.aio.EOF:
-                    return None
-                if message is None:  # grpc's deserializer may log the error and return None instead
-                    raise DecodeError("undecodable message")
+                    return
+                if type(message) is _Refused:
+                    session.fault(message.fault, message.detail)
+                    session._cut = message.status, message.detail
+                    return
                 if not session._receive(message):
-                    return grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages that answer no request"
-        except DecodeError:  # not a BotMessage: the dealer ends the bot's session
-            session.faults[Fault.PROTOCOL] += 1
-            return grpc.StatusCode.INVALID_ARGUMENT, "malformed message: not a poker.v1.BotMessage"
-        except (asyncio.CancelledError, Exception):  # the stream broke: counted as a disconnect
-            return None
+                    session._cut = grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages that answer no request"
+                    return
+        except _BROKEN:
+            return
         finally:
             session._wake.set()
 
@@ -355,7 +595,8 @@ class DealerServer:
         """``local_socket``: also listen on a Unix socket in a fresh folder, for bots that have no
         network (``network: none``); its address is ``local_address`` once started."""
         self.auth_failures: collections.Counter[str] = collections.Counter()
-        self.service = DealerService(lambda reason: self.auth_failures.update([reason]))
+        self.failed: asyncio.Future[BaseException] | None = None  # set (to the error) when the dealer fails
+        self.service = DealerService(lambda reason: self.auth_failures.update([reason]), self._dealer_error)
         self._requested = address
         self._credentials = credentials
         self._server: grpc.aio.Server | None = None
@@ -364,18 +605,25 @@ class DealerServer:
         self.address = address
         self.local_address: str | None = None
 
+    def _dealer_error(self, error: BaseException) -> None:
+        """The dealer failed while serving a stream: every match on this server stops (``failed``)."""
+        if self.failed is not None and not self.failed.done():
+            self.failed.set_result(error)
+
     async def start(self) -> str:
         """Start listening; return the address bots should dial (with the real port)."""
+        self.failed = asyncio.get_running_loop().create_future()
         server = grpc.aio.server(
             options=[
-                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-                ("grpc.max_send_message_length", 64 * MAX_MESSAGE_BYTES),
+                ("grpc.max_receive_message_length", GRPC_RECEIVE_LIMIT),
+                ("grpc.max_send_message_length", MAX_SEND_BYTES),
                 ("grpc.so_reuseport", 0),
             ]
         )
-        # Responses are written pre-serialized (see ``frame``), so the serializer is the identity.
+        # Responses are written pre-serialized (see ``frame``), so the serializer is the identity;
+        # requests are decoded by ``decode``, which sees (and refuses) a message above the limit.
         play = grpc.stream_stream_rpc_method_handler(
-            self.service.Play, request_deserializer=pb.BotMessage.FromString, response_serializer=bytes
+            self.service.Play, request_deserializer=decode, response_serializer=bytes
         )
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("poker.v1.Dealer", {"Play": play}),))
         health_servicer = health.aio.HealthServicer()

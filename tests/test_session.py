@@ -18,7 +18,7 @@ def live_session() -> BotSession:
 
 
 def reply(request_id: int) -> pb.BotMessage:
-    return pb.BotMessage(actions=[pb.ActionReply(request_id=request_id, type=pb.ACTION_TYPE_CHECK_CALL)])
+    return pb.BotMessage(actions=[pb.ActionReply(table=1, request_id=request_id, type=pb.ACTION_TYPE_CHECK_CALL)])
 
 
 def test_each_request_of_a_batch_keeps_its_own_clock() -> None:
@@ -28,7 +28,7 @@ def test_each_request_of_a_batch_keeps_its_own_clock() -> None:
         answers: dict[int, list[tuple[pb.ActionReply | None, float]]] = {2: [], 3: [], 4: []}
         for request_id, allowance in ((2, 0.05), (3, 0.25), (4, 0.05)):
             session.request(request_id, bytes([request_id]), allowance,
-                            lambda r, e, k=request_id: answers[k].append((r, e)))
+                            lambda r, e, k=request_id: answers[k].append((r, e)), table=1)
         sent = loop.time()
         assert session._take_batch(sent) == b"\x02\x03\x04"  # one message for the three
         assert session._receive(reply(4))  # answered in time: settles 4 only
@@ -52,14 +52,14 @@ def test_a_lost_connection_answers_open_requests_once_without_a_timeout() -> Non
         loop = asyncio.get_running_loop()
         session = live_session()
         answers: list[tuple[int, pb.ActionReply | None]] = []
-        session.request(2, b"a", 0.05, lambda r, e: answers.append((2, r)))
+        session.request(2, b"a", 0.05, lambda r, e: answers.append((2, r)), table=1)
         session._take_batch(loop.time())
-        session.request(3, b"b", 0.05, lambda r, e: answers.append((3, r)))  # queued, never sent
+        session.request(3, b"b", 0.05, lambda r, e: answers.append((3, r)), table=1)  # queued, never sent
         session._detach()
         assert sorted(answers) == [(2, None), (3, None)]
         await asyncio.sleep(0.1)  # past the allowance: no timeout is charged for a lost request
         assert len(answers) == 2 and session.faults[Fault.TIMEOUT] == 0
-        session.request(4, b"c", 0.05, lambda r, e: answers.append((4, r)))  # not connected: told at once
+        session.request(4, b"c", 0.05, lambda r, e: answers.append((4, r)), table=1)  # not connected: told at once
         await asyncio.sleep(0)
         assert answers[-1] == (4, None) and session.requests == 2
 

@@ -4,13 +4,14 @@ argv[2]: "exit" (default) exits with code 3; "signal" kills itself with SIGKILL;
 with code 3 before it even connects. Further options: "child" first starts a child process in
 its process group (which must be killed with the group); "escape" starts a child in a session of
 its own that keeps the bot's stdout open (the dealer must not wait for it; its pid goes to
-./escaped.txt so the test can kill it).
+./escaped.txt so the test can kill it); "late" waits a second before it connects.
 """
 
 import os
 import signal
 import subprocess
 import sys
+import time
 
 import botlib
 import pokerbot
@@ -43,4 +44,6 @@ if HOW == "early":
     botlib.say("dying before connecting")
     sys.stdout.flush()
     os._exit(3)
+if "late" in sys.argv[3:]:
+    time.sleep(1)
 pokerbot.run(decide, name="crashes", argv=[])
