@@ -191,7 +191,8 @@ class BotSession:
         self.send(pb.Item(notice=pb.Notice(reason=reason, detail=detail, request_id=request_id)))
 
     def goodbye(self, reason: str) -> None:
-        """Say goodbye: the bot should exit; a disconnect after this is not a fault."""
+        """Say goodbye: the bot should exit; a disconnect after this is not a fault (for good:
+        a bot that connects later is told goodbye at once)."""
         self._goodbye = True
         self.send(pb.Item(goodbye=pb.Goodbye(reason=reason)), flush=True)
 
@@ -201,7 +202,6 @@ class BotSession:
         self._context = context
         self._stream = asyncio.current_task()
         self.version = version
-        self._goodbye = False
         self._cut = None
         self._late.clear()
         self._outbox.clear()
@@ -519,6 +519,8 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         session._attach(context, first.hello.version[:64])
         log.info("bot %s connected from %s (version %r)", session.name, peer, session.version)
         session.send(pb.Item(welcome=pb.Welcome(name=session.name, protocol_version=PROTOCOL_VERSION)), flush=True)
+        if session._goodbye:  # it connects after its goodbye (it came too late): say it again, no fault
+            session.goodbye("session over")
         reader = asyncio.create_task(self._read(session, context))
         dealer_error: BaseException | None = None
         try:

@@ -274,7 +274,7 @@ def test_cli_match_prints_the_failures_column(tmp_path: Path) -> None:
     dealer = Path(sys.executable).with_name("dealer")
     done = subprocess.run(
         [str(dealer), "match", f"python {BOTS / 'crashes.py'} 2", "python sample_bots/python/call_bot.py",
-         "--hands", "8", "--seed", "1", "--per-action-ms", "200", "--bank-ms", "300", "--startup-ms", "2000",
+         "--hands", "8", "--seed", "1", "--per-action-ms", "200", "--bank-ms", "300", "--startup-ms", "10000",
          "--out", str(tmp_path / "cli")],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
