@@ -17,7 +17,7 @@ from tabulate import tabulate
 
 from dealer.compare import Settings, play_comparison
 from dealer.config import LeagueConfig, game_config, load_league
-from dealer.errors import ConfigError
+from dealer.errors import ClusterError, ConfigError
 from dealer.league import LocalExecutor, build_jobs, run_league
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
 from dealer.results import standings, standings_table
@@ -170,10 +170,11 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, s
 
 @dataclasses.dataclass(frozen=True)
 class LeagueOptions:
-    """The options ``run`` and ``serve`` share."""
+    """The options ``run`` and ``serve`` share (``serve`` always plays here: its bots dial this dealer)."""
 
     keep_going: bool = False
     standings_every: int = 0
+    dask: tuple[int | None, str | None] | None = None  # (workers, scheduler): on a Dask cluster
 
 
 KeepGoing = Annotated[bool, typer.Option(
@@ -182,14 +183,29 @@ StandingsEvery = Annotated[int, typer.Option(
     min=0, help="Also print the overall standings every N matches (they are printed as each event ends).")]
 
 
+async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOptions) -> list[MatchResult]:
+    """The league on a Dask cluster: a new local one, or the cluster of a scheduler."""
+    from dealer.cluster import dask_executor  # imports Dask, which the local executor does not need
+
+    assert options.dask is not None
+    workers, scheduler = options.dask
+    commands = {bot.name: bot.command for bot in league.bots}
+    async with dask_executor(commands, league.folder, league.out, workers=workers, scheduler=scheduler) as executor:
+        with LeagueDisplay(league, len(build_jobs(league)), standings_every=options.standings_every) as display:
+            return await run_league(league, executor, resume=resume, on_progress=display,
+                                    keep_going=options.keep_going)
+
+
 def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None,
                  options: LeagueOptions) -> None:
-    """Run the league to the end and print the standings; a refused resume or a bot that cannot
-    start is a one-line error."""
+    """Run the league to the end and print the standings; a refused resume, a bot that cannot
+    start or a Dask worker that cannot play is a one-line error (one line per worker and bot)."""
     try:
-        results = asyncio.run(_league(league, resume, remote_tokens, options))
-    except ValueError as error:
-        typer.echo(f"error: {error}", err=True)
+        results = asyncio.run(_league(league, resume, remote_tokens, options) if options.dask is None else
+                              _dask_league(league, resume, options))
+    except (ValueError, ClusterError) as error:
+        for line in str(error).splitlines():
+            typer.echo(f"error: {line}", err=True)
         raise typer.Exit(2) from None
     data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
     typer.echo(f"{league.name}: {len(results)} matches, {sum(len(r.hands) for r in results)} hands")
@@ -203,14 +219,29 @@ def run(
     resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
     keep_going: KeepGoing = False,
     standings_every: StandingsEvery = 0,
+    executor: Annotated[str, typer.Option(
+        help="local: every match in this process; dask: on a Dask cluster (README: many cores, many machines).")
+    ] = "local",
+    workers: Annotated[int | None, typer.Option(
+        help="dask: worker processes of the cluster started on this machine (default: one per core).")] = None,
+    scheduler: Annotated[str | None, typer.Option(
+        help="dask: join the running cluster of this scheduler instead, e.g. tcp://HOST:8786.")] = None,
 ) -> None:
     """Run a league of launched bots to the end, with progress and each event's standings."""
+    if executor not in ("local", "dask"):
+        raise typer.BadParameter(f"executor must be local or dask, not {executor!r}")
+    if executor == "local" and (workers is not None or scheduler is not None):
+        raise typer.BadParameter("--workers and --scheduler need --executor dask")
+    if workers is not None and (scheduler is not None or workers < 1):
+        raise typer.BadParameter("--workers must be at least 1, and sizes only the cluster started here "
+                                 "(not a --scheduler's)")
     league = _load(config)
     remote = [b.name for b in league.bots if b.remote]
     if remote:
         typer.echo(f"error: {config}: bots {', '.join(remote)} are remote: use `dealer serve`", err=True)
         raise typer.Exit(2)
-    _play_league(league, resume, None, LeagueOptions(keep_going, standings_every))
+    dask = (workers, scheduler) if executor == "dask" else None
+    _play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask))
 
 
 @app.command()

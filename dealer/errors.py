@@ -19,3 +19,8 @@ class ConfigError(DealerError):
 
 class ProtocolError(DealerError):
     """A bot broke the wire protocol (malformed, unexpected or unauthenticated message)."""
+
+
+class ClusterError(DealerError):
+    """A cluster that cannot play a league as this machine would: a worker lacks a bot's program
+    or files, or the shared output folder; one line per problem."""

@@ -1,0 +1,251 @@
+"""Leagues on Dask (``dealer run --executor dask``): the same results as the local executor.
+
+One small league (three Python bots, heads-up duplicate, a 3-max duplicate event) is played
+with the local executor for reference, then on a ``LocalCluster`` started by ``dealer run``,
+then on a ``dask scheduler`` with two ``dask worker`` processes on 127.0.0.1: results.json and
+standings.txt must be byte-identical each time. A worker SIGKILLed in the middle of a match
+must not change a byte either (Dask plays the match again; it is counted once). A worker that
+cannot run a bot stops the league before it starts, naming the bot and the worker.
+
+Every process a test starts runs in a session of its own, and everything left in that session
+is killed when the test ends, pass or fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil  # a dependency of distributed
+import pytest
+
+from conftest import ROOT, processes_under
+from dealer.cluster import dask_executor
+from dealer.config import load_league
+from dealer.league import build_jobs, run_league
+
+BIN = Path(sys.executable).parent
+PY_BOTS = ROOT / "sample_bots" / "python"
+STEADY = ROOT / "tests" / "bots" / "steady.py"
+CLOCK = "{per_action_ms: 3000, bank_ms: 30000, grace_ms: 200, startup_ms: 30000}"
+TIMEOUT_S = 120
+
+
+def league_yaml(folder: Path, out: Path, *, steady: str | None = None) -> Path:
+    """Three deterministic bots (one slow enough to be caught mid-match) in two duplicate events."""
+    steady = steady or f"{sys.executable} {STEADY} 15"
+    path = folder / "league.yaml"
+    path.write_text(f"""\
+name: cluster league
+seed: 77
+jobs: 2
+out: {out}
+bots:
+  - {{name: steady, command: {steady}}}
+  - {{name: random, command: {sys.executable} {PY_BOTS / "random_bot.py"}}}
+  - {{name: strength, command: python {PY_BOTS / "strength_bot.py"}}}
+game: {{variant: no-limit, blinds: [50, 100], stack: 10000, time: {CLOCK}}}
+events:
+  - {{name: heads-up, format: round-robin, table_size: 2, hands: 16, duplicate: true}}
+  - {{name: three-max, format: round-robin, table_size: 3, hands: 6, duplicate: true}}
+""", encoding="utf-8")
+    return path
+
+
+def _session(sid: int) -> list[int]:
+    """Live processes of session ``sid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[3]) == sid:
+                found.append(int(entry.name))
+    return found
+
+
+def _kill_session(sid: int) -> list[int]:
+    """SIGKILL whatever is left of session ``sid``; return what was left."""
+    left = _session(sid)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return left
+
+
+def dealer_run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``dealer run ARGS`` in a session of its own; nothing of that session may outlive it."""
+    proc = subprocess.Popen([str(BIN / "dealer"), "run", *map(str, args)], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
+    finally:
+        proc.kill()
+        proc.wait()
+        time.sleep(0.2)  # the cluster's processes end with their nanny
+        left = _kill_session(proc.pid)
+    assert left == [], f"processes of `dealer run` outlived it: {left}"
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
+def outputs(out: Path) -> tuple[bytes, bytes]:
+    return (out / "results.json").read_bytes(), (out / "standings.txt").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, bytes]:
+    """The league's results.json and standings.txt from the local executor."""
+    folder = tmp_path_factory.mktemp("local")
+    proc = dealer_run(league_yaml(folder, folder / "out"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((folder / "out" / "results.json").read_text(encoding="utf-8"))
+    assert data["matches"]["finished"] == data["matches"]["total"] == 4
+    assert all(line["faults"] == {} and line["hands"] > 0 for line in data["standings"]), data["log_tails"]
+    return outputs(folder / "out")
+
+
+def test_local_cluster_gives_the_local_results(reference: tuple[bytes, bytes], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = dealer_run(league_yaml(tmp_path, out), "--executor", "dask", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert outputs(out) == reference
+    assert processes_under(out) == []
+    assert not (out / ".dealer-workers").exists()
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`dask scheduler` and two `dask worker` processes (one thread each) on 127.0.0.1."""
+    folder = tmp_path_factory.mktemp("cluster")
+    address_file = folder / "scheduler.json"
+    procs = [subprocess.Popen(
+        [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+         "--scheduler-file", str(address_file)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    try:
+        deadline = time.monotonic() + 30
+        while not address_file.exists() or not address_file.read_text():
+            assert procs[0].poll() is None and time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.1)
+        address = json.loads(address_file.read_text())["address"]
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        yield address
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                pass
+        for proc in procs:  # what did not stop in time (a loaded machine) is killed
+            _kill_session(proc.pid)
+        time.sleep(0.2)
+        left = [pid for proc in procs for pid in _session(proc.pid)]
+        assert left == [], f"dask processes survived SIGKILL: {left}"
+
+
+def test_scheduler_and_two_workers_give_the_local_results(reference: tuple[bytes, bytes], scheduler: str,
+                                                          tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = dealer_run(league_yaml(tmp_path, out), "--executor", "dask", "--scheduler", scheduler)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert outputs(out) == reference
+    assert processes_under(out) == []
+
+
+def test_a_bot_missing_on_the_workers_stops_the_league_first(scheduler: str, tmp_path: Path) -> None:
+    """`steadybot` is on the coordinator's PATH only: one line per worker names the bot, nothing is played."""
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    (programs / "steadybot").write_text(f"#!/bin/sh\nexec {sys.executable} {STEADY} 15\n", encoding="utf-8")
+    (programs / "steadybot").chmod(0o755)
+    out = tmp_path / "out"
+    env = {**os.environ, "PATH": f"{programs}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+    proc = dealer_run(league_yaml(tmp_path, out, steady="steadybot"), "--executor", "dask", "--scheduler", scheduler,
+                      env=env)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 2, proc.stderr
+    assert all(line.startswith("error: worker tcp://127.0.0.1:") and
+               line.endswith("bot 'steady': program steadybot not found or not executable") for line in lines)
+    assert len({line.split()[2] for line in lines}) == 2  # both workers
+    assert not (out / "results.json").exists() and not (out / "matches").exists()
+
+
+def _worker_of(pids: dict[str, int], out: Path) -> tuple[int, str] | None:
+    """A worker process that is playing a match of the steady bot, and that match's id."""
+    for pid, _ in processes_under(out):
+        try:
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+        except (OSError, ValueError):
+            continue
+        if parent in pids.values() and cwd.name == "steady":  # the bot's launcher: matches/EVENT/N/scratch/steady
+            return parent, f"{cwd.parents[2].name}/{cwd.parents[1].name}"
+    return None
+
+
+def test_a_worker_killed_mid_match(reference: tuple[bytes, bytes], tmp_path: Path) -> None:
+    """SIGKILL the worker playing a match once its bots play: Dask plays it again elsewhere, and
+    the league's results are byte for byte those of the local executor."""
+    out = tmp_path / "out"
+    config = load_league(league_yaml(tmp_path, out))
+    commands = {bot.name: bot.command for bot in config.bots}
+    before = {p.pid for p in _children()}
+    killed: list[tuple[int, str, int]] = []  # (pid, match id, matches finished at the kill)
+    finished: list[str] = []
+
+    async def league() -> None:
+        async with dask_executor(commands, config.folder, out, workers=2) as executor:
+            pids = await executor.client.run(os.getpid)
+            play = asyncio.ensure_future(run_league(config, executor, on_progress=lambda p: finished.append(p.done)))
+            deadline = time.monotonic() + TIMEOUT_S
+            while not killed and not play.done() and time.monotonic() < deadline:
+                found = _worker_of(pids, out)
+                log = out / "matches" / found[1] / "logs" / "steady.log" if found else None
+                if found is not None and log is not None and log.exists() and log.stat().st_size > 0:
+                    os.kill(found[0], signal.SIGKILL)
+                    killed.append((found[0], found[1], len(finished)))
+                await asyncio.sleep(0.02)
+            await play
+
+    try:
+        asyncio.run(league())
+    finally:
+        left = [p for p in _children() if p.pid not in before]
+        for process in left:
+            process.kill()
+    assert killed, "no match of the steady bot was caught in play"
+    assert left == [], f"processes of the cluster outlived it: {left}"
+    pid, match_id, done_then = killed[0]
+    assert match_id in {job.plan.match_id for job in build_jobs(config)}
+    assert done_then < len(finished) == 4  # the league went on after the kill, to the end
+    assert outputs(out) == reference
+    assert processes_under(out) == []
+
+
+def _children() -> list[psutil.Process]:
+    """This process's live descendants, but multiprocessing's resource tracker (it ends with us)."""
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE and "resource_tracker" not in " ".join(process.cmdline()):
+                found.append(process)
+        except psutil.NoSuchProcess:
+            pass
+    return found
