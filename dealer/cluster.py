@@ -82,8 +82,9 @@ def worker_problems(needs: Mapping[str, Needs], out: str, marker: str, code: str
         problems.append(f"does not see the output folder {out} (it must be the same shared folder on every machine)")
     for name, need in sorted(needs.items()):
         program = need.program
-        if program is not None and not (shutil.which(program) if "/" not in program else
-                                         os.path.isfile(program) and os.access(program, os.X_OK)):
+        if program is not None and not (
+            shutil.which(program) if "/" not in program else os.path.isfile(program) and os.access(program, os.X_OK)
+        ):
             problems.append(f"bot {name!r}: program {program} not found or not executable")
         problems += [f"bot {name!r}: {path} not found" for path in need.files if not os.path.exists(path)]
     return problems
@@ -128,8 +129,10 @@ class DaskExecutor:
         try:
             return await future
         except distributed.scheduler.KilledWorker as error:
-            raise ClusterError(f"match {job.plan.match_id} was lost with its worker too many times "
-                               f"(distributed.scheduler.allowed-failures): {error}") from None
+            raise ClusterError(
+                f"match {job.plan.match_id} was lost with its worker too many times "
+                f"(distributed.scheduler.allowed-failures): {error}"
+            ) from None
 
 
 async def check_workers(client: Client, needs: Mapping[str, Needs], out: Path, marker: str) -> None:
@@ -140,38 +143,56 @@ async def check_workers(client: Client, needs: Mapping[str, Needs], out: Path, m
         raise ClusterError("\n".join(lines))
 
 
+def _write_marker(out: Path) -> str:
+    """Put a fresh random marker in the output folder (the workers must read it back); return it."""
+    out.mkdir(parents=True, exist_ok=True)
+    marker = secrets.token_hex(16)
+    (out / MARKER).write_text(marker, encoding="utf-8")
+    return marker
+
+
 @contextlib.asynccontextmanager
 async def dask_executor(
-    commands: Mapping[str, Sequence[str] | None], base: Path, out: Path, *, workers: int | None = None,
+    commands: Mapping[str, Sequence[str] | None],
+    base: Path,
+    out: Path,
+    *,
+    workers: int | None = None,
     scheduler: str | None = None,
 ) -> AsyncIterator[DaskExecutor]:
     """A DaskExecutor for these bots (name -> command, relative paths from ``base``) on a new
     LocalCluster of ``workers`` processes (default: one per core), or on the cluster of
     ``scheduler`` (``tcp://HOST:8786``); checked first, closed at the end."""
-    out.mkdir(parents=True, exist_ok=True)
-    marker = secrets.token_hex(16)
-    (out / MARKER).write_text(marker, encoding="utf-8")
+    marker = _write_marker(out)
     needs = bot_needs(commands, base)
     async with contextlib.AsyncExitStack() as stack:
         stack.callback((out / MARKER).unlink, missing_ok=True)
         if scheduler is None:
             count = workers or os.cpu_count() or 1
-            cluster = await stack.enter_async_context(LocalCluster(
-                n_workers=count, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
-                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its status page: any free port
-                security=True, asynchronous=True))
+            cluster = await stack.enter_async_context(
+                LocalCluster(
+                    n_workers=count,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its status page: any free port
+                    security=True,
+                    asynchronous=True,
+                )
+            )
             address: object = cluster
         else:
             count, address = 1, scheduler
         try:
-            client = await stack.enter_async_context(
-                Client(address, asynchronous=True, timeout=CONNECT_TIMEOUT_S))  # type: ignore[arg-type]
+            client = await stack.enter_async_context(Client(address, asynchronous=True, timeout=CONNECT_TIMEOUT_S))
             await client.wait_for_workers(count, timeout=WORKERS_TIMEOUT_S)
         except OSError as error:
             raise ClusterError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
         except TimeoutError:
-            raise ClusterError(f"no Dask worker joined the scheduler {client.scheduler.address} "
-                               f"within {WORKERS_TIMEOUT_S} s") from None
+            raise ClusterError(
+                f"no Dask worker joined the scheduler {client.scheduler.address} within {WORKERS_TIMEOUT_S} s"
+            ) from None
         await client.register_plugin(_TuneGC(), name="dealer-tune-gc")
         await check_workers(client, needs, out, marker)
         yield DaskExecutor(client, needs, out, marker)

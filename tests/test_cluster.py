@@ -25,8 +25,8 @@ from pathlib import Path
 
 import psutil  # a dependency of distributed
 import pytest
-
 from conftest import ROOT, processes_under
+
 from dealer.cluster import dask_executor
 from dealer.config import load_league
 from dealer.league import build_jobs, run_league
@@ -42,7 +42,8 @@ def league_yaml(folder: Path, out: Path, *, steady: str | None = None) -> Path:
     """Three deterministic bots (one slow enough to be caught mid-match) in two duplicate events."""
     steady = steady or f"{sys.executable} {STEADY} 15"
     path = folder / "league.yaml"
-    path.write_text(f"""\
+    path.write_text(
+        f"""\
 name: cluster league
 seed: 77
 jobs: 2
@@ -55,7 +56,9 @@ game: {{variant: no-limit, blinds: [50, 100], stack: 10000, time: {CLOCK}}}
 events:
   - {{name: heads-up, format: round-robin, table_size: 2, hands: 16, duplicate: true}}
   - {{name: three-max, format: round-robin, table_size: 3, hands: 6, duplicate: true}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -86,8 +89,15 @@ def _kill_session(sid: int) -> list[int]:
 
 def dealer_run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``dealer run ARGS`` in a session of its own; nothing of that session may outlive it."""
-    proc = subprocess.Popen([str(BIN / "dealer"), "run", *map(str, args)], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [str(BIN / "dealer"), "run", *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         stdout, stderr = proc.communicate(timeout=TIMEOUT_S)
     finally:
@@ -129,20 +139,35 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`dask scheduler` and two `dask worker` processes (one thread each) on 127.0.0.1."""
     folder = tmp_path_factory.mktemp("cluster")
     address_file = folder / "scheduler.json"
-    procs = [subprocess.Popen(
-        [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-         "--scheduler-file", str(address_file)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    procs = [
+        subprocess.Popen(
+            [
+                str(BIN / "dask"),
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(address_file),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    ]
     try:
         deadline = time.monotonic() + 30
         while not address_file.exists() or not address_file.read_text():
             assert procs[0].poll() is None and time.monotonic() < deadline, "the scheduler did not start"
             time.sleep(0.1)
         address = json.loads(address_file.read_text())["address"]
-        for _ in range(2):
-            procs.append(subprocess.Popen(
-                [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        worker = [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"]
+        procs += [
+            subprocess.Popen(worker, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            for _ in range(2)
+        ]
         yield address
     finally:
         for proc in procs:
@@ -159,8 +184,9 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         assert left == [], f"dask processes survived SIGKILL: {left}"
 
 
-def test_scheduler_and_two_workers_give_the_local_results(reference: tuple[bytes, bytes], scheduler: str,
-                                                          tmp_path: Path) -> None:
+def test_scheduler_and_two_workers_give_the_local_results(
+    reference: tuple[bytes, bytes], scheduler: str, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     proc = dealer_run(league_yaml(tmp_path, out), "--executor", "dask", "--scheduler", scheduler)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -176,13 +202,17 @@ def test_a_bot_missing_on_the_workers_stops_the_league_first(scheduler: str, tmp
     (programs / "steadybot").chmod(0o755)
     out = tmp_path / "out"
     env = {**os.environ, "PATH": f"{programs}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
-    proc = dealer_run(league_yaml(tmp_path, out, steady="steadybot"), "--executor", "dask", "--scheduler", scheduler,
-                      env=env)
+    proc = dealer_run(
+        league_yaml(tmp_path, out, steady="steadybot"), "--executor", "dask", "--scheduler", scheduler, env=env
+    )
     assert proc.returncode == 2, proc.stderr[-3000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 2, proc.stderr
-    assert all(line.startswith("error: worker tcp://127.0.0.1:") and
-               line.endswith("bot 'steady': program steadybot not found or not executable") for line in lines)
+    assert all(
+        line.startswith("error: worker tcp://127.0.0.1:")
+        and line.endswith("bot 'steady': program steadybot not found or not executable")
+        for line in lines
+    )
     assert len({line.split()[2] for line in lines}) == 2  # both workers
     assert not (out / "results.json").exists() and not (out / "matches").exists()
 
@@ -232,7 +262,7 @@ def test_a_worker_killed_mid_match(reference: tuple[bytes, bytes], tmp_path: Pat
             process.kill()
     assert killed, "no match of the steady bot was caught in play"
     assert left == [], f"processes of the cluster outlived it: {left}"
-    pid, match_id, done_then = killed[0]
+    _, match_id, done_then = killed[0]
     assert match_id in {job.plan.match_id for job in build_jobs(config)}
     assert done_then < len(finished) == 4  # the league went on after the kill, to the end
     assert outputs(out) == reference

@@ -5,7 +5,7 @@ at its first request."""
 import sys
 import time
 
-import botlib  # noqa: F401 - puts the Python SDK on the path
+import botlib  # also puts the Python SDK on the path
 import pokerbot
 
 DELAY_S = (int(sys.argv[1]) if len(sys.argv) > 1 else 20) / 1000
