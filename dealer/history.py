@@ -1,11 +1,12 @@
 """Finished hands as PHH (the Poker Hand History format, TOML), the record PokerKit replays.
 
-``phh_text`` writes one hand; ``phhs_text``/``write_phhs`` join several into a ``.phhs`` file of
-tables ``[1]``, ``[2]``, ... Players ``p1``..``pN`` are the hand's positions 0..N-1 (p1 first
-left of the button; heads-up p1 is the big blind), so every per-player array is in position
-order. Variant codes: ``NT`` no-limit, ``FT`` fixed-limit, and ``PLT`` for pot-limit hold'em,
-a code of our own: PHH defines none and PokerKit's ``HandHistory`` cannot read it (replay such
-hands with a ``pokerkit.State`` built with ``BettingStructure.POT_LIMIT``).
+``phh_text`` writes one hand; ``PhhsWriter`` appends hands to a ``.phhs`` file of tables
+``[1]``, ``[2]``, ... as they are played (buffered, so a long match keeps no texts in memory).
+Players ``p1``..``pN`` are the hand's positions 0..N-1 (p1 first left of the button; heads-up
+p1 is the big blind), so every per-player array is in position order. Variant codes: ``NT``
+no-limit, ``FT`` fixed-limit, and ``PLT`` for pot-limit hold'em, a code of our own: PHH defines
+none and PokerKit's ``HandHistory`` cannot read it (replay such hands with a ``pokerkit.State``
+built with ``BettingStructure.POT_LIMIT``).
 
 Forced bets, uncalled bets, pots and burns are implied, not written. At an all-in showdown the
 ``sm`` actions come where PokerKit shows (when the betting ends, before the run-out's boards),
@@ -21,7 +22,7 @@ reads the hand's events once; other values go through the generic ``_toml``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring
 from pathlib import Path
 
@@ -172,14 +173,34 @@ def _header(config: TableConfig) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def phhs_text(hands: Iterable[str]) -> str:
-    """Return PHH texts joined into one ``.phhs`` document of tables ``[1]``, ``[2]``, ..."""
-    return "\n".join(f"[{k}]\n{text}" for k, text in enumerate(hands, 1))
+class PhhsWriter:
+    """A ``.phhs`` file written hand by hand: texts are buffered and appended a chunk at a time
+    (no fsync), so memory stays flat however long the match. Creating it truncates the file."""
 
+    def __init__(self, path: Path, chunk_chars: int = 1 << 14) -> None:
+        self.path = path
+        self.chunk_chars = chunk_chars
+        self.hands = 0
+        self._parts: list[str] = []
+        self._size = 0
+        path.write_text("", encoding="utf-8")
 
-def write_phhs(path: str | Path, hands: Iterable[str]) -> None:
-    """Write PHH texts to ``path`` as one ``.phhs`` file."""
-    Path(path).write_text(phhs_text(hands), encoding="utf-8")
+    def add(self, text: str) -> None:
+        """Append one hand's PHH text as the next table ``[k]`` (blank line between tables)."""
+        self.hands += 1
+        self._parts.append(f"[{self.hands}]\n" if self.hands == 1 else f"\n[{self.hands}]\n")
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= self.chunk_chars:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is buffered to the file."""
+        if self._parts:
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write("".join(self._parts))
+            self._parts.clear()
+            self._size = 0
 
 
 def _toml(value: Value) -> str:

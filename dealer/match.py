@@ -27,7 +27,9 @@ import asyncio
 import collections
 import itertools
 import logging
+import os
 import secrets
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +40,7 @@ from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
 from dealer.errors import DealerError
 from dealer.equity import adjusted_net
-from dealer.history import phh_text, write_phhs
+from dealer.history import PhhsWriter, phh_text
 from dealer.rules import Hand, Legal, TableConfig, Variant
 from dealer.scheduler import duplicate_rotations
 from dealer.server import BotSession, DealerServer, Fault
@@ -144,7 +146,7 @@ class _Table:
     stack: int
     chips: list[int] = field(init=False)  # by table seat, carried over between hands in freezeouts
     net: list[int] = field(init=False)  # by table seat, over the match
-    histories: list[str] = field(default_factory=list)  # PHH texts, one per hand
+    history: PhhsWriter = field(init=False)  # its PHH file, written as hands end
     button: int = -1
     played: int = 0
     # the hand in play
@@ -176,7 +178,8 @@ class Match:
         self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})))
         self.stop = False
         self._restart_locks: dict[str, asyncio.Lock] = {}
-        self._histories: dict[int, list[str]] = {}  # by table index in the plan
+        self._histories: list[PhhsWriter] = []  # of the tables that started, in the match's private folder
+        self._private: Path | None = None
         self._configs: dict[tuple[object, ...], TableConfig] = {}  # hands' configurations, made once
         self._kept_faults = {name: collections.Counter(session.faults) for name, session in self.kept.items()}
 
@@ -189,6 +192,9 @@ class Match:
         plan = self.plan
         log.info("match %s: %d tables, %d hands each, bots %s, fault policy %s", plan.match_id, len(plan.tables),
                  plan.hands, ", ".join(self.result.bots), plan.fault_policy)
+        # Histories are streamed into a folder of the dealer's own (mode 0700) and moved into
+        # ``hands/`` once the match is over: no bot reads a deal while another rotation of it is played.
+        self._private = Path(tempfile.mkdtemp(prefix=".hands-", dir=self.out))
         play = asyncio.ensure_future(self._play())
         try:
             failed = self.server.failed
@@ -207,7 +213,7 @@ class Match:
                 play.cancel()
                 await asyncio.wait({play})
             await self._shutdown()
-            self._write_histories()
+            self._publish_histories()
         log.info("match %s over: %d hands, faults %s", plan.match_id, len(self.result.hands),
                  {name: reasons for name, reasons in self.result.faults.items() if reasons} or "none")
         return self.result
@@ -216,16 +222,15 @@ class Match:
         await asyncio.gather(*(self._connect(name) for name in self.result.bots))
         await asyncio.gather(*(self._play_table(index, spec) for index, spec in enumerate(self.plan.tables)))
 
-    def _write_histories(self) -> None:
-        """Write each table's PHH file once the match is over, so no bot can read a deal's
-        history while another rotation of it is still being played."""
+    def _publish_histories(self) -> None:
+        """Move each started table's PHH file from the private folder into ``hands/``."""
+        assert self._private is not None
         folder = self.out / "hands"
         folder.mkdir(parents=True, exist_ok=True)
-        for index, spec in enumerate(self.plan.tables):
-            texts = self._histories.get(index)
-            if texts is not None:
-                name = f"table-{index:03d}-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs"
-                write_phhs(folder / name, texts)
+        for history in self._histories:
+            history.flush()
+            os.replace(history.path, folder / history.path.name)
+        self._private.rmdir()
 
     # ----------------------------------------------------------------- bots
 
@@ -402,7 +407,10 @@ class Match:
                 bank_ms=game.time.bank_ms)))
             seat.match_starts.append(start)
             seat.session.send_framed(start)
-        self._histories[index] = table.histories
+        assert self._private is not None
+        table.history = PhhsWriter(
+            self._private / f"table-{index:03d}-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs")
+        self._histories.append(table.history)
         loop = asyncio.get_running_loop()
         waiting = self._deal(table)
         while waiting != []:
@@ -564,7 +572,7 @@ class Match:
                 seat.session.send_framed(end)
         adjusted = adjusted_net(hand)
         table.played += 1
-        table.histories.append(phh_text(
+        table.history.add(phh_text(
             hand, names=[spec.seats[s] for s in live], hand_number=number, table_seats=live, seat_count=n,
             extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation}))
         self._record(HandRecord(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 import tomllib
+from pathlib import Path
 
 import pytest
 
 from dealer.cards import cards_text, shuffled_deck
-from dealer.history import phh_actions, phh_text
+from dealer.history import PhhsWriter, phh_actions, phh_text
 from dealer.rules import Acted, Dealt, Hand, Raked, Shown, TableConfig, Variant
 
 # A quote, a backslash, non-ASCII, a control character: each needs TOML's escapes or UTF-8.
@@ -106,3 +107,23 @@ def test_an_unraked_hand_takes_a_rake_field_of_the_caller() -> None:
     fields = tomllib.loads(phh_text(check_down(0), extra={"_rake": 5}))
     assert fields["_rake"] == 5
     assert tomllib.loads(phh_text(check_down(500)))["_rake"] == 20
+
+
+@pytest.mark.parametrize("chunk_chars", [1, 50, 1 << 14])
+def test_phhs_writer_streams_the_tables_of_a_phhs_file(tmp_path: Path, chunk_chars: int) -> None:
+    """Hands appended one by one, flushed in chunks of any size, give tables [1], [2], ... with a
+    blank line between them; PHH readers (tomllib here) read them back in order."""
+    rng = random.Random(5)
+    texts = [f'hand = {k}\nplayers = ["a", "b{"x" * rng.randrange(80)}"]\n' for k in range(37)]
+    path = tmp_path / "t.phhs"
+    path.write_text("left over from an earlier run", encoding="utf-8")
+    writer = PhhsWriter(path, chunk_chars)
+    assert path.read_text() == ""  # created (truncated) at once: a table with no hands has an empty file
+    for text in texts:
+        writer.add(text)
+    writer.flush()
+    data = path.read_text(encoding="utf-8")
+    assert data == "\n".join(f"[{k}]\n{text}" for k, text in enumerate(texts, 1))
+    assert [table["hand"] for _, table in sorted(tomllib.loads(data).items(), key=lambda kv: int(kv[0]))] == list(
+        range(37))
+    assert writer.hands == 37

@@ -238,6 +238,24 @@ def test_bot_with_its_own_user_has_a_private_scratch_folder_and_a_process_limit(
     assert_gone(recorded_pids(open_tmp / "nproc", "bad"))
 
 
+
+def test_a_bot_with_its_own_user_cannot_read_the_histories_of_a_match_in_play(open_tmp: Path, user_python: str) -> None:
+    """Histories are streamed into a 0700 folder of the dealer's while the match is played: a
+    snooper under its own user that searches the whole output folder finds nothing of its deal."""
+    hands = 100  # per table: enough for the histories to be written to disk during the match
+    open_tmp.chmod(0o755)  # the output folder may even be listed by everyone
+    entries = {"honest": BotEntry("honest", (user_python, *HONEST[1:]), limits=Limits(user=str(USERS[0]))),
+               "bad": BotEntry("bad", (user_python, str(BOTS / "recorder_bot.py"), "--snoop-all"),
+                               limits=Limits(user=str(USERS[1])))}
+    result, _ = run_one(open_tmp, entries, hands=hands)
+    assert_stands(result, hands=hands)
+    assert result.faults["bad"] == {}, result.log_tails
+    scratch = open_tmp / "scratch" / "bad"
+    assert not (scratch / "snooped.txt").exists(), (scratch / "snooped.txt").read_text()[:500]
+    denied = {Path(line).name for line in (scratch / "denied.txt").read_text().splitlines()}
+    assert any(name.startswith(".hands-") for name in denied), denied  # it was there, closed to the bot
+    assert len(list((open_tmp / "hands").glob("*.phhs"))) == 2 and not list(open_tmp.glob(".hands-*"))
+
 def test_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_start_failure(tmp_path: Path) -> None:
     need_root("limits.user")
     os.chmod(tmp_path, 0o700)

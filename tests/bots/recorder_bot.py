@@ -9,6 +9,8 @@ With ``--snoop`` it also plays a cheat: before each decision it looks for the de
 in the match's hand histories (``$HOME/../../hands/*.phhs``, readable from its scratch folder),
 and writes each find to ``$HOME/snooped.txt``. Only for a match of one deal set (every table
 plays hand N from the same deck), so finding ``hand = N`` anywhere is finding this very deal.
+``--snoop-all`` looks in every ``.phhs`` file anywhere under the output folder (hidden folders
+too) and notes each folder it may not enter in ``$HOME/denied.txt``.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ from pokerbot import dealer_pb2  # noqa: E402
 
 HOME = Path(os.environ.get("HOME", "."))
 RECORD = HOME / "received.bin"
-SNOOP = "--snoop" in sys.argv
+SNOOP_ALL = "--snoop-all" in sys.argv
+SNOOP = "--snoop" in sys.argv or SNOOP_ALL
 
 
 def snoop(request: dealer_pb2.ActionRequest) -> None:
     """Look for the current deal in the histories written so far; note every find."""
     key = f"\nhand = {request.hand}\n"
-    for path in sorted((HOME.parent.parent / "hands").glob("*.phhs")):
+    for path in histories():
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -45,6 +48,20 @@ def snoop(request: dealer_pb2.ActionRequest) -> None:
             actions = before[before.rfind("actions = "):].split("\n")[0]
             with open(HOME / "snooped.txt", "a", encoding="utf-8") as found:
                 found.write(f"hand {request.hand} street {request.street}: {path.name}: {actions}\n")
+
+
+def histories() -> list[Path]:
+    """The history files a snooper can see: in ``hands/``, or with ``--snoop-all`` anywhere."""
+    out = HOME.parent.parent
+    if not SNOOP_ALL:
+        return sorted((out / "hands").glob("*.phhs"))
+    found, denied = [], []
+    for folder, _, files in os.walk(out, onerror=lambda error: denied.append(error.filename)):
+        found += [Path(folder) / name for name in files if name.endswith(".phhs")]
+    if denied:
+        with open(HOME / "denied.txt", "a", encoding="utf-8") as note:
+            note.writelines(f"{name}\n" for name in denied)
+    return sorted(found)
 
 
 def main() -> None:
