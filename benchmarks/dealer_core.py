@@ -20,7 +20,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan, instance_label, plan_tables
 from dealer.server import BotSession, DealerServer, tune_gc
 from poker.v1 import dealer_pb2 as pb
 
@@ -45,11 +45,11 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
     game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
                        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
     plan = MatchPlan("core", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
-    sessions = {name: server.session(name) for name in ("a", "b")}
+    sessions = {instance_label(name, 0): server.session(name) for name in ("a", "b")}  # one instance each
     for session in sessions.values():
         session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
     pumps = [asyncio.create_task(answer(s)) for s in sessions.values()]
-    bots = {name: BotEntry(name, token=s.token) for name, s in sessions.items()}
+    bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
     start = time.process_time()
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions).run()
     cpu = time.process_time() - start

@@ -18,8 +18,8 @@ from tabulate import tabulate
 from dealer.compare import Settings, play_comparison
 from dealer.config import LeagueConfig, game_config, load_league
 from dealer.errors import ClusterError, ConfigError
-from dealer.league import LocalExecutor, build_jobs, run_league
-from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
+from dealer.league import LocalExecutor, build_jobs, instance_counts, run_league, sealing
+from dealer.match import BotEntry, Match, MatchPlan, MatchResult, instance_label, plan_tables
 from dealer.results import standings, standings_table
 from dealer.server import DealerServer, tune_gc
 from dealer.summary import overall_text
@@ -69,7 +69,8 @@ def match(
     hands: Annotated[int, typer.Option(help="Total hands (rounded down to whole duplicate rotations).")] = 1000,
     seed: Annotated[str | None, typer.Option(help="Deal seed: same seed, same cards. Default: fresh random.")] = None,
     duplicate: Annotated[bool, typer.Option(help="Replay every deal with the seats rotated.")] = True,
-    tables: Annotated[int, typer.Option(help="Tables played at once over the same bot processes.")] = 1,
+    tables: Annotated[int, typer.Option(help="Deal sets played at once (each on its rotations' tables).")] = 1,
+    sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
     per_action_ms: Annotated[int, typer.Option(help="Time per action (ms).")] = 1000,
     bank_ms: Annotated[int, typer.Option(help="Time bank per match and seat (ms).")] = 30000,
     grace_ms: Annotated[int, typer.Option(help="Transport margin not charged to bots (ms).")] = 50,
@@ -98,7 +99,7 @@ def match(
     per_table = max(1, hands // (tables * rotations))
     plan = MatchPlan(
         match_id="match", tables=plan_tables(names, duplicate=duplicate, tables=tables), game=game, hands=per_table,
-        seed=seed, fault_policy=fault_policy,
+        seed=seed, fault_policy=fault_policy, sealed=sealed,
     )
     entries = {name: BotEntry(name, tuple(argv)) for name, argv in zip(names, commands)}
     result = asyncio.run(_run_match(plan, entries, listen, out))
@@ -106,7 +107,7 @@ def match(
     typer.echo(standings_table(lines))
     out.mkdir(parents=True, exist_ok=True)
     summary = {"match": plan.match_id, "hands": len(result.hands), "seed": seed, "variant": variant,
-               "duplicate": duplicate, "standings": [s.as_json() for s in lines], "forfeited": result.forfeited,
+               "duplicate": duplicate, "sealed": sealed, "standings": [s.as_json() for s in lines], "forfeited": result.forfeited,
                "log_tails": result.log_tails}
     (out / "results.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     typer.echo(f"{len(result.hands)} hands; histories, logs and results.json in {out}/")
@@ -141,7 +142,7 @@ def validate(config: Annotated[Path, typer.Argument(help="The league file, e.g. 
                f"up to {hands} hands")
 
 
-async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None,
+async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None,
                   options: LeagueOptions) -> list[MatchResult]:
     credentials = None
     if league.tls_cert and league.tls_key:
@@ -151,12 +152,13 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, s
     sessions = {}
     if remote_tokens is not None:
         typer.echo(f"dealer listening on {address}")
-        for name, token in remote_tokens.items():
-            sessions[name] = server.session(name, token)
-        for name, session in sessions.items():
-            typer.echo(f"waiting for {name} to connect ...")
+        for name, instance_tokens in remote_tokens.items():  # one token per instance
+            for k, token in enumerate(instance_tokens):
+                sessions[instance_label(name, k)] = server.session(name, token)
+        for label, session in sessions.items():
+            typer.echo(f"waiting for {label} to connect ...")
             await session.connected.wait()
-            typer.echo(f"{name} connected (version {session.version or '?'})")
+            typer.echo(f"{label} connected (version {session.version or '?'})")
     try:
         with LeagueDisplay(league, len(build_jobs(league)), standings_every=options.standings_every) as display:
             return await run_league(league, LocalExecutor(server, league.jobs, sessions), resume=resume,
@@ -196,7 +198,7 @@ async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOption
                                     keep_going=options.keep_going)
 
 
-def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, str] | None,
+def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None,
                  options: LeagueOptions) -> None:
     """Run the league to the end and print the standings; a refused resume, a bot that cannot
     start or a Dask worker that cannot play is a one-line error (one line per worker and bot)."""
@@ -251,25 +253,34 @@ def serve(
     keep_going: KeepGoing = False,
     standings_every: StandingsEvery = 0,
 ) -> None:
-    """Run a league that waits for its remote bots: prints each token once (or reads tokens_file)."""
+    """Run a league that waits for its remote bots: prints each token once (or reads tokens_file).
+
+    A remote bot gets one token per instance (``<bot>.<k>``: one per rotation of a duplicate deal)."""
     league = _load(config)
-    remote = [b.name for b in league.bots if b.remote]
-    tokens: dict[str, str] = {}
+    counts = instance_counts(build_jobs(league))
+    needed = {b.name: max(1, counts.get(b.name, 1)) for b in league.bots if b.remote}
+    tokens: dict[str, list[str]] = {}
     if league.tokens_file is not None:
         try:
             data = yaml.safe_load(league.tokens_file.read_text(encoding="utf-8")) or {}
         except (OSError, yaml.YAMLError) as error:
             typer.echo(f"error: {league.tokens_file}: {error}", err=True)
             raise typer.Exit(2) from None
-        missing = [name for name in remote if not isinstance(data.get(name), str) or len(data[name]) < 16]
-        if missing:
-            typer.echo(f"error: {league.tokens_file}: no token of 16+ characters for {', '.join(missing)}", err=True)
-            raise typer.Exit(2)
-        tokens = {name: data[name] for name in remote}
+        for name, count in needed.items():
+            given = data.get(name) if isinstance(data, dict) else None
+            listed = [given] if isinstance(given, str) else given if isinstance(given, list) else []
+            if len(listed) < count or not all(isinstance(t, str) and len(t) >= 16 for t in listed[:count]):
+                typer.echo(f"error: {league.tokens_file}: {name} needs {count} token(s) of 16+ characters "
+                           f"(a list: one per instance, i.e. per rotation of a duplicate deal)", err=True)
+                raise typer.Exit(2)
+            tokens[name] = listed[:count]
     else:
-        tokens = {name: secrets.token_urlsafe(32) for name in remote}
-        for name, token in tokens.items():
-            typer.echo(f"token for {name}: {token}")
+        tokens = {name: [secrets.token_urlsafe(32) for _ in range(count)] for name, count in needed.items()}
+        for name, instance_tokens in tokens.items():
+            for k, token in enumerate(instance_tokens):
+                typer.echo(f"token for {instance_label(name, k)}: {token}")
+    if needed:
+        typer.echo(f"note: {sealing(league)['note']}")
     _play_league(league, resume, tokens, LeagueOptions(keep_going, standings_every))
 
 
@@ -296,6 +307,7 @@ def compare(
     stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
     seed: Annotated[str | None, typer.Option(help="Deal seed: same seed, same cards. Default: fresh random.")] = None,
     tables: Annotated[int, typer.Option(help="Deal sets played at once (each a duplicate group of tables).")] = 4,
+    sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
     batch: Annotated[int, typer.Option(help="Paired deals between two looks of the sequential test.")] = 100,
     per_action_ms: Annotated[int, typer.Option(help="Time per action (ms).")] = 1000,
     bank_ms: Annotated[int, typer.Option(help="Time bank per match and seat (ms).")] = 30000,
@@ -327,9 +339,9 @@ def compare(
     field_entries = [BotEntry(n, tuple(shlex.split(c))) for n, c in zip(field_names, field or [], strict=True)]
     comparison = asyncio.run(play_comparison(
         new_entry, old_entry, field_entries, game, settings, max_hands=hands, deal_sets=tables, seed=seed,
-        batch=batch, out=out))
+        batch=batch, out=out, sealed=sealed))
     data = {**comparison.as_json(), "new": new, "old": old, "field": list(field or []), "seed": seed,
-            "hands_played": comparison.hands_played}
+            "sealed": sealed, "hands_played": comparison.hands_played}
     # A bot that could not play makes the figures meaningless: exit 13 whatever they say.
     failed = {name: reasons for name, reasons in comparison.extra.get("faults", {}).items()
               if set(reasons) & {"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory"}}

@@ -460,14 +460,15 @@ class _SequentialMatch(Match):
 async def play_comparison(
     new: BotEntry, old: BotEntry, field: Sequence[BotEntry], game: GameConfig, settings: Settings, *,
     max_hands: int, deal_sets: int = 1, seed: int | str | None = None, batch: int = 100,
-    listen: str = "127.0.0.1:0", out: Path, base: Path | None = None,
+    listen: str = "127.0.0.1:0", out: Path, base: Path | None = None, sealed: bool = True,
 ) -> Comparison:
     """Play a comparison of two bots (bots named by their entries) and return its result.
 
     ``max_hands`` counts every hand at every table; they are spread over ``deal_sets`` deal sets
     played at once, each as a duplicate group of tables. Sequential tests are checked every
     ``batch`` paired samples and stop all tables at the first decision; only the samples the test
-    saw are reported (so the same seed gives the same answer, whatever the timing).
+    saw are reported (so the same seed gives the same answer, whatever the timing). ``sealed``:
+    tables sharing a deal set are played by different processes of a bot (``dealer.match``).
     """
     settings.check()
     names = [new.name, old.name, *(f.name for f in field)]
@@ -475,7 +476,7 @@ async def play_comparison(
         raise ValueError(f"bot names must be distinct: {names}")
     tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
     per_table = max(1, max_hands // len(tables))
-    plan = MatchPlan(match_id="compare", tables=tables, game=game, hands=per_table, seed=seed)
+    plan = MatchPlan(match_id="compare", tables=tables, game=game, hands=per_table, seed=seed, sealed=sealed)
     test = sequential_test(settings) if settings.until_significant else None
     entries = {e.name: e for e in (new, old, *field)}
     server = DealerServer(listen)

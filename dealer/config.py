@@ -13,9 +13,14 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
                                  #   default "out/<name slugified>"
     listen: 127.0.0.1:0          # optional host:port of the dealer's gRPC server (port 0 = any free)
     tls: {cert: server.crt, key: server.key}  # optional, both keys required; relative to the YAML file
-    tokens_file: tokens.yaml     # optional; remote bots' tokens (relative to the YAML file)
+    tokens_file: tokens.yaml     # optional; remote bots' tokens (relative to the YAML file): a token
+                                 #   per bot, or a list of one per instance (duplicate rotations)
     fault_policy: fold           # fold (default: a failed bot folds/checks for the rest of the match)
                                  #   | forfeit | restart
+    sealed: true                 # default: a duplicate group's rotations are played by different
+                                 #   processes of each bot (one instance per rotation); false: one
+                                 #   process per bot plays them all (trusted bots only: it can learn
+                                 #   the other seats' cards of a deal)
     limits:                      # optional defaults for every launched bot; a bot may override any key
       memory_mb: 1024            # int >= 16, memory the bot may write (RLIMIT_DATA)
       cpu_seconds: 3600          # int >= 1
@@ -228,6 +233,7 @@ class LeagueConfig:
     tls_key: Path | None
     tokens_file: Path | None
     fault_policy: str
+    sealed: bool
     bots: tuple[BotSpec, ...]
     game: GameConfig
     events: tuple[EventSpec, ...]
@@ -819,7 +825,7 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "league"
 
 
-_TOP_KEYS = ("name", "seed", "jobs", "out", "listen", "tls", "tokens_file", "fault_policy", "limits",
+_TOP_KEYS = ("name", "seed", "jobs", "out", "listen", "tls", "tokens_file", "fault_policy", "sealed", "limits",
              "bots", "game", "events")
 
 
@@ -870,6 +876,7 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
         tls_key=_read(ctx, tls, "key", _path(ctx.folder), None),
         tokens_file=_read(ctx, top, "tokens_file", _path(ctx.folder), None),
         fault_policy=_read(ctx, top, "fault_policy", _choice(FAULT_POLICIES), "fold"),
+        sealed=_read(ctx, top, "sealed", _bool, True),
         bots=tuple(bots.values()),
         game=_parse_game(ctx, game_layers),
         events=tuple(events.values()),

@@ -26,7 +26,7 @@ from typing import Protocol
 from dealer.compare import Settings as CompareSettings
 from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
-from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec, fault_totals
+from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec, fault_totals, instance_label
 from dealer.ratings import openskill_ratings
 from dealer.results import BROKEN, Standing, duplicate_samples, standings
 from dealer.scheduler import (
@@ -107,11 +107,33 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
                 hands=(event.max_hands or 5000) if freezeout else _hands_per_table(event, len(tables)),
                 seed=None if config.seed is None else f"{config.seed}", mode="freezeout" if freezeout else "reset",
                 blind_levels=event.blind_levels, hands_per_level=event.hands_per_level or 0,
-                fault_policy=config.fault_policy,
+                fault_policy=config.fault_policy, sealed=config.sealed,
             )
             bots = {name: entries[name] for t in tables for name in t.seats}
             jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / event.name / f"{deal_set:04d}", base))
     return jobs
+
+
+def instance_counts(jobs: Iterable[MatchJob]) -> dict[str, int]:
+    """How many instances of each bot the busiest of its matches runs (a remote bot needs a token each)."""
+    counts: dict[str, int] = {}
+    for job in jobs:
+        for spec, instances in zip(job.plan.tables, job.plan.instances(), strict=True):
+            for name, k in zip(spec.seats, instances, strict=True):
+                counts[name] = max(counts.get(name, 0), k + 1)
+    return counts
+
+
+def sealing(config: LeagueConfig) -> dict[str, object]:
+    """What results.json says about sealed rotations: launched bots are sealed (unless switched
+    off); remote bots never can be, whatever their tokens."""
+    remote = sorted(b.name for b in config.bots if b.remote)
+    note = ("rotations of launched bots are sealed: one process per rotation" if config.sealed else
+            "not sealed (sealed: false): one process of each bot plays every rotation of a deal")
+    if remote:
+        note += (f"; remote bots ({', '.join(remote)}) cannot be sealed: each rotation has its own token, "
+                 "but the other side may play them all in one process")
+    return {"sealed": config.sealed, "remote_not_sealed": remote, "note": note}
 
 
 # --------------------------------------------------------------------------- journal
@@ -196,6 +218,7 @@ class LocalExecutor:
     """Plays matches in this process on one shared dealer server, ``jobs`` at a time."""
 
     def __init__(self, server: DealerServer, jobs: int, sessions: dict[str, BotSession] | None = None) -> None:
+        """``sessions``: remote bots' sessions by instance label, kept for the whole league."""
         self.server = server
         self.slots = asyncio.Semaphore(jobs)
         self.sessions = sessions or {}
@@ -203,8 +226,7 @@ class LocalExecutor:
     async def run(self, job: MatchJob) -> MatchResult:
         """Wait for a free slot, then play the match."""
         async with self.slots:
-            kept = {name: s for name, s in self.sessions.items() if name in job.bots}
-            return await Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=kept).run()
+            return await Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=self.sessions).run()
 
 
 def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
@@ -326,6 +348,7 @@ def report(
         "seed": config.seed,
         "matches": {"finished": len(results), "total": total_jobs},
         "ranking": overall_rule(config),
+        "sealing": sealing(config),
         "standings": [s.as_json() for s in overall],
         "events": {
             event.name: [s.as_json() for s in event_standings(config, event, by_event[event.name])]
@@ -391,7 +414,7 @@ def _start_failure(job: MatchJob, result: MatchResult, seen: set[str]) -> BotSta
             reasons = ", ".join(sorted(result.faults.get(name, {}))) or "no start"
             tail = [line for line in result.log_tails.get(name, "").splitlines() if line.strip()]
             last = f": {tail[-1].strip()[:200]}" if tail else ""
-            log = job.out / "logs" / f"{name}.log"
+            log = job.out / "logs" / f"{instance_label(name, 0)}.log"
             return BotStartError(f"bot {name!r} could not start in its first match {result.match_id} "
                                  f"({reasons}){last}; log {log}; fix its command or pass --keep-going")
     return None

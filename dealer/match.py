@@ -5,6 +5,13 @@ connections, and records every hand. Tables of a duplicate group share a ``deal_
 same cards: hand ``h`` of a table is dealt from the deck keyed ``<seed>/<deal_set>/<h>`` (a
 secret random key replaces the seed when none is given), with the button at seat ``h % n``.
 
+Sealed rotations (the default): tables that share a deal set are never played by one bot
+process. Each bot runs one *instance* per table it has in a deal set (``MatchPlan.instances``,
+planned by ``dealer.scheduler.sealed_instances``); instance ``k`` plays the bot's ``k``-th table
+of every deal set, with its own token, process, scratch folder ``scratch/<bot>.<k>`` and log
+``logs/<bot>.<k>.log``. Hands, faults (summed over instances) and standings stay by bot name,
+and a bot's time bank is shared by its instances, as it was by its tables.
+
 Fault policy (what happens when a bot misbehaves; every event is counted by reason):
 
 * timeout or an illegal answer: the dealer checks for the bot if it can, else folds; a fold
@@ -42,7 +49,7 @@ from dealer.errors import DealerError
 from dealer.equity import adjusted_net
 from dealer.history import PhhsWriter, phh_text
 from dealer.rules import Hand, Legal, TableConfig, Variant
-from dealer.scheduler import duplicate_rotations
+from dealer.scheduler import duplicate_rotations, sealed_instances
 from dealer.server import BotSession, DealerServer, Fault
 from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
@@ -63,7 +70,8 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class BotEntry:
-    """How to reach a bot: a command to launch, or a remote bot that dials in with ``token``."""
+    """How to reach a bot: a command to launch, or a remote bot that dials in with ``token`` (a
+    fixed token serves one instance: sealed rotations need a session per instance)."""
 
     name: str
     command: tuple[str, ...] | None = None
@@ -84,6 +92,23 @@ class MatchPlan:
     blind_levels: tuple[tuple[int, int, int], ...] = ()
     hands_per_level: int = 0
     fault_policy: str = "fold"
+    sealed: bool = True  # tables sharing a deal set are played by different processes of a bot
+
+    def instances(self) -> list[tuple[int, ...]]:
+        """Which instance of each seat's bot plays each table (all instance 0 unless sealed)."""
+        if not self.sealed:
+            return [(0,) * len(t.seats) for t in self.tables]
+        return sealed_instances([(t.seats, t.deal_set) for t in self.tables])
+
+    def instance_labels(self) -> list[tuple[str, ...]]:
+        """Each table's seats as instance labels (``<bot>.<k>``): who plays where, process by process."""
+        return [tuple(instance_label(name, k) for name, k in zip(t.seats, ks, strict=True))
+                for t, ks in zip(self.tables, self.instances(), strict=True)]
+
+
+def instance_label(name: str, instance: int) -> str:
+    """The name of a bot's instance: its sessions, scratch folder and log are named after it."""
+    return f"{name}.{instance}"
 
 
 @dataclass(frozen=True)
@@ -121,16 +146,24 @@ class MatchResult:
 
 
 @dataclass(eq=False)
+class _Bank:
+    """What is left of a bot's time bank for the whole match, shared by its instances."""
+
+    ms: int
+
+
+@dataclass(eq=False)
 class _Seat:
-    """A bot in this match: its session, its process, and whether it still decides."""
+    """An instance of a bot in this match: its session, its process, and whether it still decides."""
 
     entry: BotEntry
+    label: str
     session: BotSession
+    bank: _Bank
     process: BotProcess | None = None
     failed: bool = False
     strikes: int = 0
     restarts: int = 0
-    bank_ms: int = 0  # what is left of its time bank for the whole match
     match_starts: list[bytes] = field(default_factory=list)  # framed MatchStart items, resent on restart
     counted: BotProcess | None = None  # the process whose end was already counted as a fault
     disconnects: int = 0  # disconnects counted before the current process started
@@ -166,14 +199,24 @@ class Match:
         self, plan: MatchPlan, server: DealerServer, bots: Mapping[str, BotEntry], *, out: Path, base: Path,
         sessions: Mapping[str, BotSession] | None = None,
     ) -> None:
-        """``sessions`` are remote bots' sessions that outlive the match (a league's ``serve``)."""
+        """``sessions`` are remote bots' sessions by instance label, that outlive the match (a
+        league's ``serve``)."""
         self.plan = plan
         self.server = server
         self.entries = bots
         self.kept = dict(sessions or {})
         self.out = out
         self.base = base
-        self.seats: dict[str, _Seat] = {}
+        self.seats: dict[str, _Seat] = {}  # by instance label
+        self.labels = plan.instance_labels()
+        self.instances: dict[str, str] = {}  # instance label -> bot name, in the order first seated
+        for spec, labels in zip(plan.tables, self.labels, strict=True):
+            self.instances.update(zip(labels, spec.seats, strict=True))
+        for name, entry in bots.items():
+            unkept = [label for label, bot in self.instances.items() if bot == name and label not in self.kept]
+            if entry.token is not None and len(unkept) > 1:
+                raise ValueError(f"bot {name!r} has one fixed token for {len(unkept)} instances (sealed "
+                                 "rotations): give each instance its own session")
         self.secret = str(plan.seed) if plan.seed is not None else secrets.token_hex(16)
         self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})))
         self.stop = False
@@ -181,7 +224,7 @@ class Match:
         self._histories: list[PhhsWriter] = []  # of the tables that started, in the match's private folder
         self._private: Path | None = None
         self._configs: dict[tuple[object, ...], TableConfig] = {}  # hands' configurations, made once
-        self._kept_faults = {name: collections.Counter(session.faults) for name, session in self.kept.items()}
+        self._kept_faults = {label: collections.Counter(session.faults) for label, session in self.kept.items()}
 
     async def run(self) -> MatchResult:
         """Connect the bots, play every table, then say goodbye and stop every process.
@@ -219,7 +262,8 @@ class Match:
         return self.result
 
     async def _play(self) -> None:
-        await asyncio.gather(*(self._connect(name) for name in self.result.bots))
+        banks = {name: _Bank(self.plan.game.time.bank_ms) for name in self.result.bots}
+        await asyncio.gather(*(self._connect(label, name, banks[name]) for label, name in self.instances.items()))
         await asyncio.gather(*(self._play_table(index, spec) for index, spec in enumerate(self.plan.tables)))
 
     def _publish_histories(self) -> None:
@@ -234,11 +278,11 @@ class Match:
 
     # ----------------------------------------------------------------- bots
 
-    async def _connect(self, name: str) -> None:
+    async def _connect(self, label: str, name: str, bank: _Bank) -> None:
         entry = self.entries[name]
-        session = self.kept.get(name) or self.server.session(name, entry.token)
-        seat = self.seats[name] = _Seat(entry, session, bank_ms=self.plan.game.time.bank_ms)
-        self._restart_locks[name] = asyncio.Lock()
+        session = self.kept.get(label) or self.server.session(name, entry.token)
+        seat = self.seats[label] = _Seat(entry, label, session, bank)
+        self._restart_locks[label] = asyncio.Lock()
         await self._launch(seat)
 
     async def _launch(self, seat: _Seat) -> None:
@@ -250,16 +294,16 @@ class Match:
             suffix = f".{seat.restarts}" if seat.restarts else ""
             try:
                 seat.process = await BotProcess.launch(
-                    entry.name, entry.command, address=self.server.address, token=session.token, base=self.base,
-                    workdir=self.out / "scratch" / entry.name, log_path=self.out / "logs" / f"{entry.name}{suffix}.log",
+                    seat.label, entry.command, address=self.server.address, token=session.token, base=self.base,
+                    workdir=self.out / "scratch" / seat.label, log_path=self.out / "logs" / f"{seat.label}{suffix}.log",
                     limits=entry.limits, local_address=self.server.local_address,
                 )
             except OSError as error:
                 session.fault(Fault.START, f"match {match_id}: {error}")
-                self.result.log_tails[entry.name] = str(error)
+                self._keep_tail(seat, str(error))
                 self._never_started(seat)
                 return
-            log.info("match %s: launched bot %s (pid %d)", match_id, entry.name, seat.process.process.pid)
+            log.info("match %s: launched bot %s (pid %d)", match_id, seat.label, seat.process.process.pid)
         exited = asyncio.ensure_future(seat.process.wait_exit(float("inf"))) if seat.process else None
         connected = asyncio.ensure_future(session.connected.wait())
         charged = session.faults.total()
@@ -289,7 +333,7 @@ class Match:
 
     def _never_started(self, seat: _Seat) -> None:
         """Fail a bot whose launch did not connect; its first launch is noted (a broken command)."""
-        if seat.restarts == 0:
+        if seat.restarts == 0 and seat.entry.name not in self.result.unstarted:  # once, whichever instance
             self.result.unstarted.append(seat.entry.name)
         self._fail(seat)
 
@@ -316,7 +360,7 @@ class Match:
         if seat.failed:
             return
         seat.failed = True
-        log.warning("match %s: bot %s disqualified (fault policy %s)", self.plan.match_id, seat.entry.name,
+        log.warning("match %s: bot %s disqualified (fault policy %s)", self.plan.match_id, seat.label,
                     self.plan.fault_policy)
         seat.session.notice(pb.FAULT_REASON_DISQUALIFIED, "no longer deciding in this match")
         if self.plan.fault_policy == "forfeit" and seat.entry.name not in self.result.forfeited:
@@ -327,7 +371,7 @@ class Match:
         """Notice a lost connection; under ``restart``, start the bot again. Tables that find
         the seat in need meanwhile wait for the same restart (they never start another)."""
         restarts = seat.restarts
-        async with self._restart_locks[seat.entry.name]:
+        async with self._restart_locks[seat.label]:
             if seat.restarts != restarts:
                 return  # restarted while this table waited: the new process is its answer
             if not seat.session.live:
@@ -339,34 +383,42 @@ class Match:
                     await self._count_crash(seat)
                 seat.restarts += 1
                 log.warning("match %s: restarting bot %s before its next hand on table %d (restart %d)",
-                            self.plan.match_id, seat.entry.name, table, seat.restarts)
+                            self.plan.match_id, seat.label, table, seat.restarts)
                 seat.failed, seat.strikes = False, 0
                 await self._launch(seat)
                 for start in seat.match_starts:  # the new process joins the tables in progress
                     seat.session.send_framed(start)
 
     async def _shutdown(self) -> None:
-        for name, seat in self.seats.items():
-            if name not in self.kept:
+        for label, seat in self.seats.items():
+            if label not in self.kept:
                 seat.session.goodbye("match over")
         await asyncio.gather(*(self._stop(seat) for seat in self.seats.values()))
-        for name, seat in self.seats.items():
-            if name in self.kept:
-                self.result.faults[name] = dict(seat.session.faults - self._kept_faults[name])
+        faults: dict[str, collections.Counter[str]] = {name: collections.Counter() for name in self.result.bots}
+        for label, seat in self.seats.items():
+            if label in self.kept:
+                faults[seat.entry.name].update(seat.session.faults - self._kept_faults[label])
             else:
                 self.server.close_session(seat.session)
-                self.result.faults[name] = dict(seat.session.faults)
+                faults[seat.entry.name].update(seat.session.faults)
+        for name in self.result.bots:  # summed over the bot's instances
+            self.result.faults[name] = {reason: count for reason, count in faults[name].items() if count}
 
     async def _stop(self, seat: _Seat) -> None:
         if seat.process is None:
             return
         code = await seat.process.stop()
-        log.info("match %s: stopped bot %s (exit status %s%s)", self.plan.match_id, seat.entry.name, code,
+        log.info("match %s: stopped bot %s (exit status %s%s)", self.plan.match_id, seat.label, code,
                  ", killed" if seat.process.killed else "")
         if seat.session.faults[Fault.DISCONNECT] > seat.disconnects:
             await self._count_crash(seat, stopped=True)
         if seat.session.faults:
-            self.result.log_tails[seat.entry.name] = seat.process.log_tail()
+            self._keep_tail(seat, seat.process.log_tail())
+
+    def _keep_tail(self, seat: _Seat, text: str) -> None:
+        """Keep what an instance that failed left in its log, by bot name (instances one after another)."""
+        tails, name = self.result.log_tails, seat.entry.name
+        tails[name] = f"{tails[name]}\n{seat.label}: {text}" if name in tails else f"{seat.label}: {text}"
 
     # ----------------------------------------------------------------- tables
 
@@ -398,7 +450,7 @@ class Match:
     async def _play_table(self, index: int, spec: TableSpec) -> None:
         """Play a table's hands: bot answers drive play (``_advance``), from hand to hand, and
         this task only sees to lost connections and restarts between hands."""
-        table = _Table(spec, next(_table_ids), [self.seats[name] for name in spec.seats], self.plan.game.stack)
+        table = _Table(spec, next(_table_ids), [self.seats[label] for label in self.labels[index]], self.plan.game.stack)
         game = self.plan.game
         for s, seat in enumerate(table.seats):
             start = frame(pb.Item(table=table.id, match_start=pb.MatchStart(
@@ -506,14 +558,15 @@ class Match:
         time = self.plan.game.time
         session = seat.session
         request_id = session.next_request_id()
-        framed = table.encoder.request(request_id, legal, time.per_action_ms, seat.bank_ms)
-        allowance = (time.per_action_ms + seat.bank_ms + time.grace_ms) / 1000
+        bank = seat.bank
+        framed = table.encoder.request(request_id, legal, time.per_action_ms, bank.ms)
+        allowance = (time.per_action_ms + bank.ms + time.grace_ms) / 1000
         free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
 
         def answered(reply: pb.ActionReply | None, elapsed: float) -> None:
             if elapsed >= free_s:  # past the per-action limit: the bank pays
                 used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
-                seat.bank_ms = max(0, seat.bank_ms - max(0, used_ms - time.per_action_ms))
+                bank.ms = max(0, bank.ms - max(0, used_ms - time.per_action_ms))
             if reply is None:
                 if session.live:
                     seat.strikes += 1

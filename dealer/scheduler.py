@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -208,6 +208,24 @@ def schedule_event(
         MatchSpec(event, number, duplicate_rotations(table)[r], number, 0)
         for number, (table, r) in enumerate(zip(tables, rotations, strict=True))
     ]
+
+
+def sealed_instances(tables: Sequence[tuple[Sequence[str], Hashable]]) -> list[tuple[int, ...]]:
+    """For each table (its seats and deal set), the instance of each seat's bot that plays it.
+
+    Tables that share a deal set share cards, so no process may play two of them: a bot's k-th
+    table of a deal set goes to its instance k, and instance k plays the k-th table of every deal
+    set (so an instance still plays many tables at once).
+    """
+    seen: Counter[tuple[str, Hashable]] = Counter()
+    instances = []
+    for seats, deal_set in tables:
+        row = []
+        for name in seats:
+            row.append(seen[name, deal_set])
+            seen[name, deal_set] += 1
+        instances.append(tuple(row))
+    return instances
 
 
 def seat_counts(specs: Sequence[MatchSpec]) -> dict[str, list[int]]:

@@ -297,7 +297,8 @@ def test_league_run_results(league: LeagueRun) -> None:
 
 
 def test_league_run_folders(league: LeagueRun) -> None:
-    """Each match has its folder with one hand history per table and one log per bot."""
+    """Each match has its folder with one hand history per table and one log per bot instance
+    (sealed rotations: one instance of each bot per rotation)."""
     folders = {p for p in (league.out / "matches").glob("*/*") if p.is_dir()}
     assert folders == {job.out for job in league.jobs}
     for job in league.jobs:
@@ -307,7 +308,8 @@ def test_league_run_folders(league: LeagueRun) -> None:
         first = histories[0].read_text(encoding="utf-8")
         assert first.startswith("[1]\n") and f'_match = "{job.plan.match_id}"' in first
         logs = {p.stem for p in (job.out / "logs").glob("*.log")}
-        assert logs == set(job.bots), job.plan.match_id
+        assert logs == {label for labels in job.plan.instance_labels() for label in labels}, job.plan.match_id
+        assert {label.rsplit(".", 1)[0] for label in logs} == set(job.bots)
     assert (league.out / "journal.sqlite").is_file()
     db = sqlite3.connect(league.out / "journal.sqlite")
     try:
@@ -524,7 +526,8 @@ def test_bot_failing_at_start_is_charged_and_the_league_goes_on(tmp_path: Path) 
     assert set(lines) == {"random", "caller", "ghost"}
     assert sum(s["chips"] for s in lines.values()) == 0
     ghost = lines["ghost"]["faults"]
-    assert set(ghost) <= {"start_failed", "crash", "no_connect"} and sum(ghost.values()) == 2, ghost
+    # two matches, each with two instances of the ghost (one per rotation): four failures
+    assert set(ghost) <= {"start_failed", "crash", "no_connect"} and sum(ghost.values()) == 4, ghost
     assert lines["random"]["faults"] == {} and lines["caller"]["faults"] == {}
     # Every match was played to the end: the ghost's seat folded or checked for it.
     assert all(s["hands"] == 2 * 2 * 10 for s in lines.values())

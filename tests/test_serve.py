@@ -1,4 +1,8 @@
-"""`dealer serve`: a league that waits for a remote bot, which joins with its token."""
+"""`dealer serve`: a league that waits for a remote bot, which joins with its tokens.
+
+The league's event is a heads-up duplicate round-robin, so the remote bot has two instances (one
+per seat rotation) and needs a token for each; the dealer says that they cannot be sealed.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from pathlib import Path
 from conftest import PY_BOTS, ROOT
 
 DEALER = Path(sys.executable).parent / "dealer"
-TOKEN = "alice-token-0123456789abcdef-XYZ"
+TOKENS = ["alice-token-0123456789abcdef-XYZ", "alice-token-second-instance-QRS"]
 
 
 def free_port() -> int:
@@ -21,7 +25,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def league(tmp_path: Path, port: int, tokens_file: bool) -> Path:
+def league(tmp_path: Path, port: int, tokens_file: bool, tokens: object = TOKENS) -> Path:
     path = tmp_path / "league.yaml"
     lines = [
         "name: remote night",
@@ -37,7 +41,7 @@ def league(tmp_path: Path, port: int, tokens_file: bool) -> Path:
         "  - {name: hu, format: round-robin, table_size: 2, hands: 20}",
     ]
     if tokens_file:
-        (tmp_path / "tokens.yaml").write_text(f"alice: {TOKEN}\n")
+        (tmp_path / "tokens.yaml").write_text(json.dumps({"alice": tokens}) + "\n")  # JSON is YAML
         lines.insert(5, "tokens_file: tokens.yaml")
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -69,12 +73,14 @@ def test_serve_plays_a_remote_bot_that_joins_with_its_token_from_the_tokens_file
     dealer = subprocess.Popen([str(DEALER), "serve", str(league(tmp_path, port, True))], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        wait_for_line(dealer, "waiting for alice")
-        impostor = remote_bot(port, "not-" + TOKEN)
+        note = wait_for_line(dealer, "note:")
+        assert "remote bots (alice) cannot be sealed" in note
+        wait_for_line(dealer, "waiting for alice.0")
+        impostor = remote_bot(port, "not-" + TOKENS[0])
         assert impostor.wait(30) == 1  # refused: a wrong token never joins
-        alice = remote_bot(port, TOKEN)
+        alices = [remote_bot(port, token) for token in TOKENS]  # one process per instance
         assert dealer.wait(120) == 0
-        assert alice.wait(30) == 0
+        assert [alice.wait(30) for alice in alices] == [0, 0]
     finally:
         dealer.kill()
     results = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -83,7 +89,9 @@ def test_serve_plays_a_remote_bot_that_joins_with_its_token_from_the_tokens_file
     assert all(not s["faults"] for s in results["standings"])
     outputs = [p.read_text(errors="replace") for p in (tmp_path / "out").rglob("*") if p.is_file()
                and p.suffix in (".json", ".txt", ".phhs", ".log")]
-    assert not any(TOKEN in text for text in outputs)
+    assert not any(token in text for token in TOKENS for text in outputs)
+    assert results["sealing"]["remote_not_sealed"] == ["alice"]
+    assert "cannot be sealed" in results["sealing"]["note"]
 
 
 def test_serve_prints_a_fresh_token_once_and_the_bot_joins_with_it(tmp_path: Path) -> None:
@@ -91,12 +99,19 @@ def test_serve_prints_a_fresh_token_once_and_the_bot_joins_with_it(tmp_path: Pat
     dealer = subprocess.Popen([str(DEALER), "serve", str(league(tmp_path, port, False))], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        token = wait_for_line(dealer, "token for alice:").split(":", 1)[1].strip()
-        assert len(token) >= 32
-        alice = remote_bot(port, token)
+        tokens = [wait_for_line(dealer, f"token for alice.{k}:").split(":", 1)[1].strip() for k in range(2)]
+        assert len(set(tokens)) == 2 and all(len(token) >= 32 for token in tokens)
+        alices = [remote_bot(port, token) for token in tokens]
         assert dealer.wait(120) == 0
-        assert alice.wait(30) == 0
+        assert [alice.wait(30) for alice in alices] == [0, 0]
     finally:
         dealer.kill()
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert {s["name"] for s in results["standings"]} == {"alice", "caller"}
+
+
+def test_serve_refuses_a_tokens_file_with_fewer_tokens_than_instances(tmp_path: Path) -> None:
+    done = subprocess.run([str(DEALER), "serve", str(league(tmp_path, free_port(), True, TOKENS[0]))], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "alice needs 2 token(s)" in done.stderr and "one per instance" in done.stderr, done.stderr

@@ -3,10 +3,11 @@
 Reads the environment it was given, the environment and command line of every process it can see in
 /proc (the dealer's, the launcher's, the other bots'), and every file under the dealer's output
 folder it can read (argv[1], if given). Logs "own token: <token>" (its own log is its business),
-"env keys: ...", "readable environ: N", and "found token <where>" for each token that is not its
-own; then "found 0 other tokens" or "found N other tokens".
+"env keys: ...", "readable environ: N", and "found token <where> sha256:<16 hex digits>" for each
+token that is not its own; then "found 0 other tokens" or "found N other tokens".
 """
 
+import hashlib
 import re
 import sys
 from pathlib import Path
@@ -36,7 +37,7 @@ for entry in Path("/proc").iterdir():
             token = match.group(1).decode(errors="replace")
             if token != own:
                 found.add(token)
-                botlib.say(f"found token /proc/{entry.name}/{name}")
+                botlib.say(f"found token /proc/{entry.name}/{name} sha256:{hashlib.sha256(match.group(1)).hexdigest()[:16]}")
 botlib.say(f"readable environ: {readable}")
 if sys.argv[1:]:
     for path in Path(sys.argv[1]).rglob("*"):
@@ -47,5 +48,6 @@ if sys.argv[1:]:
         for token in re.findall(r"[A-Za-z0-9_-]{43}", text):
             if token != own:
                 found.add(token)
+                botlib.say(f"found token {path} sha256:{hashlib.sha256(token.encode()).hexdigest()[:16]}")
 botlib.say(f"found {len(found)} other tokens")
 pokerbot.run(lambda request: pokerbot.check_call(), name="env-reader", argv=[])

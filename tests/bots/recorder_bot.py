@@ -3,7 +3,7 @@
 The messages are read off the stream as raw bytes (no deserializer on the call), appended to
 ``$HOME/received.bin`` as 4-byte big-endian length + the exact serialized DealerMessage, and only
 then parsed to answer requests. Launched bots get HOME = their scratch folder, so the test reads
-``<out>/scratch/<bot name>/received.bin`` after the match.
+``<out>/scratch/<bot name>.<instance>/received.bin`` after the match.
 
 With ``--snoop`` it also plays a cheat: before each decision it looks for the deal it is playing
 in the match's hand histories (``$HOME/../../hands/*.phhs``, readable from its scratch folder),
