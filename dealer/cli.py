@@ -107,7 +107,8 @@ def match(
     typer.echo(standings_table(lines))
     out.mkdir(parents=True, exist_ok=True)
     summary = {"match": plan.match_id, "hands": len(result.hands), "seed": seed, "variant": variant,
-               "duplicate": duplicate, "sealed": sealed, "standings": [s.as_json() for s in lines], "forfeited": result.forfeited,
+               "duplicate": duplicate, "sealed": sealed, "standings": [s.as_json() for s in lines],
+               "forfeited": result.forfeited,
                "log_tails": result.log_tails}
     (out / "results.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     typer.echo(f"{len(result.hands)} hands; histories, logs and results.json in {out}/")

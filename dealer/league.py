@@ -26,7 +26,16 @@ from typing import Protocol
 from dealer.compare import Settings as CompareSettings
 from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
-from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec, fault_totals, instance_label
+from dealer.match import (
+    BotEntry,
+    HandRecord,
+    Match,
+    MatchPlan,
+    MatchResult,
+    TableSpec,
+    fault_totals,
+    instance_label,
+)
 from dealer.ratings import openskill_ratings
 from dealer.results import BROKEN, Standing, duplicate_samples, standings
 from dealer.scheduler import (
@@ -226,7 +235,8 @@ class LocalExecutor:
     async def run(self, job: MatchJob) -> MatchResult:
         """Wait for a free slot, then play the match."""
         async with self.slots:
-            return await Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=self.sessions).run()
+            match = Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=self.sessions)
+            return await match.run()
 
 
 def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:

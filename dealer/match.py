@@ -450,7 +450,8 @@ class Match:
     async def _play_table(self, index: int, spec: TableSpec) -> None:
         """Play a table's hands: bot answers drive play (``_advance``), from hand to hand, and
         this task only sees to lost connections and restarts between hands."""
-        table = _Table(spec, next(_table_ids), [self.seats[label] for label in self.labels[index]], self.plan.game.stack)
+        seats = [self.seats[label] for label in self.labels[index]]
+        table = _Table(spec, next(_table_ids), seats, self.plan.game.stack)
         game = self.plan.game
         for s, seat in enumerate(table.seats):
             start = frame(pb.Item(table=table.id, match_start=pb.MatchStart(

@@ -37,7 +37,8 @@ for entry in Path("/proc").iterdir():
             token = match.group(1).decode(errors="replace")
             if token != own:
                 found.add(token)
-                botlib.say(f"found token /proc/{entry.name}/{name} sha256:{hashlib.sha256(match.group(1)).hexdigest()[:16]}")
+                digest = hashlib.sha256(match.group(1)).hexdigest()[:16]
+                botlib.say(f"found token /proc/{entry.name}/{name} sha256:{digest}")
 botlib.say(f"readable environ: {readable}")
 if sys.argv[1:]:
     for path in Path(sys.argv[1]).rglob("*"):
