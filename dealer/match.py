@@ -416,9 +416,10 @@ class Match:
             self._keep_tail(seat, seat.process.log_tail())
 
     def _keep_tail(self, seat: _Seat, text: str) -> None:
-        """Keep what an instance that failed left in its log, by bot name (instances one after another)."""
+        """Keep what an instance that failed left in its log, by bot name (instances one after
+        another, each under a line with its label)."""
         tails, name = self.result.log_tails, seat.entry.name
-        tails[name] = f"{tails[name]}\n{seat.label}: {text}" if name in tails else f"{seat.label}: {text}"
+        tails[name] = f"{tails[name]}\n[{seat.label}]\n{text}" if name in tails else f"[{seat.label}]\n{text}"
 
     # ----------------------------------------------------------------- tables
 

@@ -511,7 +511,7 @@ def test_bot_failing_at_start_stops_the_league(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr[-3000:]
     error = proc.stderr.strip().splitlines()[-1]
     expected = (r"error: bot 'ghost' could not start in its first match hu/\d{4} \(crash\): "
-                r"ghost: no such model file; log .*ghost\.log; fix its command or pass --keep-going")
+                r"ghost: no such model file; log .*ghost\.0\.log; fix its command or pass --keep-going")
     assert re.fullmatch(expected, error), error
     assert results_of(out)["matches"]["finished"] <= 1  # at most the match without the ghost
 

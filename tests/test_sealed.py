@@ -28,6 +28,7 @@ from dealer.scheduler import sealed_instances
 from dealer.server import DealerServer, Fault
 
 REFERENCE = Path(__file__).parent / "data" / "sealed_reference.json"
+BOT = ROOT / "sample_bots" / "python" / "call_bot.py"
 MEMORY_BOT = (sys.executable, str(ROOT / "tests" / "bots" / "rotation_memory.py"))
 
 
@@ -77,8 +78,8 @@ name: sealed
 seed: 1
 sealed: {sealed}
 bots:
-  - {{name: a, command: [python, x.py]}}
-  - {{name: b, command: [python, x.py]}}
+  - {{name: a, command: [python, {bot}]}}
+  - {{name: b, command: [python, {bot}]}}
   - {{name: c, remote: true}}
 events:
   - {{name: hu, format: round-robin, table_size: 2, hands: 10}}
@@ -88,11 +89,11 @@ events:
 
 
 def test_league_duplicate_groups_are_sealed_and_count_the_instances_remote_bots_need() -> None:
-    jobs = build_jobs(parse_league(LEAGUE.format(sealed="true")))
+    jobs = build_jobs(parse_league(LEAGUE.format(sealed="true", bot=BOT)))
     for job in jobs:
         assert all(len(d) == len(set(d)) for d in by_instance(job.plan).values()), job.plan.match_id
     assert instance_counts(jobs) == {"a": 3, "b": 3, "c": 3}  # the three-seat groups: one per rotation
-    assert instance_counts(build_jobs(parse_league(LEAGUE.format(sealed="false")))) == {"a": 1, "b": 1, "c": 1}
+    assert instance_counts(build_jobs(parse_league(LEAGUE.format(sealed="false", bot=BOT)))) == {"a": 1, "b": 1, "c": 1}
 
 
 # ------------------------------------------------------------------------------------ results
