@@ -242,6 +242,7 @@ def test_a_worker_killed_mid_match(reference: tuple[bytes, bytes], tmp_path: Pat
 
     async def league() -> None:
         async with dask_executor(commands, config.folder, out, workers=2) as executor:
+            assert executor.client.scheduler.address.startswith("tls://127.0.0.1:")  # no bot can submit code
             pids = await executor.client.run(os.getpid)
             play = asyncio.ensure_future(run_league(config, executor, on_progress=lambda p: finished.append(p.done)))
             deadline = time.monotonic() + TIMEOUT_S
