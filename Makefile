@@ -16,7 +16,22 @@ $(NODE_BOT)/node_modules: $(NODE_BOT)/package-lock.json
 	cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup: $(BIN)/dealer $(NODE_BOT)/node_modules
+# The web view's browser libraries (uPlot), from npm, copied into the package that serves them.
+WEB := dealer/web
+VENDORED := $(WEB)/static/vendor/uPlot.iife.min.js
+$(VENDORED): $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	mkdir -p $(WEB)/static/vendor
+	cp $(WEB)/node_modules/uplot/dist/uPlot.iife.min.js $(WEB)/node_modules/uplot/dist/uPlot.min.css $(WEB)/static/vendor/
+
+# The browser tests drive Debian's chromium (Playwright never downloads a browser here).
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then apt-get install -y --no-install-recommends chromium || \
+		{ apt-get update && apt-get install -y --no-install-recommends chromium; }; \
+	else echo "error: the browser tests need $(CHROMIUM): run 'sudo apt-get install chromium'" >&2; exit 1; fi
+
+setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(VENDORED) $(CHROMIUM)
 
 league: setup  ## run the league in tournaments.yaml on the sample bots
 	$(BIN)/dealer run tournaments.yaml

@@ -18,12 +18,15 @@ from tabulate import tabulate
 from dealer.compare import Settings, play_comparison
 from dealer.config import LeagueConfig, game_config, load_league
 from dealer.errors import ClusterError, ConfigError
-from dealer.league import LocalExecutor, build_jobs, instance_counts, run_league, sealing
+from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, instance_label, plan_tables
 from dealer.results import standings, standings_table
 from dealer.server import DealerServer, tune_gc
 from dealer.summary import overall_text
 from dealer.terminal import LeagueDisplay
+from dealer.web import write_report
+from dealer.web.server import WebView
+from dealer.web.view import LeagueView
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
 
@@ -160,11 +163,25 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, l
             typer.echo(f"waiting for {label} to connect ...")
             await session.connected.wait()
             typer.echo(f"{label} connected (version {session.version or '?'})")
+    total = len(build_jobs(league))
+    view = LeagueView(league, total) if options.web else None
+    web = WebView(view, options.web) if view is not None and options.web else None
     try:
-        with LeagueDisplay(league, len(build_jobs(league)), standings_every=options.standings_every) as display:
-            return await run_league(league, LocalExecutor(server, league.jobs, sessions), resume=resume,
-                                    on_progress=display, keep_going=options.keep_going)
+        if web is not None:
+            typer.echo(f"web view on {await web.start()}")
+        with LeagueDisplay(league, total, standings_every=options.standings_every) as display:
+
+            def progress(update: Progress) -> None:
+                display(update)
+                if view is not None:
+                    view.on_progress(update)
+
+            executor = LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
+            return await run_league(league, executor, resume=resume, on_progress=progress,
+                                    keep_going=options.keep_going)
     finally:
+        if web is not None:
+            await web.stop()
         for session in sessions.values():
             session.goodbye("league over")
         await asyncio.sleep(0.1)
@@ -178,10 +195,13 @@ class LeagueOptions:
     keep_going: bool = False
     standings_every: int = 0
     dask: tuple[int | None, str | None] | None = None  # (workers, scheduler): on a Dask cluster
+    web: str | None = None
 
 
 KeepGoing = Annotated[bool, typer.Option(
     help="Play on when a bot cannot start in its first match (default: stop with an error).")]
+Web = Annotated[str | None, typer.Option(
+    metavar="HOST:PORT", help="Serve a live page of the league here (e.g. 127.0.0.1:8080; port 0 picks one).")]
 StandingsEvery = Annotated[int, typer.Option(
     min=0, help="Also print the overall standings every N matches (they are printed as each event ends).")]
 
@@ -193,10 +213,25 @@ async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOption
     assert options.dask is not None
     workers, scheduler = options.dask
     commands = {bot.name: bot.command for bot in league.bots}
-    async with dask_executor(commands, league.folder, league.out, workers=workers, scheduler=scheduler) as executor:
-        with LeagueDisplay(league, len(build_jobs(league)), standings_every=options.standings_every) as display:
-            return await run_league(league, executor, resume=resume, on_progress=display,
-                                    keep_going=options.keep_going)
+    total = len(build_jobs(league))
+    view = LeagueView(league, total) if options.web else None  # hands come from finished matches' files
+    web = WebView(view, options.web) if view is not None and options.web else None
+    try:
+        if web is not None:
+            typer.echo(f"web view on {await web.start()}")
+        async with dask_executor(commands, league.folder, league.out, workers=workers, scheduler=scheduler) as executor:
+            with LeagueDisplay(league, total, standings_every=options.standings_every) as display:
+
+                def progress(update: Progress) -> None:
+                    display(update)
+                    if view is not None:
+                        view.on_progress(update)
+
+                return await run_league(league, executor, resume=resume, on_progress=progress,
+                                        keep_going=options.keep_going)
+    finally:
+        if web is not None:
+            await web.stop()
 
 
 def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None,
@@ -206,14 +241,15 @@ def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, li
     try:
         results = asyncio.run(_league(league, resume, remote_tokens, options) if options.dask is None else
                               _dask_league(league, resume, options))
-    except (ValueError, ClusterError) as error:
+    except (ValueError, ClusterError, OSError) as error:  # OSError: e.g. the web view's address is taken
         for line in str(error).splitlines():
             typer.echo(f"error: {line}", err=True)
         raise typer.Exit(2) from None
+    write_report(league, results, len(build_jobs(league)))
     data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
     typer.echo(f"{league.name}: {len(results)} matches, {sum(len(r.hands) for r in results)} hands")
     typer.echo(overall_text(data))
-    typer.echo(f"results.json, standings.txt, hand histories and bot logs in {league.out}/")
+    typer.echo(f"results.json, standings.txt, report.html, hand histories and bot logs in {league.out}/")
 
 
 @app.command()
@@ -229,6 +265,7 @@ def run(
         help="dask: worker processes of the cluster started on this machine (default: one per core).")] = None,
     scheduler: Annotated[str | None, typer.Option(
         help="dask: join the running cluster of this scheduler instead, e.g. tcp://HOST:8786.")] = None,
+    web: Web = None,
 ) -> None:
     """Run a league of launched bots to the end, with progress and each event's standings."""
     if executor not in ("local", "dask"):
@@ -244,7 +281,7 @@ def run(
         typer.echo(f"error: {config}: bots {', '.join(remote)} are remote: use `dealer serve`", err=True)
         raise typer.Exit(2)
     dask = (workers, scheduler) if executor == "dask" else None
-    _play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask))
+    _play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask, web))
 
 
 @app.command()
@@ -253,6 +290,7 @@ def serve(
     resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
     keep_going: KeepGoing = False,
     standings_every: StandingsEvery = 0,
+    web: Web = None,
 ) -> None:
     """Run a league that waits for its remote bots: prints each token once (or reads tokens_file).
 
@@ -282,7 +320,7 @@ def serve(
                 typer.echo(f"token for {instance_label(name, k)}: {token}")
     if needed:
         typer.echo(f"note: {sealing(league)['note']}")
-    _play_league(league, resume, tokens, LeagueOptions(keep_going, standings_every))
+    _play_league(league, resume, tokens, LeagueOptions(keep_going, standings_every, web=web))
 
 
 @app.command()

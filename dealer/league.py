@@ -226,16 +226,20 @@ class Executor(Protocol):
 class LocalExecutor:
     """Plays matches in this process on one shared dealer server, ``jobs`` at a time."""
 
-    def __init__(self, server: DealerServer, jobs: int, sessions: dict[str, BotSession] | None = None) -> None:
-        """``sessions``: remote bots' sessions by instance label, kept for the whole league."""
+    def __init__(self, server: DealerServer, jobs: int, sessions: dict[str, BotSession] | None = None,
+                 on_hand: Callable[[str, str], None] | None = None) -> None:
+        """``sessions``: remote bots' sessions by instance label, kept for the whole league; ``on_hand``
+        sees every finished hand once it is safe to show (``Match``'s hook)."""
         self.server = server
         self.slots = asyncio.Semaphore(jobs)
         self.sessions = sessions or {}
+        self.on_hand = on_hand
 
     async def run(self, job: MatchJob) -> MatchResult:
         """Wait for a free slot, then play the match."""
         async with self.slots:
-            match = Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=self.sessions)
+            match = Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=self.sessions,
+                          on_hand=self.on_hand)
             return await match.run()
 
 

@@ -37,7 +37,7 @@ import logging
 import os
 import secrets
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,10 +197,11 @@ class Match:
 
     def __init__(
         self, plan: MatchPlan, server: DealerServer, bots: Mapping[str, BotEntry], *, out: Path, base: Path,
-        sessions: Mapping[str, BotSession] | None = None,
+        sessions: Mapping[str, BotSession] | None = None, on_hand: Callable[[str, str], None] | None = None,
     ) -> None:
         """``sessions`` are remote bots' sessions by instance label, that outlive the match (a
-        league's ``serve``)."""
+        league's ``serve``); ``on_hand(match_id, phh_text)`` sees each finished hand once it is safe
+        to show (``_publish``)."""
         self.plan = plan
         self.server = server
         self.entries = bots
@@ -225,6 +226,9 @@ class Match:
         self._private: Path | None = None
         self._configs: dict[tuple[object, ...], TableConfig] = {}  # hands' configurations, made once
         self._kept_faults = {label: collections.Counter(session.faults) for label, session in self.kept.items()}
+        self.on_hand = on_hand
+        self._deal_tables = collections.Counter(spec.deal_set for spec in plan.tables)  # tables per deal set
+        self._unshown: dict[str, dict[int, list[str]]] = collections.defaultdict(dict)  # deal set -> table id -> PHH
 
     async def run(self) -> MatchResult:
         """Connect the bots, play every table, then say goodbye and stop every process.
@@ -627,13 +631,30 @@ class Match:
                 seat.session.send_framed(end)
         adjusted = adjusted_net(hand)
         table.played += 1
-        table.history.add(phh_text(
+        text = phh_text(
             hand, names=[spec.seats[s] for s in live], hand_number=number, table_seats=live, seat_count=n,
-            extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation}))
+            extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation})
+        table.history.add(text)
+        if self.on_hand is not None:
+            self._publish(spec.deal_set, table.id, text)
         self._record(HandRecord(
             table=table.id, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
             net={spec.seats[s]: net[s] for s in live},
             ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
+
+    def _publish(self, deal_set: str, table_id: int, text: str) -> None:
+        """Pass on the hands of a deal set that every table dealt its cards has finished: a hand
+        still in play in another seat rotation would show that table's cards."""
+        unshown = self._unshown[deal_set]
+        unshown.setdefault(table_id, []).append(text)
+        if len(unshown) < self._deal_tables[deal_set]:
+            return  # a table of these cards has not started: it has played none of them
+        ready = min(len(texts) for texts in unshown.values())
+        for number in range(ready):
+            for texts in unshown.values():
+                self.on_hand(self.plan.match_id, texts[number])  # type: ignore[misc]
+        for texts in unshown.values():
+            del texts[:ready]
 
     def _record(self, record: HandRecord) -> None:
         """Keep a finished hand's record (a hook: ``compare`` also feeds its sequential test here)."""

@@ -1,0 +1,26 @@
+"""The league on a screen: the live web view (``server``) and the self-contained report.html.
+
+Both render the same snapshot (``view``) with the same page and script (``static/``); uPlot is
+vendored from npm into ``static/vendor/`` by ``make setup``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from dealer.config import LeagueConfig
+from dealer.match import MatchResult
+from dealer.web.server import page
+from dealer.web.view import league_snapshot
+
+
+def write_report(config: LeagueConfig, results: Sequence[MatchResult], total: int) -> Path:
+    """Write ``report.html`` to the output folder: the page with its scripts and data inlined,
+    so it opens offline from the file."""
+    path = config.out / "report.html"
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(page(league_snapshot(config, results, total)), encoding="utf-8")
+    os.replace(partial, path)
+    return path

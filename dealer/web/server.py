@@ -1,0 +1,130 @@
+"""The live web view: an aiohttp server on the dealer's own asyncio loop, pushing snapshots by SSE.
+
+``GET /`` is the page, ``/static/...`` its scripts (app.js and the vendored uPlot), ``/state`` the
+current snapshot as JSON and ``/events`` a Server-Sent Events stream of snapshots: one at once,
+then one whenever something changed, at most every ``PUSH_S`` seconds (hands finish thousands of
+times a second; a snapshot is built once per push and shared by every browser).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+
+from aiohttp import web
+
+from dealer.web.view import LeagueView
+
+STATIC = Path(__file__).parent / "static"
+PUSH_S = 0.5
+VENDOR = ("vendor/uPlot.min.css", "vendor/uPlot.iife.min.js")
+OWN = ("app.css", "app.js")
+
+
+def page(data: object | None = None) -> str:
+    """The page: live (scripts linked from /static, data from /events) or, with ``data``, the
+    self-contained report (every script, style and the data inlined)."""
+    template = (STATIC / "page.html").read_text(encoding="utf-8")
+    missing = [name for name in VENDOR if not (STATIC / name).is_file()]
+    if missing:
+        raise FileNotFoundError(f"{STATIC / missing[0]} is missing: run `make setup` (it vendors uPlot from npm)")
+    if data is None:
+        styles = "".join(f'<link rel="stylesheet" href="static/{n}">' for n in (*VENDOR, *OWN) if n.endswith(".css"))
+        scripts = "".join(f'<script src="static/{n}"></script>' for n in (*VENDOR, *OWN) if n.endswith(".js"))
+        embedded = ""
+    else:
+        styles = "".join(
+            f"<style>{(STATIC / n).read_text(encoding='utf-8')}</style>" for n in (*VENDOR, *OWN) if n.endswith(".css")
+        )
+        scripts = "".join(f"<script>{_script(STATIC / n)}</script>" for n in (*VENDOR, *OWN) if n.endswith(".js"))
+        embedded = f'<script id="report-data" type="application/json">{_json_in_html(data)}</script>'
+    return template.replace("<!--STYLES-->", styles).replace("<!--DATA-->", embedded).replace("<!--SCRIPTS-->", scripts)
+
+
+def _script(path: Path) -> str:
+    return path.read_text(encoding="utf-8").replace("</script", "<\\/script")
+
+
+def _json_in_html(data: object) -> str:
+    """JSON that cannot end the script element it sits in."""
+    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+
+
+class WebView:
+    """Serves a ``LeagueView`` at ``host:port`` on the running loop: ``await start()``, ``await stop()``."""
+
+    def __init__(self, view: LeagueView, address: str) -> None:
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"--web must look like HOST:PORT (e.g. 127.0.0.1:8080), not {address!r}")
+        self.view, self.host, self.port = view, host.strip("[]"), int(port)
+        self.subscribers: set[asyncio.Queue[str | None]] = set()
+        self.runner: web.AppRunner | None = None
+        self.pusher: asyncio.Task[None] | None = None
+        self.latest = ""
+        self.pushed = -1
+
+    async def start(self) -> str:
+        """Start serving; return the page's URL."""
+        app = web.Application()
+        app.router.add_get("/", self._page)
+        app.router.add_get("/state", self._state)
+        app.router.add_get("/events", self._events)
+        app.router.add_static("/static", STATIC)
+        page()  # fail now, not in the browser, when the vendored scripts are missing
+        self.runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.host, self.port)
+        await site.start()
+        port = self.runner.addresses[0][1]
+        self.pusher = asyncio.create_task(self._push())
+        return f"http://{self.host}:{port}/"
+
+    async def stop(self) -> None:
+        """Push the last snapshot, end every stream and stop the server."""
+        if self.pusher is not None:
+            self.pusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.pusher
+        self._refresh()
+        for queue in self.subscribers:
+            queue.put_nowait(None)
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    def _refresh(self) -> None:
+        if self.view.version != self.pushed:
+            self.pushed = self.view.version
+            self.latest = json.dumps(self.view.snapshot(), separators=(",", ":"))
+            for queue in self.subscribers:
+                queue.put_nowait(self.latest)
+
+    async def _push(self) -> None:
+        while True:
+            self._refresh()
+            await asyncio.sleep(PUSH_S)
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(text=page(), content_type="text/html")
+
+    async def _state(self, request: web.Request) -> web.Response:
+        self._refresh()
+        return web.Response(text=self.latest, content_type="application/json")
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._refresh()
+        queue.put_nowait(self.latest)
+        self.subscribers.add(queue)
+        try:
+            while (message := await queue.get()) is not None:
+                await response.write(f"data: {message}\n\n".encode())
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.subscribers.discard(queue)
+        return response

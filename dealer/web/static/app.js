@@ -1,0 +1,166 @@
+// The league page: renders a snapshot (dealer/web/view.py) and, live, every snapshot the dealer
+// pushes over Server-Sent Events; in report.html the snapshot is embedded. Charts are uPlot's.
+"use strict";
+
+const charts = new Map();  // bot -> uPlot instance
+const view = { hand: null, step: 0 };  // the table view's selection, kept across updates
+let current = null;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "style") node.style.cssText = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) node.append(child instanceof Node ? child : String(child));
+  return node;
+}
+
+const signed = (x, digits = 1) => (x === null || x === undefined ? "-" : (x >= 0 ? "+" : "") + x.toFixed(digits));
+const interval = (ci, digits = 1, sign = true) =>
+  !ci || ci[0] === null ? "" : `[${sign ? signed(ci[0], digits) : ci[0].toFixed(digits)}, ${sign ? signed(ci[1], digits) : ci[1].toFixed(digits)}]`;
+
+function standingsTable(lines, withPoints) {
+  const rated = lines.some((s) => s.rating);
+  const head = ["#", "bot", ...(withPoints ? ["points"] : []), "hands", "bb/100 (95% CI)", ...(rated ? ["rating (95% CI)"] : []), "failures"];
+  const rows = lines.map((s, k) => el("tr", { "data-bot": s.name },
+    el("td", {}, k + 1), el("td", {}, s.name), ...(withPoints ? [el("td", {}, s.points)] : []),
+    el("td", {}, s.hands),
+    el("td", {}, signed(s.bb_per_100), " ", el("span", { class: "ci" }, interval(s.ci95))),
+    ...(rated ? [el("td", {}, s.rating ? s.rating.mu.toFixed(1) : "-", " ",
+      el("span", { class: "ci" }, s.rating ? interval(s.rating.ci95, 1, false) : ""))] : []),
+    el("td", {}, Object.entries(s.faults).map(([r, n]) => `${r} ${n}`).join(", ") || "-")));
+  return el("table", {}, el("tr", {}, head.map((h) => el("th", {}, h))), rows);
+}
+
+function headToHead(data) {
+  const table = data.head_to_head, cis = data.head_to_head_ci95;
+  const names = Object.keys(table).sort();
+  if (!names.length) return el("p", { class: "muted" }, "No heads-up matches yet.");
+  const top = Math.max(1, ...names.flatMap((a) => Object.values(table[a]).map(Math.abs)));
+  const rows = names.map((a) => el("tr", {}, el("th", {}, a), names.map((b) => {
+    if (!(b in table[a])) return el("td", { class: "insig" }, a === b ? "" : "-");
+    const mean = table[a][b], ci = cis[a][b];
+    const significant = ci && (ci[0] > 0 || ci[1] < 0);
+    const cls = significant ? (mean > 0 ? "sig-pos" : "sig-neg") : "insig";
+    return el("td", { class: cls, style: `--a:${(0.25 + 0.65 * Math.abs(mean) / top).toFixed(2)}`, "data-significant": significant ? "1" : "0" },
+      signed(mean), el("br"), el("span", { class: "ci" }, interval(ci)));
+  })));
+  return el("table", { class: "matrix" }, el("tr", {}, el("th", {}, ""), names.map((n) => el("th", {}, n))), rows);
+}
+
+function drawCharts(data) {
+  const box = document.getElementById("charts");
+  const w = data.winnings;
+  const names = Object.keys(w.bots);
+  if (!box.firstChild || box.dataset.bots !== names.join(",")) {
+    box.replaceChildren(el("div", { class: "charts" }));
+    charts.forEach((c) => c.destroy());
+    charts.clear();
+    box.dataset.bots = names.join(",");
+  }
+  const grid = box.firstChild;
+  for (const name of names) {
+    const s = w.bots[name];
+    const series = [w.x, s.raw, s.adjusted, s.low, s.high];
+    if (charts.has(name)) { charts.get(name).setData(series); continue; }
+    const holder = el("div", { class: "chart", "data-bot": name }, el("h3", {}, name, " ",
+      el("span", { class: "key raw" }, "— raw"), " ", el("span", { class: "key adj" }, "- - all-in adjusted"), " ",
+      el("span", { class: "key band" }, "▮ 95% band")));
+    grid.append(holder);
+    const opts = {
+      width: Math.max(260, Math.floor(grid.clientWidth / Math.min(names.length, 2)) - 12), height: 190,
+      series: [
+        { label: "hands" },
+        { label: "raw", stroke: "#4fc3f7", width: 2 },
+        { label: "all-in adjusted", stroke: "#ffb74d", width: 2, dash: [6, 4] },
+        { label: "95% low", stroke: "rgba(79,195,247,0.3)" },
+        { label: "95% high", stroke: "rgba(79,195,247,0.3)" },
+      ],
+      bands: [{ series: [4, 3], fill: "rgba(79,195,247,0.15)" }],
+      axes: [{ stroke: "#9aa5b4", grid: { stroke: "#232c38" } }, { stroke: "#9aa5b4", grid: { stroke: "#232c38" }, label: "bb" }],
+      scales: { x: { time: false } },
+      legend: { show: false },
+    };
+    charts.set(name, new uPlot(opts, series, holder));
+  }
+}
+
+function cardNode(card) {
+  return el("span", { class: "card" + ("hd".includes(card[1]) ? " red" : "") }, card[0] + { s: "♠", h: "♥", d: "♦", c: "♣" }[card[1]]);
+}
+
+const handKey = (h) => `${h.match}|${h.table}|${h.hand}`;
+
+function tableView(data) {
+  const box = document.getElementById("tableview");
+  const hands = data.hands;
+  if (!hands.length) { box.replaceChildren(el("p", { class: "muted" }, "No finished hand yet.")); return; }
+  let hand = hands.find((h) => handKey(h) === view.hand);
+  if (!hand) { hand = hands[0]; view.hand = handKey(hand); view.step = 0; }
+  const steps = hand.steps, k = Math.min(view.step, steps.length - 1), step = steps[k];
+  const go = (to) => { view.step = Math.max(0, Math.min(steps.length - 1, to)); tableView(current); };
+  const select = el("select", { "data-testid": "hand-select", onchange: (e) => { view.hand = e.target.value; view.step = 0; tableView(current); } },
+    hands.map((h) => { const o = el("option", { value: handKey(h) }, `${h.match} · table ${h.table} · hand ${h.hand + 1}`); if (handKey(h) === view.hand) o.selected = true; return o; }));
+  const controls = el("div", { class: "controls" }, select,
+    el("button", { onclick: () => go(0) }, "first"), el("button", { "data-testid": "step-prev", onclick: () => go(k - 1) }, "◀"),
+    el("button", { "data-testid": "step-next", onclick: () => go(k + 1) }, "▶"), el("button", { onclick: () => go(steps.length - 1) }, "last"),
+    el("span", { "data-testid": "step-label" }, `step ${k + 1}/${steps.length}: ${step.action}`));
+  const seats = el("div", { class: "seats" }, hand.players.map((name, p) => el("div", { class: "seat" + (step.folded[p] ? " folded" : ""), "data-testid": "seat" },
+    el("div", {}, el("b", {}, name)),
+    el("div", {}, hand.cards[p] ? [cardNode(hand.cards[p].slice(0, 2)), cardNode(hand.cards[p].slice(2, 4))] : "??"),
+    el("div", { class: "muted" }, `stack ${step.stacks[p]}`), el("div", {}, step.bets[p] ? `bet ${step.bets[p]}` : ""))));
+  const felt = el("div", { class: "felt" }, seats,
+    el("div", { class: "board", "data-testid": "board" }, step.board.map(cardNode)),
+    el("div", { class: "pot", "data-testid": "pot" }, `pot ${step.pot}`));
+  box.replaceChildren(controls, felt);
+}
+
+function faults(data) {
+  const box = document.getElementById("faults");
+  const entries = Object.entries(data.failures);
+  if (!entries.length) { box.replaceChildren(el("p", { class: "muted" }, "No faults.")); return; }
+  const reasons = [...new Set(entries.flatMap(([, c]) => Object.keys(c)))].sort();
+  const table = el("table", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "bot"), reasons.map((r) => el("th", {}, r))),
+    entries.map(([name, counts], k) => el("tr", {}, el("td", {}, k + 1), el("td", {}, name), reasons.map((r) => el("td", {}, counts[r] || "")))));
+  const tails = Object.entries(data.log_tails).flatMap(([match, bots]) => Object.entries(bots).map(([bot, tail]) =>
+    el("div", {}, el("h3", {}, `${bot} in ${match}`), el("pre", {}, tail.split("\n").slice(-15).join("\n")))));
+  box.replaceChildren(table, ...tails);
+}
+
+function render(data) {
+  current = data;
+  const p = data.progress;
+  document.getElementById("league").textContent = data.league;
+  document.title = `${data.league}: league night`;
+  const report = document.getElementById("report-data") !== null;
+  document.getElementById("status").textContent = report ? "report" : data.finished ? "final" : "live";
+  document.getElementById("bar-fill").style.width = `${(100 * p.done / Math.max(p.total, 1)).toFixed(1)}%`;
+  document.getElementById("progress").textContent = `${p.done}/${p.total} matches · ${p.hands.toLocaleString()} hands` +
+    (p.hands_per_s ? ` · ${Math.round(p.hands_per_s).toLocaleString()} hands/s` : "") +
+    (!data.finished && p.eta_s !== null ? ` · about ${p.eta_s} s left` : "");
+  document.getElementById("overall-rule").textContent = data.ranking;
+  document.getElementById("overall").replaceChildren(standingsTable(data.standings, false));
+  document.getElementById("events").replaceChildren(...Object.entries(data.events).map(([name, lines]) =>
+    el("div", { "data-event": name }, el("h3", {}, name), el("p", { class: "rule" }, data.event_rankings[name]),
+      standingsTable(lines, data.event_rankings[name].includes("points")))));
+  document.getElementById("h2h").replaceChildren(headToHead(data));
+  drawCharts(data);
+  tableView(data);
+  faults(data);
+  document.body.dataset.version = String((Number(document.body.dataset.version) || 0) + 1);
+}
+
+const embedded = document.getElementById("report-data");
+if (embedded) {
+  render(JSON.parse(embedded.textContent));
+} else {
+  const source = new EventSource("events");
+  source.onmessage = (event) => {
+    render(JSON.parse(event.data));
+    if (current.finished) source.close();  // the dealer stops after the last snapshot
+  };
+  source.onerror = () => { document.getElementById("status").textContent = current && current.finished ? "final (dealer stopped)" : "reconnecting"; };
+}

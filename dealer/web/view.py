@@ -1,0 +1,245 @@
+"""What the web view and report.html show, as one JSON-ready snapshot of the league.
+
+The snapshot is ``league.report``'s dict without the seed (it is secret until the end and the page
+never needs it), plus progress, each bot's cumulative winnings per finished match (raw and all-in
+adjusted, with a 95% band: one point per match, so nothing grows with the hands played), and
+replays of finished hands. Hands come from ``Match``'s ``on_hand`` hook, which only passes a hand
+once every table dealt the same cards has finished it (see ``Match._publish``), or from the hand
+histories a finished match wrote; a hand in play is never in a snapshot.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dealer.config import LeagueConfig
+from dealer.league import Progress, overall_standings, report
+from dealer.match import MatchResult
+from dealer.stats import Z95
+
+HANDS_KEPT = 40  # replays in a snapshot: the most recent finished hands
+HANDS_PER_MATCH = 3  # hands read from a finished match's histories when none came live
+
+
+@dataclass(frozen=True)
+class _Totals:
+    """One bot's figures over one match, in big blinds: hands, won, all-in adjusted, sum of squares."""
+
+    hands: int
+    raw: float
+    adjusted: float
+    squares: float
+
+
+def match_totals(result: MatchResult) -> dict[str, _Totals]:
+    """Each bot's totals over one match (what the winnings chart adds up)."""
+    sums: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0, 0.0, 0.0])
+    for record in result.hands:
+        for name, chips in record.net.items():
+            bb = chips / record.big_blind
+            ev = record.ev_net[name] / record.big_blind if record.ev_net is not None else bb
+            row = sums[name]
+            row[0] += 1
+            row[1] += bb
+            row[2] += ev
+            row[3] += bb * bb
+    return {name: _Totals(int(h), raw, adj, sq) for name, (h, raw, adj, sq) in sorted(sums.items())}
+
+
+def winnings_series(totals: Sequence[tuple[int, dict[str, _Totals]]]) -> dict[str, Any]:
+    """Cumulative big blinds per bot after each match: ``x`` the league's hands so far, per bot
+    ``raw``, ``adjusted`` and the 95% band ``low``/``high`` of the raw line (+/- 1.96 s sqrt(n))."""
+    names = sorted({name for _, per_bot in totals for name in per_bot})
+    x = [0]
+    series = {name: {"raw": [0.0], "adjusted": [0.0], "low": [0.0], "high": [0.0]} for name in names}
+    running = {name: [0, 0.0, 0.0, 0.0] for name in names}
+    for hands, per_bot in totals:
+        x.append(x[-1] + hands)
+        for name in names:
+            acc = running[name]
+            if name in per_bot:
+                t = per_bot[name]
+                acc[0] += t.hands
+                acc[1] += t.raw
+                acc[2] += t.adjusted
+                acc[3] += t.squares
+            n, raw, adjusted, squares = acc
+            spread = Z95 * math.sqrt(max(squares - raw * raw / n, 0.0)) if n else 0.0
+            line = series[name]
+            line["raw"].append(round(raw, 2))
+            line["adjusted"].append(round(adjusted, 2))
+            line["low"].append(round(raw - spread, 2))
+            line["high"].append(round(raw + spread, 2))
+    return {"x": x, "bots": series}
+
+
+def replay(hand: str | dict[str, Any]) -> dict[str, Any]:
+    """One finished hand (PHH text or its parsed table) as the steps the table view shows: board,
+    bets, pot and stacks after each action."""
+    phh = tomllib.loads(hand) if isinstance(hand, str) else hand
+    players: list[str] = phh["players"]
+    n = len(players)
+    stacks = list(phh["starting_stacks"])
+    antes, blinds = phh.get("antes", [0] * n), phh.get("blinds_or_straddles", [0] * n)
+    bets = [min(b, s - a) for a, b, s in zip(antes, blinds, stacks, strict=True)]
+    stacks = [s - a - b for s, a, b in zip(stacks, antes, bets, strict=True)]
+    pot = sum(antes)
+    cards = [""] * n
+    board: list[str] = []
+    folded = [False] * n
+    steps = []
+
+    def step(text: str) -> None:
+        steps.append(
+            {
+                "action": text,
+                "board": list(board),
+                "bets": list(bets),
+                "stacks": list(stacks),
+                "pot": pot + sum(bets),
+                "folded": list(folded),
+            }
+        )
+
+    step("blinds and antes")
+    for action in phh["actions"]:
+        words = action.split()
+        if words[0] == "d" and words[1] == "dh":
+            cards[int(words[2][1:]) - 1] = words[3]
+            continue
+        if words[0] == "d" and words[1] == "db":
+            pot += sum(bets)
+            bets = [0] * n
+            board += [words[2][k : k + 2] for k in range(0, len(words[2]), 2)]
+            step(f"board {words[2]}")
+            continue
+        seat = int(words[0][1:]) - 1
+        who = players[seat]
+        if words[1] == "f":
+            folded[seat] = True
+            step(f"{who} folds")
+        elif words[1] == "cc":
+            owed = min(max(bets) - bets[seat], stacks[seat])
+            bets[seat] += owed
+            stacks[seat] -= owed
+            step(f"{who} calls {owed}" if owed else f"{who} checks")
+        elif words[1] == "cbr":
+            to = int(words[2])
+            paid = min(to - bets[seat], stacks[seat])
+            bets[seat] += paid
+            stacks[seat] -= paid
+            step(f"{who} raises to {to}")
+        elif words[1] == "sm":
+            step(f"{who} shows {words[2] if len(words) > 2 else ''}".rstrip())
+    finish = phh.get("finishing_stacks")
+    if finish is not None:
+        steps.append(
+            {
+                "action": "hand over",
+                "board": list(board),
+                "bets": [0] * n,
+                "stacks": list(finish),
+                "pot": 0,
+                "folded": list(folded),
+            }
+        )
+    return {
+        "match": phh.get("_match", ""),
+        "table": phh.get("_rotation", 0),
+        "hand": phh.get("hand", 0),
+        "players": players,
+        "cards": cards,
+        "start": phh["starting_stacks"],
+        "steps": steps,
+    }
+
+
+def match_hands(out: Path, limit: int = HANDS_PER_MATCH) -> list[dict[str, Any]]:
+    """The last ``limit`` hands of a finished match's first table, from its hand histories."""
+    files = sorted((out / "hands").glob("*.phhs"))
+    if not files:
+        return []
+    tables = tomllib.loads(files[0].read_text(encoding="utf-8"))
+    return [tables[key] for key in sorted(tables, key=int)[-limit:]]
+
+
+class LeagueView:
+    """The league as the web page sees it; ``snapshot()`` is what is pushed to browsers."""
+
+    def __init__(self, config: LeagueConfig, total: int) -> None:
+        self.config = config
+        self.total = total
+        self.results: list[MatchResult] = []
+        self.totals: list[tuple[int, dict[str, _Totals]]] = []
+        self.hands: collections.deque[str | dict[str, Any]] = collections.deque(maxlen=HANDS_KEPT)
+        self.live_matches: set[str] = set()
+        self.progress: dict[str, Any] = {"done": 0, "total": total, "hands": 0, "hands_per_s": 0.0, "eta_s": None}
+        self.version = 0
+        self._report: dict[str, Any] = self._league_report()
+        self._replays: dict[int, dict[str, Any]] = {}  # by id() of a hand in ``hands``
+
+    def on_hand(self, match_id: str, text: str) -> None:
+        """A finished hand that is safe to show (called by ``Match``: keep it cheap)."""
+        self.hands.append(text)
+        self.live_matches.add(match_id)
+        self.version += 1
+
+    def on_progress(self, progress: Progress) -> None:
+        """A finished match: recompute the standings and add its point to the chart."""
+        for result in progress.results[len(self.results) :]:  # those of the journal first, on a resume
+            self.add(result)
+        self.progress = {
+            "done": progress.done,
+            "total": progress.total,
+            "hands": progress.hands,
+            "hands_per_s": round(progress.hands_per_s, 1),
+            "eta_s": round(progress.eta_s),
+        }
+        self._report = self._league_report()
+        self.version += 1
+
+    def add(self, result: MatchResult) -> None:
+        """Add a finished match (its totals, and hands from its histories when none came live)."""
+        self.results.append(result)
+        self.totals.append((len(result.hands), match_totals(result)))
+        if result.match_id not in self.live_matches:
+            self.hands.extend(match_hands(self.config.out / "matches" / result.match_id))
+
+    def _league_report(self) -> dict[str, Any]:
+        data = report(self.config, self.results, self.total, overall_standings(self.config, self.results))
+        data.pop("seed")
+        return data
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the page shows, JSON-ready."""
+        replays = {id(hand): self._replays.get(id(hand)) or replay(hand) for hand in self.hands}
+        self._replays = replays
+        return {
+            **self._report,
+            "progress": self.progress,
+            "finished": len(self.results) == self.total,
+            "winnings": winnings_series(self.totals),
+            "hands": list(replays.values())[::-1],
+        }
+
+
+def league_snapshot(config: LeagueConfig, results: Sequence[MatchResult], total: int) -> dict[str, Any]:
+    """The snapshot of a league's finished matches (for report.html), in match_id order."""
+    view = LeagueView(config, total)
+    for result in sorted(results, key=lambda r: r.match_id):
+        view.add(result)
+    view.progress = {
+        "done": len(results),
+        "total": total,
+        "hands": sum(len(r.hands) for r in results),
+        "hands_per_s": None,
+        "eta_s": 0,
+    }
+    view._report = view._league_report()
+    return view.snapshot()

@@ -1,0 +1,214 @@
+"""The web view and report.html: what may be shown, and the page in headless Chromium.
+
+The browser tests drive Debian's chromium (``make setup`` installs it) through Playwright; they
+watch one league live, then open its report.html from file://.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import PY_BOTS, ROOT
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from dealer.config import game_config, parse_league
+from dealer.league import Progress
+from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.server import DealerServer
+from dealer.web.view import LeagueView, replay
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DEALER = Path(sys.executable).parent / "dealer"
+PACED = ROOT / "tests" / "bots" / "paced.py"
+SEED = "s3cr3t-seed-b7f1"
+
+
+def test_hands_are_shown_only_once_every_seat_rotation_has_played_them(tmp_path: Path) -> None:
+    """A duplicate match deals the same cards at two tables: a hand is passed on only when both
+    have finished it, so no one sees cards a table is still playing."""
+    published: list[tuple[int, int]] = []  # (rotation, hand) in the order passed on
+    played: dict[int, int] = {}  # hands finished by rotation, when each was passed on
+
+    async def play() -> None:
+        server = DealerServer("127.0.0.1:0")
+        await server.start()
+        names = ["a", "b"]
+        plan = MatchPlan("m", plan_tables(names, duplicate=True, tables=1), game_config(), hands=12, seed=SEED)
+        entries = {n: BotEntry(n, (sys.executable, str(PY_BOTS / "random_bot.py"))) for n in names}
+        match = Match(
+            plan, server, entries, out=tmp_path, base=ROOT, on_hand=lambda match_id, text: on_hand(match, text)
+        )
+        try:
+            await match.run()
+        finally:
+            await server.stop()
+
+    def on_hand(match: Match, text: str) -> None:
+        hand = replay(text)
+        rotation = int(re.search(r"_rotation = (\d+)", text)[1])  # type: ignore[index]
+        played.update({i: len(h) for i, h in match._histories.items()})
+        assert all(played.get(i, 0) > hand["hand"] for i in range(2)), (rotation, hand["hand"], played)
+        published.append((rotation, hand["hand"]))
+
+    asyncio.run(play())
+    assert sorted(published) == [(r, h) for r in range(2) for h in range(12)]
+    assert len(set(published)) == 24
+
+
+HAND = """\
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [50, 100]
+min_bet = 100
+starting_stacks = [20000, 20000]
+actions = ["d dh p1 3cAd", "d dh p2 3hAh", "p1 cbr 300", "p2 cc", "d db 7hKh8c", "p2 cc", "p1 cbr 500", "p2 f"]
+finishing_stacks = [20300, 19700]
+players = ["a", "b"]
+hand = 0
+_match = "hu/0000"
+_table = "hu/0000"
+_rotation = 0
+"""
+
+
+def test_snapshot_holds_no_seed_and_replays_a_hand() -> None:
+    config = parse_league(f"""\
+name: t
+seed: {SEED}
+bots:
+  - {{name: a, command: [{sys.executable}, -c, pass]}}
+  - {{name: b, command: [{sys.executable}, -c, pass]}}
+events:
+  - {{name: hu, format: round-robin, table_size: 2, hands: 5}}
+""")
+    view = LeagueView(config, 1)
+    view.on_hand("hu/0000", HAND)
+    view.on_progress(Progress(0, 1, 1, 1.0, 1.0, []))
+    snapshot = view.snapshot()
+    assert SEED not in json.dumps(snapshot) and "seed" not in snapshot
+    steps = snapshot["hands"][0]["steps"]
+    assert [s["action"] for s in steps] == [
+        "blinds and antes",
+        "a raises to 300",
+        "b calls 200",
+        "board 7hKh8c",
+        "b checks",
+        "a raises to 500",
+        "b folds",
+        "hand over",
+    ]
+    assert [s["pot"] for s in steps] == [150, 400, 600, 600, 600, 1100, 1100, 0]
+    assert steps[-1]["stacks"] == [20300, 19700] and snapshot["hands"][0]["cards"] == ["3cAd", "3hAh"]
+
+
+# ------------------------------------------------------------------------------ in the browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _league(folder: Path) -> Path:
+    path = folder / "web.yaml"
+    path.write_text(
+        f"""\
+name: web league
+seed: {SEED}
+jobs: 1
+out: {folder / "out"}
+bots:
+  - {{name: caller, command: [{sys.executable}, {PY_BOTS / "call_bot.py"}]}}
+  - {{name: random, command: [{sys.executable}, {PY_BOTS / "random_bot.py"}]}}
+  - {{name: paced, command: [{sys.executable}, {PACED}, "4"]}}
+game: {{time: {{per_action_ms: 3000, startup_ms: 30000}}}}
+events:
+  - {{name: hu, format: round-robin, table_size: 2, hands: 30}}
+  - {{name: final, format: freezeout, table_size: 3, blind_levels: [[50, 100], [400, 800]], hands_per_level: 10,
+     max_hands: 40}}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+BOTS = ("caller", "random", "paced")
+
+
+def _check_page(page: Page) -> None:
+    """Every bot in the standings, a chart per bot drawn, and the hand view steps through a hand."""
+    for name in BOTS:
+        page.locator(f'[data-testid=overall] tr[data-bot="{name}"]').wait_for()
+    page.locator(".chart canvas").first.wait_for()
+    assert page.locator(".chart").count() == len(BOTS) and page.locator(".chart canvas").count() >= len(BOTS)
+    label = page.get_by_test_id("step-label")
+    assert label.inner_text().startswith("step 1/")
+    page.get_by_test_id("step-next").click()
+    page.get_by_test_id("step-next").click()
+    assert label.inner_text().startswith("step 3/"), label.inner_text()
+    assert page.locator("[data-testid=tableview] .card").count() >= 4  # the finished hand's hole cards
+    assert SEED not in page.content()
+
+
+def test_live_page_and_report(browser: Browser, tmp_path: Path) -> None:
+    yaml = _league(tmp_path)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    dealer = subprocess.Popen(
+        [str(DEALER), "run", str(yaml), "--web", "127.0.0.1:0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = dealer.stdout.readline()  # type: ignore[union-attr]
+        url = re.fullmatch(r"web view on (http://127\.0\.0\.1:\d+/)\n", line)
+        assert url is not None, line + dealer.stderr.read()  # type: ignore[union-attr]
+        page.goto(url[1])
+        page.get_by_test_id("status").filter(has_text="live").wait_for()
+        first = page.get_by_test_id("progress").inner_text()
+        page.wait_for_function("t => document.querySelector('[data-testid=progress]').innerText !== t", arg=first)
+        assert page.get_by_test_id("status").inner_text() == "live"  # it changed while the league played
+        _check_page(page)
+        state = json.loads(page.request.get(url[1] + "state").text())
+        assert SEED not in json.dumps(state) and "seed" not in state
+        _, err = dealer.communicate(timeout=240)
+    finally:
+        if dealer.poll() is None:
+            dealer.kill()
+            dealer.wait()
+    assert dealer.returncode == 0, err[-3000:]
+    assert page.get_by_test_id("status").inner_text().startswith("final")
+
+    report = tmp_path / "out" / "report.html"
+    offline = browser.new_page(viewport={"width": 1400, "height": 1000})
+    offline.on("pageerror", lambda error: errors.append(str(error)))
+    offline.on("request", lambda request: errors.append(request.url) if not request.url.startswith("file:") else None)
+    offline.goto(report.as_uri())
+    assert offline.get_by_test_id("status").inner_text() == "report"
+    _check_page(offline)
+    assert offline.get_by_test_id("progress").inner_text().startswith("4/4 matches")
+    assert errors == []
