@@ -245,7 +245,10 @@ def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, li
         for line in str(error).splitlines():
             typer.echo(f"error: {line}", err=True)
         raise typer.Exit(2) from None
-    write_report(league, results, len(build_jobs(league)))
+    try:
+        write_report(league, results, len(build_jobs(league)))
+    except OSError as error:  # e.g. the vendored chart library is missing (no `make setup`)
+        typer.echo(f"error: report.html not written: {error}", err=True)
     data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
     typer.echo(f"{league.name}: {len(results)} matches, {sum(len(r.hands) for r in results)} hands")
     typer.echo(overall_text(data))
