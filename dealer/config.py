@@ -455,8 +455,9 @@ def _blinds(ctx: _Ctx, node: Node, path: str, *, with_ante: bool = False) -> tup
     if len(items) not in ((2, 3) if with_ante else (2,)):
         ctx.error(node, path, f"expected {shape}, got {len(items)} items")
         return None
-    values = [_int()(ctx, item, _join(path, i)) for i, item in enumerate(items)]
-    if any(v is None for v in values):
+    read = [_int()(ctx, item, _join(path, i)) for i, item in enumerate(items)]
+    values = [v for v in read if v is not None]
+    if len(values) < len(read):
         return None
     small, big, ante = values[0], values[1], values[2] if len(values) == 3 else 0
     if small <= 0:
@@ -602,8 +603,9 @@ def _missing_scripts(ctx: _Ctx, command: Sequence[str]) -> list[str]:
 def _command(ctx: _Ctx, node: Node, path: str) -> tuple[str, ...] | None:
     """Read a command: a shlex-split string or a non-empty list of strings."""
     if isinstance(node, SequenceNode):
-        words = [_str(ctx, item, _join(path, i)) for i, item in enumerate(node.value)]
-        if any(w is None for w in words):
+        read = [_str(ctx, item, _join(path, i)) for i, item in enumerate(node.value)]
+        words = [w for w in read if w is not None]
+        if len(words) < len(read):
             return None
     else:
         text = _str(ctx, node, path)
@@ -617,7 +619,7 @@ def _command(ctx: _Ctx, node: Node, path: str) -> tuple[str, ...] | None:
     if not words:
         ctx.error(node, path, "command is empty")
         return None
-    return tuple(words)  # type: ignore[arg-type]
+    return tuple(words)
 
 
 _BOT_KEYS = ("name", "command", "remote", "version", "limits")
@@ -703,13 +705,14 @@ def _points(ctx: _Ctx, node: Node, path: str) -> tuple[int, ...] | None:
     items = _list(ctx, node, path, min_len=1)
     if items is None:
         return None
-    values = [_int()(ctx, item, _join(path, i)) for i, item in enumerate(items)]
-    if any(v is None for v in values):
+    read = [_int()(ctx, item, _join(path, i)) for i, item in enumerate(items)]
+    values = [v for v in read if v is not None]
+    if len(values) < len(read):
         return None
     if any(a < b for a, b in zip(values, values[1:])):
         ctx.error(node, path, "points must not increase from one place to the next")
         return None
-    return tuple(values)  # type: ignore[arg-type]
+    return tuple(values)
 
 
 def _levels(ctx: _Ctx, node: Node, path: str) -> tuple[tuple[int, int, int], ...] | None:
@@ -751,7 +754,8 @@ def _parse_event(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec],
         old = required("old", _known_bot(known), None)
         if new is not None and new == old:
             ctx.error(fields["old"], _join(path, "old"), f"new and old are the same bot {new!r}")
-        field_ = _read(ctx, layer, "field", lambda c, n, p: _bot_names(c, n, p, known), [])
+        no_field: list[str] = []
+        field_ = _read(ctx, layer, "field", lambda c, n, p: _bot_names(c, n, p, known), no_field)
         for name_ in {new, old} & set(field_):
             ctx.error(fields["field"], _join(path, "field"), f"{name_!r} is compared, it cannot be in the field too")
         if _read(ctx, layer, "duplicate", _bool, True) is False:
@@ -786,7 +790,8 @@ def _parse_event(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec],
             if len(points) > len(bots):
                 ctx.error(fields["points"], _join(path, "points"),
                           f"points for {len(points)} places but the event has {len(bots)} bots")
-            spec.update(blind_levels=required("blind_levels", _levels, ()),
+            no_levels: tuple[tuple[int, int, int], ...] = ()
+            spec.update(blind_levels=required("blind_levels", _levels, no_levels),
                         hands_per_level=required("hands_per_level", _int(1), 1),
                         max_hands=_read(ctx, layer, "max_hands", _int(1), 5000), points=points)
             hands, duplicate = None, False
@@ -848,7 +853,8 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     _parse_limits(ctx, limit_layers)  # reports bad league limits even when every bot overrides them
 
     bots: dict[str, BotSpec] = {}
-    for i, node in enumerate(_read(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), [])):
+    no_nodes: list[Node] = []
+    for i, node in enumerate(_read(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), no_nodes)):
         bot = _parse_bot(ctx, node, _join("bots", i), limit_layers)
         if bot is not None and bot.name in bots:
             ctx.error(node, _join(_join("bots", i), "name"),
@@ -858,7 +864,7 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
 
     game_layers = _sublayers(ctx, top, "game", _GAME_KEYS)
     events: dict[str, EventSpec] = {}
-    for i, node in enumerate(_read(ctx, top, "events", lambda c, n, p: _list(c, n, p, min_len=1), [])):
+    for i, node in enumerate(_read(ctx, top, "events", lambda c, n, p: _list(c, n, p, min_len=1), no_nodes)):
         event = _parse_event(ctx, node, _join("events", i), bots, game_layers)
         if event is not None and event.name in events:
             ctx.error(node, _join(_join("events", i), "name"),
@@ -940,6 +946,7 @@ def game_config(*, variant: str = "no-limit", blinds: Sequence[int] = (50, 100),
         options["time"] = dict(time)
     ctx = _Ctx("<options>", Path.cwd(), with_lines=False)
     root = yaml.compose(yaml.safe_dump(options), Loader=yaml.SafeLoader)
+    assert root is not None  # a dumped mapping composes to a node
     fields = _mapping(ctx, root, "", _GAME_KEYS)
     game = _parse_game(ctx, [(fields, "")]) if fields is not None else None
     if ctx.errors or game is None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from dealer.evaluator import (
     _CARD_KEY,
@@ -131,6 +131,7 @@ def expected_winnings(
         return [float(w) for w in won], True
     total_boards = math.comb(len(unseen), missing)
     exact = total_boards <= EXACT_LIMIT
+    runouts: Iterable[tuple[int, ...]]
     if exact:
         runouts = itertools.combinations(unseen, missing)
         count = total_boards

@@ -162,7 +162,7 @@ def _descendants(root: int) -> list[int]:
 
 def _reap() -> list[tuple[int, int]]:
     """Collect every exited child: (pid, wait status)."""
-    done = []
+    done: list[tuple[int, int]] = []
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)

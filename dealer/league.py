@@ -82,7 +82,7 @@ def _match_specs(event: EventSpec, seed: object) -> list[MatchSpec]:
     tables = _tables(event, seed)
     if event.format == "compare" and event.field:
         # Both versions meet each opponent on the same deals: pair (new, f) and (old, f) in one deal set.
-        specs = []
+        specs: list[MatchSpec] = []
         for k in range(0, len(tables), 2):
             for version_table in tables[k : k + 2]:
                 for r, seats in enumerate(duplicate_rotations(version_table)):
@@ -200,7 +200,7 @@ def fingerprint(config: LeagueConfig) -> str:
     """A hash of everything that decides the league's matches (not of line numbers or comments)."""
 
     def canonical(value: object) -> object:
-        if dataclasses.is_dataclass(value):
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
             return {k: canonical(v) for k, v in dataclasses.asdict(value).items() if k != "line"}
         if isinstance(value, dict):
             return {k: canonical(v) for k, v in value.items() if k != "line"}

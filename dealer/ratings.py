@@ -12,7 +12,7 @@ import collections
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 from dealer.match import MatchResult
 from dealer.results import BROKEN
@@ -50,7 +50,7 @@ def match_ranks(result: MatchResult) -> dict[str, int]:
         ranks = {name: k + 1 for k, name in enumerate(order)}
         rest = len(order) + 1
         return {name: ranks.get(name, rest) for name in result.bots}
-    won: collections.Counter[str] = collections.Counter(dict.fromkeys(result.bots, 0))
+    won: dict[str, float] = dict.fromkeys(result.bots, 0.0)
     for record in result.hands:
         for name, chips in record.net.items():
             won[name] += chips / record.big_blind
@@ -62,7 +62,7 @@ def match_ranks(result: MatchResult) -> dict[str, int]:
 def openskill_ratings(results: Sequence[MatchResult]) -> dict[str, Rating]:
     """Plackett-Luce ratings of every bot in ``results`` (in match_id order)."""
     model = PlackettLuce()
-    ratings = {}
+    ratings: dict[str, PlackettLuceRating] = {}
     games: collections.Counter[str] = collections.Counter()
     for result in sorted(results, key=lambda r: r.match_id):
         if len(result.bots) < 2:
