@@ -602,30 +602,35 @@ class Hand:
 
     def _pots(self) -> list[tuple[int, list[int]]]:
         """Main pot then side pots: (amount, eligible seats in position order)."""
-        contributed, folded = self.contributed, self.folded
-        live = [s for s in self.order if not folded[s]]
-        levels = {contributed[s] for s in live}
-        if len(levels) == 1 and 0 not in levels:  # nobody all-in for less: one pot of every chip
-            return [(sum(contributed), live)]
-        pots: list[tuple[int, list[int]]] = []
-        previous = 0
-        for level in sorted(levels):
-            amount = sum([min(c, level) - min(c, previous) for c in contributed])
-            eligible = [s for s in live if contributed[s] >= level]
-            if amount:
-                pots.append((amount, eligible))
-            previous = level
-        leftover = sum([c - min(c, previous) for c in contributed])
-        if leftover:  # dead money above every live player's level goes to the last pot
-            amount, eligible = pots[-1]
-            pots[-1] = (amount + leftover, eligible)
-        return pots
+        return side_pots(self.contributed, self.folded, self.order)
 
     def _rake(self, total: int) -> int:
         if not self.config.rake_bps or self.street == 0:
             return 0
         rake = total * self.config.rake_bps // 10_000
         return rake if self.config.rake_cap is None else min(rake, self.config.rake_cap)
+
+
+def side_pots(contributed: Sequence[int], folded: Sequence[bool], order: Sequence[int]) -> list[tuple[int, list[int]]]:
+    """Main pot then side pots of chips put in so far: (amount, eligible seats in position order);
+    ``order`` is the seats by position. Also used to value a hand part-way (``dealer.aivat``)."""
+    live = [s for s in order if not folded[s]]
+    levels = {contributed[s] for s in live}
+    if len(levels) == 1 and 0 not in levels:  # nobody all-in for less: one pot of every chip
+        return [(sum(contributed), live)]
+    pots: list[tuple[int, list[int]]] = []
+    previous = 0
+    for level in sorted(levels):
+        amount = sum([min(c, level) - min(c, previous) for c in contributed])
+        eligible = [s for s in live if contributed[s] >= level]
+        if amount:
+            pots.append((amount, eligible))
+        previous = level
+    leftover = sum([c - min(c, previous) for c in contributed])
+    if leftover:  # dead money above every live player's level goes to the last pot
+        amount, eligible = pots[-1]
+        pots[-1] = (amount + leftover, eligible)
+    return pots
 
 
 def award(
