@@ -9,7 +9,9 @@ import os
 
 from setuptools import setup
 
-COMPILED = ["dealer/rules.py", "dealer/evaluator.py", "dealer/cards.py", "dealer/wire.py", "dealer/history.py"]
+COMPILED = [
+    "dealer/rules.py", "dealer/evaluator.py", "dealer/cards.py", "dealer/wire.py", "dealer/history.py", "dealer/aivat.py",
+]
 
 if os.environ.get("DEALER_PURE"):
     for built in glob.glob("dealer/*.so") + glob.glob("*__mypyc*.so"):

@@ -64,7 +64,7 @@ async def play_pool(deals: int, tables: int, seed: str, out: Path, weaker: str):
     new = BotEntry("new", (sys.executable, str(BOTS / "strength_bot.py")))
     old = BotEntry("old", (sys.executable, str(BOTS / f"{weaker}_bot.py")))
     plan = MatchPlan("pool", plan_tables(["new", "old"], duplicate=True, tables=tables), game_config(),
-                     hands=deals // tables, seed=seed)
+                     hands=deals // tables, seed=seed, luck=True)
     server = DealerServer("127.0.0.1:0")
     await server.start()
     try:
@@ -84,7 +84,9 @@ def plain_samples(result) -> list[Sample]:
             d = (r.net["new"] - r.net["old"]) / r.big_blind
             ev = r.ev_net if r.ev_net is not None else r.net
             a = (ev["new"] - ev["old"]) / r.big_blind
-            out.append(Sample(("pool", r.deal_set, r.hand), d, a, 1, int(r.ev_net is not None)))
+            luck = r.luck_net if r.luck_net is not None else ev
+            out.append(Sample(("pool", r.deal_set, r.hand), d, a, 1, int(r.ev_net is not None),
+                              (luck["new"] - luck["old"]) / r.big_blind, int(r.luck_net is not None)))
     return out
 
 
@@ -131,7 +133,7 @@ def sprt_hands(draws, settings: Settings, max_samples: int) -> tuple[str, int]:
 
 def reference_hands(draws, settings: Settings, max_samples: int) -> tuple[str, int]:
     """The same with ``dealer.compare.SequentialTest`` itself (slow: for the check)."""
-    test = SequentialTest(settings)
+    test = SequentialTest(settings)  # the SPRTs (settings.test is ignored here)
     n = 0
     for x in draws:
         n += 1
@@ -190,8 +192,9 @@ def main() -> None:
     plain = plain_samples(result)
     settings = Settings(worse_than=-bound, better_than=bound, alpha=0.05, beta=0.05,
                         until_significant=True, min_samples=args.min_samples)
-    methods = [("plain", plain, False), ("duplicate", duplicate, False), ("duplicate + all-in adj.", duplicate, True)]
-    values = {label: [s.value(adjusted) for s in samples] for label, samples, adjusted in methods}
+    methods = [("plain", plain, "raw"), ("duplicate", duplicate, "raw"), ("duplicate + all-in adj.", duplicate, "all-in"),
+               ("duplicate + aivat", duplicate, "aivat")]
+    values = {label: [s.value(estimator) for s in samples] for label, samples, estimator in methods}
     edge = statistics.fmean(values["duplicate + all-in adj."])
     stderr = statistics.stdev(values["duplicate + all-in adj."]) / math.sqrt(len(duplicate))
     changed = sum(1 for v in values["duplicate"] if v != 0)
@@ -240,7 +243,7 @@ def main() -> None:
         wrong = sum(1 for v, _ in runs if v in ("better", "worse"))
         print(f"{label} with no edge (random signs): better or worse {wrong} of {args.reps} "
               f"(nominal alpha 5%), median hands {statistics.median(n * samples[0].hands for _, n in runs):.0f}")
-    plain_adj = variance_per_hand([s.value(True) for s in plain], 1)
+    plain_adj = variance_per_hand([s.value("all-in") for s in plain], 1)
     print(f"variance per hand left: after duplicate {rows[1][3] / base_var:.1%}, after duplicate + all-in "
           f"adjustment {rows[2][3] / base_var:.1%} (all-in adjustment alone, plain: {plain_adj / base_var:.1%})")
     print(f"total {time.perf_counter() - started:.0f} s (pool {played:.0f} s, resampling "

@@ -5,7 +5,10 @@ sessions, batching, clocks, hand histories), but each batch's requests are answe
 same process with check/call, as soon as the batch is taken. Prints CPU µs per hand and per
 decision, median of ``--repeats``; run under a profiler to see the split.
 
-    python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3]
+    python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3] [--luck]
+
+``--luck`` records every hand's luck-corrected nets too (``dealer.aivat``, as a comparison does):
+check/call bots see every hand to the river, the most expensive case (all four chance nodes).
 """
 
 from __future__ import annotations
@@ -40,11 +43,12 @@ async def answer(session: BotSession) -> None:
                 for r in requests]))
 
 
-async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tuple[float, int, int]:
+async def play(server: DealerServer, out: Path, hands: int, tables: int, luck: bool) -> tuple[float, int, int]:
     """Play ``hands`` hands over ``tables`` tables; return (CPU seconds, hands, decisions)."""
     game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
                        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
-    plan = MatchPlan("core", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
+    plan = MatchPlan("core", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1,
+                     luck=luck)
     sessions = {instance_label(name, 0): server.session(name) for name in ("a", "b")}  # one instance each
     for session in sessions.values():
         session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
@@ -59,18 +63,19 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
     return cpu, len(result.hands), sum(s.requests for s in sessions.values())
 
 
-async def main(hands: int, tables: int, repeats: int) -> None:
+async def main(hands: int, tables: int, repeats: int, luck: bool) -> None:
     server = DealerServer("127.0.0.1:0", local_socket=False)
     per_hand, per_decision = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(repeats):
-            cpu, n, decisions = await play(server, Path(tmp) / f"r{k}", hands, tables)
+            cpu, n, decisions = await play(server, Path(tmp) / f"r{k}", hands, tables, luck)
             per_hand.append(cpu / n)
             per_decision.append(cpu / decisions)
     rows = [["CPU per hand (µs)", f"{statistics.median(per_hand) * 1e6:,.1f}"],
             ["CPU per decision (µs)", f"{statistics.median(per_decision) * 1e6:,.1f}"],
             ["hands/s of dealer CPU", f"{1 / statistics.median(per_hand):,.0f}"]]
-    print(tabulate(rows, headers=[f"dealer core, {tables} heads-up tables, in-process answers, median of {repeats}",
+    what = ", luck corrected (aivat)" if luck else ""
+    print(tabulate(rows, headers=[f"dealer core, {tables} heads-up tables{what}, in-process answers, median of {repeats}",
                                   "value"]))
 
 
@@ -79,6 +84,7 @@ if __name__ == "__main__":
     parser.add_argument("--hands", type=int, default=20000)
     parser.add_argument("--tables", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--luck", action="store_true", help="record luck-corrected nets (dealer.aivat)")
     args = parser.parse_args()
     tune_gc()  # as the ``dealer`` command does
-    asyncio.run(main(args.hands, args.tables, args.repeats))
+    asyncio.run(main(args.hands, args.tables, args.repeats, args.luck))

@@ -343,7 +343,10 @@ def compare(
     beta: Annotated[float, typer.Option(help="Miss rate at the bounds (--worse-than, --better-than).")] = 0.05,
     worse_than: Annotated[float, typer.Option(help="Bound in bb/100 of the difference: 'worse by more than'.")] = -5.0,
     better_than: Annotated[float, typer.Option(help="Bound in bb/100: 'better by more than'.")] = 5.0,
-    adjust: Annotated[bool, typer.Option(help="Take the verdict from the all-in adjusted figures.")] = True,
+    estimator: Annotated[str, typer.Option(
+        help="Figures the verdict is taken from: aivat (card luck corrected at every deal), all-in (all-in "
+             "hands scored by equity) or raw.")] = "aivat",
+    adjust: Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")] = True,
     variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
     stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
@@ -357,7 +360,7 @@ def compare(
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")] = Path(
         "out/compare"),
 ) -> None:
-    """Is NEW better than OLD? Duplicate deals, all-in adjustment, optional sequential test.
+    """Is NEW better than OLD? Duplicate deals, luck correction, optional sequential test.
 
     Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive, 13 a bot failed to start or crashed
     (2: usage error). See docs/compare.md.
@@ -367,7 +370,7 @@ def compare(
     if hands < 1 or tables < 1 or batch < 1:
         raise typer.BadParameter("--hands, --tables and --batch must be at least 1")
     settings = Settings(worse_than=worse_than, better_than=better_than, alpha=alpha, beta=beta,
-                        until_significant=until_significant, adjust=adjust, test=test)
+                        until_significant=until_significant, estimator=estimator if adjust else "raw", test=test)
     try:
         settings.check()
         game = game_config(variant=variant, blinds=_blinds(blinds), stack=stack,
@@ -396,15 +399,18 @@ def compare(
     else:
         level = f"{100 * (1 - alpha):g}% CI"
         rows = []
-        for label, fig in (("raw", comparison.raw), ("all-in adjusted", comparison.adjusted)):
+        for name, label in (("raw", "raw"), ("all-in", "all-in adjusted"), ("aivat", "luck corrected (aivat)")):
+            fig = comparison.by_estimator[name]
             low, high = fig.ci
+            removed = comparison.variance_removed(name) if name != "raw" else None
             rows.append([label, f"{fig.estimate.mean:+.2f}", f"[{low:+.2f}, {high:+.2f}]", f"{fig.estimate.stderr:.2f}",
-                         f"{fig.p_value:.4g}"])
-        typer.echo(tabulate(rows, headers=["new - old", "bb/100", level, "stderr", "p-value"], disable_numparse=True))
+                         f"{fig.p_value:.4g}", "" if removed is None else f"{100 * removed:.0f}%"])
+        typer.echo(tabulate(rows, headers=["new - old", "bb/100", level, "stderr", "p-value", "variance removed"],
+                            disable_numparse=True))
         typer.echo(f"{comparison.hands} hands used ({len(comparison.samples)} paired deals, "
                    f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted); "
                    f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
-                   f"{'adjusted' if adjust else 'raw'} figures); exit code {data['exit_code']}")
+                   f"{settings.estimator} figures); exit code {data['exit_code']}")
     if failed:
         typer.echo(f"error: bots failed, the comparison is not valid: {failed}; see the logs in {out}/logs", err=True)
     raise typer.Exit(data["exit_code"])

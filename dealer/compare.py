@@ -16,8 +16,11 @@ The measured quantity is the **difference** ``new - old`` in big blinds per 100 
 
 Each group is one paired sample; the estimate is ``100 * sum(differences) / sum(hands each
 version played)`` (``stats.bb_per_100_grouped``) with a normal confidence interval and a two-sided
-p-value for "no difference". Every figure is given twice: raw (chips actually won) and all-in
-adjusted (a hand all-in before the river scored by the players' equity, ``dealer.equity``).
+p-value for "no difference". Every figure is given by three estimators (``ESTIMATORS``): ``raw``
+(chips actually won), ``all-in`` (a hand all-in before the river scored by the players' equity,
+``dealer.equity``) and ``aivat`` (every hand's result minus its card luck at the deal, flop, turn
+and river, ``dealer.aivat``); all three are unbiased, and the verdict is taken from
+``Settings.estimator`` (``aivat`` by default: the least noisy).
 
 Verdicts (``verdict_from_ci``, or ``sequential_test`` with ``until_significant``):
 
@@ -70,7 +73,7 @@ class Settings:
     alpha: float = 0.05
     beta: float = 0.05
     until_significant: bool = False
-    adjust: bool = True
+    estimator: str = "aivat"  # the figures the verdict is taken from (ESTIMATORS)
     test: str = "cs"  # the sequential test (TESTS)
     cs_horizon: int = 1000  # paired deals at which the confidence sequence is narrowest
     min_samples: int = 100  # paired deals before the SPRT may stop: its variance estimate needs them
@@ -82,6 +85,8 @@ class Settings:
         """Raise ValueError unless the settings make sense (sequential bounds around 0)."""
         if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha / 2 + self.beta < 1):
             raise ValueError(f"need 0 < alpha, beta < 1, got alpha={self.alpha}, beta={self.beta}")
+        if self.estimator not in ESTIMATORS:
+            raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, not {self.estimator!r}")
         if self.test not in TESTS:
             raise ValueError(f"test must be one of {', '.join(TESTS)}, not {self.test!r}")
         if self.worse_than >= self.better_than:
@@ -91,19 +96,25 @@ class Settings:
                              f"{self.worse_than} and {self.better_than}")
 
 
+ESTIMATORS = ("aivat", "all-in", "raw")
+
+
 @dataclass(frozen=True)
 class Sample:
-    """One paired sample: a duplicate group's difference new - old in big blinds."""
+    """One paired sample: a duplicate group's difference new - old in big blinds, by estimator."""
 
     key: tuple[str, str, int]  # match, deal set, hand number
     raw: float
-    adjusted: float
+    adjusted: float  # all-in adjusted
     hands: int  # hands each version played in the group
     all_in: int  # hands of the group whose result was all-in adjusted
+    luck: float = 0.0  # luck corrected (dealer.aivat); the all-in adjusted figure for hands without it
+    corrected: int = 0  # hands of the group with a luck-corrected result
 
-    def value(self, adjusted: bool) -> float:
-        """The difference in bb/100 units (100 * bb / hands), raw or adjusted."""
-        return 100 * (self.adjusted if adjusted else self.raw) / self.hands
+    def value(self, estimator: str) -> float:
+        """The difference in bb/100 units (100 * bb / hands) by an estimator of ``ESTIMATORS``."""
+        total = self.luck if estimator == "aivat" else self.adjusted if estimator == "all-in" else self.raw
+        return 100 * total / self.hands
 
 
 def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[Sample]:
@@ -116,26 +127,35 @@ def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[S
     for result in results:
         for record in result.hands:
             key = (result.match_id, record.deal_set, record.hand)
-            g = groups.setdefault(key, [0.0, 0.0, 0, 0, 0])  # raw, adjusted, new hands, old hands, all-in
+            g = groups.setdefault(key, _group())
             _add(g, record, new, old)
-    samples = [
-        Sample(key, g[0], g[1], int(g[2]), int(g[4]))
-        for key, g in groups.items() if g[2] and g[2] == g[3]
-    ]
+    samples = [_sample(key, g) for key, g in groups.items() if g[2] and g[2] == g[3]]
     samples.sort(key=lambda s: (s.key[2], s.key[0], s.key[1]))
     return samples
 
 
+def _group() -> list[float]:
+    """A group's running totals: raw, all-in, new's hands, old's hands, all-in hands, luck corrected,
+    luck-corrected hands."""
+    return [0.0, 0.0, 0, 0, 0, 0.0, 0]
+
+
 def _add(g: list[float], record: HandRecord, new: str, old: str) -> None:
     bb = record.big_blind
-    ev = record.ev_net
+    ev, luck = record.ev_net, record.luck_net
     for name, sign, count in ((new, 1, 2), (old, -1, 3)):
         if name in record.net:
+            adjusted = sign * (ev[name] if ev is not None else record.net[name]) / bb
             g[0] += sign * record.net[name] / bb
-            g[1] += sign * (ev[name] if ev is not None else record.net[name]) / bb
+            g[1] += adjusted
+            g[5] += sign * luck[name] / bb if luck is not None else adjusted
             g[count] += 1
-    if ev is not None:
-        g[4] += 1
+    g[4] += ev is not None
+    g[6] += luck is not None
+
+
+def _sample(key: tuple[str, str, int], g: list[float]) -> Sample:
+    return Sample(key, g[0], g[1], int(g[2]), int(g[4]), g[5], int(g[6]))
 
 
 @dataclass(frozen=True)
@@ -156,12 +176,12 @@ def _r(x: float, digits: int = 3) -> float | None:
     return round(x, digits) if math.isfinite(x) else None
 
 
-def figures(samples: Sequence[Sample], adjusted: bool, level: float = 0.95) -> Figures:
+def figures(samples: Sequence[Sample], estimator: str, level: float = 0.95) -> Figures:
     """Estimate, two-sided ``level`` interval and p-value (H0: no difference) from paired samples."""
     if not samples:
         nan = float("nan")
         return Figures(Estimate(nan, math.inf, 0), (nan, nan), nan)
-    totals = [s.adjusted if adjusted else s.raw for s in samples]
+    totals = [s.value(estimator) * s.hands / 100 for s in samples]
     est = bb_per_100_grouped(totals, [s.hands for s in samples], 1)
     z = NormalDist().inv_cdf(0.5 + level / 2)
     ci = (est.mean - z * est.stderr, est.mean + z * est.stderr)
@@ -306,8 +326,7 @@ class Comparison:
     field: tuple[str, ...]
     settings: Settings
     samples: list[Sample]
-    raw: Figures
-    adjusted: Figures
+    by_estimator: dict[str, Figures]
     verdict: Verdict
     decided_by: str  # "sprt", "confidence sequence" (either ": maximum hands"), "confidence interval"
     sequential: AnyTest | None = None
@@ -325,9 +344,26 @@ class Comparison:
         return EXIT_CODES[self.verdict]
 
     @property
+    def raw(self) -> Figures:
+        """The figures from the chips actually won."""
+        return self.by_estimator["raw"]
+
+    @property
+    def adjusted(self) -> Figures:
+        """The all-in adjusted figures."""
+        return self.by_estimator["all-in"]
+
+    @property
     def used(self) -> Figures:
         """The figures the verdict is taken from."""
-        return self.adjusted if self.settings.adjust else self.raw
+        return self.by_estimator[self.settings.estimator]
+
+    def variance_removed(self, estimator: str) -> float | None:
+        """The share of the raw figures' variance an estimator removes (1 - its stderr^2 / raw's)."""
+        raw, other = self.raw.estimate.stderr, self.by_estimator[estimator].estimate.stderr
+        if not (math.isfinite(raw) and math.isfinite(other)) or raw == 0:
+            return None
+        return 1 - (other / raw) ** 2
 
     def as_json(self) -> dict[str, object]:
         """One JSON-ready dict (the ``--json`` output)."""
@@ -338,11 +374,14 @@ class Comparison:
             "verdict": self.verdict, "exit_code": self.exit_code, "decided_by": self.decided_by,
             "hands": self.hands, "deals": len(self.samples),
             "all_in_adjusted_hands": sum(x.all_in for x in self.samples),
+            "luck_corrected_hands": sum(x.corrected for x in self.samples),
             "ci_level": round(1 - s.alpha, 6),
-            "raw": self.raw.as_json(), "adjusted": self.adjusted.as_json(),
-            "verdict_from": "adjusted" if s.adjust else "raw",
+            "raw": self.raw.as_json(), "adjusted": self.adjusted.as_json(), "aivat": self.by_estimator["aivat"].as_json(),
+            "verdict_from": s.estimator,
+            "variance_removed": {e: _r(v, 4) if (v := self.variance_removed(e)) is not None else None
+                                 for e in ESTIMATORS if e != "raw"},
             "settings": {"worse_than": s.worse_than, "better_than": s.better_than, "alpha": s.alpha,
-                         "beta": s.beta, "until_significant": s.until_significant, "adjust": s.adjust,
+                         "beta": s.beta, "until_significant": s.until_significant, "estimator": s.estimator,
                          "test": s.test},
             "sprt": self.sequential.as_json() if isinstance(self.sequential, SequentialTest) else None,
             "confidence_sequence": (self.sequential.as_json()
@@ -357,7 +396,7 @@ def summarize(
 ) -> Comparison:
     """The comparison from paired samples; with ``sequential``, its verdict (final at this point)."""
     level = 1 - settings.alpha
-    raw, adjusted = figures(samples, False, level), figures(samples, True, level)
+    by_estimator = {e: figures(samples, e, level) for e in ESTIMATORS}
     if settings.until_significant:
         if sequential is None:  # replay the samples in order, checking after each (post hoc, e.g. a league)
             sequential = replay_sequential(samples, settings)[0]
@@ -366,10 +405,10 @@ def summarize(
         if verdict is None:
             verdict, decided_by = sequential.verdict(final=True), f"{decided_by}: maximum hands"
     else:
-        verdict = verdict_from_ci((adjusted if settings.adjust else raw).ci, settings.worse_than)
+        verdict = verdict_from_ci(by_estimator[settings.estimator].ci, settings.worse_than)
         decided_by = "confidence interval"
     assert verdict is not None
-    return Comparison(new, old, tuple(field), settings, list(samples), raw, adjusted, verdict, decided_by, sequential)
+    return Comparison(new, old, tuple(field), settings, list(samples), by_estimator, verdict, decided_by, sequential)
 
 
 def replay_sequential(
@@ -380,7 +419,7 @@ def replay_sequential(
     used = 0
     for start in range(0, len(samples), batch):
         chunk = samples[start : start + batch]
-        test.update(s.value(settings.adjust) for s in chunk)
+        test.update(s.value(settings.estimator) for s in chunk)
         used += len(chunk)
         if test.verdict() is not None:
             break
@@ -442,15 +481,15 @@ class _SequentialMatch(Match):
         # Feed every hand number whose groups are all complete, in order: deterministic, whatever the timing.
         while all(len(self.pending.get((d, self.next_hand), ())) == self.group_size[d] for d in self.deal_sets):
             for d in self.deal_sets:
-                g = [0.0, 0.0, 0, 0, 0]
+                g = _group()
                 for r in self.pending.pop((d, self.next_hand)):
                     _add(g, r, self.new, self.old)
                 if g[2] and g[2] == g[3]:
-                    self.fed.append(Sample((self.plan.match_id, d, self.next_hand), g[0], g[1], int(g[2]), int(g[4])))
+                    self.fed.append(_sample((self.plan.match_id, d, self.next_hand), g))
                     self.unchecked += 1
             self.next_hand += 1
             if self.test is not None and self.unchecked >= self.batch:
-                self.test.update(s.value(self.settings.adjust) for s in self.fed[-self.unchecked:])
+                self.test.update(s.value(self.settings.estimator) for s in self.fed[-self.unchecked:])
                 self.unchecked = 0
                 if self.test.verdict() is not None:
                     self.stop = True
@@ -476,7 +515,8 @@ async def play_comparison(
         raise ValueError(f"bot names must be distinct: {names}")
     tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
     per_table = max(1, max_hands // len(tables))
-    plan = MatchPlan(match_id="compare", tables=tables, game=game, hands=per_table, seed=seed, sealed=sealed)
+    plan = MatchPlan(match_id="compare", tables=tables, game=game, hands=per_table, seed=seed, sealed=sealed,
+                     luck=True)
     test = sequential_test(settings) if settings.until_significant else None
     entries = {e.name: e for e in (new, old, *field)}
     server = DealerServer(listen)
@@ -489,7 +529,7 @@ async def play_comparison(
         await server.stop()
     samples = match.fed
     if test is not None and test.verdict() is None and match.unchecked:
-        test.update(s.value(settings.adjust) for s in samples[-match.unchecked:])
+        test.update(s.value(settings.estimator) for s in samples[-match.unchecked:])
     comparison = summarize(samples, new.name, old.name, settings, [f.name for f in field], test)
     comparison.hands_played = len(result.hands)
     comparison.extra["faults"] = {k: v for k, v in result.faults.items() if v}

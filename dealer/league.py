@@ -116,7 +116,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
                 hands=(event.max_hands or 5000) if freezeout else _hands_per_table(event, len(tables)),
                 seed=None if config.seed is None else f"{config.seed}", mode="freezeout" if freezeout else "reset",
                 blind_levels=event.blind_levels, hands_per_level=event.hands_per_level or 0,
-                fault_policy=config.fault_policy, sealed=config.sealed,
+                fault_policy=config.fault_policy, sealed=config.sealed, luck=event.format == "compare",
             )
             bots = {name: entries[name] for t in tables for name in t.seats}
             jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / event.name / f"{deal_set:04d}", base))
@@ -186,13 +186,15 @@ class Journal:
 
 def _result_to_json(result: MatchResult) -> dict[str, object]:
     data = dataclasses.asdict(result)
-    data["hands"] = [[h.table, h.deal_set, h.hand, h.big_blind, h.net, *([h.ev_net] if h.ev_net is not None else [])]
+    data["hands"] = [[h.table, h.deal_set, h.hand, h.big_blind, h.net,
+                      *([h.ev_net] if h.ev_net is not None or h.luck_net is not None else []),
+                      *([h.luck_net] if h.luck_net is not None else [])]
                      for h in result.hands]
     return data
 
 
 def _result_from_json(data: dict) -> MatchResult:
-    hands = [HandRecord(*row) for row in data.pop("hands")]  # [table, deal_set, hand, bb, net(, ev_net)]
+    hands = [HandRecord(*row) for row in data.pop("hands")]  # [table, deal_set, hand, bb, net(, ev_net(, luck_net))]
     return MatchResult(**{**data, "bots": tuple(data["bots"]), "hands": hands})
 
 

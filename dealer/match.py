@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dealer import wire
+from dealer.aivat import chance_luck
 from dealer.bots import BotProcess
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
@@ -93,6 +94,7 @@ class MatchPlan:
     hands_per_level: int = 0
     fault_policy: str = "fold"
     sealed: bool = True  # tables sharing a deal set are played by different processes of a bot
+    luck: bool = False  # record each hand's luck-corrected nets too (dealer.aivat; a comparison's estimator)
 
     def instances(self) -> list[tuple[int, ...]]:
         """Which instance of each seat's bot plays each table (all instance 0 unless sealed)."""
@@ -121,6 +123,7 @@ class HandRecord:
     big_blind: int
     net: dict[str, int]
     ev_net: dict[str, float] | None = None  # all-in adjusted net (dealer.equity), when all-in before the river
+    luck_net: dict[str, float] | None = None  # net minus chance luck (dealer.aivat), when the plan asks for it
 
 
 @dataclass
@@ -630,6 +633,7 @@ class Match:
             if not seat.failed:
                 seat.session.send_framed(end)
         adjusted = adjusted_net(hand)
+        luck = chance_luck(hand) if self.plan.luck else None
         table.played += 1
         text = phh_text(
             hand, names=[spec.seats[s] for s in live], hand_number=number, table_seats=live, seat_count=n,
@@ -640,7 +644,8 @@ class Match:
         self._record(HandRecord(
             table=table.id, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
             net={spec.seats[s]: net[s] for s in live},
-            ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)}))
+            ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)},
+            luck_net=None if luck is None else {spec.seats[s]: round(net[s] - luck[k], 2) for k, s in enumerate(live)}))
 
     def _publish(self, deal_set: str, table_id: int, text: str) -> None:
         """Pass on the hands of a deal set that every table dealt its cards has finished: a hand

@@ -58,7 +58,7 @@ def test_paired_samples_field_mode():
 def test_figures_against_hand_computed_values():
     # Differences 4, -8, 20, 0 bb over 2 hands each: mean 16 / 8 hands = 2 bb/hand = 200 bb/100.
     samples = paired_samples([_h2h([200, -400, 1000, 0])], "new", "old")
-    fig = figures(samples, adjusted=False)
+    fig = figures(samples, "raw")
     per_hand = [2.0, -4.0, 10.0, 0.0]  # bb per hand of each group
     mean = sum(per_hand) / 4
     sd = math.sqrt(sum((x - mean) ** 2 for x in per_hand) / 3)
@@ -67,7 +67,7 @@ def test_figures_against_hand_computed_values():
     z = 1.959963984540054
     assert fig.ci == pytest.approx((100 * (mean - z * sd / 2), 100 * (mean + z * sd / 2)))
     assert fig.p_value == pytest.approx(math.erfc(abs(mean / (sd / 2)) / math.sqrt(2)))
-    wide = figures(samples, adjusted=False, level=0.99)
+    wide = figures(samples, "raw", level=0.99)
     assert wide.ci[0] < fig.ci[0] and wide.ci[1] > fig.ci[1]
 
 
@@ -183,13 +183,41 @@ def test_cli_compare_strength_beats_random(tmp_path):
     assert run.returncode == 0
     assert data["hands"] == 600 and data["deals"] == 300
     assert set(data["raw"]) == {"bb_per_100", "stderr", "ci", "p_value"}
+    assert data["verdict_from"] == "aivat" and data["luck_corrected_hands"] == 600  # every hand recorded its luck
+    assert set(data["variance_removed"]) == {"aivat", "all-in"}
     assert (tmp_path / "compare.json").exists()
 
 
-def test_league_journal_keeps_ev_net():
+def test_league_journal_keeps_ev_net_and_luck_net():
     from dealer.league import _result_from_json, _result_to_json
 
     result = _h2h([200, -400], ev=[50.0, 0.0])
+    lucky = HandRecord(3, "m/0", 2, 100, {"new": 10, "old": -10}, None, {"new": -4.5, "old": 4.5})
+    result.hands.append(lucky)
     back = _result_from_json(json.loads(json.dumps(_result_to_json(result))))
     assert back.hands == result.hands
     assert back.hands[0].ev_net == {"new": 50.0, "old": -50.0} and back.hands[1].ev_net is None
+    assert back.hands[-1].luck_net == {"new": -4.5, "old": 4.5} and back.hands[0].luck_net is None
+
+
+def test_estimators_and_the_variance_each_removes():
+    # Deal k: raw +-diff, all-in adjusted for some, luck corrected for all: each estimator's own figures.
+    hands = []
+    for k, (raw, luck) in enumerate([(1000, 100), (-800, 50), (1200, 150), (-600, 20), (900, 80)]):
+        hands.append(HandRecord(1, "m/0", k, 100, {"new": raw, "old": -raw}, None, {"new": luck, "old": -luck}))
+        hands.append(HandRecord(2, "m/0", k, 100, {"old": 0, "new": 0}, None, {"old": 0.0, "new": 0.0}))
+    samples = paired_samples([MatchResult("m", ("new", "old"), hands)], "new", "old")
+    assert [s.raw for s in samples] == [20.0, -16.0, 24.0, -12.0, 18.0]
+    assert [s.luck for s in samples] == [2.0, 1.0, 3.0, 0.4, 1.6] and [s.corrected for s in samples] == [2] * 5
+    assert [s.adjusted for s in samples] == [s.raw for s in samples]  # no all-in hand
+    comparison = summarize(samples, "new", "old", Settings())
+    assert comparison.used is comparison.by_estimator["aivat"]
+    raw_sd, luck_sd = figures(samples, "raw").estimate.stderr, figures(samples, "aivat").estimate.stderr
+    assert comparison.variance_removed("aivat") == pytest.approx(1 - (luck_sd / raw_sd) ** 2)
+    assert comparison.variance_removed("all-in") == pytest.approx(0)
+    data = comparison.as_json()
+    assert data["verdict_from"] == "aivat" and data["luck_corrected_hands"] == 10
+    assert data["variance_removed"]["aivat"] == round(1 - (luck_sd / raw_sd) ** 2, 4)
+    assert data["aivat"]["bb_per_100"] == pytest.approx(100 * 8.0 / 10)
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        Settings(estimator="ev").check()

@@ -1,0 +1,213 @@
+"""Hands to a verdict: plain play against duplicate + luck correction (aivat), SPRT against the confidence sequence.
+
+Run ``python benchmarks/compare_verdicts.py [--quick] [--pairs leaky,loose] [--reps 200]``. For each
+pair, strength_bot (new) against an older version of it (old), one pool of heads-up duplicate
+deals is played for real, every hand recorded with its actual, all-in adjusted and luck-corrected
+net (``dealer.aivat``):
+
+* ``leaky``: sample_bots/python/leaky_bot.py (calls too often after the flop);
+* ``loose``: benchmarks/loose_bot.py (the same leak, much worse: a larger edge, about 40-50 bb/100).
+
+Then each method runs ``dealer compare``'s sequential test (checked every ``--batch`` paired deals,
+the same minimum samples) on deals drawn from the pool at random with replacement until it
+decides, ``--reps`` times:
+
+* plain: only the first seating of each deal (a non-duplicate match), raw chips, one hand a sample;
+* duplicate, all-in adjusted: what ``dealer compare`` did before (with the two SPRTs);
+* duplicate, aivat: the luck-corrected nets (now the default estimator);
+each with the two SPRTs (bounds +-``--bound``, default 5 as ``dealer compare``) and with the
+confidence sequence (``--test cs``, the default now). As in compare_hands.py, each method's samples
+are shifted so that their mean is the pool's best estimate of the edge (duplicate, aivat), so
+methods differ only by their spread. The A/A check: the same resampling with each difference's
+sign flipped at random (the null of no difference: swapping which version is "new" flips it),
+``--reps`` runs per method; a "better" or "worse" verdict is false, and their share should stay
+within alpha (0.05) plus sampling error. The fast loops are checked against dealer.compare's own
+test classes on the first repetition. ``--quick``: small pools and 200 repetitions (about a minute
+of play per pair on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from compare_hands import plain_samples, resample, sign_flipped, sprt_hands
+
+from dealer.compare import ConfidenceSequenceTest, SequentialTest, Settings, paired_samples
+from dealer.config import game_config
+from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
+from dealer.server import DealerServer
+from dealer.stats import ConfidenceSequence
+
+ROOT = Path(__file__).resolve().parents[1]
+OLD = {"leaky": ROOT / "sample_bots" / "python" / "leaky_bot.py", "loose": ROOT / "benchmarks" / "loose_bot.py"}
+MAX_HANDS = 2_000_000  # per method and repetition: beyond it the run is "inconclusive"
+
+
+async def play_pool(old: str, deals: int, tables: int, seed: str, out: Path) -> MatchResult:
+    """Play ``deals`` duplicate deals of strength_bot (new) against ``old``, luck recorded."""
+    bots = {"new": BotEntry("new", (sys.executable, str(ROOT / "sample_bots" / "python" / "strength_bot.py"))),
+            "old": BotEntry("old", (sys.executable, str(OLD[old])))}
+    plan = MatchPlan("pool", plan_tables(["new", "old"], duplicate=True, tables=tables), game_config(),
+                     hands=deals // tables, seed=seed, luck=True)
+    server = DealerServer("127.0.0.1:0")
+    await server.start()
+    try:
+        return await Match(plan, server, bots, out=out, base=ROOT).run()
+    finally:
+        await server.stop()
+
+
+def batched(draws: Iterable[float], batch: int) -> Iterator[list[float]]:
+    """Draws in lists of ``batch``."""
+    it = iter(draws)
+    while True:
+        yield [next(it) for _ in range(batch)]
+
+
+def cs_hands(draws: Iterable[float], settings: Settings, max_samples: int, batch: int) -> tuple[str, int]:
+    """``ConfidenceSequenceTest`` fed ``batch`` samples at a time until its verdict: (verdict, samples)."""
+    cs = ConfidenceSequence(settings.alpha, settings.cs_horizon, settings.min_samples)
+    rho2, alpha = cs.rho2, settings.alpha
+    lo_bound, hi_bound = settings.worse_than, settings.better_than
+    n, mean, m2, informative = 0, 0.0, 0.0, 0
+    low = -math.inf
+    for chunk in batched(draws, batch):
+        for x in chunk:
+            n += 1
+            informative += x != 0
+            delta = x - mean
+            mean += delta / n
+            m2 += delta * (x - mean)
+        if n < settings.min_samples or informative < settings.min_informative:
+            continue
+        t = n * rho2 + 1
+        half = math.sqrt(m2 / (n - 1)) * math.sqrt(2 * t * math.log(math.sqrt(t) / alpha) / (n * n * rho2))
+        low, high = mean - half, mean + half
+        if low > 0:
+            return "better", n
+        if high < 0:
+            return "worse", n
+        if low > lo_bound and high < hi_bound:
+            return "not worse", n
+        if n >= max_samples:
+            break
+    return ("not worse" if low > lo_bound else "inconclusive"), n
+
+
+def reference(draws: Iterable[float], settings: Settings, max_samples: int, batch: int) -> tuple[str, int]:
+    """dealer.compare's own test class on the same draws (slow: the check of the fast loops)."""
+    test = ConfidenceSequenceTest(settings) if settings.test == "cs" else SequentialTest(settings)
+    n = 0
+    for chunk in batched(draws, batch):
+        test.update(chunk)
+        n += len(chunk)
+        verdict = test.verdict()
+        if verdict is not None:
+            return verdict, n
+        if n >= max_samples:
+            break
+    return test.verdict(final=True), n
+
+
+def run_method(values: list[float], per: int, settings: Settings, reps: int, batch: int, seed: str,
+               null: bool) -> list[tuple[str, int]]:
+    """``reps`` sequential runs on resampled ``values`` (sign-flipped when ``null``): (verdict, hands)."""
+    rng = random.Random(seed)
+    limit = MAX_HANDS // per
+    runs = []
+    for rep in range(reps):
+        state = rng.getstate()
+        draws = sign_flipped(resample(values, rng), rng) if null else resample(values, rng)
+        if settings.test == "cs":
+            verdict, n = cs_hands(draws, settings, limit, batch)
+        else:
+            verdict, n = sprt_hands(draws, settings, limit)  # looked at after every sample: a lower bound
+        if rep == 0 and settings.test == "cs":  # the fast loop must agree with dealer compare's own test
+            check = random.Random()
+            check.setstate(state)
+            again = sign_flipped(resample(values, check), check) if null else resample(values, check)
+            assert reference(again, settings, limit, batch) == (verdict, n), "fast CS loop != ConfidenceSequenceTest"
+        runs.append((verdict, n * per))
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", default="leaky,loose", help="comma-separated: leaky, loose")
+    parser.add_argument("--deals", type=int, help="duplicate deals per pool (default 12000; --quick 3000)")
+    parser.add_argument("--reps", type=int, default=200)
+    parser.add_argument("--bound", type=float, default=5.0, help="better_than = -worse_than, bb/100 (as dealer compare)")
+    parser.add_argument("--batch", type=int, default=100, help="paired deals between looks (as dealer compare)")
+    parser.add_argument("--seed", default="verdicts")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    deals = args.deals or (3000 if args.quick else 12000)
+    started = time.perf_counter()
+    for pair in args.pairs.split(","):
+        t0 = time.perf_counter()
+        with tempfile.TemporaryDirectory() as out:
+            result = asyncio.run(play_pool(pair, deals, 4, f"{args.seed}/{pair}", Path(out)))
+        played = time.perf_counter() - t0
+        if any(result.faults.values()):
+            print(f"warning: faults during the pool: {result.faults}")
+        duplicate = paired_samples([result], "new", "old")
+        plain = plain_samples(result)
+        edge_values = [s.value("aivat") for s in duplicate]
+        edge = statistics.fmean(edge_values)
+        se = statistics.stdev(edge_values) / math.sqrt(len(edge_values))
+        print(f"\n== strength_bot vs {pair}: pool of {len(result.hands)} hands ({len(duplicate)} duplicate deals) "
+              f"played in {played:.0f} s; edge (duplicate, aivat) {edge:+.1f} +- {se:.1f} bb/100; pool means: "
+              + ", ".join(f"{label} {statistics.fmean(s.value(e) for s in samples):+.1f}" for label, samples, e in
+                          (("plain raw", plain, "raw"), ("dup raw", duplicate, "raw"), ("dup all-in", duplicate, "all-in"),
+                           ("dup aivat", duplicate, "aivat"))))
+        base_var = statistics.variance([s.value("raw") for s in plain])
+        print("variance per hand, share of plain raw left: " + ", ".join(
+            f"{label} {statistics.variance([s.value(e) for s in samples]) * samples[0].hands / base_var:.1%}"
+            for label, samples, e in (("plain all-in", plain, "all-in"), ("plain aivat", plain, "aivat"),
+                                      ("dup raw", duplicate, "raw"), ("dup all-in", duplicate, "all-in"),
+                                      ("dup aivat", duplicate, "aivat"))))
+        methods = [("plain, raw", plain, "raw", "sprt"), ("plain, raw", plain, "raw", "cs"),
+                   ("plain, aivat", plain, "aivat", "cs"),
+                   ("duplicate, all-in", duplicate, "all-in", "sprt"), ("duplicate, all-in", duplicate, "all-in", "cs"),
+                   ("duplicate, aivat", duplicate, "aivat", "sprt"), ("duplicate, aivat", duplicate, "aivat", "cs")]
+        rows = []
+        for label, samples, estimator, test in methods:
+            settings = Settings(worse_than=-args.bound, better_than=args.bound, until_significant=True,
+                                estimator=estimator, test=test)
+            values = [s.value(estimator) for s in samples]
+            shift = edge - statistics.fmean(values)
+            per = samples[0].hands
+            t1 = time.perf_counter()
+            runs = run_method([v + shift for v in values], per, settings, args.reps, args.batch,
+                              f"{args.seed}/{pair}/{label}/{test}", null=False)
+            null = run_method(values, per, settings, args.reps, args.batch, f"{args.seed}/{pair}/{label}/{test}/aa",
+                              null=True)
+            hands = [h for _, h in runs]
+            rows.append((f"{label}, {test}", statistics.median(hands),
+                         sum(1 for v, _ in runs if v == "better"), sum(1 for v, _ in null if v in ("better", "worse")),
+                         statistics.median(h for _, h in null), time.perf_counter() - t1))
+        base = rows[0][1]
+        plain_cs = rows[1][1]
+        print(f"{args.reps} resamplings per method, bounds +-{args.bound:g}, alpha 0.05, a look every {args.batch} deals; "
+              f"A/A: the same with random signs ({args.reps} runs, nominal alpha 0.05, "
+              f"+2 s.e. = {0.05 + 2 * math.sqrt(0.05 * 0.95 / args.reps):.3f})")
+        print(f"{'method':28} {'median hands':>12} {'vs plain sprt':>13} {'vs plain cs':>11} {'better':>7} "
+              f"{'A/A false':>9} {'A/A median hands':>16}")
+        for label, median, better, false, null_median, _ in rows:
+            print(f"{label:28} {median:12.0f} {base / median:12.1f}x {plain_cs / median:10.1f}x {better:4d}/{args.reps} "
+                  f"{false / args.reps:9.3f} {null_median:16.0f}")
+        print(f"resampling {sum(r[5] for r in rows):.0f} s")
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
