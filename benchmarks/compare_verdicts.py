@@ -147,6 +147,8 @@ def main() -> None:
     parser.add_argument("--pairs", default="leaky,loose", help="comma-separated: leaky, loose")
     parser.add_argument("--deals", type=int, help="duplicate deals per pool (default 12000; --quick 3000)")
     parser.add_argument("--reps", type=int, default=200)
+    parser.add_argument("--baseline-reps", type=int, help="repetitions of the slow plain-play SPRT baseline "
+                        "(default --reps; --quick 20)")
     parser.add_argument("--bound", type=float, default=5.0, help="better_than = -worse_than, bb/100 (as dealer compare)")
     parser.add_argument("--batch", type=int, default=100, help="paired deals between looks (as dealer compare)")
     parser.add_argument("--seed", default="verdicts")
@@ -154,6 +156,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="folder keeping each played pool (pickled) for the next run")
     args = parser.parse_args()
     deals = args.deals or (3000 if args.quick else 12000)
+    baseline_reps = args.baseline_reps or (20 if args.quick else args.reps)
     started = time.perf_counter()
     for pair in args.pairs.split(","):
         t0 = time.perf_counter()
@@ -197,14 +200,15 @@ def main() -> None:
             shift = edge - statistics.fmean(values)
             per = samples[0].hands
             t1 = time.perf_counter()
-            runs = run_method([v + shift for v in values], per, settings, args.reps, args.batch,
+            reps = baseline_reps if (label, test) == ("plain, raw", "sprt") else args.reps
+            runs = run_method([v + shift for v in values], per, settings, reps, args.batch,
                               f"{args.seed}/{pair}/{label}/{test}", null=False)
             # A/A for the tests one would use now (the SPRT baselines with plain play take very long under the null)
             null = run_method(values, per, settings, args.reps, args.batch, f"{args.seed}/{pair}/{label}/{test}/aa",
                               null=True) if test == "cs" or estimator == "aivat" else []
             hands = [h for _, h in runs]
             rows.append((f"{label}, {test}", statistics.median(hands),
-                         sum(1 for v, _ in runs if v == "better"),
+                         f"{sum(1 for v, _ in runs if v == 'better')}/{reps}",
                          sum(1 for v, _ in null if v in ("better", "worse")) / len(null) if null else None,
                          statistics.median(h for _, h in null) if null else None, time.perf_counter() - t1))
         base = rows[0][1]
@@ -216,7 +220,7 @@ def main() -> None:
               f"{'A/A false':>9} {'A/A median hands':>16}")
         for label, median, better, false, null_median, _ in rows:
             aa = f"{false:9.3f} {null_median:16.0f}" if false is not None else f"{'-':>9} {'-':>16}"
-            print(f"{label:28} {median:12.0f} {base / median:12.1f}x {plain_cs / median:10.1f}x {better:4d}/{args.reps} {aa}")
+            print(f"{label:28} {median:12.0f} {base / median:12.1f}x {plain_cs / median:10.1f}x {better:>7} {aa}")
         print(f"resampling {sum(r[5] for r in rows):.0f} s")
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
 
