@@ -1,10 +1,17 @@
-"""The ``dealer`` command: thin typer commands that parse, call the library and print."""
+"""The ``dealer`` command: thin typer commands that parse, call the library and print.
+
+A deliberate error (``DealerError``) ends the command with a one-line message and exit code 2;
+anything else is a bug and stays a traceback. Every command that plays writes the dealer's log
+(``dealer.log``, see ``--log-level``) to its output folder; the console shows only errors.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import json
+import logging
+import os
 import secrets
 import shlex
 from pathlib import Path
@@ -17,7 +24,7 @@ from tabulate import tabulate
 
 from dealer.compare import Settings, play_comparison
 from dealer.config import LeagueConfig, game_config, load_league
-from dealer.errors import ClusterError, ConfigError
+from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, instance_label, plan_tables
 from dealer.results import standings, standings_table
@@ -31,6 +38,43 @@ from dealer.web.view import LeagueView
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
 
 VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+LogLevel = Annotated[str, typer.Option(
+    help="What dealer.log in the output folder records: debug, info (launches, connections, faults, restarts, "
+         "stops), warning (faults only) or error.")]
+
+
+def entry() -> None:
+    """The ``dealer`` program: a DealerError is one line on stderr and exit code 2; a bug stays a traceback."""
+    try:
+        app()
+    except DealerError as error:
+        for line in str(error).splitlines() or [type(error).__name__]:
+            typer.echo(f"error: {line}", err=True)
+        raise SystemExit(2) from None
+
+
+def _log_to(folder: Path, level: str) -> None:
+    """Send the dealer's log to ``folder/dealer.log`` (mode 0600, appended) at ``level``, and its
+    errors also to stderr. The log names bots, tables and requests, never a token or a seed."""
+    if level not in LOG_LEVELS:
+        raise typer.BadParameter(f"log level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "dealer.log"
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    logger = logging.getLogger("dealer")
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+        handler.close()
+    to_file = logging.FileHandler(path, encoding="utf-8")
+    to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    to_console = logging.StreamHandler()
+    to_console.setLevel(logging.ERROR)
+    to_console.setFormatter(logging.Formatter("dealer: %(message)s"))
+    logger.addHandler(to_file)
+    logger.addHandler(to_console)
+    logger.setLevel(level.upper())
+    logger.propagate = False
 
 
 @app.callback()
@@ -81,6 +125,7 @@ def match(
     fault_policy: Annotated[str, typer.Option(help="fold, forfeit or restart.")] = "fold",
     listen: Annotated[str, typer.Option(help="Address the dealer listens on.")] = "127.0.0.1:0",
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")] = Path("out/match"),
+    log_level: LogLevel = "info",
 ) -> None:
     """Play one match between bot command lines and print the results."""
     commands = [shlex.split(b) for b in bots]
@@ -105,6 +150,7 @@ def match(
         seed=seed, fault_policy=fault_policy, sealed=sealed,
     )
     entries = {name: BotEntry(name, tuple(argv)) for name, argv in zip(names, commands)}
+    _log_to(out, log_level)
     result = asyncio.run(_run_match(plan, entries, listen, out))
     lines = standings([result])
     typer.echo(standings_table(lines))
@@ -196,6 +242,7 @@ class LeagueOptions:
     standings_every: int = 0
     dask: tuple[int | None, str | None] | None = None  # (workers, scheduler): on a Dask cluster
     web: str | None = None
+    log_level: str = "info"
 
 
 KeepGoing = Annotated[bool, typer.Option(
@@ -237,11 +284,12 @@ async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOption
 def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None,
                  options: LeagueOptions) -> None:
     """Run the league to the end and print the standings; a refused resume, a bot that cannot
-    start or a Dask worker that cannot play is a one-line error (one line per worker and bot)."""
+    start or a Dask worker that cannot play is a DealerError (one line per problem, see ``entry``)."""
+    _log_to(league.out, options.log_level)
     try:
         results = asyncio.run(_league(league, resume, remote_tokens, options) if options.dask is None else
                               _dask_league(league, resume, options))
-    except (ValueError, ClusterError, OSError) as error:  # OSError: e.g. the web view's address is taken
+    except OSError as error:  # OSError: e.g. the web view's address is taken
         for line in str(error).splitlines():
             typer.echo(f"error: {line}", err=True)
         raise typer.Exit(2) from None
@@ -269,6 +317,7 @@ def run(
     scheduler: Annotated[str | None, typer.Option(
         help="dask: join the running cluster of this scheduler instead, e.g. tcp://HOST:8786.")] = None,
     web: Web = None,
+    log_level: LogLevel = "info",
 ) -> None:
     """Run a league of launched bots to the end, with progress and each event's standings."""
     if executor not in ("local", "dask"):
@@ -284,7 +333,7 @@ def run(
         typer.echo(f"error: {config}: bots {', '.join(remote)} are remote: use `dealer serve`", err=True)
         raise typer.Exit(2)
     dask = (workers, scheduler) if executor == "dask" else None
-    _play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask, web))
+    _play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask, web, log_level))
 
 
 @app.command()
@@ -294,6 +343,7 @@ def serve(
     keep_going: KeepGoing = False,
     standings_every: StandingsEvery = 0,
     web: Web = None,
+    log_level: LogLevel = "info",
 ) -> None:
     """Run a league that waits for its remote bots: prints each token once (or reads tokens_file).
 
@@ -323,7 +373,7 @@ def serve(
                 typer.echo(f"token for {instance_label(name, k)}: {token}")
     if needed:
         typer.echo(f"note: {sealing(league)['note']}")
-    _play_league(league, resume, tokens, LeagueOptions(keep_going, standings_every, web=web))
+    _play_league(league, resume, tokens, LeagueOptions(keep_going, standings_every, web=web, log_level=log_level))
 
 
 @app.command()
@@ -359,6 +409,7 @@ def compare(
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")] = Path(
         "out/compare"),
+    log_level: LogLevel = "info",
 ) -> None:
     """Is NEW better than OLD? Duplicate deals, luck correction, optional sequential test.
 
@@ -382,6 +433,7 @@ def compare(
     new_entry = BotEntry("new", tuple(shlex.split(new)))
     old_entry = BotEntry("old", tuple(shlex.split(old)))
     field_entries = [BotEntry(n, tuple(shlex.split(c))) for n, c in zip(field_names, field or [], strict=True)]
+    _log_to(out, log_level)
     comparison = asyncio.run(play_comparison(
         new_entry, old_entry, field_entries, game, settings, max_hands=hands, deal_sets=tables, seed=seed,
         batch=batch, out=out, sealed=sealed))

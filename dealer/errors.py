@@ -17,10 +17,10 @@ class ConfigError(DealerError):
     """A table, match or league configuration that is invalid; the message says where."""
 
 
-class ProtocolError(DealerError):
-    """A bot broke the wire protocol (malformed, unexpected or unauthenticated message)."""
-
-
 class ClusterError(DealerError):
     """A cluster that cannot play a league as this machine would: a worker lacks a bot's program
     or files, or the shared output folder; one line per problem."""
+
+
+class RunError(DealerError):
+    """A run that cannot go on as asked (a refused resume, a bot that cannot start); the message says why."""

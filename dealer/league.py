@@ -26,6 +26,7 @@ from typing import Protocol
 from dealer.compare import Settings as CompareSettings
 from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
+from dealer.errors import RunError
 from dealer.match import (
     BotEntry,
     HandRecord,
@@ -163,7 +164,7 @@ class Journal:
             with self.db:
                 self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
         elif row[0] != fingerprint:
-            raise ValueError(f"{path}: the journal belongs to a different league configuration; "
+            raise RunError(f"{path}: the journal belongs to a different league configuration; "
                              "use another output folder or run without --resume")
         self.fingerprint = fingerprint
 
@@ -419,7 +420,7 @@ class Progress:
     results: Sequence[MatchResult] = ()  # every finished match so far, in the order they finished
 
 
-class BotStartError(ValueError):
+class BotStartError(RunError):
     """A bot could not start in its first match: its command is broken, the league is stopped."""
 
 

@@ -357,10 +357,11 @@ class Match:
         if process.crashed or out_of_memory:
             seat.counted = process
             session = seat.session
+            detail = f"match {self.plan.match_id}: exit status {process.returncode}"
             if session.faults[Fault.DISCONNECT] > seat.disconnects:  # its lost stream was this crash
                 session.uncount(Fault.DISCONNECT)
-            reason = Fault.MEMORY if out_of_memory else Fault.CRASH
-            session.fault(reason, f"match {self.plan.match_id}: exit status {process.returncode}")
+                detail += " (its lost stream is counted as this, no longer as a disconnect)"
+            session.fault(Fault.MEMORY if out_of_memory else Fault.CRASH, detail)
 
     def _fail(self, seat: _Seat) -> None:
         """Apply the fault policy to a bot that can no longer play (once per failure)."""

@@ -277,7 +277,7 @@ def test_cli_match_prints_the_failures_column(tmp_path: Path) -> None:
     dealer = Path(sys.executable).with_name("dealer")
     done = subprocess.run(
         [str(dealer), "match", f"python {BOTS / 'crashes.py'} 2", "python sample_bots/python/call_bot.py",
-         "--hands", "8", "--seed", "1", "--per-action-ms", "200", "--bank-ms", "300", "--startup-ms", "10000",
+         "--hands", "8", "--seed", SEED, "--per-action-ms", "200", "--bank-ms", "300", "--startup-ms", "10000",
          "--out", str(tmp_path / "cli")],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
@@ -288,6 +288,40 @@ def test_cli_match_prints_the_failures_column(tmp_path: Path) -> None:
     assert f"crash {INSTANCES}" in row and "disconnect" not in row, done.stdout
     call_row = next(line for line in done.stdout.splitlines() if " call_bot " in line)
     assert call_row.rstrip().endswith("-")
+    # The dealer's log in the output folder: launch, connection, the fault, the stop, by bot and
+    # table; no seed, no token (43 url-safe characters), nothing on the console.
+    text = (tmp_path / "cli" / "dealer.log").read_text()
+    for needle in ("launched bot crashes", "bot crashes connected from", "fault crash: bot crashes",
+                   "bot crashes disqualified", "stopped bot crashes", "match match over: 8 hands"):
+        assert needle in text, (needle, text)
+    assert SEED not in text and not re.search(r"[A-Za-z0-9_-]{40}", text), text
+    assert (tmp_path / "cli" / "dealer.log").stat().st_mode & 0o077 == 0
+    assert done.stderr == "", done.stderr
+
+
+SEED = "a-seed-that-must-stay-secret-0123"
+
+
+def test_cli_turns_only_deliberate_errors_into_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from dealer import cli
+    from dealer.errors import RunError
+
+    def refused() -> None:
+        raise RunError("out/journal.sqlite: the journal belongs to a different league configuration")
+
+    monkeypatch.setattr(cli, "app", refused)
+    with pytest.raises(SystemExit) as leaving:
+        cli.entry()
+    assert leaving.value.code == 2
+    assert capsys.readouterr().err == "error: out/journal.sqlite: the journal belongs to a different league configuration\n"
+
+    def bug() -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "app", bug)
+    with pytest.raises(KeyError):  # a bug is not dressed up as a message: its traceback stays
+        cli.entry()
 
 
 # ---------------------------------------------------------------------------- fault accounting
