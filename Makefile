@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 NODE_BOT := sample_bots/node
+STDIO_BOTS := sample_bots/c/bot.c sample_bots/java/Bot.java sample_bots/rust/bot.rs
 
 .PHONY: setup league test test-all test-pure check codegen-check bench
 
@@ -31,7 +32,10 @@ $(CHROMIUM):
 		{ apt-get update && apt-get install -y --no-install-recommends chromium; }; \
 	else echo "error: the browser tests need $(CHROMIUM): run 'sudo apt-get install chromium'" >&2; exit 1; fi
 
-setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(VENDORED) $(CHROMIUM)
+sample_bots/c/bot: sample_bots/build.sh $(STDIO_BOTS)  # stands for the Java and Rust builds too
+	bash sample_bots/build.sh
+
+setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(VENDORED) $(CHROMIUM) sample_bots/c/bot
 
 league: setup  ## run the league in tournaments.yaml on the sample bots
 	$(BIN)/dealer run tournaments.yaml
