@@ -20,7 +20,7 @@ import shutil
 import signal
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +90,7 @@ class BotProcess:
     log_path: Path
     _pump: asyncio.Task[None]
     killed: bool = False  # the dealer had to signal it: its exit status is not the bot's doing
+    _bridge: asyncio.Task[None] | None = None  # the transport over its stdin/stdout (dealer.stdio), if any
 
     @classmethod
     async def launch(
@@ -104,10 +105,13 @@ class BotProcess:
         log_path: Path,
         limits: Limits,
         local_address: str | None = None,
+        stdio: bool = False,
     ) -> BotProcess:
         """Start a bot with its token and address in the environment; raises OSError if it cannot start.
 
-        ``local_address`` (``unix:/path``) is what a bot with ``network: none`` dials instead."""
+        ``local_address`` (``unix:/path``) is what a bot with ``network: none`` dials instead.
+        ``stdio``: the bot talks on its stdin and stdout (``pipes``), only its stderr is the log,
+        and it gets no address or token."""
         owner = None
         if limits.user is not None:
             if os.geteuid() != 0:
@@ -125,10 +129,10 @@ class BotProcess:
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(workdir),
-            "POKER_DEALER": address,
-            "POKER_TOKEN": token,
             "PYTHONUNBUFFERED": "1",
         }
+        if not stdio:
+            env.update(POKER_DEALER=address, POKER_TOKEN=token)
         limits_argv = limit_args({
             "memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds, "open_files": limits.open_files,
             "file_size_mb": limits.file_size_mb, "processes": limits.processes,
@@ -139,14 +143,26 @@ class BotProcess:
             sys.executable, "-I", "-m", "dealer.launch", *limits_argv, "--", *argv,
             cwd=workdir,
             env=env,
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
+            stderr=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
-        assert process.stdout is not None
-        pump = asyncio.create_task(_pump_log(process.stdout, log_path, limits.log_kb * 1024))
+        logged = process.stderr if stdio else process.stdout
+        assert logged is not None
+        pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
         return cls(name, process, log_path, pump)
+
+    @property
+    def pipes(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """The bot's stdout and stdin, for a bot launched with ``stdio``."""
+        stdout, stdin = self.process.stdout, self.process.stdin
+        assert stdout is not None and stdin is not None, "launched without stdio"
+        return stdout, stdin
+
+    def attach(self, transport: Coroutine[None, None, None]) -> None:
+        """Run the transport that talks over the bot's pipes for as long as the bot runs (``stop`` ends it)."""
+        self._bridge = asyncio.create_task(transport)
 
     @property
     def returncode(self) -> int | None:
@@ -178,6 +194,11 @@ class BotProcess:
             await self.wait_exit(max(grace_s, LAUNCHER_STOP_S))
         _signal_group(self.process.pid, signal.SIGKILL)
         await self.wait_exit(grace_s)
+        if self._bridge is not None:  # its pipes are closed now: it ends, or it is cancelled
+            try:
+                await asyncio.wait_for(self._bridge, grace_s)
+            except asyncio.TimeoutError:
+                pass
         try:  # the log ends when the pipe closes; a process that left the group may hold it open
             await asyncio.wait_for(self._pump, grace_s)
         except asyncio.TimeoutError:

@@ -22,8 +22,9 @@ import typer
 import yaml
 from tabulate import tabulate
 
+from dealer.acpc_game import export_states, unsupported
 from dealer.compare import Settings, play_comparison
-from dealer.config import LeagueConfig, game_config, load_league
+from dealer.config import LeagueConfig, game_config, load_league, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, instance_label, plan_tables
@@ -108,7 +109,9 @@ def _blinds(text: str) -> tuple[int, int]:
 
 @app.command()
 def match(
-    bots: Annotated[list[str], typer.Argument(help="Bot command lines, one per seat (quote each).")],
+    bots: Annotated[list[str], typer.Argument(
+        help='Bot command lines, one per seat (quote each): "CMD" (gRPC), "stdio:CMD" (JSON lines, '
+             'docs/bots-stdio.md) or "acpc:CMD {game} {host} {port}" (the ACPC protocol).')],
     variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
     ante: Annotated[int, typer.Option(help="Ante per player.")] = 0,
@@ -128,7 +131,9 @@ def match(
     log_level: LogLevel = "info",
 ) -> None:
     """Play one match between bot command lines and print the results."""
-    commands = [shlex.split(b) for b in bots]
+    protocols, commands = zip(*[(protocol, shlex.split(text)) for protocol, text in map(split_protocol, bots)])
+    if not all(commands):
+        raise typer.BadParameter("a bot's command line is empty")
     if not 2 <= len(commands) <= 10:
         raise typer.BadParameter(f"a match needs 2 to 10 bots, got {len(commands)}")
     if variant not in VARIANTS:
@@ -142,14 +147,19 @@ def match(
     except ConfigError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
-    names = _bot_names(commands)
+    names = _bot_names(list(commands))
+    reason = unsupported(game, seats=len(names)) if "acpc" in protocols else None
+    if reason:
+        typer.echo(f"error: an ACPC bot cannot play this match: {reason}", err=True)
+        raise typer.Exit(2)
     rotations = len(names) if duplicate else 1
     per_table = max(1, hands // (tables * rotations))
     plan = MatchPlan(
         match_id="match", tables=plan_tables(names, duplicate=duplicate, tables=tables), game=game, hands=per_table,
         seed=seed, fault_policy=fault_policy, sealed=sealed,
     )
-    entries = {name: BotEntry(name, tuple(argv)) for name, argv in zip(names, commands)}
+    entries = {name: BotEntry(name, tuple(argv), protocol=protocol)
+               for name, argv, protocol in zip(names, commands, protocols)}
     _log_to(out, log_level)
     result = asyncio.run(_run_match(plan, entries, listen, out))
     lines = standings([result])
@@ -374,6 +384,26 @@ def serve(
     if needed:
         typer.echo(f"note: {sealing(league)['note']}")
     _play_league(league, resume, tokens, LeagueOptions(keep_going, standings_every, web=web, log_level=log_level))
+
+
+@app.command()
+def export(
+    histories: Annotated[list[Path], typer.Argument(help="PHH files (.phhs), or folders of them (out/match/hands).")],
+    acpc: Annotated[bool, typer.Option("--acpc", help="Print ACPC log STATE lines.")] = False,
+) -> None:
+    """Convert our PHH hand histories for other tools; ``--acpc``: one ACPC log STATE line per hand."""
+    if not acpc:
+        typer.echo("error: choose an output format (--acpc)", err=True)
+        raise typer.Exit(2)
+    files = [f for p in histories for f in (sorted(p.glob("*.phhs")) if p.is_dir() else [p])]
+    for path in files:
+        try:
+            lines = export_states(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError) as error:  # tomllib's errors are ValueErrors
+            typer.echo(f"error: {path}: {error}", err=True)
+            raise typer.Exit(2) from None
+        for line in lines:
+            typer.echo(line)
 
 
 @app.command()

@@ -34,6 +34,12 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
       - {name: strength, command: python sample_bots/python/strength_bot.py}
       - {name: node, command: [node, bot.js], version: "1.0", limits: {memory_mb: 2048}}
       - {name: alice, remote: true}
+      - {name: cbot, command: sample_bots/c/bot, protocol: stdio}
+                                 # protocol: grpc (default) | stdio (JSON lines on stdin/stdout,
+                                 #   docs/bots-stdio.md) | acpc (the ACPC dealer protocol 2.0.0:
+                                 #   the command's words {game} {host} {port} are replaced; only
+                                 #   events ACPC can express: no pot limit, mixed, ante, rake or
+                                 #   freezeout); remote bots speak gRPC
     game:                        # defaults for every event; an event's own `game:` overrides any key
       variant: no-limit          # no-limit | pot-limit | fixed-limit | mixed
       blinds: [50, 100]          # [small, big], ints, 0 < small <= big
@@ -98,6 +104,7 @@ from typing import Any, TypeVar
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from dealer.acpc_game import unsupported
 from dealer.errors import ConfigError
 
 __all__ = [
@@ -112,6 +119,7 @@ __all__ = [
     "game_config",
     "load_league",
     "parse_league",
+    "split_protocol",
 ]
 
 VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
@@ -119,6 +127,7 @@ FORMATS = ("round-robin", "gauntlet", "freezeout", "compare")
 FAULT_POLICIES = ("fold", "forfeit", "restart")
 SEQUENTIAL_TESTS = ("cs", "sprt")  # dealer.compare: a confidence sequence (the default) or two SPRTs
 NETWORKS = ("host", "none")
+PROTOCOLS = ("grpc", "stdio", "acpc")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 MAX_TABLE = 10
 
@@ -165,6 +174,7 @@ class BotSpec:
     version: str = ""
     limits: Limits = field(default_factory=Limits)
     line: int = 0
+    protocol: str = "grpc"
 
 
 @dataclass(frozen=True, slots=True)
@@ -622,7 +632,7 @@ def _command(ctx: _Ctx, node: Node, path: str) -> tuple[str, ...] | None:
     return tuple(words)
 
 
-_BOT_KEYS = ("name", "command", "remote", "version", "limits")
+_BOT_KEYS = ("name", "command", "remote", "version", "limits", "protocol")
 
 
 def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer]) -> BotSpec | None:
@@ -647,6 +657,9 @@ def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer])
             ctx.error(fields["command"], _join(path, "command"), f"{label}: program {command[0]!r} {problem}")
         for script in _missing_scripts(ctx, command):
             ctx.error(fields["command"], _join(path, "command"), f"{label}: script {script!r} not found")
+    protocol = _read(ctx, layer, "protocol", _choice(PROTOCOLS), "grpc")
+    if remote and protocol != "grpc":
+        ctx.error(fields["protocol"], _join(path, "protocol"), f"{label}: remote bots speak grpc, not {protocol}")
     limits = _sublayers(ctx, layer, "limits", _LIMIT_KEYS)
     return BotSpec(
         name=name or "",
@@ -655,7 +668,17 @@ def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer])
         version=_read(ctx, layer, "version", _str, ""),
         limits=_parse_limits(ctx, [*limit_layers, *limits]),
         line=node.start_mark.line + 1,
+        protocol=protocol,
     )
+
+
+def split_protocol(text: str) -> tuple[str, str]:
+    """A command line of ``dealer match``: ``stdio:CMD``, ``acpc:CMD`` or ``grpc:CMD`` as (protocol,
+    CMD); a command without one of these prefixes is a gRPC bot's."""
+    prefix, colon, rest = text.partition(":")
+    if colon and prefix in PROTOCOLS:
+        return prefix, rest.strip()
+    return "grpc", text
 
 
 _FORMAT_KEYS: dict[str, tuple[str, ...]] = {
@@ -799,6 +822,11 @@ def _parse_event(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec],
             hands = required("hands", _int(1), 1) if fmt else None
             duplicate = _read(ctx, layer, "duplicate", _bool, True)
             spec.update(meetings=_read(ctx, layer, "meetings", _int(1), 1))
+    for acpc_bot in [b for b in bots if known[b].protocol == "acpc"]:
+        reason = unsupported(game, seats=table_size, freezeout=fmt == "freezeout")
+        if reason:
+            ctx.error(node, path, f"bot {acpc_bot!r} speaks ACPC, which cannot play this event: {reason}")
+            break
     return EventSpec(name=name, format=fmt, table_size=table_size, hands=hands, duplicate=duplicate,
                      bots=bots, game=game, line=node.start_mark.line + 1, **spec)
 

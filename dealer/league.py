@@ -63,7 +63,7 @@ class MatchJob:
 
 
 def _entry(bot: BotSpec) -> BotEntry:
-    return BotEntry(bot.name, bot.command, None, bot.limits)
+    return BotEntry(bot.name, bot.command, None, bot.limits, protocol=bot.protocol)
 
 
 def _tables(event: EventSpec, seed: object) -> list[tuple[str, ...]]:

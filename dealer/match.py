@@ -41,7 +41,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dealer import wire
+from dealer import stdio, wire
+from dealer.acpc import AcpcBot
 from dealer.aivat import chance_luck
 from dealer.bots import BotProcess
 from dealer.cards import shuffled_deck
@@ -78,6 +79,7 @@ class BotEntry:
     command: tuple[str, ...] | None = None
     token: str | None = None
     limits: Limits = field(default_factory=Limits)
+    protocol: str = "grpc"  # or "stdio" (JSON lines on its stdin/stdout, dealer.stdio), "acpc" (dealer.acpc)
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,7 @@ class _Seat:
     label: str
     session: BotSession
     bank: _Bank
-    process: BotProcess | None = None
+    process: BotProcess | AcpcBot | None = None
     failed: bool = False
     strikes: int = 0
     restarts: int = 0
@@ -300,11 +302,21 @@ class Match:
         if entry.command is not None:
             suffix = f".{seat.restarts}" if seat.restarts else ""
             try:
-                seat.process = await BotProcess.launch(
-                    seat.label, entry.command, address=self.server.address, token=session.token, base=self.base,
-                    workdir=self.out / "scratch" / seat.label, log_path=self.out / "logs" / f"{seat.label}{suffix}.log",
-                    limits=entry.limits, local_address=self.server.local_address,
-                )
+                if entry.protocol == "acpc":  # a client per table the instance plays (dealer.acpc)
+                    seat.process = await AcpcBot.launch(
+                        seat.label, entry.command, session=session, game=self.plan.game, base=self.base,
+                        tables=sum(seat.label in labels for labels in self.labels),
+                        players=len(self.plan.tables[0].seats), workdir=self.out / "scratch" / seat.label,
+                        log_path=self.out / "logs" / f"{seat.label}{suffix}.log", limits=entry.limits)
+                else:
+                    seat.process = await BotProcess.launch(
+                        seat.label, entry.command, address=self.server.address, token=session.token, base=self.base,
+                        workdir=self.out / "scratch" / seat.label,
+                        log_path=self.out / "logs" / f"{seat.label}{suffix}.log", limits=entry.limits,
+                        local_address=self.server.local_address, stdio=entry.protocol == "stdio",
+                    )
+                    if entry.protocol == "stdio":
+                        seat.process.attach(stdio.serve(session, *seat.process.pipes))
             except OSError as error:
                 session.fault(Fault.START, f"match {match_id}: {error}")
                 self._keep_tail(seat, str(error))

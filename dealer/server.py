@@ -364,6 +364,56 @@ class BotSession:
             return False
         return True
 
+    # ------------------------------------------------------------- other transports (dealer.stdio)
+
+    def open(self, owner: object, version: str = "") -> None:
+        """Attach a connection that is not a gRPC stream, and welcome the bot. ``owner`` stands for
+        the connection as a stream's context does: only the current owner's end detaches."""
+        self._attach(owner, version)  # type: ignore[arg-type]
+        self.send(pb.Item(welcome=pb.Welcome(name=self.name, protocol_version=PROTOCOL_VERSION)), flush=True)
+
+    def wake(self) -> None:
+        """Wake ``wait_batch`` (the connection's reader ended)."""
+        self._wake.set()
+
+    def owned_by(self, owner: object) -> bool:
+        """Whether ``owner``'s connection is still the session's."""
+        return self._context is owner
+
+    async def wait_batch(self) -> None:
+        """Wait until something is queued that must go out now (or the connection ends)."""
+        await self._wake.wait()
+
+    def take_batch(self) -> tuple[bytes, bool]:
+        """What ``Play`` writes next, with its requests' clocks started now, and whether it ends
+        the session (it carries the goodbye)."""
+        goodbye = self._goodbye
+        return self._take_batch(asyncio.get_running_loop().time()), goodbye
+
+    def receive(self, message: pb.BotMessage) -> bool:
+        """Route a message of replies as ``Play`` does; False when the bot must be cut off (flood)."""
+        return self._receive(message)
+
+    def malformed(self, detail: str) -> bool:
+        """A line that is no reply: a ``protocol`` fault and a notice; it also counts towards the
+        flood limit, so False when the bot must be cut off."""
+        self.faults[Fault.PROTOCOL] += 1
+        self._stray += 1
+        self.notice(pb.FAULT_REASON_PROTOCOL, detail)
+        if self._stray > FLOOD_LIMIT:
+            self.faults[Fault.FLOOD] += 1
+            return False
+        return True
+
+    def close(self, owner: object, *, cut: bool) -> None:
+        """``owner``'s connection ended: a ``disconnect`` unless the dealer said goodbye or cut it
+        off (its fault is counted already), as at the end of ``Play``."""
+        if self._context is owner:
+            if not self._goodbye and not cut:
+                self.faults[Fault.DISCONNECT] += 1
+            self._detach()
+        self._wake.set()
+
 
 @dataclass(frozen=True, slots=True)
 class _Refused:

@@ -11,6 +11,7 @@ import asyncio
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -69,6 +70,29 @@ def bot_command(kind: str, *, bot_seed: str | None = None) -> tuple[str, ...]:
     return ("env", f"BOT_SEED={bot_seed}", *argv) if bot_seed is not None else argv
 
 
+@pytest.fixture(scope="session")
+def stdio_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, ...]]:
+    """The C, Java and Rust stdio sample bots, built from source for this test run: commands by language."""
+    out = tmp_path_factory.mktemp("stdio-samples")
+    done = subprocess.run(["bash", str(ROOT / "sample_bots" / "build.sh"), str(out)], capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        pytest.fail(f"sample_bots/build.sh failed: {done.stderr.strip()}")
+    return {"c": (str(out / "c" / "bot"),), "java": ("java", "-cp", str(out / "java" / "build"), "Bot"),
+            "rust": (str(out / "rust" / "bot"),)}
+
+
+@pytest.fixture(scope="session")
+def acpc_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's ACPC reference client (tests/bots/acpc_client.c), compiled for this test run."""
+    binary = tmp_path_factory.mktemp("acpc") / "acpc_client"
+    done = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(binary),
+                           str(ROOT / "tests" / "bots" / "acpc_client.c")], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"cannot build the ACPC reference client: {done.stderr.strip()}")
+    return binary
+
+
 @dataclass
 class MatchRun:
     plan: MatchPlan
@@ -95,14 +119,18 @@ def run_match(
     blinds: tuple[int, int] = (50, 100),
     mixed: Mapping[str, object] | None = None,
     mode: str = "reset",
+    protocols: Mapping[str, str] | None = None,
+    time: Mapping[str, int] | None = None,
 ) -> MatchRun:
-    """Play a real match between ``bots`` (name -> command, in seat order); ``hands`` per table."""
+    """Play a real match between ``bots`` (name -> command, in seat order); ``hands`` per table.
+    ``protocols``: a bot's protocol when not gRPC (name -> "stdio"); ``time``: other clocks."""
     game = game_config(variant=variant, blinds=blinds, ante=ante, stack=stack, rake_percent=rake_percent,
-                       rake_cap=rake_cap, mixed=mixed, time=TIME)
+                       rake_cap=rake_cap, mixed=mixed, time=dict(time or TIME))
     names = list(bots)
     plan = MatchPlan(match_id="e2e", tables=plan_tables(names, duplicate=duplicate, tables=tables), game=game,
                      hands=hands, seed=seed, mode=mode)
-    entries = {name: BotEntry(name, tuple(command)) for name, command in bots.items()}
+    entries = {name: BotEntry(name, tuple(command), protocol=(protocols or {}).get(name, "grpc"))
+               for name, command in bots.items()}
 
     async def play() -> MatchRun:
         server = DealerServer("127.0.0.1:0")
@@ -110,7 +138,10 @@ def run_match(
         try:
             match = Match(plan, server, entries, out=out, base=ROOT)
             result = await match.run()
-            pids = {name: seat.process.process.pid for name, seat in match.seats.items() if seat.process}
+            pids = {}
+            for name, seat in match.seats.items():  # an ACPC bot is a process per table
+                for k, process in enumerate(getattr(seat.process, "processes", [seat.process] if seat.process else [])):
+                    pids[name if k == 0 else f"{name}.seat{k}"] = process.process.pid
             tokens = {name: seat.session.token for name, seat in match.seats.items()}
             return MatchRun(plan, result, out, pids, tokens, dict(server.auth_failures))
         finally:

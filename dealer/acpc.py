@@ -1,0 +1,351 @@
+"""Bots that speak the ACPC dealer protocol 2.0.0 (``protocol: acpc``).
+
+An ACPC client plays one seat of one table at a time over TCP. For a bot at K tables of a match
+the dealer writes the match's ``.game`` file, listens on K loopback ports and launches the
+bot's command K times (``{game}``, ``{host}`` and ``{port}`` replaced), each through the same
+launcher, limits and scratch folders as any bot. Once every client has connected and said
+``VERSION:2.0.0``, one adapter drives the bot's ``BotSession`` as ``DealerService.Play`` drives
+a gRPC stream: each batch the session releases is translated, table by table, into
+``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` lines (one per change of state, as the ACPC
+dealer sends them), and each answer ``<state>:<f|c|r[N]>`` goes back to the request of that
+state. Clocks, faults and the fault policy are the session's and the match's.
+
+ACPC bots run with ``network: host`` whatever their limits say: their only channel to the dealer
+is a TCP port on the loopback. Faults: a line that is no ``<state>:<action>`` answer (or a
+no-limit ``r`` without a size) is ``protocol``; an answer to a state that asked nothing is
+``unexpected_reply``; a raise out of range is ``illegal_action``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from dealer import wire
+from dealer.acpc_game import game_definition, position
+from dealer.bots import BotProcess
+from dealer.config import GameConfig, Limits
+from dealer.server import BotSession
+
+LOGGER = logging.getLogger(__name__)
+HOST = "127.0.0.1"
+VERSION = "VERSION:2."
+MAX_LINE_BYTES = 1 << 12
+ASKED_KEPT = 64  # states remembered per seat, so that a late answer is told apart from a stray one
+_ACTION = re.compile(r"(f|c|r)(\d*)")
+
+
+class AcpcView:
+    """One ACPC seat's view of one table: items in, MATCHSTATE lines out, answers back to replies."""
+
+    def __init__(self, table: int, no_limit: bool) -> None:
+        self.table = table
+        self.no_limit = no_limit
+        self.players = 0
+        self.seat = 0
+        self._asked: dict[str, tuple[int, int, int]] = {}  # state -> request id, min raise-to, chips before the round
+        self._new_hand(0, 0, [])
+
+    def _new_hand(self, number: int, button: int, hole: Sequence[str]) -> None:
+        n = max(self.players, 1)
+        self.number, self.button = number, button
+        self.position = position(self.seat, button, n)
+        self.holes = [""] * n
+        self.holes[self.position] = "".join(hole)
+        self.rounds: list[str] = [""]
+        self.board: list[str] = []
+        self.before = [0] * n  # chips in earlier rounds, by position
+        self.street = [0] * n  # chips in this round, by position
+        self.pending = False  # a state not yet sent
+
+    def state(self) -> str:
+        """The current MATCHSTATE string (without the line end)."""
+        cards = "|".join(self.holes) + "".join(f"/{cards}" for cards in self.board)
+        return f"MATCHSTATE:{self.position}:{self.number}:{'/'.join(self.rounds)}:{cards}"
+
+    def feed(self, item: dict[str, object], out: list[str]) -> None:
+        """Take in one item of this table; append the lines it makes to ``out``."""
+        kind = item["type"]
+        body: dict = item[kind]  # type: ignore[assignment, index]
+        if kind == "event":
+            self._event(body, out)
+        elif kind == "request":
+            state = self.flush(out) or self.state()
+            self._asked[state] = (body["request_id"], body["min_raise_to"], self.before[self.position])
+            if len(self._asked) > ASKED_KEPT:
+                del self._asked[next(iter(self._asked))]
+        elif kind == "hand_start":
+            self._new_hand(body["hand"], body["button"], body["hole_cards"])
+        elif kind == "hand_end":
+            for shown in body["shown"]:
+                self.holes[position(shown["seat"], self.button, self.players)] = "".join(shown["cards"])
+            self.pending = True
+            self.flush(out)
+        elif kind == "match_start":
+            self.players, self.seat = len(body["players"]), body["seat"]
+
+    def _event(self, event: dict, out: list[str]) -> None:
+        kind = event["type"]
+        if kind == "board":
+            self.board.append("".join(event["cards"]))
+            self.rounds.append("")
+            self.before = [b + s for b, s in zip(self.before, self.street)]
+            self.street = [0] * self.players
+            return
+        if kind == "returned" or kind == "ante":
+            return
+        p = position(event["seat"], self.button, self.players)
+        if kind in ("small_blind", "big_blind"):
+            self.street[p] = event["to"]
+            self.pending = True
+            return
+        self.flush(out)  # the state before this action
+        if kind == "fold":
+            self.rounds[-1] += "f"
+        elif kind in ("check", "call"):
+            self.street[p] = event["to"] if kind == "call" else self.street[p]
+            self.rounds[-1] += "c"
+        else:  # bet, raise: no-limit sizes are the total for the hand
+            self.street[p] = event["to"]
+            self.rounds[-1] += f"r{self.before[p] + event['to']}" if self.no_limit else "r"
+        self.pending = True
+
+    def flush(self, out: list[str]) -> str | None:
+        """Send the pending state, if any; return it."""
+        if not self.pending:
+            return None
+        self.pending = False
+        state = self.state()
+        out.append(state)
+        return state
+
+    def answer(self, line: str) -> tuple[int, int, str, int]:
+        """An answer line ``<state>:<action>`` as a reply (table, request_id, action, amount): request id
+        0 when that state asked nothing. ValueError with a one-line reason when it is malformed."""
+        state, colon, action = line.rpartition(":")
+        match = _ACTION.fullmatch(action)
+        if not colon or not state.startswith("MATCHSTATE:") or match is None:
+            raise ValueError(f"not a MATCHSTATE answer ending in :f, :c or :r[N]: {line[:80]!r}")
+        request_id, min_to, before = self._asked.get(state, (0, 0, 0))
+        letter, size = match.groups()
+        if letter == "f":
+            return self.table, request_id, "fold", 0
+        if letter == "c":
+            return self.table, request_id, "check_call", 0
+        if not self.no_limit:
+            return self.table, request_id, "bet_raise", min_to
+        if not size:
+            raise ValueError(f"a no-limit raise needs its size, the total for the hand (r<N>): {line[:80]!r}")
+        return self.table, request_id, "bet_raise", int(size) - before
+
+
+@dataclasses.dataclass(eq=False)
+class _Client:
+    """One launched ACPC client: its process, its connection, its table's view once assigned."""
+
+    process: BotProcess
+    server: asyncio.Server
+    port: int
+    connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
+    view: AcpcView | None = None
+
+
+class AcpcBot:
+    """A bot's ACPC clients, one per table, seen by the match as one bot process."""
+
+    def __init__(self, name: str, clients: list[_Client]) -> None:
+        self.name = name
+        self.clients = clients
+        self.killed = False
+        self._bridge: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def launch(
+        cls, name: str, command: Sequence[str], *, session: BotSession, tables: int, players: int,
+        game: GameConfig, base: Path, workdir: Path, log_path: Path, limits: Limits,
+    ) -> AcpcBot:
+        """Write the game file, listen on a port per table and launch the clients; the session is
+        attached (and played) once every client has said its version. Raises OSError if one cannot start."""
+        limits = dataclasses.replace(limits, network="host")  # the loopback port is the way in
+        clients: list[_Client] = []
+        try:
+            for k in range(tables):
+                folder = workdir / f"seat{k}" if tables > 1 else workdir
+                folder.mkdir(parents=True, exist_ok=True)
+                game_file = folder / "match.game"
+                game_file.write_text(game_definition(game, players), encoding="utf-8")
+                connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
+                    asyncio.get_running_loop().create_future())
+                server = await asyncio.start_server(
+                    lambda r, w, done=connected: _accept(r, w, done), HOST, 0, limit=MAX_LINE_BYTES)
+                port = server.sockets[0].getsockname()[1]
+                argv = [word.replace("{game}", str(game_file)).replace("{host}", HOST).replace("{port}", str(port))
+                        for word in command]
+                log = log_path if k == 0 else log_path.with_name(f"{log_path.stem}.seat{k}{log_path.suffix}")
+                process = await BotProcess.launch(name, argv, address="", token="", base=base, workdir=folder,
+                                                  log_path=log, limits=limits, stdio=False)
+                clients.append(_Client(process, server, port, connected))
+        except OSError:
+            for client in clients:
+                client.server.close()
+                await client.process.stop(0.2)
+            raise
+        bot = cls(name, clients)
+        bot._bridge = asyncio.create_task(bot._serve(session, game.variant != "fixed-limit"))
+        return bot
+
+    async def _serve(self, session: BotSession, no_limit: bool) -> None:
+        """Wait for every client's version, then pump the session's batches to them and their answers back."""
+        connections = [await client.connected for client in self.clients]
+        for client in self.clients:
+            client.server.close()  # one connection per port
+        for reader, _ in connections:
+            if not (await reader.readline()).decode("ascii", "replace").startswith(VERSION):
+                session.malformed("an ACPC client must say VERSION:2.0.0 first")
+                for _, writer in connections:
+                    writer.close()
+                return
+        owner = object()
+        session.open(owner)
+        readers = [asyncio.create_task(self._read(session, client, reader))
+                   for client, (reader, _) in zip(self.clients, connections)]
+        by_table: dict[int, _Client] = {}
+        cut = False
+        try:
+            while not any(r.done() for r in readers):
+                await session.wait_batch()
+                if not session.owned_by(owner):
+                    break
+                batch, goodbye = session.take_batch()
+                if not batch:
+                    continue
+                written: dict[int, list[str]] = {}
+                for item in wire.item_dicts(batch):
+                    table = item["table"]
+                    assert isinstance(table, int)
+                    client = by_table.get(table)
+                    if client is None:
+                        if item["type"] != "match_start":
+                            continue  # connection-level items (welcome, notices, goodbye): ACPC has none
+                        client = next((c for c in self.clients if c.view is None), None)
+                        if client is None:
+                            continue
+                        by_table[table] = client
+                        client.view = AcpcView(table, no_limit)
+                    assert client.view is not None
+                    client.view.feed(item, written.setdefault(client.port, []))
+                for client, (_, writer) in zip(self.clients, connections):
+                    lines = written.get(client.port, [])
+                    if client.view is not None:
+                        client.view.flush(lines)
+                    if lines:
+                        writer.write("".join(f"{line}\r\n" for line in lines).encode())
+                for _, writer in connections:
+                    await writer.drain()
+                if goodbye:
+                    break
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            for reader_task in readers:
+                reader_task.cancel()
+            cut = any(r.done() and not r.cancelled() and r.result() for r in readers)
+            session.close(owner, cut=cut)
+            for _, writer in connections:
+                writer.close()
+
+    async def _read(self, session: BotSession, client: _Client, reader: asyncio.StreamReader) -> bool:
+        """Read one client's answers until it closes; True when the bot was cut off."""
+        try:
+            while True:
+                try:
+                    raw = await reader.readline()
+                except (asyncio.LimitOverrunError, ValueError):
+                    session.malformed(f"a line longer than {MAX_LINE_BYTES} bytes")
+                    return True
+                if not raw:
+                    return False
+                line = raw.decode("utf-8", "replace").strip()
+                if not line or line[0] in "#;":  # comments, as the ACPC dealer allows
+                    continue
+                try:
+                    if client.view is None:
+                        raise ValueError("an answer before any state was sent")
+                    reply = client.view.answer(line)
+                except ValueError as error:
+                    if not session.malformed(str(error)):
+                        return True
+                    continue
+                if not session.receive(wire.reply_message([reply])):
+                    return True
+        except (ConnectionResetError, BrokenPipeError):
+            return False
+        finally:
+            session.wake()
+
+    # ------------------------------------------------------------- as the match sees a bot process
+
+    @property
+    def processes(self) -> list[BotProcess]:
+        """The clients' processes, one per table."""
+        return [c.process for c in self.clients]
+
+    @property
+    def returncode(self) -> int | None:
+        """The first failure status among the clients, else 0 once all ended (None while any runs)."""
+        codes = [c.process.returncode for c in self.clients]
+        failed = [code for code in codes if code not in (None, 0)]
+        return failed[0] if failed else (None if None in codes else 0)
+
+    @property
+    def crashed(self) -> bool:
+        """Whether a client exited by itself with a failure status."""
+        return any(c.process.crashed for c in self.clients)
+
+    async def wait_exit(self, timeout_s: float) -> bool:
+        """Wait until a client's process ends (one client down stops the bot); True if one did."""
+        waits = [asyncio.ensure_future(c.process.wait_exit(timeout_s)) for c in self.clients]
+        done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for wait in pending:
+            wait.cancel()
+        return any(w.result() for w in done)
+
+    async def stop(self, grace_s: float = 1.0) -> int | None:
+        """Stop every client (as ``BotProcess.stop``) and the adapter."""
+        await asyncio.gather(*(c.process.stop(grace_s) for c in self.clients))
+        self.killed = any(c.process.killed for c in self.clients)
+        for client in self.clients:
+            client.server.close()
+            if not client.connected.done():
+                client.connected.cancel()
+        if self._bridge is not None:
+            try:
+                await asyncio.wait_for(self._bridge, grace_s)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
+        return self.returncode
+
+    async def log_complete(self, timeout_s: float = 1.0) -> None:
+        """Wait (a little) until every client's output has reached its log."""
+        await asyncio.gather(*(c.process.log_complete(timeout_s) for c in self.clients))
+
+    def out_of_memory(self) -> bool:
+        """Whether a client's log ends with an allocation failure."""
+        return any(c.process.out_of_memory() for c in self.clients)
+
+    def log_tail(self, max_bytes: int = 2000) -> str:
+        """The end of each client's log."""
+        return "\n".join(c.process.log_tail(max_bytes // len(self.clients)) for c in self.clients)
+
+
+async def _accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                  connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> None:
+    """Keep a port's first connection; refuse any other."""
+    if connected.done():
+        writer.close()
+    else:
+        connected.set_result((reader, writer))

@@ -1,0 +1,74 @@
+"""Bots that speak JSON lines on stdin/stdout (``protocol: stdio``; the contract: docs/bots-stdio.md).
+
+The dealer launched the bot with pipes; this adapter drives the bot's ``BotSession`` as
+``DealerService.Play`` drives a gRPC stream: it attaches the session, writes each batch the
+session releases (its requests' clocks start then) as JSON lines, routes the reply lines read
+back to their requests, and detaches when either side ends. Clocks, faults, batching and the
+table logic are the session's and the match's, the same for every transport: this is no second
+dealer. The JSON text itself is made and read in ``dealer.wire`` (protobuf stays there).
+
+Faults: a line that is not a well-formed reply is a ``protocol`` fault (with a notice; the
+request it meant stays open until answered or timed out), and counts towards the flood limit;
+a line longer than ``MAX_LINE_BYTES`` cuts the bot off (``protocol``); the end of its output
+before the goodbye is a ``disconnect``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from dealer import wire
+from dealer.server import BotSession
+
+LOGGER = logging.getLogger(__name__)
+MAX_LINE_BYTES = 1 << 16  # a reply line is under 100 bytes; longer is garbage, not a reply
+READ_CHUNK = 1 << 16
+
+
+async def serve(session: BotSession, stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter) -> None:
+    """Drive ``session`` over a launched bot's pipes until the goodbye, the end of its output or a cut-off."""
+    owner = object()  # this connection, as a gRPC stream's context stands for it
+    session.open(owner)
+    reader = asyncio.create_task(_read(session, stdout))
+    try:
+        while not reader.done():
+            await session.wait_batch()
+            if not session.owned_by(owner):
+                break
+            batch, goodbye = session.take_batch()
+            if batch:
+                stdin.write(wire.json_lines(batch))
+                await stdin.drain()
+                if goodbye:
+                    break
+    except (BrokenPipeError, ConnectionResetError):  # the bot closed its input: its end is seen below
+        pass
+    finally:
+        reader.cancel()
+        cut = reader.result() if reader.done() and not reader.cancelled() else False
+        session.close(owner, cut=cut)
+        stdin.close()  # the end of its input: a bot exits after the goodbye or here
+
+
+async def _read(session: BotSession, stdout: asyncio.StreamReader) -> bool:
+    """Read reply lines until the bot's output ends; True when the bot was cut off."""
+    pending = b""
+    try:
+        while chunk := await stdout.read(READ_CHUNK):
+            data = pending + chunk
+            *lines, pending = data.split(b"\n")
+            if len(data) > MAX_LINE_BYTES and max(len(line) for line in (*lines, pending)) > MAX_LINE_BYTES:
+                session.malformed(f"a line longer than {MAX_LINE_BYTES} bytes")
+                return True
+            if lines:
+                message, errors = wire.json_replies(lines)
+                for error in errors:
+                    LOGGER.debug("bot %s: malformed line: %s", session.name, error)
+                    if not session.malformed(error):
+                        return True
+                if message is not None and not session.receive(message):
+                    return True
+        return False
+    finally:
+        session.wake()
