@@ -1,0 +1,105 @@
+"""Bots over stdio JSON lines (and ACPC) beside gRPC bots: hands/s and the cost of a decision, in one run.
+
+Heads-up no-limit between two check/call bots of the same kind, played by the real dealer:
+on one table (every decision waits on the bot: the dealer's wall time per decision is the
+whole cost of a round trip through that protocol) and on many tables at once over the same
+two bot processes (the dealer's throughput). Kinds: ``grpc`` (the Python SDK's call bot),
+``stdio-py`` (sample_bots/python/stdio_bot.py), ``stdio-c`` (the C sample, built here), and
+``acpc-c`` (the project's ACPC reference client, built here) when the ACPC bridge is present.
+Medians of ``--repeats`` runs; the last line is the ratio of a stdio decision to a gRPC one
+(goal: at most 1.5).
+
+    python benchmarks/bridges.py [--hands 4000] [--tables 64] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from dealer.config import game_config
+from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.server import DealerServer, tune_gc
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def kinds(built: Path) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Each kind of bot measured: its command and its protocol."""
+    return {
+        "grpc": ((sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py")), "grpc"),
+        "stdio-py": ((sys.executable, str(ROOT / "sample_bots" / "python" / "stdio_bot.py")), "stdio"),
+        "stdio-c": ((str(built / "c" / "bot"),), "stdio"),
+    }
+
+
+async def play(server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str], hands: int,
+               tables: int) -> tuple[float, int, int]:
+    """Play ``hands`` hands over ``tables`` tables between two bots of ``kind``: (seconds, hands, decisions)."""
+    command, protocol = kind
+    game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
+                       time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
+    plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
+    bots = {name: BotEntry(name, command, protocol=protocol) for name in ("a", "b")}
+    match = Match(plan, server, bots, out=out, base=ROOT)
+    started = 0.0
+
+    async def start_clock() -> None:
+        nonlocal started
+        while len(match.seats) < 2 or not all(s.session.live for s in match.seats.values()):
+            await asyncio.sleep(0.001)
+        started = time.perf_counter()
+
+    clock = asyncio.create_task(start_clock())
+    result = await match.run()
+    await clock
+    elapsed = time.perf_counter() - started
+    if any(result.faults.values()):
+        raise RuntimeError(f"bots failed: {result.faults} {result.log_tails}")
+    return elapsed, len(result.hands), sum(seat.session.requests for seat in match.seats.values())
+
+
+async def main(hands: int, tables: int, repeats: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        subprocess.run(["bash", str(ROOT / "sample_bots" / "build.sh"), str(out / "built")], check=True)
+        measured = kinds(out / "built")
+        server = DealerServer("127.0.0.1:0")
+        await server.start()
+        single: dict[str, list[float]] = {k: [] for k in measured}
+        decision: dict[str, list[float]] = {k: [] for k in measured}
+        many: dict[str, list[float]] = {k: [] for k in measured}
+        for r in range(repeats):
+            for name, kind in measured.items():  # interleaved, so that the machine's load falls on every kind
+                seconds, n, decisions = await play(server, out / f"{name}-one-{r}", kind, max(hands // 8, 100), 1)
+                single[name].append(n / seconds)
+                decision[name].append(seconds / decisions)
+                seconds, n, _ = await play(server, out / f"{name}-many-{r}", kind, hands, tables)
+                many[name].append(n / seconds)
+        await server.stop()
+    med = statistics.median
+    base = med(decision["grpc"])
+    rows = [[name, f"{med(single[name]):,.0f}", f"{med(decision[name]) * 1e6:,.0f}",
+             f"{med(decision[name]) / base:.2f}x", f"{med(many[name]):,.0f}"] for name in measured]
+    print(tabulate(rows, headers=[f"heads-up, check/call bots, median of {repeats}", "one table hands/s",
+                                  "µs per decision", "vs gRPC", f"{tables} tables hands/s"]))
+    print(f"stdio decision / gRPC decision: {med(decision['stdio-py']) / base:.2f}x (Python bots), "
+          f"{med(decision['stdio-c']) / base:.2f}x (C bot)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=4000, help="hands per many-table run (one table: 1/8th)")
+    parser.add_argument("--tables", type=int, default=64, help="tables at once in the many-table run")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    tune_gc()  # as the ``dealer`` command does
+    asyncio.run(main(args.hands, args.tables, args.repeats))
