@@ -5,9 +5,10 @@ on one table (every decision waits on the bot: the dealer's wall time per decisi
 whole cost of a round trip through that protocol) and on many tables at once over the same
 two bot processes (the dealer's throughput). Kinds: ``grpc`` (the Python SDK's call bot),
 ``stdio-py`` (sample_bots/python/stdio_bot.py), ``stdio-c`` (the C sample, built here), and
-``acpc-c`` (the project's ACPC reference client, built here) when the ACPC bridge is present.
-Medians of ``--repeats`` runs; the last line is the ratio of a stdio decision to a gRPC one
-(goal: at most 1.5).
+``acpc-c`` (the project's ACPC reference client, tests/bots/acpc_client.c, built here; it
+raises and folds on some hands, the others only check and call: its hands are longer). An ACPC
+bot is a client per table, so the many-table run starts that many clients per bot. Medians of
+``--repeats`` runs; the last line is the ratio of a stdio decision to a gRPC one (goal: at most 1.5).
 
     python benchmarks/bridges.py [--hands 4000] [--tables 64] [--repeats 3]
 """
@@ -38,6 +39,7 @@ def kinds(built: Path) -> dict[str, tuple[tuple[str, ...], str]]:
         "grpc": ((sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py")), "grpc"),
         "stdio-py": ((sys.executable, str(ROOT / "sample_bots" / "python" / "stdio_bot.py")), "stdio"),
         "stdio-c": ((str(built / "c" / "bot"),), "stdio"),
+        "acpc-c": ((str(built / "acpc_client"), "{game}", "{host}", "{port}"), "acpc"),
     }
 
 
@@ -71,6 +73,8 @@ async def main(hands: int, tables: int, repeats: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         subprocess.run(["bash", str(ROOT / "sample_bots" / "build.sh"), str(out / "built")], check=True)
+        subprocess.run(["gcc", "-O2", "-o", str(out / "built" / "acpc_client"),
+                        str(ROOT / "tests" / "bots" / "acpc_client.c")], check=True)
         measured = kinds(out / "built")
         server = DealerServer("127.0.0.1:0")
         await server.start()
@@ -92,7 +96,8 @@ async def main(hands: int, tables: int, repeats: int) -> None:
     print(tabulate(rows, headers=[f"heads-up, check/call bots, median of {repeats}", "one table hands/s",
                                   "µs per decision", "vs gRPC", f"{tables} tables hands/s"]))
     print(f"stdio decision / gRPC decision: {med(decision['stdio-py']) / base:.2f}x (Python bots), "
-          f"{med(decision['stdio-c']) / base:.2f}x (C bot)")
+          f"{med(decision['stdio-c']) / base:.2f}x (C bot); ACPC (C client): "
+          f"{med(decision['acpc-c']) / base:.2f}x")
 
 
 if __name__ == "__main__":

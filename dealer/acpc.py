@@ -93,7 +93,7 @@ class AcpcView:
         if kind == "board":
             self.board.append("".join(event["cards"]))
             self.rounds.append("")
-            self.before = [b + s for b, s in zip(self.before, self.street)]
+            self.before = [b + s for b, s in zip(self.before, self.street, strict=True)]
             self.street = [0] * self.players
             return
         if kind == "returned" or kind == "ante":
@@ -212,7 +212,7 @@ class AcpcBot:
         owner = object()
         session.open(owner)
         readers = [asyncio.create_task(self._read(session, client, reader))
-                   for client, (reader, _) in zip(self.clients, connections)]
+                   for client, (reader, _) in zip(self.clients, connections, strict=True)]
         by_table: dict[int, _Client] = {}
         cut = False
         try:
@@ -238,7 +238,7 @@ class AcpcBot:
                         client.view = AcpcView(table, no_limit)
                     assert client.view is not None
                     client.view.feed(item, written.setdefault(client.port, []))
-                for client, (_, writer) in zip(self.clients, connections):
+                for client, (_, writer) in zip(self.clients, connections, strict=True):
                     lines = written.get(client.port, [])
                     if client.view is not None:
                         client.view.flush(lines)
@@ -325,7 +325,7 @@ class AcpcBot:
         if self._bridge is not None:
             try:
                 await asyncio.wait_for(self._bridge, grace_s)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
+            except (TimeoutError, asyncio.CancelledError):
                 pass
         return self.returncode
 

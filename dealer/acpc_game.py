@@ -97,7 +97,7 @@ def export_states(phhs_text: str) -> list[str]:
             elif words[:2] == ["d", "db"]:
                 board.append(words[2])
                 rounds.append([])
-                committed = [c + s for c, s in zip(committed, street)]
+                committed = [c + s for c, s in zip(committed, street, strict=True)]
                 street = [0] * players
             elif len(words) >= 2 and words[0].startswith("p"):
                 p = int(words[0][1:]) - 1
@@ -109,7 +109,7 @@ def export_states(phhs_text: str) -> list[str]:
                 elif words[1] == "cbr":
                     street[p] = int(words[2])
                     rounds[-1].append(f"r{committed[p] + street[p]}" if hand["variant"] == "NT" else "r")
-        net = [end - start for start, end in zip(hand["starting_stacks"], hand["finishing_stacks"])]
+        net = [end - start for start, end in zip(hand["starting_stacks"], hand["finishing_stacks"], strict=True)]
         cards = "|".join(holes) + "".join(f"/{cards}" for cards in board)
         names = hand.get("players", [f"p{k + 1}" for k in range(players)])
         lines.append(f"STATE:{hand.get('hand', int(key) - 1)}:{'/'.join(''.join(r) for r in rounds)}:{cards}:"

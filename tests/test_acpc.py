@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
+from test_e2e import check_match
+
 from dealer.acpc import AcpcView
 from dealer.acpc_game import export_states, game_definition, unsupported
 from dealer.config import game_config
-from test_e2e import check_match
 
 STDIO_BOT = ROOT / "tests" / "bots" / "stdio_bot.py"
 
@@ -153,7 +153,8 @@ def test_dealer_match_plays_an_acpc_bot_and_export_prints_its_states(tmp_path: P
     dealer = Path(sys.executable).with_name("dealer")
     out = tmp_path / "cli"
     done = subprocess.run(
-        [str(dealer), "match", f"acpc:{acpc_client} {{game}} {{host}} {{port}}", "python sample_bots/python/call_bot.py",
+        [str(dealer), "match", f"acpc:{acpc_client} {{game}} {{host}} {{port}}",
+         "python sample_bots/python/call_bot.py",
          "--hands", "8", "--seed", "1", "--variant", "fixed-limit", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
@@ -164,7 +165,7 @@ def test_dealer_match_plays_an_acpc_bot_and_export_prints_its_states(tmp_path: P
     lines = exported.stdout.splitlines()
     assert len(lines) == 8
     hands = [h for path in sorted((out / "hands").glob("*.phhs")) for h in read_phhs(path)]
-    for line, hand in zip(lines, hands):
+    for line, hand in zip(lines, hands, strict=True):
         number, betting, cards, net, names = line.split(":")[1:]
         assert int(number) == hand.number and names.split("|") == hand.fields["players"]
         assert [int(x) for x in net.split("|")] == list(hand.net_by_player().values())
@@ -175,7 +176,8 @@ def test_dealer_match_plays_an_acpc_bot_and_export_prints_its_states(tmp_path: P
 def test_an_acpc_bot_at_a_variant_acpc_cannot_express_is_refused(tmp_path: Path, acpc_client: Path) -> None:
     dealer = Path(sys.executable).with_name("dealer")
     done = subprocess.run(
-        [str(dealer), "match", f"acpc:{acpc_client} {{game}} {{host}} {{port}}", "python sample_bots/python/call_bot.py",
+        [str(dealer), "match", f"acpc:{acpc_client} {{game}} {{host}} {{port}}",
+         "python sample_bots/python/call_bot.py",
          "--variant", "pot-limit", "--out", str(tmp_path / "cli")],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2

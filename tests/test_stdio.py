@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 import wire_reference as reference
+from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+from test_e2e import check_match
 
-from conftest import ROOT, bot_command, read_phhs, history_path, run_match
 from dealer import wire
 from dealer.config import LeagueConfigError, parse_league, split_protocol
 from dealer.rules import Dealt, Hand, TableConfig, Variant
 from dealer.server import Fault
 from poker.v1 import dealer_pb2 as pb
-from test_e2e import check_match
 
 STDIO_BOT = ROOT / "tests" / "bots" / "stdio_bot.py"
 FAST = {"per_action_ms": 200, "bank_ms": 300, "grace_ms": 50, "startup_ms": 20000}
@@ -117,7 +117,7 @@ def test_every_item_becomes_one_line_with_every_field_under_its_proto_name() -> 
         assert text.endswith(b"\n")
         lines = text.decode().split("\n")[:-1]
         assert len(lines) == len(items)
-        for line, item in zip(lines, items):
+        for line, item in zip(lines, items, strict=True):
             assert json.loads(line) == expected_line(item), line
             assert line == json.dumps(expected_line(item), separators=(",", ":"))  # compact, keys in proto order
             kinds.add(item.WhichOneof("kind"))
@@ -200,8 +200,7 @@ def test_a_stdio_bot_receives_its_own_cards_only_and_the_documented_lines(tmp_pa
             assert body["hole_cards"] == hand.hole_by_seat()[seat]
         if line["type"] == "hand_end":  # the other seat's cards only when shown
             hand = hands[line["hand_end"]["hand"]]
-            assert {s["seat"]: s["cards"] for s in line["hand_end"]["shown"]} == {
-                s: c for s, c in hand.shown_by_seat().items()}
+            assert {s["seat"]: s["cards"] for s in line["hand_end"]["shown"]} == hand.shown_by_seat()
 
 
 # ------------------------------------------------------------------------- faults
