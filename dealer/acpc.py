@@ -214,7 +214,7 @@ class AcpcBot:
         readers = [asyncio.create_task(self._read(session, client, reader))
                    for client, (reader, _) in zip(self.clients, connections, strict=True)]
         by_table: dict[int, _Client] = {}
-        cut = False
+        error: BaseException | None = None
         try:
             while not any(r.done() for r in readers):
                 await session.wait_batch()
@@ -248,13 +248,21 @@ class AcpcBot:
                     await writer.drain()
                 if goodbye:
                     break
+            for reader_task in readers:
+                if reader_task.done():
+                    reader_task.result()  # a reader's own error, if the dealer had one
+        except asyncio.CancelledError:
+            if session.owned_by(owner):  # not a cut-off of the session's (a bot that does not read)
+                raise
         except (BrokenPipeError, ConnectionResetError):
             pass
+        except Exception as failure:  # noqa: BLE001 - the dealer's own: reported, never charged to the bot
+            error = failure
         finally:
             for reader_task in readers:
                 reader_task.cancel()
-            cut = any(r.done() and not r.cancelled() and r.result() for r in readers)
-            session.close(owner, cut=cut)
+            cut = any(r.done() and not r.cancelled() and r.exception() is None and r.result() for r in readers)
+            session.close(owner, cut=cut, error=error)
             for _, writer in connections:
                 writer.close()
 
@@ -295,6 +303,11 @@ class AcpcBot:
         return [c.process for c in self.clients]
 
     @property
+    def process(self) -> asyncio.subprocess.Process:
+        """The first client's process (for the match's log line)."""
+        return self.clients[0].process.process
+
+    @property
     def returncode(self) -> int | None:
         """The first failure status among the clients, else 0 once all ended (None while any runs)."""
         codes = [c.process.returncode for c in self.clients]
@@ -323,10 +336,7 @@ class AcpcBot:
             if not client.connected.done():
                 client.connected.cancel()
         if self._bridge is not None:
-            try:
-                await asyncio.wait_for(self._bridge, grace_s)
-            except (TimeoutError, asyncio.CancelledError):
-                pass
+            await asyncio.wait([self._bridge], timeout=grace_s)
         return self.returncode
 
     async def log_complete(self, timeout_s: float = 1.0) -> None:

@@ -195,10 +195,7 @@ class BotProcess:
         _signal_group(self.process.pid, signal.SIGKILL)
         await self.wait_exit(grace_s)
         if self._bridge is not None:  # its pipes are closed now: it ends, or it is cancelled
-            try:
-                await asyncio.wait_for(self._bridge, grace_s)
-            except asyncio.TimeoutError:
-                pass
+            await asyncio.wait([self._bridge], timeout=grace_s)
         try:  # the log ends when the pipe closes; a process that left the group may hold it open
             await asyncio.wait_for(self._pump, grace_s)
         except asyncio.TimeoutError:

@@ -364,31 +364,36 @@ class BotSession:
             return False
         return True
 
-    # ------------------------------------------------------------- other transports (dealer.stdio)
+    # ------------------------------------------------------------- other transports (dealer.stdio, dealer.acpc)
 
     def open(self, owner: object, version: str = "") -> None:
-        """Attach a connection that is not a gRPC stream, and welcome the bot. ``owner`` stands for
-        the connection as a stream's context does: only the current owner's end detaches."""
+        """Attach a connection that is not a gRPC stream (from the task that serves it), and
+        welcome the bot. ``owner`` stands for the connection as a stream's context does: only the
+        current owner's end detaches."""
         self._attach(owner, version)  # type: ignore[arg-type]
+        log.info("bot %s connected over its own pipes or port", self.name)
         self.send(pb.Item(welcome=pb.Welcome(name=self.name, protocol_version=PROTOCOL_VERSION)), flush=True)
+        if self._goodbye:  # as in Play: a goodbye is final
+            self.goodbye("session over")
 
     def wake(self) -> None:
         """Wake ``wait_batch`` (the connection's reader ended)."""
         self._wake.set()
 
     def owned_by(self, owner: object) -> bool:
-        """Whether ``owner``'s connection is still the session's."""
-        return self._context is owner
+        """Whether ``owner``'s connection is still the session's, and not cut off."""
+        return self._context is owner and self._cut is None
 
     async def wait_batch(self) -> None:
         """Wait until something is queued that must go out now (or the connection ends)."""
         await self._wake.wait()
 
     def take_batch(self) -> tuple[bytes, bool]:
-        """What ``Play`` writes next, with its requests' clocks started now, and whether it ends
-        the session (it carries the goodbye)."""
+        """What ``Play`` writes next (at most MAX_MESSAGE_BYTES), with its requests' clocks started
+        now, and whether it ends the session (the goodbye, and nothing left queued)."""
         goodbye = self._goodbye
-        return self._take_batch(asyncio.get_running_loop().time()), goodbye
+        batch = self._take_batch(asyncio.get_running_loop().time())
+        return batch, goodbye and not self._outbox
 
     def receive(self, message: pb.BotMessage) -> bool:
         """Route a message of replies as ``Play`` does; False when the bot must be cut off (flood)."""
@@ -397,22 +402,26 @@ class BotSession:
     def malformed(self, detail: str) -> bool:
         """A line that is no reply: a ``protocol`` fault and a notice; it also counts towards the
         flood limit, so False when the bot must be cut off."""
-        self.faults[Fault.PROTOCOL] += 1
+        self.fault(Fault.PROTOCOL, detail)
         self._stray += 1
         self.notice(pb.FAULT_REASON_PROTOCOL, detail)
         if self._stray > FLOOD_LIMIT:
-            self.faults[Fault.FLOOD] += 1
+            self.fault(Fault.FLOOD, f"more than {FLOOD_LIMIT} lines that answer no request")
             return False
         return True
 
-    def close(self, owner: object, *, cut: bool) -> None:
-        """``owner``'s connection ended: a ``disconnect`` unless the dealer said goodbye or cut it
-        off (its fault is counted already), as at the end of ``Play``."""
+    def close(self, owner: object, *, cut: bool, error: BaseException | None = None) -> None:
+        """``owner``'s connection ended, as at the end of ``Play``: a ``disconnect`` unless the
+        dealer said goodbye or cut the bot off (its fault is counted already); ``error``, the
+        dealer's own, is reported and charged to no bot."""
         if self._context is owner:
-            if not self._goodbye and not cut:
-                self.faults[Fault.DISCONNECT] += 1
+            if not self._goodbye and not cut and self._cut is None and error is None:
+                self.fault(Fault.DISCONNECT, "its output ended without Goodbye")
             self._detach()
+            log.info("bot %s disconnected", self.name)
         self._wake.set()
+        if error is not None:
+            self._dealer_error(error)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ async def serve(session: BotSession, stdout: asyncio.StreamReader, stdin: asynci
     owner = object()  # this connection, as a gRPC stream's context stands for it
     session.open(owner)
     reader = asyncio.create_task(_read(session, stdout))
+    error: BaseException | None = None
     try:
         while not reader.done():
             await session.wait_batch()
@@ -42,12 +43,19 @@ async def serve(session: BotSession, stdout: asyncio.StreamReader, stdin: asynci
                 await stdin.drain()
                 if goodbye:
                     break
+        if reader.done():
+            reader.result()  # the reader's own error, if the dealer had one
+    except asyncio.CancelledError:
+        if session.owned_by(owner):  # not a cut-off of the session's (a bot that does not read)
+            raise
     except (BrokenPipeError, ConnectionResetError):  # the bot closed its input: its end is seen below
         pass
+    except Exception as failure:  # noqa: BLE001 - the dealer's own: reported, never charged to the bot
+        error = failure
     finally:
         reader.cancel()
-        cut = reader.result() if reader.done() and not reader.cancelled() else False
-        session.close(owner, cut=cut)
+        cut = reader.done() and not reader.cancelled() and reader.exception() is None and reader.result()
+        session.close(owner, cut=bool(cut), error=error)
         stdin.close()  # the end of its input: a bot exits after the goodbye or here
 
 
