@@ -29,6 +29,7 @@ from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, instance_label, plan_tables
 from dealer.results import standings, standings_table
+from dealer.seeds import commitment, draw_seed, guessable, verify
 from dealer.server import DealerServer, tune_gc
 from dealer.summary import overall_text
 from dealer.terminal import LeagueDisplay
@@ -117,7 +118,10 @@ def match(
     ante: Annotated[int, typer.Option(help="Ante per player.")] = 0,
     stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
     hands: Annotated[int, typer.Option(help="Total hands (rounded down to whole duplicate rotations).")] = 1000,
-    seed: Annotated[str | None, typer.Option(help="Deal seed: same seed, same cards. Default: fresh random.")] = None,
+    seed_file: Annotated[Path | None, typer.Option(
+        help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
+             "seed, committed to at the start and revealed in the results.")] = None,
+    seed: Annotated[str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")] = None,
     duplicate: Annotated[bool, typer.Option(help="Replay every deal with the seats rotated.")] = True,
     tables: Annotated[int, typer.Option(help="Deal sets played at once (each on its rotations' tables).")] = 1,
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
@@ -152,11 +156,12 @@ def match(
     if reason:
         typer.echo(f"error: an ACPC bot cannot play this match: {reason}", err=True)
         raise typer.Exit(2)
+    seed_text = _event_seed(seed_file, seed)
     rotations = len(names) if duplicate else 1
     per_table = max(1, hands // (tables * rotations))
     plan = MatchPlan(
         match_id="match", tables=plan_tables(names, duplicate=duplicate, tables=tables), game=game, hands=per_table,
-        seed=seed, fault_policy=fault_policy, sealed=sealed,
+        seed=seed_text, fault_policy=fault_policy, sealed=sealed,
     )
     entries = {name: BotEntry(name, tuple(argv), protocol=protocol)
                for name, argv, protocol in zip(names, commands, protocols)}
@@ -165,12 +170,55 @@ def match(
     lines = standings([result])
     typer.echo(standings_table(lines))
     out.mkdir(parents=True, exist_ok=True)
-    summary = {"match": plan.match_id, "hands": len(result.hands), "seed": seed, "variant": variant,
+    summary = {"match": plan.match_id, "hands": len(result.hands), **_seed_fields(seed_text), "variant": variant,
                "duplicate": duplicate, "sealed": sealed, "standings": [s.as_json() for s in lines],
                "forfeited": result.forfeited,
                "log_tails": result.log_tails}
-    (out / "results.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    _write_private(out / "results.json", json.dumps(summary, indent=2) + "\n")
     typer.echo(f"{len(result.hands)} hands; histories, logs and results.json in {out}/")
+
+
+def _event_seed(seed_file: Path | None, refused: str | None) -> str:
+    """The event's seed: from ``--seed-file``, else ``DEALER_SEED``, else freshly drawn; its
+    commitment (and a warning if it is guessable) on stderr. Never from the command line, which
+    every process on the machine can read (/proc/PID/cmdline)."""
+    if refused is not None:
+        typer.echo("error: --seed: a seed on the command line can be read by every process (/proc/PID/cmdline); "
+                   "put it in a file (--seed-file FILE) or in DEALER_SEED", err=True)
+        raise typer.Exit(2)
+    if seed_file is not None:
+        try:
+            seed = seed_file.read_text(encoding="utf-8").strip()
+        except OSError as error:
+            typer.echo(f"error: --seed-file {seed_file}: {error.strerror or error}", err=True)
+            raise typer.Exit(2) from None
+        if not seed:
+            typer.echo(f"error: --seed-file {seed_file}: the file is empty", err=True)
+            raise typer.Exit(2)
+    else:
+        seed = os.environ.get("DEALER_SEED") or draw_seed()
+    _show_seed(commitment(seed), guessable(seed))
+    return seed
+
+
+def _show_seed(commit: str, warning: str | None) -> None:
+    """Say, as the event starts, what the seed is committed to (and whether it can be guessed)."""
+    typer.echo(f"seed commitment (SHA-256): {commit}", err=True)
+    if warning is not None:
+        typer.echo(f"warning: {warning}", err=True)
+
+
+def _seed_fields(seed: str) -> dict[str, object]:
+    """What the results say about the seed once the event is over: the seed, its commitment, a warning."""
+    return {"seed": seed, "seed_sha256": commitment(seed), "seed_warning": guessable(seed)}
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a file only the dealer's user can read (0600): results that reveal the seed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
+        file.write(text)
 
 
 async def _run_match(plan: MatchPlan, entries: dict[str, BotEntry], listen: str, out: Path) -> MatchResult:
@@ -234,7 +282,7 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, l
 
             executor = LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
             return await run_league(league, executor, resume=resume, on_progress=progress,
-                                    keep_going=options.keep_going)
+                                    keep_going=options.keep_going, on_seed=_show_seed)
     finally:
         if web is not None:
             await web.stop()
@@ -285,7 +333,7 @@ async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOption
                         view.on_progress(update)
 
                 return await run_league(league, executor, resume=resume, on_progress=progress,
-                                        keep_going=options.keep_going)
+                                        keep_going=options.keep_going, on_seed=_show_seed)
     finally:
         if web is not None:
             await web.stop()
@@ -430,7 +478,10 @@ def compare(
     variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
     stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
-    seed: Annotated[str | None, typer.Option(help="Deal seed: same seed, same cards. Default: fresh random.")] = None,
+    seed_file: Annotated[Path | None, typer.Option(
+        help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
+             "seed, committed to at the start and revealed in the results.")] = None,
+    seed: Annotated[str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")] = None,
     tables: Annotated[int, typer.Option(help="Deal sets played at once (each a duplicate group of tables).")] = 4,
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
     batch: Annotated[int, typer.Option(help="Paired deals between two looks of the sequential test.")] = 100,
@@ -459,15 +510,16 @@ def compare(
     except (ValueError, ConfigError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
+    seed_text = _event_seed(seed_file, seed)
     field_names = [n if n not in ("new", "old") else f"{n}-field" for n in _bot_names([shlex.split(f) for f in field or []])]
     new_entry = BotEntry("new", tuple(shlex.split(new)))
     old_entry = BotEntry("old", tuple(shlex.split(old)))
     field_entries = [BotEntry(n, tuple(shlex.split(c))) for n, c in zip(field_names, field or [], strict=True)]
     _log_to(out, log_level)
     comparison = asyncio.run(play_comparison(
-        new_entry, old_entry, field_entries, game, settings, max_hands=hands, deal_sets=tables, seed=seed,
+        new_entry, old_entry, field_entries, game, settings, max_hands=hands, deal_sets=tables, seed=seed_text,
         batch=batch, out=out, sealed=sealed))
-    data = {**comparison.as_json(), "new": new, "old": old, "field": list(field or []), "seed": seed,
+    data = {**comparison.as_json(), "new": new, "old": old, "field": list(field or []), **_seed_fields(seed_text),
             "sealed": sealed, "hands_played": comparison.hands_played}
     # A bot that could not play makes the figures meaningless: exit 13 whatever they say.
     failed = {name: reasons for name, reasons in comparison.extra.get("faults", {}).items()
@@ -475,7 +527,7 @@ def compare(
     if failed:
         data.update(exit_code=13, error=f"bots failed: {failed}")
     out.mkdir(parents=True, exist_ok=True)
-    (out / "compare.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    _write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
     if json_output:
         typer.echo(json.dumps(data))
     else:
@@ -496,3 +548,26 @@ def compare(
     if failed:
         typer.echo(f"error: bots failed, the comparison is not valid: {failed}; see the logs in {out}/logs", err=True)
     raise typer.Exit(data["exit_code"])
+
+
+@app.command("verify")
+def verify_command(
+    out: Annotated[Path, typer.Argument(help="An event's output folder (dealer match, compare or run).")],
+) -> None:
+    """Re-deal every recorded hand from the seed the results reveal and check it against the histories.
+
+    Exit codes: 0 every hand is the seed's deal, 1 a hand is not (each listed), 2 nothing to check."""
+    try:
+        checked = verify(out)
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    for line in checked.mismatches:
+        typer.echo(f"mismatch: {line}")
+    if checked.hands == 0:
+        typer.echo(f"error: {out}: no hand histories to check", err=True)
+        raise typer.Exit(2)
+    verdict = "ok" if checked.ok else f"FAILED: {len(checked.mismatches)} hands are not the seed's deals"
+    typer.echo(f"{out}: {checked.hands} hands in {checked.files} histories re-dealt from seed sha256 "
+               f"{commitment(checked.seed)}: {verdict}")
+    raise typer.Exit(0 if checked.ok else 1)

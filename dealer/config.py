@@ -7,7 +7,10 @@ messages ``file:line: key.path: problem``. Line numbers come from the composed Y
 Reference format (a key whose value is ``null`` or empty counts as omitted)::
 
     name: Thursday league        # required, str
-    seed: 2026                   # optional int or str; omitted -> fresh random deals (None)
+    seed: random                 # optional int or str; omitted or "random" -> a fresh 256-bit seed
+                                 #   (None here), committed to at the start and revealed at the end;
+                                 #   a seed under 16 characters or all digits can be guessed by
+                                 #   bots (a warning): for tests and regression runs
     jobs: 2                      # optional int >= 1; default os.cpu_count()
     out: out/thursday            # optional output folder (relative to the cwd);
                                  #   default "out/<name slugified>"
@@ -900,9 +903,10 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
         elif event is not None and event.name:
             events[event.name] = event
 
+    seed = _read(ctx, top, "seed", lambda c, n, p: _scalar(c, n, p, (int, str), "an integer or a string"), None)
     return LeagueConfig(
         name=name,
-        seed=_read(ctx, top, "seed", lambda c, n, p: _scalar(c, n, p, (int, str), "an integer or a string"), None),
+        seed=None if seed == "random" else seed,
         jobs=_read(ctx, top, "jobs", _int(1), os.cpu_count() or 1),
         out=_read(ctx, top, "out", _path(None), Path("out") / _slug(name)),
         listen=_read(ctx, top, "listen", _listen, "127.0.0.1:0"),

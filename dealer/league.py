@@ -46,6 +46,7 @@ from dealer.scheduler import (
     round_robin_tables,
     schedule_event,
 )
+from dealer.seeds import commitment, draw_seed, guessable
 from dealer.server import BotSession, DealerServer
 from dealer.stats import Estimate, bb_per_100_grouped
 from dealer.summary import summary_text
@@ -154,6 +155,8 @@ class Journal:
 
     def __init__(self, path: Path, fingerprint: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)  # it holds a drawn seed: readable by the dealer's user only (SQLite's
+        os.chmod(path, 0o600)  # -wal and -shm files take the database file's mode)
         self.db = sqlite3.connect(path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
@@ -167,6 +170,19 @@ class Journal:
             raise RunError(f"{path}: the journal belongs to a different league configuration; "
                              "use another output folder or run without --resume")
         self.fingerprint = fingerprint
+
+    def seed(self, given: str | None) -> str:
+        """The league's seed: ``given``, else the one drawn when the journal began (so that a
+        resumed run deals what the first part would have), else a fresh one, kept here."""
+        if given is not None:
+            return given
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()
+        if row is not None:
+            return str(row[0])
+        seed = draw_seed()
+        with self.db:
+            self.db.execute("INSERT INTO meta VALUES ('seed', ?)", (seed,))
+        return seed
 
     def done(self) -> dict[str, MatchResult]:
         """The results of every match already finished."""
@@ -362,7 +378,10 @@ def report(
     faults = fault_totals(results)
     return {
         "league": config.name,
-        "seed": config.seed,
+        # The seed only once every match is over: until then, anyone who read it would know the deals.
+        "seed": config.seed if len(results) == total_jobs else None,
+        "seed_sha256": None if config.seed is None else commitment(str(config.seed)),
+        "seed_warning": None if config.seed is None else guessable(str(config.seed)),
         "matches": {"finished": len(results), "total": total_jobs},
         "ranking": overall_rule(config),
         "sealing": sealing(config),
@@ -396,9 +415,12 @@ def write_outputs(config: LeagueConfig, results: Sequence[MatchResult], total_jo
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Replace a file in one step, so a kill never leaves it half written."""
+    """Replace a file in one step, so a kill never leaves it half written; readable by the
+    dealer's user only (0600: results reveal the seed at the end)."""
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
+    partial.unlink(missing_ok=True)
+    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
+        file.write(text)
     os.replace(partial, path)
 
 
@@ -444,12 +466,14 @@ async def run_league(
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
     keep_going: bool = True,
+    on_seed: Callable[[str, str | None], None] | None = None,
 ) -> list[MatchResult]:
     """Run every match not yet in the journal; commit each as it finishes; return all results.
 
     Without ``keep_going``, a bot that cannot start in its first match stops the league with a
-    ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``)."""
-    jobs = build_jobs(config)
+    ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``).
+    Without a seed in the configuration one is drawn (and kept in the journal for ``--resume``);
+    ``on_seed`` gets its SHA-256 commitment and the warning for a guessable seed, if any."""
     journal_path = config.out / "journal.sqlite"
     if not resume and journal_path.exists():
         journal_path.unlink()
@@ -457,6 +481,11 @@ async def run_league(
             Path(f"{journal_path}{extra}").unlink(missing_ok=True)
     journal = Journal(journal_path, fingerprint(config))
     try:
+        seed = journal.seed(None if config.seed is None else str(config.seed))
+        config = dataclasses.replace(config, seed=seed)
+        if on_seed is not None:
+            on_seed(commitment(seed), guessable(seed))
+        jobs = build_jobs(config)
         done = journal.done()
         results = [done[j.plan.match_id] for j in jobs if j.plan.match_id in done]
         todo = [j for j in jobs if j.plan.match_id not in done]

@@ -280,6 +280,7 @@ class Match:
         assert self._private is not None
         folder = self.out / "hands"
         folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder, 0o700)  # the deals of an event in progress: only the dealer's user may read them
         for history in self._histories:
             history.flush()
             os.replace(history.path, folder / history.path.name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import subprocess
 import sys
@@ -176,8 +177,9 @@ def test_cli_compare_strength_beats_random(tmp_path):
     strength = f"{sys.executable} {PY_BOTS / 'strength_bot.py'}"
     rand = f"{sys.executable} {PY_BOTS / 'random_bot.py'}"
     run = subprocess.run(
-        [str(Path(sys.executable).parent / "dealer"), "compare", strength, rand, "--hands", "600", "--seed", "3", "--json",
-         "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+        [str(Path(sys.executable).parent / "dealer"), "compare", strength, rand, "--hands", "600", "--json",
+         "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300,
+        env={**os.environ, "DEALER_SEED": "3"})
     data = json.loads(run.stdout.strip().splitlines()[-1])
     assert data["verdict"] == "better", run.stderr[-2000:]
     assert run.returncode == 0

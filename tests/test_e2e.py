@@ -204,9 +204,10 @@ def test_cli_match(tmp_path: Path) -> None:
     out = tmp_path / "out"
     dealer = Path(sys.executable).with_name("dealer")
     command = [str(dealer), "match", "python sample_bots/python/random_bot.py", "node sample_bots/node/bot.js",
-               "python sample_bots/python/strength_bot.py", "--hands", "60", "--seed", "cli-1", "--variant",
+               "python sample_bots/python/strength_bot.py", "--hands", "60", "--variant",
                "pot-limit", "--ante", "5", "--out", str(out)]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    seed = {**os.environ, "DEALER_SEED": "cli-1"}  # never on the command line, where every process can read it
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=seed)
     assert done.returncode == 0, done.stderr
     summary = json.loads((out / "results.json").read_text())
     assert summary["hands"] == 60 and summary["seed"] == "cli-1" and summary["forfeited"] == []

@@ -277,9 +277,9 @@ def test_cli_match_prints_the_failures_column(tmp_path: Path) -> None:
     dealer = Path(sys.executable).with_name("dealer")
     done = subprocess.run(
         [str(dealer), "match", f"python {BOTS / 'crashes.py'} 2", "python sample_bots/python/call_bot.py",
-         "--hands", "8", "--seed", SEED, "--per-action-ms", "200", "--bank-ms", "300", "--startup-ms", "10000",
+         "--hands", "8", "--per-action-ms", "200", "--bank-ms", "300", "--startup-ms", "10000",
          "--out", str(tmp_path / "cli")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False, env={**os.environ, "DEALER_SEED": str(SEED)},
     )
     assert done.returncode == 0, done.stderr
     header = next(line for line in done.stdout.splitlines() if "failures" in line)

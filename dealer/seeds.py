@@ -1,0 +1,117 @@
+"""Event seeds: drawn at random (256 bits) unless given, committed to when the event starts,
+revealed when it ends, and checked afterwards by re-dealing every recorded hand (``dealer verify``).
+
+A seed short enough to guess (under 16 characters, or digits only) works, but a bot that knows
+the shuffle can recover it from its own hole cards and so know every deal: ``guessable`` says so.
+
+Hand ``h`` of a table on deal set ``d`` is dealt from ``shuffled_deck("<seed>/<d>/<h>", 2n + 8)``
+(``n`` the table's seat count; see ``dealer.match``): position ``k`` of the ``N`` players dealt in
+gets cards ``k`` and ``N + k``, the flop is cards ``2N+1..2N+3``, the turn ``2N+5``, the river
+``2N+7`` (``dealer.rules``). ``verify`` reads the seed from the event's ``results.json`` (or
+``compare.json``) and checks the hole cards and board of every hand in its PHH histories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dealer.cards import card_name, shuffled_deck
+
+MIN_SEED_CHARS = 16
+
+
+def draw_seed() -> str:
+    """A fresh 256-bit seed, as 64 hex digits."""
+    return secrets.token_hex(32)
+
+
+def guessable(seed: str) -> str | None:
+    """The warning for a seed short enough to guess, or None."""
+    if len(seed) < MIN_SEED_CHARS or seed.isdigit():
+        return (f"the seed is short enough to guess (under {MIN_SEED_CHARS} characters, or digits only): bots "
+                "could recover it from their own cards and know every deal; use it for tests only")
+    return None
+
+
+@dataclass
+class Verification:
+    """What ``verify`` found: hands checked, files read and every mismatch (one line each)."""
+
+    seed: str
+    hands: int = 0
+    files: int = 0
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every recorded hand is the deal of the seed (and there was one to check)."""
+        return self.hands > 0 and not self.mismatches
+
+
+def commitment(seed: str) -> str:
+    """The SHA-256 commitment to a seed printed when an event starts (hex of its UTF-8 bytes)."""
+    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def revealed_seed(out: Path) -> str:
+    """The seed an event's results reveal; ValueError (one line) if there is none to read."""
+    for name in ("results.json", "compare.json"):
+        path = out / name
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as error:
+                raise ValueError(f"{path}: cannot read it: {error}") from None
+            seed = data.get("seed") if isinstance(data, dict) else None
+            if seed is None:
+                raise ValueError(f"{path}: no seed revealed (the event has not ended, or was stopped)")
+            commit = data.get("seed_sha256")
+            if commit is not None and commit != commitment(str(seed)):
+                raise ValueError(f"{path}: the revealed seed does not match its commitment {commit}")
+            return str(seed)
+    raise ValueError(f"{out}: no results.json or compare.json: not an event's output folder")
+
+
+def _check_hand(seed: str, hand: dict, where: str) -> str | None:
+    """The mismatch of one PHH hand with its re-deal, or None if it is that deal."""
+    try:
+        deal_set, number, seat_count = hand["_table"], hand["hand"], hand["seat_count"]
+        actions = hand["actions"]
+    except KeyError as error:
+        return f"{where}: no {error.args[0]} field: cannot re-deal it"
+    deck = [card_name(c) for c in shuffled_deck(f"{seed}/{deal_set}/{number}", 2 * seat_count + 8)]
+    holes = [a.split() for a in actions if a.startswith("d dh ")]
+    players = len(holes)
+    for words in holes:
+        k = int(words[2][1:]) - 1
+        expected = deck[k] + deck[players + k]
+        if words[3] != expected:
+            return f"{where}: p{k + 1} was dealt {words[3]}, the seed deals {expected}"
+    board = "".join(a.split()[2] for a in actions if a.startswith("d db "))
+    dealt = "".join(deck[2 * players + i] for i in (1, 2, 3, 5, 7))
+    if board != dealt[: len(board)]:
+        return f"{where}: the board is {board}, the seed deals {dealt[: len(board)]}"
+    return None
+
+
+def verify(out: Path) -> Verification:
+    """Re-deal every hand under ``out`` from its revealed seed; ValueError if there is no seed."""
+    result = Verification(revealed_seed(out))
+    for path in sorted(out.rglob("*.phhs")):
+        result.files += 1
+        try:
+            tables = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            result.mismatches.append(f"{path}: not a readable PHH file: {error}")
+            continue
+        for index, hand in tables.items():
+            result.hands += 1
+            mismatch = _check_hand(result.seed, hand, f"{path}[{index}]")
+            if mismatch is not None:
+                result.mismatches.append(mismatch)
+    return result
