@@ -171,11 +171,9 @@ class Journal:
                              "use another output folder or run without --resume")
         self.fingerprint = fingerprint
 
-    def seed(self, given: str | None) -> str:
-        """The league's seed: ``given``, else the one drawn when the journal began (so that a
+    def seed(self) -> str:
+        """The seed drawn for a league without one: the one drawn when the journal began (so that a
         resumed run deals what the first part would have), else a fresh one, kept here."""
-        if given is not None:
-            return given
         row = self.db.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()
         if row is not None:
             return str(row[0])
@@ -481,10 +479,10 @@ async def run_league(
             Path(f"{journal_path}{extra}").unlink(missing_ok=True)
     journal = Journal(journal_path, fingerprint(config))
     try:
-        seed = journal.seed(None if config.seed is None else str(config.seed))
-        config = dataclasses.replace(config, seed=seed)
+        if config.seed is None:
+            config = dataclasses.replace(config, seed=journal.seed())
         if on_seed is not None:
-            on_seed(commitment(seed), guessable(seed))
+            on_seed(commitment(str(config.seed)), guessable(str(config.seed)))
         jobs = build_jobs(config)
         done = journal.done()
         results = [done[j.plan.match_id] for j in jobs if j.plan.match_id in done]
