@@ -292,7 +292,7 @@ def test_cli_match_prints_the_failures_column(tmp_path: Path) -> None:
     # table; no seed, no token (43 url-safe characters), nothing on the console.
     text = (tmp_path / "cli" / "dealer.log").read_text()
     for needle in ("launched bot crashes", "bot crashes connected from", "fault crash: bot crashes",
-                   "bot crashes disqualified", "stopped bot crashes", "match match over: 8 hands"):
+                   "disqualified (fault policy fold)", "stopped bot crashes", "match match over: 8 hands"):
         assert needle in text, (needle, text)
     assert SEED not in text and not re.search(r"[A-Za-z0-9_-]{40}", text), text
     assert (tmp_path / "cli" / "dealer.log").stat().st_mode & 0o077 == 0
