@@ -217,17 +217,26 @@ def test_a_bot_missing_on_the_workers_stops_the_league_first(scheduler: str, tmp
     assert not (out / "results.json").exists() and not (out / "matches").exists()
 
 
-def _worker_of(pids: dict[str, int], out: Path) -> tuple[int, str] | None:
-    """A worker process that is playing a match of the steady bot, and that match's id."""
-    for pid, _ in processes_under(out):
+def _worker_of(pids: dict[str, int]) -> int | None:
+    """A worker process that has the steady bot among its descendants (it is playing one of its
+    matches), found by the bot's command line: inside a sandbox its folders are not the host's."""
+    for worker in pids.values():
         try:
-            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-        except (OSError, ValueError):
+            descendants = psutil.Process(worker).children(recursive=True)
+        except psutil.Error:
             continue
-        if parent in pids.values() and cwd.name == "steady":  # the bot's launcher: matches/EVENT/N/scratch/steady
-            return parent, f"{cwd.parents[2].name}/{cwd.parents[1].name}"
+        for process in descendants:
+            try:
+                if str(STEADY) in process.cmdline():
+                    return worker
+            except psutil.Error:
+                continue
     return None
+
+
+def _steady_playing(out: Path) -> bool:
+    """Whether an instance of the steady bot has logged its first request in some match."""
+    return any(log.stat().st_size > 0 for log in out.glob("matches/*/*/logs/steady.*.log"))
 
 
 def test_a_worker_killed_mid_match(reference: tuple[bytes, bytes], tmp_path: Path) -> None:
@@ -237,7 +246,7 @@ def test_a_worker_killed_mid_match(reference: tuple[bytes, bytes], tmp_path: Pat
     config = load_league(league_yaml(tmp_path, out))
     commands = {bot.name: bot.command for bot in config.bots}
     before = {p.pid for p in _children()}
-    killed: list[tuple[int, str, int]] = []  # (pid, match id, matches finished at the kill)
+    killed: list[tuple[int, int]] = []  # (pid, matches finished at the kill)
     finished: list[str] = []
 
     async def league() -> None:
@@ -247,11 +256,10 @@ def test_a_worker_killed_mid_match(reference: tuple[bytes, bytes], tmp_path: Pat
             play = asyncio.ensure_future(run_league(config, executor, on_progress=lambda p: finished.append(p.done)))
             deadline = time.monotonic() + TIMEOUT_S
             while not killed and not play.done() and time.monotonic() < deadline:
-                found = _worker_of(pids, out)
-                log = out / "matches" / found[1] / "logs" / "steady.log" if found else None
-                if found is not None and log is not None and log.exists() and log.stat().st_size > 0:
-                    os.kill(found[0], signal.SIGKILL)
-                    killed.append((found[0], found[1], len(finished)))
+                worker = _worker_of(pids)
+                if worker is not None and _steady_playing(out):
+                    os.kill(worker, signal.SIGKILL)
+                    killed.append((worker, len(finished)))
                 await asyncio.sleep(0.02)
             await play
 
@@ -263,8 +271,7 @@ def test_a_worker_killed_mid_match(reference: tuple[bytes, bytes], tmp_path: Pat
             process.kill()
     assert killed, "no match of the steady bot was caught in play"
     assert left == [], f"processes of the cluster outlived it: {left}"
-    _, match_id, done_then = killed[0]
-    assert match_id in {job.plan.match_id for job in build_jobs(config)}
+    _, done_then = killed[0]
     assert done_then < len(finished) == 4  # the league went on after the kill, to the end
     assert outputs(out) == reference
     assert processes_under(out) == []
