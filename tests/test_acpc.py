@@ -8,6 +8,7 @@ with ``dealer export --acpc`` of the same histories; what ACPC cannot express is
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -155,8 +156,8 @@ def test_dealer_match_plays_an_acpc_bot_and_export_prints_its_states(tmp_path: P
     done = subprocess.run(
         [str(dealer), "match", f"acpc:{acpc_client} {{game}} {{host}} {{port}}",
          "python sample_bots/python/call_bot.py",
-         "--hands", "8", "--seed", "1", "--variant", "fixed-limit", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+         "--hands", "8", "--variant", "fixed-limit", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False, env={**os.environ, "DEALER_SEED": "1"})
     assert done.returncode == 0, done.stderr
     assert "acpc_client" in done.stdout and "8 hands" in done.stdout
     exported = subprocess.run([str(dealer), "export", "--acpc", str(out / "hands")], capture_output=True, text=True,

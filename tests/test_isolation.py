@@ -255,10 +255,11 @@ def test_a_bot_with_its_own_user_cannot_read_the_histories_of_a_match_in_play(op
     result, _ = run_one(open_tmp, entries, hands=hands)
     assert_stands(result, hands=hands)
     assert result.faults["bad"] == {}, result.log_tails
-    scratch = open_tmp / "scratch" / "bad"
-    assert not (scratch / "snooped.txt").exists(), (scratch / "snooped.txt").read_text()[:500]
-    denied = {Path(line).name for line in (scratch / "denied.txt").read_text().splitlines()}
-    assert any(name.startswith(".hands-") for name in denied), denied  # it was there, closed to the bot
+    for k in range(INSTANCES):  # each sealed instance snooped on its own
+        scratch = open_tmp / "scratch" / f"bad.{k}"
+        assert not (scratch / "snooped.txt").exists(), (scratch / "snooped.txt").read_text()[:500]
+        denied = {Path(line).name for line in (scratch / "denied.txt").read_text().splitlines()}
+        assert any(name.startswith(".hands-") for name in denied), denied  # it was there, closed to the bot
     assert len(list((open_tmp / "hands").glob("*.phhs"))) == 2 and not list(open_tmp.glob(".hands-*"))
 
 def test_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_start_failure(tmp_path: Path) -> None:

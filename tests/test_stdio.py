@@ -9,6 +9,7 @@ built for this run) beside gRPC bots, and misbehaving stdio bots get exactly the
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
@@ -276,8 +277,8 @@ def test_dealer_match_plays_a_stdio_bot_named_by_its_prefix(tmp_path: Path) -> N
     dealer = Path(sys.executable).with_name("dealer")
     done = subprocess.run(
         [str(dealer), "match", "stdio:python sample_bots/python/stdio_bot.py", "python sample_bots/python/call_bot.py",
-         "--hands", "6", "--seed", "1", "--out", str(tmp_path / "cli")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+         "--hands", "6", "--out", str(tmp_path / "cli")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False, env={**os.environ, "DEALER_SEED": "1"})
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if "stdio_bot" in line or "call_bot" in line]
     assert len(rows) == 2 and all(row.rstrip().endswith("-") for row in rows), done.stdout  # no failures
