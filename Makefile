@@ -11,6 +11,8 @@ $(BIN)/dealer: pyproject.toml setup.py $(wildcard dealer/*.py)  # setup.py compi
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,codegen,lint]'
+	$(BIN)/python -m compileall -q poker sample_bots  # bots import these from a read-only sandbox
+	$(BIN)/python -c "from dealer import sandbox; sandbox.check()" || echo "warning: the bots' sandbox cannot start here (see above)"
 	touch $@
 
 $(NODE_BOT)/node_modules: $(NODE_BOT)/package-lock.json

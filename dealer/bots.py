@@ -1,19 +1,21 @@
 """Launching, limiting and stopping bot processes.
 
-A launched bot runs in its own session and process group, in its own scratch folder (mode
-0700, owned by the bot's user when ``limits.user`` is set), with a minimal environment: ``PATH``,
-``HOME`` (the scratch folder), ``POKER_DEALER`` (the address to dial) and ``POKER_TOKEN`` (its
-seat token). It runs under ``dealer.launch``, which applies the limits, the user and the network
-namespace, and kills everything the bot started when it ends (see that module). With
-``network: none`` the bot dials the dealer's Unix socket. Its stdout and stderr go to one log
-file (mode 0600, readable by the dealer's user only), capped in size (the rest is read and
-dropped so the bot never blocks on a full pipe). Stopping a bot terminates its whole process
-group (the launcher then kills every descendant), then kills it.
+A launched bot runs in the bubblewrap sandbox (``dealer.sandbox``: its own namespaces, a read-only
+system, its scratch folder as ``HOME``; ``limits.sandbox: off`` runs it without, unsafely), in a
+scratch folder of its own (mode 0700, owned by the bot's user when ``limits.user`` is set), with
+a minimal environment: ``PATH``, ``HOME``, ``POKER_DEALER`` (the address to dial: the dealer's Unix
+socket with ``network: none``) and ``POKER_TOKEN`` (its seat token). Inside the sandbox it runs
+under ``dealer.launch``, which applies the limits and the user and kills everything the bot
+started when it ends (see that module); its memory is capped by a cgroup where the machine allows
+one (else RLIMIT_DATA). Its stdout and stderr go to one log file (mode 0600, readable by the
+dealer's user only), capped in size (the rest is read and dropped so the bot never blocks on a
+full pipe). Stopping a bot terminates its process group (and so its sandbox), then kills it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import pwd
 import shutil
@@ -24,11 +26,16 @@ from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dealer import sandbox
 from dealer.config import Limits
 from dealer.launch import limit_args
 
+log = logging.getLogger(__name__)
+
 STOP_GRACE_S = 1.0
 LAUNCHER_STOP_S = 1.0  # time for the launcher to kill the bot's descendants after SIGTERM
+CGROUP_REMOVE_S = 5.0  # time for the kernel to end the last processes of a stopped bot's sandbox
+CGROUP_SWEEP_S = 30.0  # at a match's end, for cgroups whose last processes (freeing memory) were slow
 # What runtimes print when an allocation fails (the bot's memory limit): Python, C/C++, Java,
 # Node, Go, Rust, and the libc message of a failed mmap/brk.
 MEMORY_MARKERS = ("MemoryError", "std::bad_alloc", "OutOfMemoryError", "JavaScript heap out of memory",
@@ -68,11 +75,13 @@ def resolve_user(spec: str) -> tuple[int, int]:
     return entry.pw_uid, entry.pw_gid
 
 
-def _prepare_scratch(workdir: Path, owner: tuple[int, int] | None) -> None:
-    """Create the bot's scratch folder, 0700 and owned by its user; check the user can reach it."""
+def _prepare_scratch(workdir: Path, owner: tuple[int, int] | None, *, reach: bool) -> None:
+    """Create the bot's scratch folder, 0700 and owned by its user; with ``reach`` (no sandbox to
+    bind it at ``HOME``), check the user can reach it."""
     workdir.mkdir(parents=True, exist_ok=True)
     if owner is not None:
         os.chown(workdir, *owner)
+    if owner is not None and reach:
         for folder in workdir.resolve().parents:
             mode = os.stat(folder).st_mode
             if not mode & stat.S_IXOTH:
@@ -83,12 +92,13 @@ def _prepare_scratch(workdir: Path, owner: tuple[int, int] | None) -> None:
 
 @dataclass(eq=False)
 class BotProcess:
-    """A running bot: its process, its log, and how it ended."""
+    """A running bot: its process, its log, its memory cgroup (if any), and how it ended."""
 
     name: str
     process: asyncio.subprocess.Process
     log_path: Path
     _pump: asyncio.Task[None]
+    cgroup: sandbox.MemoryCgroup | None = None
     killed: bool = False  # the dealer had to signal it: its exit status is not the bot's doing
     _bridge: asyncio.Task[None] | None = None  # the transport over its stdin/stdout (dealer.stdio), if any
 
@@ -109,49 +119,73 @@ class BotProcess:
     ) -> BotProcess:
         """Start a bot with its token and address in the environment; raises OSError if it cannot start.
 
-        ``local_address`` (``unix:/path``) is what a bot with ``network: none`` dials instead.
-        ``stdio``: the bot talks on its stdin and stdout (``pipes``), only its stderr is the log,
-        and it gets no address or token."""
+        ``local_address`` (``unix:/path``) is the dealer's Unix socket, which a sandboxed bot with
+        ``network: none`` dials (bound into its sandbox); ``base`` resolves relative paths. ``stdio``: the
+        bot talks on its stdin and stdout (``pipes``), only its stderr is the log, and it gets no address
+        or token."""
         owner = None
         if limits.user is not None:
             if os.geteuid() != 0:
                 raise OSError(f"bot {name!r}: limits.user needs the dealer to run as root")
             owner = resolve_user(limits.user)
-        if limits.network == "none":
-            if local_address is None or not local_address.startswith("unix:"):
-                raise OSError(f"bot {name!r}: network: none needs the dealer's Unix socket")
-            address = local_address
-        _prepare_scratch(workdir, owner)
+        sandboxed = limits.sandbox == "on"
+        socket = None
+        if sandboxed:
+            try:
+                sandbox.check()
+            except sandbox.SandboxError as error:
+                raise OSError(f"bot {name!r}: {error}") from None
+            if limits.network == "none" and not stdio:  # a stdio bot needs no socket
+                if local_address is None or not local_address.startswith("unix:"):
+                    raise OSError(f"bot {name!r}: network: none needs the dealer's Unix socket")
+                socket, address = local_address[5:], f"unix:{sandbox.SOCKET}"
+        _prepare_scratch(workdir, owner, reach=not sandboxed)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         argv = resolve_command(command, base)
         if shutil.which(argv[0]) is None and not os.access(argv[0], os.X_OK):
             raise OSError(f"bot {name!r}: program {command[0]!r} not found")
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(workdir),
+            "HOME": sandbox.HOME if sandboxed else str(workdir),
             "PYTHONUNBUFFERED": "1",
         }
         if not stdio:
             env.update(POKER_DEALER=address, POKER_TOKEN=token)
-        limits_argv = limit_args({
-            "memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds, "open_files": limits.open_files,
-            "file_size_mb": limits.file_size_mb, "processes": limits.processes,
+        cgroup = sandbox.MemoryCgroup.create(limits.memory_mb)
+        fds = [] if cgroup is None else [cgroup.open_procs()]
+        launcher = [sys.executable, "-I", "-m", "dealer.launch", *limit_args({
+            "memory_mb": limits.memory_mb if cgroup is None else None, "cpu_seconds": limits.cpu_seconds,
+            "open_files": limits.open_files, "file_size_mb": limits.file_size_mb, "processes": limits.processes,
             "user": None if owner is None else f"{owner[0]}:{owner[1]}",
-            "network": "none" if limits.network == "none" else None,
-        })
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-I", "-m", "dealer.launch", *limits_argv, "--", *argv,
-            cwd=workdir,
-            env=env,
-            stdin=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+            "cgroup_fd": fds[0] if fds else None,
+        }), "--", *argv]
+        try:
+            if sandboxed:
+                launcher, options = sandbox.wrap(
+                    launcher, program=argv, workdir=workdir, private=(base.resolve(), workdir.resolve()),
+                    socket=socket, tmp_mb=limits.tmp_mb, keep_setuid=owner is not None)
+                fds.append(options)
+            process = await asyncio.create_subprocess_exec(
+                *launcher,
+                cwd=workdir,
+                env=env,
+                stdin=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=fds,
+            )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.remove()
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
         logged = process.stderr if stdio else process.stdout
         assert logged is not None
         pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
-        return cls(name, process, log_path, pump)
+        return cls(name, process, log_path, pump, cgroup)
 
     @property
     def pipes(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -194,6 +228,10 @@ class BotProcess:
             await self.wait_exit(max(grace_s, LAUNCHER_STOP_S))
         _signal_group(self.process.pid, signal.SIGKILL)
         await self.wait_exit(grace_s)
+        if self.cgroup is not None:
+            self.cgroup.kill()  # what left the group and the sandbox's pid namespace, too
+            if not await _remove_cgroup(self.cgroup, CGROUP_REMOVE_S):
+                _leftover_cgroups.append(self.cgroup)  # a loaded machine: the match's end tries again
         if self._bridge is not None:  # its pipes are closed now: it ends, or it is cancelled
             await asyncio.wait([self._bridge], timeout=grace_s)
         try:  # the log ends when the pipe closes; a process that left the group may hold it open
@@ -211,7 +249,10 @@ class BotProcess:
             await asyncio.wait([self._pump], timeout=timeout_s)
 
     def out_of_memory(self) -> bool:
-        """Whether the bot's log ends with what a runtime prints when an allocation fails."""
+        """Whether the bot hit its memory limit: the kernel killed a process of its cgroup, or its log
+        ends with what a runtime prints when an allocation fails (RLIMIT_DATA)."""
+        if self.cgroup is not None and self.cgroup.read_oom_kills():
+            return True
         tail = self.log_tail(4000)
         return any(marker in tail for marker in MEMORY_MARKERS)
 
@@ -225,6 +266,31 @@ class BotProcess:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+
+_leftover_cgroups: list[sandbox.MemoryCgroup] = []
+
+
+async def _remove_cgroup(cgroup: sandbox.MemoryCgroup, timeout_s: float) -> bool:
+    """Remove a stopped bot's memory cgroup once the kernel has ended its last processes; False
+    if some were still there after ``timeout_s``."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not cgroup.remove():
+        if asyncio.get_running_loop().time() >= deadline:
+            return False
+        cgroup.kill()
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def sweep_cgroups(timeout_s: float = CGROUP_SWEEP_S) -> None:
+    """Remove the cgroups that stopped bots left behind (their processes were slow to end); a
+    cgroup still busy after ``timeout_s`` is logged, for the organiser, and left."""
+    leftovers = list(_leftover_cgroups)
+    _leftover_cgroups.clear()
+    for cgroup, removed in zip(leftovers, await asyncio.gather(*(_remove_cgroup(c, timeout_s) for c in leftovers))):
+        if not removed:
+            log.error("memory cgroup %s still has processes after %.0f s: left in place", cgroup.folder, timeout_s)
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

@@ -24,7 +24,7 @@ from tabulate import tabulate
 
 from dealer.acpc_game import export_states, unsupported
 from dealer.compare import Settings, play_comparison
-from dealer.config import LeagueConfig, game_config, load_league, split_protocol
+from dealer.config import LeagueConfig, Limits, game_config, load_league, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, instance_label, plan_tables
@@ -100,6 +100,16 @@ def _bot_names(commands: list[list[str]]) -> list[str]:
     return names
 
 
+def _sandbox_limits(switch: str) -> Limits:
+    """The bots' limits for ``--sandbox on|off``; off is said to be unsafe on stderr."""
+    if switch not in ("on", "off"):
+        raise typer.BadParameter(f"--sandbox must be on or off, not {switch!r}")
+    if switch == "off":
+        typer.echo("warning: --sandbox off: the bots run without their sandbox (UNSAFE: they can read the "
+                   "dealer's files and each other's processes); recorded in the results", err=True)
+    return Limits(sandbox=switch)
+
+
 def _blinds(text: str) -> tuple[int, int]:
     try:
         small, big = (int(x) for x in text.replace(",", "/").split("/"))
@@ -132,6 +142,7 @@ def match(
     fault_policy: Annotated[str, typer.Option(help="fold, forfeit or restart.")] = "fold",
     listen: Annotated[str, typer.Option(help="Address the dealer listens on.")] = "127.0.0.1:0",
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")] = Path("out/match"),
+    sandbox: Annotated[str, typer.Option(help="on, or off: run the bots without their sandbox (UNSAFE).")] = "on",
     log_level: LogLevel = "info",
 ) -> None:
     """Play one match between bot command lines and print the results."""
@@ -163,7 +174,8 @@ def match(
         match_id="match", tables=plan_tables(names, duplicate=duplicate, tables=tables), game=game, hands=per_table,
         seed=seed_text, fault_policy=fault_policy, sealed=sealed,
     )
-    entries = {name: BotEntry(name, tuple(argv), protocol=protocol)
+    limits = _sandbox_limits(sandbox)
+    entries = {name: BotEntry(name, tuple(argv), limits=limits, protocol=protocol)
                for name, argv, protocol in zip(names, commands, protocols)}
     _log_to(out, log_level)
     result = asyncio.run(_run_match(plan, entries, listen, out))
@@ -172,8 +184,8 @@ def match(
     out.mkdir(parents=True, exist_ok=True)
     summary = {"match": plan.match_id, "hands": len(result.hands), **_seed_fields(seed_text), "variant": variant,
                "duplicate": duplicate, "sealed": sealed, "standings": [s.as_json() for s in lines],
-               "forfeited": result.forfeited,
-               "log_tails": result.log_tails}
+               "forfeited": result.forfeited, "log_tails": result.log_tails,
+               "sandbox": dict.fromkeys(names, sandbox)}
     _write_private(out / "results.json", json.dumps(summary, indent=2) + "\n")
     typer.echo(f"{len(result.hands)} hands; histories, logs and results.json in {out}/")
 
@@ -343,6 +355,10 @@ def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, li
                  options: LeagueOptions) -> None:
     """Run the league to the end and print the standings; a refused resume, a bot that cannot
     start or a Dask worker that cannot play is a DealerError (one line per problem, see ``entry``)."""
+    unsandboxed = [b.name for b in league.bots if not b.remote and b.limits.sandbox == "off"]
+    if unsandboxed:
+        typer.echo(f"warning: sandbox: off for {', '.join(unsandboxed)}: these bots run without their sandbox "
+                   "(UNSAFE); recorded in results.json", err=True)
     _log_to(league.out, options.log_level)
     try:
         results = asyncio.run(_league(league, resume, remote_tokens, options) if options.dask is None else
@@ -490,6 +506,7 @@ def compare(
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")] = Path(
         "out/compare"),
+    sandbox: Annotated[str, typer.Option(help="on, or off: run the bots without their sandbox (UNSAFE).")] = "on",
     log_level: LogLevel = "info",
 ) -> None:
     """Is NEW better than OLD? Duplicate deals, luck correction, optional sequential test.
@@ -512,15 +529,18 @@ def compare(
         raise typer.Exit(2) from None
     seed_text = _event_seed(seed_file, seed)
     field_names = [n if n not in ("new", "old") else f"{n}-field" for n in _bot_names([shlex.split(f) for f in field or []])]
-    new_entry = BotEntry("new", tuple(shlex.split(new)))
-    old_entry = BotEntry("old", tuple(shlex.split(old)))
-    field_entries = [BotEntry(n, tuple(shlex.split(c))) for n, c in zip(field_names, field or [], strict=True)]
+    limits = _sandbox_limits(sandbox)
+    new_entry = BotEntry("new", tuple(shlex.split(new)), limits=limits)
+    old_entry = BotEntry("old", tuple(shlex.split(old)), limits=limits)
+    field_entries = [BotEntry(n, tuple(shlex.split(c)), limits=limits)
+                     for n, c in zip(field_names, field or [], strict=True)]
     _log_to(out, log_level)
     comparison = asyncio.run(play_comparison(
         new_entry, old_entry, field_entries, game, settings, max_hands=hands, deal_sets=tables, seed=seed_text,
         batch=batch, out=out, sealed=sealed))
     data = {**comparison.as_json(), "new": new, "old": old, "field": list(field or []), **_seed_fields(seed_text),
-            "sealed": sealed, "hands_played": comparison.hands_played}
+            "sealed": sealed, "hands_played": comparison.hands_played,
+            "sandbox": {entry.name: sandbox for entry in (new_entry, old_entry, *field_entries)}}
     # A bot that could not play makes the figures meaningless: exit 13 whatever they say.
     failed = {name: reasons for name, reasons in comparison.extra.get("faults", {}).items()
               if set(reasons) & {"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory"}}

@@ -25,14 +25,17 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
                                  #   process per bot plays them all (trusted bots only: it can learn
                                  #   the other seats' cards of a deal)
     limits:                      # optional defaults for every launched bot; a bot may override any key
-      memory_mb: 1024            # int >= 16, memory the bot may write (RLIMIT_DATA)
+      memory_mb: 1024            # int >= 16: a memory cgroup where the dealer can make one, else RLIMIT_DATA
       cpu_seconds: 3600          # int >= 1
       processes: 64              # int >= 1
       open_files: 256            # int >= 16
       file_size_mb: 64           # int >= 1
       log_kb: 1024               # int >= 1, cap of each bot's captured stdout/stderr log
-      network: host              # host | none (none: own network namespace, Unix socket to the dealer)
+      tmp_mb: 64                 # int >= 1, size of the bot's private /tmp and of its /dev/shm
+      network: none              # none (own network namespace, the dealer's Unix socket) | host
       user: null                 # optional unprivileged user to run bots as (dealer running as root)
+      sandbox: on                # on | off: off runs bots without the bubblewrap sandbox (UNSAFE:
+                                 #   no namespaces, so `network` does not apply); recorded in results
     bots:                        # required, >= 2, names unique, matching ^[A-Za-z0-9_.-]{1,40}$
       - {name: strength, command: python sample_bots/python/strength_bot.py}
       - {name: node, command: [node, bot.js], version: "1.0", limits: {memory_mb: 2048}}
@@ -129,7 +132,7 @@ VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
 FORMATS = ("round-robin", "gauntlet", "freezeout", "compare")
 FAULT_POLICIES = ("fold", "forfeit", "restart")
 SEQUENTIAL_TESTS = ("cs", "sprt")  # dealer.compare: a confidence sequence (the default) or two SPRTs
-NETWORKS = ("host", "none")
+NETWORKS = ("none", "host")
 PROTOCOLS = ("grpc", "stdio", "acpc")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 MAX_TABLE = 10
@@ -163,8 +166,10 @@ class Limits:
     open_files: int = 256
     file_size_mb: int = 64
     log_kb: int = 1024
-    network: str = "host"
+    tmp_mb: int = 64
+    network: str = "none"
     user: str | None = None
+    sandbox: str = "on"
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,6 +455,14 @@ def _choice(choices: Sequence[str]) -> Callable[[_Ctx, Node, str], str | None]:
     return read
 
 
+def _on_off(ctx: _Ctx, node: Node, path: str) -> str | None:
+    """Read ``on`` or ``off`` (YAML also reads them, unquoted, as true and false)."""
+    value = ctx.value(node) if isinstance(node, ScalarNode) else None
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return _choice(("on", "off"))(ctx, node, path)
+
+
 def _name(ctx: _Ctx, node: Node, path: str) -> str | None:
     """Read a bot or event name: 1..40 of letters, digits, '_', '.', '-'."""
     value = _str(ctx, node, path)
@@ -517,7 +530,8 @@ def _sublayers(ctx: _Ctx, layers: Sequence[_Layer], key: str, allowed: Sequence[
 # ----------------------------------------------------------------------------------------------
 # The sections of the file.
 
-_LIMIT_KEYS = ("memory_mb", "cpu_seconds", "processes", "open_files", "file_size_mb", "log_kb", "network", "user")
+_LIMIT_KEYS = ("memory_mb", "cpu_seconds", "processes", "open_files", "file_size_mb", "log_kb", "tmp_mb", "network",
+               "user", "sandbox")
 _TIME_KEYS = ("per_action_ms", "bank_ms", "grace_ms", "startup_ms")
 _GAME_KEYS = ("variant", "blinds", "ante", "stack", "rake", "mixed", "time")
 _MIXED_KEYS = ("block_hands", "fixed_limit_blinds", "no_limit_blinds")
@@ -533,8 +547,10 @@ def _parse_limits(ctx: _Ctx, layers: Sequence[_Layer]) -> Limits:
         open_files=_read(ctx, layers, "open_files", _int(16), d.open_files),
         file_size_mb=_read(ctx, layers, "file_size_mb", _int(1), d.file_size_mb),
         log_kb=_read(ctx, layers, "log_kb", _int(1), d.log_kb),
+        tmp_mb=_read(ctx, layers, "tmp_mb", _int(1), d.tmp_mb),
         network=_read(ctx, layers, "network", _choice(NETWORKS), d.network),
         user=_read(ctx, layers, "user", _str, d.user),
+        sandbox=_read(ctx, layers, "sandbox", _on_off, d.sandbox),
     )
 
 

@@ -10,17 +10,17 @@ environment is imported) stays as the bot's parent:
   parent dies; when the bot exits, or the dealer sends SIGTERM, the launcher kills every
   descendant it has (found through the ``/proc/*/stat`` parent chains) and exits with the bot's
   status (a bot killed by signal N makes the launcher die by signal N too);
-* in the forked child, before ``exec``: ``network=none`` moves the bot into a new, empty network
-  namespace (root, or an unprivileged user namespace where the kernel allows it); the rlimits
-  are set; ``user=UID:GID`` drops to that user (groups cleared); then the bot is asked to be
-  killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it).
+* in the forked child, before ``exec``: ``cgroup_fd=N`` moves the bot into its memory cgroup (by
+  writing "0" to that open ``cgroup.procs``, then closing it); the rlimits are set;
+  ``user=UID:GID`` drops to that user (groups cleared) and enters its ``HOME``; then the bot is
+  asked to be killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it).
 
 Options are ``name=value`` pairs: ``memory_mb``, ``cpu_seconds``, ``open_files``, ``file_size_mb``,
-``processes`` (rlimits), ``user=UID:GID``, ``network=none|host``.
+``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N``.
 
-Limits of the reaping: a descendant that the bot's user is allowed to signal can kill the
-launcher itself only if the launcher runs as that same user (no ``user``: same uid as the dealer);
-then PDEATHSIG still kills the bot, but its orphans escape to init. Run bots as their own users.
+The dealer normally runs the launcher inside the bot's sandbox (``dealer.sandbox``), whose pid
+namespace ends with it. Without the sandbox, a descendant that may signal the launcher (same user:
+no ``user``) can kill it; then PDEATHSIG still kills the bot, but its orphans escape to init.
 """
 
 from __future__ import annotations
@@ -34,8 +34,6 @@ import time
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
-_CLONE_NEWUSER = 0x10000000
-_CLONE_NEWNET = 0x40000000
 _DEALER_PID = os.getppid()
 STOP_WAIT_S = 0.3  # on SIGTERM, how long the bot may take to exit before everything is killed
 
@@ -49,7 +47,7 @@ _LIMITS = {
     "file_size_mb": (resource.RLIMIT_FSIZE, 1024 * 1024),
     "processes": (resource.RLIMIT_NPROC, 1),
 }
-_OTHER = ("user", "network")
+_OTHER = ("user", "cgroup_fd")
 
 
 def limit_args(limits: dict[str, object]) -> list[str]:
@@ -72,27 +70,6 @@ def _fail(message: str) -> None:
     os._exit(126)
 
 
-def _new_network_namespace() -> None:
-    """Move this process into an empty network namespace (only a loopback, down)."""
-    if _libc.unshare(_CLONE_NEWNET) == 0:
-        return
-    root_error = ctypes.get_errno()
-    uid, gid = os.getuid(), os.getgid()  # not root: try an unprivileged user namespace mapping ourselves
-    if _libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
-        errno = ctypes.get_errno()
-        _fail(f"network: none needs root (or unprivileged user namespaces): unshare failed: "
-              f"{os.strerror(root_error)}; {os.strerror(errno)}")
-    try:
-        with open("/proc/self/setgroups", "w") as f:
-            f.write("deny")
-        with open("/proc/self/uid_map", "w") as f:
-            f.write(f"{uid} {uid} 1")
-        with open("/proc/self/gid_map", "w") as f:
-            f.write(f"{gid} {gid} 1")
-    except OSError as error:
-        _fail(f"network: none: cannot map the user namespace: {error}")
-
-
 def _initial_environment() -> dict[str, str]:
     """The environment the dealer gave the launcher, without what Python and the ``dealer``
     package added to ``os.environ`` since (``LC_CTYPE`` coercion, ``GRPC_ENABLE_FORK_SUPPORT``)."""
@@ -111,8 +88,13 @@ def _child(options: dict[str, str], command: list[str]) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
-        if options.get("network") == "none":
-            _new_network_namespace()
+        if "cgroup_fd" in options:
+            fd = int(options["cgroup_fd"])
+            try:
+                os.write(fd, b"0")
+            except OSError as error:
+                _fail(f"cannot join the bot's memory cgroup: {error.strerror}")
+            os.close(fd)
         user = options.get("user")
         for name, (which, unit) in _LIMITS.items():
             if name in options and (name != "processes" or user is not None):
@@ -125,6 +107,7 @@ def _child(options: dict[str, str], command: list[str]) -> None:
             os.setuid(uid)
             if os.getuid() != uid or os.geteuid() != uid:
                 _fail("could not drop privileges")
+        os.chdir(environment.get("HOME", "."))  # after the user change: HOME may be the bot user's alone
         launcher = os.getppid()
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != launcher:
@@ -223,6 +206,8 @@ def main(argv: list[str]) -> None:
     bot = os.fork()
     if bot == 0:
         _child(options, command)
+    if "cgroup_fd" in options:
+        os.close(int(options["cgroup_fd"]))  # the launcher itself stays out of the bot's cgroup
     status: int | None = None
     deadline: float | None = None
     while status is None:

@@ -399,6 +399,7 @@ def report(
         "failures": {name: dict(sorted(reasons.items())) for name, reasons in sorted(faults.items()) if reasons},
         "forfeits": sorted({(r.match_id, name) for r in results for name in r.forfeited}),
         "log_tails": {r.match_id: r.log_tails for r in results if r.log_tails},
+        "sandbox": {bot.name: bot.limits.sandbox for bot in config.bots if not bot.remote},
     }
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from dealer import stdio, wire
 from dealer.acpc import AcpcBot
 from dealer.aivat import chance_luck
-from dealer.bots import BotProcess
+from dealer.bots import BotProcess, sweep_cgroups
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
 from dealer.errors import DealerError
@@ -415,6 +415,7 @@ class Match:
             if label not in self.kept:
                 seat.session.goodbye("match over")
         await asyncio.gather(*(self._stop(seat) for seat in self.seats.values()))
+        await sweep_cgroups()
         faults: dict[str, collections.Counter[str]] = {name: collections.Counter() for name in self.result.bots}
         for label, seat in self.seats.items():
             if label in self.kept:

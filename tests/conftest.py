@@ -223,10 +223,24 @@ def history_path(out: Path, deal_set: str, rotation: int) -> Path:
     return path
 
 
+def _mount_source(path: Path) -> tuple[str, str]:
+    """(device, path inside its filesystem) of ``path``, as /proc/*/mountinfo names a bind of it."""
+    best = ("", "", "")
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        root, point = (f.encode().decode("unicode_escape") for f in fields[3:5])
+        if (str(path) + "/").startswith(point.rstrip("/") + "/") and len(point) > len(best[2]):
+            best = (fields[2], root, point)
+    device, root, point = best
+    return device, root.rstrip("/") + "/" + str(path)[len(point):].lstrip("/")
+
+
 def processes_under(folder: Path) -> list[tuple[int, str]]:
-    """Live processes (other than this one) whose command line or working folder is under ``folder``."""
+    """Live processes (other than this one) whose command line or working folder is under ``folder``,
+    or that have a part of ``folder`` mounted (a sandboxed bot: its scratch folder is its HOME)."""
     found = []
     marker = str(folder) + "/"
+    device, inside = _mount_source(folder)
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
@@ -237,8 +251,10 @@ def processes_under(folder: Path) -> list[tuple[int, str]]:
             except OSError:
                 cwd = ""
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            mounts = [line.split()[2:4] for line in (entry / "mountinfo").read_text().splitlines()]
         except OSError:
             continue
-        if state != "Z" and (marker in cmdline or (cwd + "/").startswith(marker)):
+        mounted = any(dev == device and (root + "/").startswith(inside.rstrip("/") + "/") for dev, root in mounts)
+        if state != "Z" and (marker in cmdline or (cwd + "/").startswith(marker) or mounted):
             found.append((int(entry.name), cmdline))
     return found

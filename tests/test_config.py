@@ -302,3 +302,17 @@ def test_game_config_without_yaml() -> None:
         "blinds: small blind 100 is larger than big blind 50",
         "time.bank_ms: must be >= 0, got -1",
     ]
+
+
+def test_sandbox_switch_and_tmp_size_per_league_and_per_bot(folder: Path) -> None:
+    """``sandbox: off`` unquoted is a YAML boolean: read as "off"; a bot may turn it back on."""
+    bots = "  - {name: c, command: ./bots/node.sh, limits: {sandbox: 'on', tmp_mb: 8}}\n"
+    config = parse_league(minimal(bots, extra="limits: {sandbox: off, network: host}\n"), str(folder / "t.yaml"))
+    limits = {b.name: b.limits for b in config.bots}
+    assert limits["a"] == Limits(sandbox="off", network="host")
+    assert limits["c"] == Limits(sandbox="on", network="host", tmp_mb=8)
+    assert Limits().sandbox == "on" and Limits().network == "none"
+    with pytest.raises(LeagueConfigError) as error:
+        parse_league(minimal(extra="limits: {sandbox: maybe, tmp_mb: 0}\n"), str(folder / "t.yaml"))
+    text = str(error.value)
+    assert "limits.sandbox: 'maybe' is not one of on, off" in text and "limits.tmp_mb: must be >= 1" in text, text

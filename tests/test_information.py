@@ -178,7 +178,7 @@ def check_bot_view(name: str, items: list[pb.Item], tables: dict, covered: dict[
 
 def test_bots_cannot_read_the_deal_they_play_from_the_histories(tmp_path: Path) -> None:
     """A cheating bot looks for its current deal in the histories written so far: it must not find it."""
-    snooper = (*bot_command("recorder"), "--snoop")
+    snooper = (*bot_command("recorder"), "--snoop", f"--out={tmp_path}")  # the real folder, not $HOME/../..
     bots = {"snoop1": snooper, "snoop2": snooper, "call": bot_command("call")}
     run = run_match(tmp_path, bots, variant="no-limit", hands=200, seed="snoop")
     assert run.result.faults == {name: {} for name in sorted(bots)}

@@ -1,31 +1,35 @@
 """Isolation end to end: hostile bots (tests/bots/) against a real dealer.
 
-Each test plays short real matches and checks that the hostile bot is contained (its limit, its
-namespace, its user, the token check, the flood cut-off) while the honest bots' results stand.
-Tests that need root (bots run as their own users, network namespaces) fail, not skip, without it:
-CI runs them as root. The numeric users (61001, ...) need no passwd entry. Matches are sealed
-duplicate heads-up: each bot runs ``INSTANCES`` processes, one per rotation, each counted.
+Each test plays short real matches and checks that the hostile bot is contained (its sandbox, its
+limit, its user, the token check, the flood cut-off) while the honest bots' results stand. Every
+channel a bot might use to learn or keep what it should not has a hostile bot here; where the
+sandbox is what stops it, a contrast run with ``sandbox: off`` shows the channel is real. Tests
+that need root (bots run as their own users, setns, memory cgroups) fail, not skip, without it: CI
+runs them as root. The numeric users (61001, ...) need no passwd entry.
+Matches are sealed duplicate heads-up: each bot runs ``INSTANCES`` processes, one per rotation
+(``bot.k``), each in its own sandbox, and faults are counted per instance.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
+import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import processes_under
 
+from dealer import sandbox
 from dealer.config import Limits, game_config
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
 from dealer.server import DealerServer, Fault
@@ -39,6 +43,8 @@ TIME = {"per_action_ms": 200, "bank_ms": 300, "grace_ms": 50, "startup_ms": 1500
 GAME = game_config(time=TIME)
 MATCH_TIMEOUT_S = 60
 USERS = (61001, 61002, 61003)
+OFF = Limits(sandbox="off")
+DEALER = Path(sys.executable).with_name("dealer")
 INSTANCES = 2  # a sealed heads-up duplicate match runs two processes of each bot, one per rotation
 
 
@@ -49,81 +55,6 @@ def bot(script: str, *args: str) -> tuple[str, ...]:
 def need_root(what: str) -> None:
     if os.geteuid() != 0:
         pytest.fail(f"{what} needs the dealer (the tests) to run as root; CI runs them as root")
-
-
-def need_network_namespaces() -> None:
-    need_root("network: none")
-    done = subprocess.run(["unshare", "--net", "true"], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        pytest.fail(f"network: none needs network namespaces, and `unshare --net` failed here: {done.stderr}")
-
-
-def _runs_as(uid: int, python: str) -> bool:
-    """Whether the launcher can run ``python`` (with grpc and the repo's stubs) as user ``uid``."""
-    check = f"import sys; sys.path.insert(0, {str(ROOT)!r}); import grpc; from poker.v1 import dealer_pb2"
-    done = subprocess.run([sys.executable, "-I", "-m", "dealer.launch", f"user={uid}:{uid}", "--", python, "-c", check],
-                          capture_output=True, check=False, cwd="/")
-    return done.returncode == 0
-
-
-def _open_ancestors(*paths: Path) -> list[tuple[Path, int]]:
-    """Let other users traverse (o+x, not list) the folders above ``paths`` (a checkout in a 0700
-    temporary folder, or under /root); return the modes to restore after the tests."""
-    opened = []
-    for path in paths:
-        for folder in [path, *path.parents] if path.is_dir() else list(path.parents):
-            mode = folder.stat().st_mode & 0o7777
-            if not mode & 0o001 and (folder, mode) not in opened:
-                os.chmod(folder, mode | 0o001)
-                opened.append((folder, mode))
-    return opened
-
-
-@pytest.fixture(scope="session")
-def user_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Python other users can run with this venv's packages: this one, or else (when it lives
-    where others cannot read, e.g. a pyenv under /root) a venv of the system's Python of the same
-    minor version that reuses this venv's site-packages."""
-    need_root("limits.user")
-    if _runs_as(USERS[0], sys.executable):
-        yield sys.executable
-        return
-    opened = _open_ancestors(ROOT, Path(sys.prefix), Path(os.path.realpath(sys.executable)))
-    try:
-        if _runs_as(USERS[0], sys.executable):
-            yield sys.executable
-            return
-    finally:
-        for folder, mode in opened:
-            os.chmod(folder, mode)
-    system = shutil.which(f"python3.{sys.version_info.minor}", path="/usr/local/bin:/usr/bin:/bin")
-    if system is None:
-        pytest.fail(f"{sys.executable} cannot be run by other users and there is no system python3."
-                    f"{sys.version_info.minor} to run bots as their own users")
-    folder = Path(tempfile.mkdtemp(prefix="user-python-"))
-    try:
-        subprocess.run([system, "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True)
-        site = next(Path(sys.prefix).glob("lib/python3.*/site-packages"))
-        (next(folder.glob("lib/python3.*/site-packages")) / "dealer-venv.pth").write_text(f"{site}\n")
-        os.chmod(folder, 0o755)
-        python = str(folder / "bin" / "python")
-        if not _runs_as(USERS[0], python):
-            pytest.fail(f"neither {sys.executable} nor {system} (with this venv's packages) runs as another user")
-        yield python
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def open_tmp() -> Iterator[Path]:
-    """An output folder other users can reach (pytest's tmp_path is 0700 root): bots run as their
-    own users need to enter their scratch folders."""
-    folder = Path(tempfile.mkdtemp(prefix="isolation-"))
-    os.chmod(folder, 0o711)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def plan(name: str, seats: list[str], *, hands: int = 4, tables: int = 1, game=GAME) -> MatchPlan:
@@ -153,27 +84,34 @@ def run_one(out: Path, entries: dict[str, BotEntry], *, hands: int = 4, game=GAM
     return asyncio.run(main())
 
 
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def recorded_pids(out: Path, name: str) -> list[int]:
-    """The pids every instance of bot ``name`` recorded in its scratch folder."""
+    """The pids every instance of bot ``name`` recorded (in its own pid namespace when sandboxed: count them,
+    do not signal them)."""
     return [int(x) for path in sorted((out / "scratch").glob(f"{name}.*/pids.txt")) for x in path.read_text().split()]
 
 
-def assert_gone(pids: list[int]) -> None:
+def assert_gone(out: Path) -> None:
+    """No process of the match's bots is left: none is under ``out`` or mounts a part of it."""
     deadline = time.monotonic() + 3
-    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+    while processes_under(out) and time.monotonic() < deadline:
         time.sleep(0.05)
-    left = [p for p in pids if alive(p)]
-    for pid in left:  # do not leave them to the next test
-        os.kill(pid, 9)
-    assert not left, f"processes left running: {left} of {pids}"
+    left = processes_under(out)
+    for pid, _ in left:  # do not leave them to the next test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes left running: {left}"
+
+
+def with_marker(marker: str) -> list[int]:
+    """Live processes (other than this one) with ``marker`` on their command line."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
 
 
 def assert_stands(result: MatchResult, honest: str = "honest", hands: int = 4, tables: int = 2) -> None:
@@ -186,22 +124,175 @@ def log(out: Path, name: str = "bad", instance: int = 0) -> str:
     return (out / "logs" / f"{name}.{instance}.log").read_text(errors="replace")
 
 
+# ------------------------------------------------------------------------------------ the sandbox
+
+
+def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_only(tmp_path: Path) -> None:
+    league = ROOT / "tournaments.yaml"
+    limits = Limits(tmp_mb=8)
+    entries = {"honest": BotEntry("honest", HONEST),
+               "bad": BotEntry("bad", bot("sandbox_view.py", f"see:{tmp_path}", f"see:{league}", f"see:{sys.prefix}"),
+                               limits=limits)}
+    result, _ = run_one(tmp_path, entries)
+    assert_stands(result)
+    assert result.faults["bad"] == {}, result.log_tails
+    text = log(tmp_path)
+    assert "caps 0000000000000000\n" in text and "no_new_privs 1\n" in text, text
+    for place in ("/", "/usr", "/etc", "/dev", str(BOTS), "/home"):  # "/home" is the folder above HOME
+        assert f"write {place}: Read-only file system" in text, text
+    for place in ("/home/bot", "/tmp", "/dev/shm"):
+        assert f"write {place}: ok" in text, text
+    assert "tmp holds 7 MiB" in text and "shm holds 7 MiB" in text, text  # capped at tmp_mb = 8
+    assert "shadow: Permission denied" in text and "hostname bot" in text, text
+    assert "home /home/bot cwd /home/bot" in text, text
+    assert f"hidden {tmp_path}" in text and f"hidden {league}" in text, text  # no output folder, no league file
+    assert f"sees {sys.prefix}" in text, text  # the dealer's venv, which the sample bots run on
+    assert re.search(r"^fds \[0, 1, 2, \d+\]$", text, re.M), text  # nothing of the dealer's inherited
+    processes = re.search(r"^processes: (.*)$", text, re.M).group(1).split(" | ")
+    assert len(processes) == 3, processes  # the sandbox's init, the launcher, the bot itself
+    assert "bwrap --args" in processes[0] and "dealer.launch" in processes[1] and "sandbox_view.py" in processes[2]
+    assert_gone(tmp_path)
+
+
+def test_two_instances_of_one_bot_cannot_meet(tmp_path: Path) -> None:
+    """Files in /tmp, /dev/shm, $HOME and the folder above it, and an abstract Unix socket: with the
+    sandbox they meet through none; without it (the contrast) through the shared ones."""
+    seats = {"r1": BotEntry("r1", bot("rendezvous.py")), "r2": BotEntry("r2", bot("rendezvous.py"))}
+    result, _ = run_one(tmp_path / "on", seats)
+    assert result.faults == {"r1": {}, "r2": {}}, result.log_tails
+    for name in seats:
+        text = log(tmp_path / "on", name)
+        assert "met 0 times" in text, text
+        assert "cannot write above home: Read-only file system" in text, text
+    seats = {name: BotEntry(name, bot("rendezvous.py"), limits=OFF) for name in seats}
+    result, _ = run_one(tmp_path / "off", seats)
+    for name in seats:
+        text = log(tmp_path / "off", name)
+        for channel in ("tmp", "shm", "above home", "abstract socket"):
+            assert f"met via {channel}" in text, text
+        assert "met via home" not in text  # each has its own scratch folder either way
+
+
+def test_bots_see_no_other_process_no_other_token_and_no_dealer_command_line(tmp_path: Path) -> None:
+    """env_reader searches /proc for other bots' tokens and for a seed on any command line, and the
+    output folder for tokens; the dealer is run as ``dealer match --seed-file`` with it as a root bot."""
+    need_root("this test (a root bot without its own user could read every environment unsandboxed)")
+    out = tmp_path / "out"
+    seed = tmp_path / "seed.txt"
+    seed.write_text("a-seed-for-the-isolation-test-0123\n")
+    argv = [str(DEALER), "match", f"python {BOTS / 'env_reader.py'} {out}", f"python {BOTS / 'env_reader.py'}",
+            "--hands", "4", "--seed-file", str(seed), "--per-action-ms", "200", "--out", str(out)]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    for name in ("env_reader", "env_reader-2"):
+        text = log(out, name)
+        assert "found 0 other tokens" in text and "seed on a command line: 0" in text, text
+        assert "readable environ: 3\n" in text, text  # the sandbox's init, the launcher, itself
+        assert "env keys: HOME PATH POKER_DEALER POKER_TOKEN PWD PYTHONUNBUFFERED\n" in text, text  # bwrap sets PWD
+    results = json.loads((out / "results.json").read_text())
+    assert results["sandbox"] == {"env_reader": "on", "env_reader-2": "on"}
+    # The contrast, and what `sandbox: off` is documented to allow: a root bot reads every environment.
+    done = subprocess.run([*argv[:-1], str(tmp_path / "off"), "--sandbox", "off"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "UNSAFE" in done.stderr
+    text = log(tmp_path / "off", "env_reader")
+    assert "found 0 other tokens" not in text and "seed on a command line: 0" not in text, text
+    results = json.loads((tmp_path / "off" / "results.json").read_text())
+    assert results["sandbox"] == {"env_reader": "off", "env_reader-2": "off"}
+
+
+def test_setns_into_the_dealers_network_namespace_is_refused(tmp_path: Path) -> None:
+    need_root("setns (a root bot)")
+
+    def entries_for(server: DealerServer) -> dict[str, BotEntry]:
+        return {"honest": BotEntry("honest", HONEST),
+                "bad": BotEntry("bad", bot("setns_bot.py", server.address, str(os.getpid())))}
+
+    result, _ = run_one(tmp_path, {}, entries_for=entries_for)
+    assert_stands(result)
+    assert result.faults["bad"] == {}, result.log_tails
+    text = log(tmp_path)
+    assert f"setns /proc/{os.getpid()}/ns/net: No such file or directory" in text, text  # no dealer in sight
+    assert re.search(r"^setns /proc/\d+/ns/net: Operation not permitted$", text, re.M), text  # no capability
+    assert ": ok" not in text and re.search(r"^blocked 127\.0\.0\.1:\d+: ", text, re.M), text
+
+
+def test_killing_the_launcher_leaves_no_daemon_behind(tmp_path: Path, monkeypatch) -> None:
+    marker = f"daemon-{secrets.token_hex(6)}"
+    entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("kill_launcher.py", marker))}
+
+    def daemons_after(folder: str) -> list[int]:
+        result, _ = run_one(tmp_path / folder, entries)
+        assert_stands(result)
+        assert "killing launcher" in log(tmp_path / folder) and result.faults["bad"], result.faults
+        deadline = time.monotonic() + 3
+        while with_marker(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return with_marker(marker)
+
+    assert daemons_after("on") == []  # the sandbox's pid namespace ended with its first process
+    entries["bad"] = BotEntry("bad", bot("kill_launcher.py", marker), limits=OFF)
+    if os.geteuid() == 0 and sandbox.memory_hierarchy() is not None:
+        assert daemons_after("cgroup") == []  # unsandboxed, its memory cgroup still holds the daemon
+    # The contrast (documented for `sandbox: off` where no cgroup can be made): the daemon escapes to init.
+    monkeypatch.setattr(sandbox, "memory_hierarchy", lambda: None)
+    run_one(tmp_path / "off", entries)
+    escaped = with_marker(marker)
+    for pid in escaped:
+        os.kill(pid, signal.SIGKILL)
+    assert len(escaped) == INSTANCES, escaped  # one per instance
+
+
+def test_a_sandbox_that_cannot_start_is_a_start_failure_that_says_why(tmp_path: Path, monkeypatch) -> None:
+    """As on a machine that forbids namespaces: bwrap fails, every sandboxed bot's start fails with
+    one line (why, and what to change), and a bot with ``sandbox: off`` still plays."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: str(fake))
+    sandbox.check.cache_clear()
+    try:
+        entries = {"honest": BotEntry("honest", HONEST, limits=OFF), "bad": BotEntry("bad", CALLER)}
+        result, _ = run_one(tmp_path / "out", entries)
+    finally:
+        sandbox.check.cache_clear()
+    assert result.faults == {"honest": {}, "bad": {Fault.START: INSTANCES}}, result.faults
+    lines = result.log_tails["bad"].splitlines()  # one line under each instance's [bad.k]
+    assert lines[0::2] == [f"[bad.{k}]" for k in range(INSTANCES)] and len(lines) == 2 * INSTANCES, lines
+    for message in lines[1::2]:
+        assert "No permissions to create a new namespace" in message and "sandbox: off` (unsafe)" in message, lines
+
+
 # ------------------------------------------------------------------------------------ limits
 
 
-def test_memory_hog_is_stopped_by_its_limit_with_reason_memory(tmp_path: Path) -> None:
+@pytest.mark.parametrize("memory", ["cgroup", "rlimit"])
+def test_memory_hog_is_stopped_by_its_limit_with_reason_memory(tmp_path: Path, memory: str, monkeypatch) -> None:
+    if memory == "cgroup":
+        need_root("a memory cgroup")
+        if sandbox.memory_hierarchy() is None:
+            pytest.fail("the dealer cannot create a memory cgroup here (cgroup v1 memory or v2 with memory)")
+    else:  # a machine that allows no memory cgroup: RLIMIT_DATA
+        monkeypatch.setattr(sandbox, "memory_hierarchy", lambda: None)
     entries = {"honest": BotEntry("honest", HONEST),
                "bad": BotEntry("bad", bot("memory_hog.py"), limits=Limits(memory_mb=300))}
     started = time.monotonic()
-    result, _ = run_one(tmp_path, entries)
+    # 2 s an action: room for the limit to bite before three timeouts fail the bot on a loaded machine
+    result, _ = run_one(tmp_path, entries, game=game_config(time={**TIME, "per_action_ms": 2000}))
     assert_stands(result)
     faults = result.faults["bad"]
     assert faults.get(Fault.MEMORY) == INSTANCES and Fault.CRASH not in faults, faults
-    # busy allocating, it may also miss its clock
-    assert faults.keys() <= {Fault.MEMORY, Fault.DISCONNECT, Fault.TIMEOUT}, faults
-    assert "MemoryError" in result.log_tails["bad"]  # the tail of its log is kept for the organiser
+    # At its cgroup's limit the kernel reclaims before it kills: the bot may time out meanwhile.
+    allowed = {Fault.MEMORY, Fault.DISCONNECT} | ({Fault.TIMEOUT} if memory == "cgroup" else set())
+    assert faults.keys() <= allowed, faults
+    assert "allocating without end" in result.log_tails["bad"]  # the tail of its log is kept for the organiser
+    if memory == "rlimit":
+        assert "MemoryError" in result.log_tails["bad"]
     assert time.monotonic() - started < 30
-    assert_gone(recorded_pids(tmp_path, "bad"))
+    assert_gone(tmp_path)
+    if memory == "cgroup":
+        assert not list(sandbox.memory_hierarchy().folder.glob(f"holdem-{os.getpid()}-*"))  # removed
 
 
 @pytest.mark.parametrize("how", ["exit", "stay"])
@@ -212,60 +303,61 @@ def test_children_that_leave_the_process_group_are_all_gone_when_the_match_ends(
     text = log(tmp_path)
     assert "setsid child" in text and "daemon" in text, text
     pids = recorded_pids(tmp_path, "bad")
-    assert len(pids) == 4 * INSTANCES, pids  # each bot, a child in its group, a setsid child, a double-forked daemon
-    assert_gone(pids)
+    assert len(pids) == 4 * INSTANCES, pids  # each instance, its child, a setsid child, a daemon
+    assert_gone(tmp_path)
     if how == "exit":
         assert "leaving my children behind" in text
         assert result.faults["bad"] == {Fault.DISCONNECT: INSTANCES}, result.faults  # exit status 0: not a crash
 
 
-def test_bot_with_its_own_user_has_a_private_scratch_folder_and_a_process_limit(
-    open_tmp: Path, user_python: str
-) -> None:
-    entries = {"honest": BotEntry("honest", (user_python, *HONEST[1:]), limits=Limits(user=str(USERS[0]))),
-               "bad": BotEntry("bad", (user_python, *bot("forker.py")[1:]),
-                               limits=Limits(user=f"{USERS[1]}:{USERS[1]}"))}
-    result, _ = run_one(open_tmp, entries)
+def test_bot_with_its_own_user_has_a_private_scratch_folder_and_a_process_limit(tmp_path: Path) -> None:
+    """Bots as their own users, in a 0700 output folder under /root's Python: the sandbox makes what
+    they need reachable (no o+x on the dealer's folders needed)."""
+    need_root("limits.user")
+    entries = {"honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+               "bad": BotEntry("bad", bot("forker.py"), limits=Limits(user=f"{USERS[1]}:{USERS[1]}"))}
+    result, _ = run_one(tmp_path, entries)
     assert_stands(result)
     for name, uid in (("honest", USERS[0]), ("bad", USERS[1])):
         for k in range(INSTANCES):
-            info = os.stat(open_tmp / "scratch" / f"{name}.{k}")
+            info = os.stat(tmp_path / "scratch" / f"{name}.{k}")
             assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (uid, uid, 0o700)
-    for path in (open_tmp / "logs").glob("*.log"):
+    for path in (tmp_path / "logs").glob("*.log"):
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600  # no bot reads another's log
-    assert_gone(recorded_pids(open_tmp, "bad"))
+    assert_gone(tmp_path)
     # RLIMIT_NPROC applies to a bot with its own user: a bot that cannot start a thread fails to start
     entries = {"honest": BotEntry("honest", HONEST),
-               "bad": BotEntry("bad", (user_python, *bot("forker.py")[1:]),
-                               limits=Limits(user=str(USERS[2]), processes=1))}
-    result, _ = run_one(open_tmp / "nproc", entries)
+               "bad": BotEntry("bad", bot("forker.py"), limits=Limits(user=str(USERS[2]), processes=1))}
+    result, _ = run_one(tmp_path / "nproc", entries)
     assert result.faults["bad"].keys() & {Fault.CRASH, Fault.DISCONNECT}, result.faults
-    assert_gone(recorded_pids(open_tmp / "nproc", "bad"))
+    assert_gone(tmp_path / "nproc")
 
 
-
-def test_a_bot_with_its_own_user_cannot_read_the_histories_of_a_match_in_play(open_tmp: Path, user_python: str) -> None:
-    """Histories are streamed into a 0700 folder of the dealer's while the match is played: a
-    snooper under its own user that searches the whole output folder finds nothing of its deal."""
+def test_a_bot_with_its_own_user_cannot_read_the_histories_of_a_match_in_play(tmp_path: Path) -> None:
+    """Histories are streamed during the match into a 0700 folder of the dealer's, outside every
+    sandbox: a snooper under its own user that searches the whole output folder (the real path,
+    given on its command line) finds nothing of its deal, because it cannot even see the folder."""
+    need_root("limits.user")
     hands = 100  # per table: enough for the histories to be written to disk during the match
-    open_tmp.chmod(0o755)  # the output folder may even be listed by everyone
-    entries = {"honest": BotEntry("honest", (user_python, *HONEST[1:]), limits=Limits(user=str(USERS[0]))),
-               "bad": BotEntry("bad", (user_python, str(BOTS / "recorder_bot.py"), "--snoop-all"),
+    entries = {"honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+               "bad": BotEntry("bad", bot("recorder_bot.py", "--snoop-all", f"--out={tmp_path}"),
                                limits=Limits(user=str(USERS[1])))}
-    result, _ = run_one(open_tmp, entries, hands=hands)
+    result, _ = run_one(tmp_path, entries, hands=hands)
     assert_stands(result, hands=hands)
     assert result.faults["bad"] == {}, result.log_tails
-    for k in range(INSTANCES):  # each sealed instance snooped on its own
-        scratch = open_tmp / "scratch" / f"bad.{k}"
+    for k in range(INSTANCES):
+        scratch = tmp_path / "scratch" / f"bad.{k}"
         assert not (scratch / "snooped.txt").exists(), (scratch / "snooped.txt").read_text()[:500]
-        denied = {Path(line).name for line in (scratch / "denied.txt").read_text().splitlines()}
-        assert any(name.startswith(".hands-") for name in denied), denied  # it was there, closed to the bot
-    assert len(list((open_tmp / "hands").glob("*.phhs"))) == 2 and not list(open_tmp.glob(".hands-*"))
+        denied = set((scratch / "denied.txt").read_text().splitlines())
+        assert denied == {str(tmp_path)}, denied  # it looked, and the output folder is not in its sandbox
+    assert len(list((tmp_path / "hands").glob("*.phhs"))) == 2 and not list(tmp_path.glob(".hands-*"))
 
-def test_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_start_failure(tmp_path: Path) -> None:
+
+def test_unsandboxed_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_start_failure(tmp_path: Path) -> None:
     need_root("limits.user")
     os.chmod(tmp_path, 0o700)
-    entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", CALLER, limits=Limits(user="61001"))}
+    entries = {"honest": BotEntry("honest", HONEST),
+               "bad": BotEntry("bad", CALLER, limits=Limits(user="61001", sandbox="off"))}
     result, _ = run_one(tmp_path / "out", entries)
     assert result.faults["bad"] == {Fault.START: INSTANCES}
     assert "not searchable" in result.log_tails["bad"]
@@ -274,67 +366,62 @@ def test_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_start_failure(tm
 # ------------------------------------------------------------------------------------ network
 
 
-def test_network_none_blocks_connections_but_the_bot_plays_through_the_unix_socket(tmp_path: Path) -> None:
-    need_network_namespaces()
-
+@pytest.mark.parametrize("user", [None, str(USERS[0])])
+def test_by_default_a_bot_has_no_network_and_plays_through_the_unix_socket(tmp_path: Path, user: str | None) -> None:
     def entries_for(server: DealerServer) -> dict[str, BotEntry]:
         return {"honest": BotEntry("honest", HONEST),
-                "bad": BotEntry("bad", bot("network_probe.py", server.address, "1.1.1.1:53"),
-                                limits=Limits(network="none"))}
+                "bad": BotEntry("bad", bot("network_probe.py", server.address, "1.1.1.1:53"), limits=Limits(user=user))}
 
+    if user is not None:
+        need_root("limits.user")
     result, server = run_one(tmp_path, {}, entries_for=entries_for)
     assert_stands(result)
     assert result.faults["bad"] == {}, result.log_tails
     text = log(tmp_path)
     assert re.search(r"^blocked 127\.0\.0\.1:\d+: ", text, re.M), text
     assert "blocked 1.1.1.1:53: " in text and "blocked dns: " in text and "reached" not in text, text
-    assert "dealer address: unix:/" in text
+    assert f"dealer address: unix:{sandbox.SOCKET}\n" in text, text
     assert not os.path.exists(server.local_address[5:])  # the socket folder is removed on stop
 
 
-def test_network_none_with_its_own_user(open_tmp: Path, user_python: str) -> None:
-    need_network_namespaces()
-
+def test_network_host_keeps_the_loopback(tmp_path: Path) -> None:
     def entries_for(server: DealerServer) -> dict[str, BotEntry]:
         return {"honest": BotEntry("honest", HONEST),
-                "bad": BotEntry("bad", (user_python, *bot("network_probe.py", server.address)[1:]),
-                                limits=Limits(network="none", user=str(USERS[0])))}
+                "bad": BotEntry("bad", bot("network_probe.py", server.address), limits=Limits(network="host"))}
 
-    result, _ = run_one(open_tmp, {}, entries_for=entries_for)
+    result, server = run_one(tmp_path, {}, entries_for=entries_for)
     assert_stands(result)
-    assert result.faults["bad"] == {}, result.log_tails
-    assert "blocked 127.0.0.1:" in log(open_tmp)
+    assert f"reached {server.address}" in log(tmp_path) and "dealer address: 127.0.0.1:" in log(tmp_path)
 
 
 # ------------------------------------------------------------------------------------ tokens
 
 
-def test_env_reader_finds_no_token_but_its_own(open_tmp: Path, user_python: str) -> None:
-    entries = {"honest": BotEntry("honest", (user_python, *HONEST[1:]), limits=Limits(user=str(USERS[0]))),
-               "bad": BotEntry("bad", (user_python, *bot("env_reader.py", str(open_tmp))[1:]),
-                               limits=Limits(user=str(USERS[1])))}
-    result, _ = run_one(open_tmp, entries)
-    assert_stands(result)
-    # Its own instances share its user, so each may read the other's token (the same bot's: the
-    # launcher alone does not wall instances off from each other); no other bot's token is found.
-    texts = [log(open_tmp, instance=k) for k in range(INSTANCES)]
-    own = {re.search(r"^own token: ([A-Za-z0-9_-]{43})$", text, re.M).group(1) for text in texts}
-    assert len(own) == INSTANCES, texts
-    for text in texts:
-        assert "env keys: HOME PATH POKER_DEALER POKER_TOKEN PYTHONUNBUFFERED\n" in text, text
-        found = set(re.findall(r"^found token \S+ sha256:(\w+)$", text, re.M))
-        assert found <= {hashlib.sha256(token.encode()).hexdigest()[:16] for token in own}, text
-        assert re.search(rf"^found {len(found)} other tokens$", text, re.M), text
-
-
-def test_env_reader_without_its_own_user_does_find_other_tokens(tmp_path: Path) -> None:
-    """The contrast, and the reason SECURITY.md says to run bots as their own users: a bot running
-    as the dealer's user can read the other bots' environments."""
-    need_root("this contrast (a root bot reads every environment)")
-    entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("env_reader.py"))}
+def test_instances_with_their_own_user_find_no_token_but_their_own(tmp_path: Path) -> None:
+    """Each instance is its own sandbox: even its sibling instances (same bot, same user) are out of sight."""
+    need_root("limits.user")
+    entries = {"honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+               "bad": BotEntry("bad", bot("env_reader.py", str(tmp_path)), limits=Limits(user=str(USERS[1])))}
     result, _ = run_one(tmp_path, entries)
     assert_stands(result)
-    assert "found 0 other tokens" not in log(tmp_path)
+    texts = [log(tmp_path, instance=k) for k in range(INSTANCES)]
+    own = {re.search(r"^own token: ([A-Za-z0-9_-]{43})$", text, re.M).group(1) for text in texts}
+    assert len(own) == INSTANCES, texts  # a token per instance
+    for text in texts:
+        assert "env keys: HOME PATH POKER_DEALER POKER_TOKEN PWD PYTHONUNBUFFERED\n" in text, text
+        # its own user reads only its own environment (not even the root launcher's in its sandbox)
+        assert "readable environ: 1\n" in text and "found 0 other tokens\n" in text, text
+
+
+def test_env_reader_unsandboxed_without_its_own_user_does_find_other_tokens(tmp_path: Path) -> None:
+    """The contrast, and the reason SECURITY.md says never to run bots with ``sandbox: off`` and
+    without their own users: a bot running as the dealer's user reads the other bots' environments."""
+    need_root("this contrast (a root bot reads every environment)")
+    entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("env_reader.py"), limits=OFF)}
+    result, _ = run_one(tmp_path, entries)
+    assert_stands(result)
+    text = log(tmp_path)
+    assert "found 0 other tokens" not in text and "found token " in text, text
 
 
 def test_replayed_tokens_are_refused(tmp_path: Path) -> None:
@@ -457,18 +544,18 @@ def test_serve_with_tls_admits_remote_bots_that_trust_its_certificate(tmp_path: 
 # ------------------------------------------------------------------------------------ flood
 
 
-@pytest.mark.xfail(reason="known regression, open: since the fault-accounting and sealed work met on main, the "
-                   "empty-message flooder's stream ends without the flood cut-off (faults: timeout only); "
-                   "written up in the session's closing note for the next session to fix", strict=False)
 def test_flooders_are_cut_off_and_the_other_tables_stay_on_time(tmp_path: Path) -> None:
     async def main():
         server = DealerServer()
         await server.start()
         try:
             matches = []
+            # A long clock for the flooders: on a loaded machine three timeouts could otherwise
+            # disqualify a flooder (and end its stream) before the dealer has read its flood.
+            slow = game_config(time={**TIME, "per_action_ms": 5000})
             for mode in ("empty", "actions"):
                 entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("flooder.py", mode))}
-                matches.append((plan(f"flood-{mode}", list(entries)), entries, tmp_path / mode))
+                matches.append((plan(f"flood-{mode}", list(entries), game=slow), entries, tmp_path / mode))
             fair = {"honest": BotEntry("honest", HONEST), "caller": BotEntry("caller", CALLER)}
             matches.append((plan("fair", list(fair), hands=30, tables=4), fair, tmp_path / "fair"))
             started = time.monotonic()

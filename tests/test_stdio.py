@@ -183,8 +183,8 @@ def test_mixed_protocols_at_one_table_with_the_c_java_and_rust_samples(
 
 
 def test_a_stdio_bot_receives_its_own_cards_only_and_the_documented_lines(tmp_path: Path) -> None:
-    record = tmp_path / "lines.jsonl"
-    run = run_match(tmp_path / "out", {"rec": stdio_bot("record", str(record)), "call": bot_command("call")},
+    record = tmp_path / "out" / "scratch" / "rec.0" / "lines.jsonl"  # its HOME (a sandboxed bot writes nowhere else)
+    run = run_match(tmp_path / "out", {"rec": stdio_bot("record", "lines.jsonl"), "call": bot_command("call")},
                     protocols={"rec": "stdio"}, hands=6, duplicate=False, seed="stdio-record")
     check_match(run)
     lines = [json.loads(line) for line in record.read_text().splitlines()]

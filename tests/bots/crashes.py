@@ -4,7 +4,7 @@ argv[2]: "exit" (default) exits with code 3; "signal" kills itself with SIGKILL;
 with code 3 before it even connects. Further options: "child" first starts a child process in
 its process group (which must be killed with the group); "escape" starts a child in a session of
 its own that keeps the bot's stdout open (the dealer must not wait for it; its pid goes to
-./escaped.txt so the test can kill it); "late" waits a second before it connects.
+./escaped.txt; the sandbox ends it with the bot); "late" waits a second before it connects.
 """
 
 import os

@@ -4,7 +4,8 @@ Reads the environment it was given, the environment and command line of every pr
 /proc (the dealer's, the launcher's, the other bots'), and every file under the dealer's output
 folder it can read (argv[1], if given). Logs "own token: <token>" (its own log is its business),
 "env keys: ...", "readable environ: N", and "found token <where> sha256:<16 hex digits>" for each
-token that is not its own; then "found 0 other tokens" or "found N other tokens".
+token that is not its own; "seed on a command line: N" (command lines with ``--seed``/``--seed-file``);
+then "found 0 other tokens" or "found N other tokens".
 """
 
 import hashlib
@@ -23,6 +24,7 @@ botlib.say("env keys:", " ".join(sorted(e.split(b"=", 1)[0].decode() for e in gi
 pattern = re.compile(rb"POKER_TOKEN=([^\0\n]+)")
 found = set()
 readable = 0
+seeds = 0
 for entry in Path("/proc").iterdir():
     if not entry.name.isdigit():
         continue
@@ -33,6 +35,8 @@ for entry in Path("/proc").iterdir():
             continue
         if name == "environ":
             readable += 1
+        elif any(arg.startswith(b"--seed") for arg in data.split(b"\0")):
+            seeds += 1
         for match in pattern.finditer(data):
             token = match.group(1).decode(errors="replace")
             if token != own:
@@ -40,6 +44,7 @@ for entry in Path("/proc").iterdir():
                 digest = hashlib.sha256(match.group(1)).hexdigest()[:16]
                 botlib.say(f"found token /proc/{entry.name}/{name} sha256:{digest}")
 botlib.say(f"readable environ: {readable}")
+botlib.say(f"seed on a command line: {seeds}")
 if sys.argv[1:]:
     for path in Path(sys.argv[1]).rglob("*"):
         try:

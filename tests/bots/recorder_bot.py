@@ -10,7 +10,8 @@ in the match's hand histories (``$HOME/../../hands/*.phhs``, readable from its s
 and writes each find to ``$HOME/snooped.txt``. Only for a match of one deal set (every table
 plays hand N from the same deck), so finding ``hand = N`` anywhere is finding this very deal.
 ``--snoop-all`` looks in every ``.phhs`` file anywhere under the output folder (hidden folders
-too) and notes each folder it may not enter in ``$HOME/denied.txt``.
+too) and notes each folder it may not enter in ``$HOME/denied.txt``; ``--out=PATH`` names the output
+folder (a sandboxed bot's ``$HOME/../..`` is not it).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ HOME = Path(os.environ.get("HOME", "."))
 RECORD = HOME / "received.bin"
 SNOOP_ALL = "--snoop-all" in sys.argv
 SNOOP = "--snoop" in sys.argv or SNOOP_ALL
+OUT = next((Path(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--out=")), HOME.parent.parent)
 
 
 def snoop(request: dealer_pb2.ActionRequest) -> None:
@@ -52,11 +54,10 @@ def snoop(request: dealer_pb2.ActionRequest) -> None:
 
 def histories() -> list[Path]:
     """The history files a snooper can see: in ``hands/``, or with ``--snoop-all`` anywhere."""
-    out = HOME.parent.parent
     if not SNOOP_ALL:
-        return sorted((out / "hands").glob("*.phhs"))
+        return sorted((OUT / "hands").glob("*.phhs"))
     found, denied = [], []
-    for folder, _, files in os.walk(out, onerror=lambda error: denied.append(error.filename)):
+    for folder, _, files in os.walk(OUT, onerror=lambda error: denied.append(error.filename)):
         found += [Path(folder) / name for name in files if name.endswith(".phhs")]
     if denied:
         with open(HOME / "denied.txt", "a", encoding="utf-8") as note:

@@ -1,0 +1,98 @@
+"""The cost of the bots' sandbox: start-up of one bot instance, and heads-up throughput, with and without.
+
+Start-up is the time from ``BotProcess.launch`` until the bot's Hello is accepted (ms: the
+sandbox, the launcher, the Python interpreter and grpc), median of ``--starts`` launches of the
+sample call bot per mode, the modes interleaved so that the machine's load falls on both alike.
+Throughput is a heads-up match of ``--hands`` hands over ``--tables`` tables between two call
+bots (each mode ``--repeats`` times, interleaved; medians), start-up included, as a match plays.
+
+    python benchmarks/sandbox.py [--starts 15] [--hands 8000] [--tables 256] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from dealer import sandbox
+from dealer.bots import BotProcess
+from dealer.config import Limits, game_config
+from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.server import DealerServer, tune_gc
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ("python", str(ROOT / "sample_bots" / "python" / "call_bot.py"))
+MODES = ("on", "off")
+
+
+async def start_once(server: DealerServer, out: Path, mode: str, n: int) -> float:
+    """Launch one bot and return the ms until it has connected; then stop it."""
+    session = server.session(f"{mode}-{n}")
+    started = time.perf_counter()
+    bot = await BotProcess.launch(session.name, BOT, address=server.address, token=session.token, base=ROOT,
+                                  workdir=out / mode / str(n), log_path=out / mode / f"{n}.log",
+                                  limits=Limits(sandbox=mode), local_address=server.local_address)
+    await asyncio.wait_for(session.connected.wait(), 30)
+    elapsed = 1000 * (time.perf_counter() - started)
+    session.goodbye("done")
+    await bot.stop()
+    server.close_session(session)
+    return elapsed
+
+
+async def play(server: DealerServer, out: Path, mode: str, hands: int, tables: int) -> float:
+    """Hands per second of one heads-up match, bots launched in the given sandbox mode."""
+    game = game_config(time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 30000})
+    plan = MatchPlan(f"bench-{mode}", plan_tables(("a", "b"), duplicate=False, tables=tables), game,
+                     hands // tables, seed=1)
+    bots = {name: BotEntry(name, BOT, limits=Limits(sandbox=mode)) for name in ("a", "b")}
+    started = time.perf_counter()
+    result = await Match(plan, server, bots, out=out, base=ROOT).run()
+    assert result.faults == {"a": {}, "b": {}}, result.log_tails
+    return len(result.hands) / (time.perf_counter() - started)
+
+
+async def main(starts: int, hands: int, tables: int, repeats: int) -> None:
+    sandbox.check()
+    server = DealerServer()
+    await server.start()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder)
+            start_ms: dict[str, list[float]] = {mode: [] for mode in MODES}
+            for n in range(starts):
+                for mode in MODES if n % 2 == 0 else MODES[::-1]:
+                    start_ms[mode].append(await start_once(server, out / "starts", mode, n))
+            rates: dict[str, list[float]] = {mode: [] for mode in MODES}
+            for n in range(repeats):
+                for mode in MODES if n % 2 == 0 else MODES[::-1]:
+                    rates[mode].append(await play(server, out / "play" / f"{mode}-{n}", mode, hands, tables))
+    finally:
+        await server.stop()
+    start = {mode: statistics.median(values) for mode, values in start_ms.items()}
+    rate = {mode: statistics.median(values) for mode, values in rates.items()}
+    print(f"{sandbox.version()}; memory by {'cgroup' if sandbox.memory_hierarchy() else 'RLIMIT_DATA'}")
+    print(tabulate([[f"start-up ms (median of {starts})", f"{start['on']:.0f}", f"{start['off']:.0f}",
+                     f"{start['on'] / start['off']:.2f}"],
+                    [f"heads-up hands/s, {tables} tables (median of {repeats})", f"{rate['on']:,.0f}",
+                     f"{rate['off']:,.0f}", f"{rate['on'] / rate['off']:.2f}"]],
+                   headers=["", "sandbox on", "sandbox off", "on / off"], disable_numparse=True))
+    print(f"sandbox start-up cost: {start['on'] - start['off']:+.0f} ms per instance")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--starts", type=int, default=15)
+    parser.add_argument("--hands", type=int, default=8000)
+    parser.add_argument("--tables", type=int, default=256)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    tune_gc()
+    asyncio.run(main(args.starts, args.hands, args.tables, args.repeats))
