@@ -336,7 +336,8 @@ async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOption
     try:
         if web is not None:
             typer.echo(f"web view on {await web.start()}")
-        async with dask_executor(commands, league.folder, league.out, workers=workers, scheduler=scheduler) as executor:
+        async with dask_executor(commands, league.folder, league.out, workers=workers, scheduler=scheduler,
+                                 log_level=options.log_level) as executor:
             with LeagueDisplay(league, total, standings_every=options.standings_every) as display:
 
                 def progress(update: Progress) -> None:

@@ -8,14 +8,17 @@ queueing, the placement (one thread per worker: a match's dealer gets its core) 
 recovery: a match whose worker dies is played again on another worker, and its one result
 comes back once. Only the coordinator (the ``dealer run`` process) writes the journal and the
 results; a match's folder (histories, logs) is written by its worker under the job's ``out``,
-so that folder must be the same shared folder, at the same path, on every machine.
+so that folder must be the same shared folder, at the same path, on every machine. Each worker
+logs what its dealer does to ``dealer.worker-HOST-PID.log`` there, at the coordinator's level.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
+import socket
 import secrets
 import shutil
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -112,6 +115,30 @@ class _TuneGC(WorkerPlugin):
         tune_gc()
 
 
+class _WorkerLog(WorkerPlugin):
+    """Each worker appends its dealer's log (launches, faults, restarts of the matches it plays)
+    to a file of its own in the output folder, as the coordinator writes ``dealer.log``."""
+
+    def __init__(self, out: str, level: str) -> None:
+        self.out = out
+        self.level = level
+        self.handler: logging.Handler | None = None
+
+    def setup(self, worker: distributed.Worker) -> None:
+        path = Path(self.out) / f"dealer.worker-{socket.gethostname()}-{os.getpid()}.log"
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+        self.handler = logging.FileHandler(path, encoding="utf-8")
+        self.handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger = logging.getLogger("dealer")
+        logger.addHandler(self.handler)
+        logger.setLevel(self.level.upper())
+
+    def teardown(self, worker: distributed.Worker) -> None:
+        if self.handler is not None:
+            logging.getLogger("dealer").removeHandler(self.handler)
+            self.handler.close()
+
+
 class DaskExecutor:
     """Plays each match as a Dask task on the cluster of ``client``; Dask replays a lost one."""
 
@@ -159,10 +186,12 @@ async def dask_executor(
     *,
     workers: int | None = None,
     scheduler: str | None = None,
+    log_level: str = "info",
 ) -> AsyncIterator[DaskExecutor]:
     """A DaskExecutor for these bots (name -> command, relative paths from ``base``) on a new
     LocalCluster of ``workers`` processes (default: one per core), or on the cluster of
-    ``scheduler`` (``tcp://HOST:8786``); checked first, closed at the end."""
+    ``scheduler`` (``tcp://HOST:8786``); checked first, closed at the end. The workers log at
+    ``log_level``."""
     marker = _write_marker(out)
     needs = bot_needs(commands, base)
     async with contextlib.AsyncExitStack() as stack:
@@ -194,5 +223,6 @@ async def dask_executor(
                 f"no Dask worker joined the scheduler {client.scheduler.address} within {WORKERS_TIMEOUT_S} s"
             ) from None
         await client.register_plugin(_TuneGC(), name="dealer-tune-gc")
+        await client.register_plugin(_WorkerLog(str(out), log_level), name="dealer-log")
         await check_workers(client, needs, out, marker)
         yield DaskExecutor(client, needs, out, marker)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -131,6 +132,11 @@ def test_local_cluster_gives_the_local_results(reference: tuple[bytes, bytes], t
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert outputs(out) == reference
     assert processes_under(out) == []
+    # Each worker logs the matches it played beside the coordinator's dealer.log.
+    logs = sorted(out.glob("dealer.worker-*.log"))
+    assert len(logs) == 2 and all(path.stat().st_mode & 0o777 == 0o600 for path in logs), logs
+    text = "".join(path.read_text() for path in logs)
+    assert len(re.findall(r" INFO dealer\.match: match \S+ over: ", text)) == 4, text[-3000:]  # each match once
     assert not (out / ".dealer-workers").exists()
 
 
