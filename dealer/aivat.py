@@ -7,7 +7,7 @@ card that came was than the average card, by a value function ``V``. Whatever ``
 whatever the bots do, each term has expectation zero given everything before it, so the
 corrected result is an unbiased estimate of the hand's expected result; the closer ``V`` is to
 the true value, the more luck it removes. Bots are black boxes here: only chance nodes are
-corrected (``decision_luck`` adds the decision terms of a bot that says its probabilities).
+corrected, unless a bot says its probabilities (below).
 
 The value function is the dealer's, who knows every hole card: a seat's showdown share of the
 pots so far, ``V_i = sum over pots of amount * share_i - contributed_i``, where ``share_i`` is its
@@ -30,17 +30,26 @@ Unseen cards are the deck minus every seat's hole cards (folded ones too: they a
 deck the next card comes from) and the board. The terms of one hand sum to zero over the seats.
 It generalises ``dealer.equity``'s all-in adjustment: a hand all-in before the river ends up
 scored by its equity when the betting ended, and every earlier card is corrected as well.
+
+Decision terms (AIVAT with known strategies): at a decision whose bot reported the probability
+``p(a)`` of each of its options (``read_strategy``), every seat's result is corrected by ``V(h a*)
+- sum_a p(a) V(h a)``, the action taken against the average action, with the same ``V`` (the
+pots and contributions just after the action; a fold leaves the folder nothing). Given the
+history its expectation over the bot's draw is zero if the bot drew its action from the
+probabilities it reported, so the estimate stays unbiased; a bot that lies biases only the
+comparison it lies in, which is why these terms serve nothing but a comparison of its own versions.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import zlib
 from collections.abc import Sequence
 
 from dealer.evaluator import _CARD_KEY, _FIVE_OF_A_SUIT, _PLAIN_VALUES, _SUIT_SHIFT, _SUIT_START, evaluate
-from dealer.rules import Acted, Dealt, Hand, Posted, Returned, side_pots
+from dealer.rules import Acted, Dealt, Hand, Legal, Posted, Returned, side_pots
 
 PREFLOP_BOARDS = 200  # boards of the pre-flop equity estimate
 _POOL_SIZE = 4096  # deck orders in the fixed pool the boards are drawn from
@@ -55,6 +64,10 @@ def _pool() -> tuple[tuple[int, ...], ...]:
 
 _POOL = _pool()
 Groups = tuple[tuple[int, ...], ...]
+Cache = dict[tuple[int, Groups], list[list[float]]]
+Option = tuple[bool, int, float]  # a strategy's option: folds, chips it adds, probability
+Decision = tuple[tuple[Option, ...], int]  # a decision's options and the index of the one taken
+TOLERANCE = 1e-6  # how far from 1 the probabilities of a strategy may sum
 
 
 def _preflop_boards(hole: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
@@ -218,8 +231,7 @@ def _nodes(hand: Hand) -> list[tuple[int, list[int], list[bool]]]:
     return nodes
 
 
-def _cached(cache: dict[tuple[int, Groups], list[list[float]]], hand: Hand, board_len: int,
-            groups: Groups) -> list[list[float]]:
+def _cached(cache: Cache, hand: Hand, board_len: int, groups: Groups) -> list[list[float]]:
     """``shares`` of the hand's board cut to ``board_len`` cards, computed once per hand."""
     got = cache.get((board_len, groups))
     if got is None:
@@ -227,12 +239,13 @@ def _cached(cache: dict[tuple[int, Groups], list[list[float]]], hand: Hand, boar
     return got
 
 
-def chance_terms(hand: Hand) -> list[list[float]]:
+def chance_terms(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
     """The luck terms of a finished hand's chance nodes in chips, one row by seat per node (the
     hole-card deal first, then each street dealt; module doc). Each row sums to 0 over the seats."""
     n = hand.n
     terms: list[list[float]] = []
-    cache: dict[tuple[int, Groups], list[list[float]]] = {}
+    if cache is None:
+        cache = {}
     for before, contributed, folded in _nodes(hand):
         row = [0.0] * n
         terms.append(row)
@@ -262,3 +275,105 @@ def chance_luck(hand: Hand) -> list[float]:
         for s in range(hand.n):
             luck[s] += row[s]
     return luck
+
+
+def read_strategy(options: Sequence[tuple[str, int, float]], legal: Legal, bet: int, taken: Acted) -> Decision | str:
+    """A reported strategy, options as (action name, raise-to amount, probability), at a decision
+    where ``legal`` held and the actor had bet ``bet`` in the round, then did ``taken``: the
+    options as the dealer applies them (a fold when nothing is owed is a check; equal ones added
+    up) and the index of the one taken, or a one-line reason why it cannot be used."""
+    merged: dict[tuple[bool, int], float] = {}
+    total = 0.0
+    for kind, amount, probability in options:
+        if not (math.isfinite(probability) and 0.0 <= probability <= 1.0):
+            return f"the probability of {kind} is {probability!r}, not in [0, 1]"
+        if kind == "fold" and legal.fold:
+            key = (True, 0)
+        elif kind == "fold" or kind == "check_call":
+            key = (False, legal.call)
+        elif kind == "bet_raise":
+            if not (legal.max_to and legal.min_to <= amount <= legal.max_to):
+                return f"option raise to {amount} is outside {legal.min_to}..{legal.max_to}"
+            key = (False, amount - bet)
+        else:
+            return f"option of unknown action type {kind}"
+        merged[key] = merged.get(key, 0.0) + probability
+        total += probability
+    if abs(total - 1.0) > TOLERANCE:
+        return f"probabilities sum to {total:.9g}, not 1"
+    done = (taken.kind == "fold", taken.amount)
+    if merged.get(done, 0.0) <= 0.0:
+        return f"the action taken ({taken.kind} {taken.amount}) has no probability in the strategy"
+    keys = list(merged)
+    return tuple([(k[0], k[1], merged[k] / total) for k in keys]), keys.index(done)
+
+
+def _values(hand: Hand, cache: Cache, board_len: int, contributed: list[int], folded: list[bool]) -> list[float]:
+    """Each seat's value ``V``: its expected share of the pots over the run-outs of the board so
+    far, minus the chips it put in (module doc)."""
+    values = [-float(c) for c in contributed]
+    contested: list[tuple[int, tuple[int, ...]]] = []
+    for amount, eligible in side_pots(contributed, folded, hand.order):
+        if len(eligible) == 1:
+            values[eligible[0]] += amount
+        else:
+            contested.append((amount, tuple(eligible)))
+    if contested:
+        groups = tuple(sorted({g for _, g in contested}))
+        now = _cached(cache, hand, board_len, groups)
+        for amount, g in contested:
+            k = groups.index(g)
+            for s in g:
+                values[s] += amount * now[k][s]
+    return values
+
+
+def decision_luck(hand: Hand, decisions: dict[int, Decision], cache: Cache | None = None) -> list[float]:
+    """Each seat's luck from the bots' draws at the decisions with known strategies, by the index
+    of their ``Acted`` record in ``hand.events``: the sum of ``V(taken) - sum_a p(a) V(a)`` (module
+    doc), in chips. Sums to 0 over the seats."""
+    n = hand.n
+    luck = [0.0] * n
+    if cache is None:
+        cache = {}
+    contributed, folded = [0] * n, [False] * n
+    board = 0
+    for index, event in enumerate(hand.events):
+        if isinstance(event, Acted):
+            decision = decisions.get(index)
+            if decision is not None:
+                options, taken = decision
+                seat = event.seat
+                expected = [0.0] * n
+                chosen: list[float] = []
+                for k, (folds, added, probability) in enumerate(options):
+                    after, out = list(contributed), list(folded)
+                    after[seat] += added
+                    out[seat] = out[seat] or folds
+                    values = _values(hand, cache, board, after, out)
+                    if k == taken:
+                        chosen = values
+                    for s in range(n):
+                        expected[s] += probability * values[s]
+                for s in range(n):
+                    luck[s] += chosen[s] - expected[s]
+            contributed[event.seat] += event.amount
+            if event.kind == "fold":
+                folded[event.seat] = True
+        elif isinstance(event, Posted):
+            contributed[event.seat] += event.amount
+        elif isinstance(event, Returned):
+            contributed[event.seat] -= event.amount
+        elif isinstance(event, Dealt):
+            board += len(event.cards)
+    return luck
+
+
+def hand_luck(hand: Hand, decisions: dict[int, Decision]) -> tuple[list[float], list[float]]:
+    """``chance_luck`` and ``decision_luck`` of a finished hand, the shares computed once for both."""
+    cache: Cache = {}
+    chance = [0.0] * hand.n
+    for row in chance_terms(hand, cache):
+        for s in range(hand.n):
+            chance[s] += row[s]
+    return chance, decision_luck(hand, decisions, cache) if decisions else [0.0] * hand.n

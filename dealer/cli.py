@@ -23,7 +23,7 @@ import yaml
 from tabulate import tabulate
 
 from dealer.acpc_game import export_states, unsupported
-from dealer.compare import Settings, play_comparison
+from dealer.compare import LABELS, Settings, play_comparison
 from dealer.config import LeagueConfig, Limits, game_config, load_league, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
@@ -489,8 +489,9 @@ def compare(
     worse_than: Annotated[float, typer.Option(help="Bound in bb/100 of the difference: 'worse by more than'.")] = -5.0,
     better_than: Annotated[float, typer.Option(help="Bound in bb/100: 'better by more than'.")] = 5.0,
     estimator: Annotated[str, typer.Option(
-        help="Figures the verdict is taken from: aivat (card luck corrected at every deal), all-in (all-in "
-             "hands scored by equity) or raw.")] = "aivat",
+        help="Figures the verdict is taken from: full (aivat, and the versions' own draws corrected where they "
+             "report their strategy), aivat (card luck corrected at every deal), all-in (all-in hands scored by "
+             "equity) or raw.")] = "full",
     adjust: Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")] = True,
     variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
@@ -554,7 +555,7 @@ def compare(
     else:
         level = f"{100 * (1 - alpha):g}% CI"
         rows = []
-        for name, label in (("raw", "raw"), ("all-in", "all-in adjusted"), ("aivat", "luck corrected (aivat)")):
+        for name, label in reversed(LABELS.items()):
             fig = comparison.by_estimator[name]
             low, high = fig.ci
             removed = comparison.variance_removed(name) if name != "raw" else None
@@ -563,9 +564,12 @@ def compare(
         typer.echo(tabulate(rows, headers=["new - old", "bb/100", level, "stderr", "p-value", "variance removed"],
                             disable_numparse=True))
         typer.echo(f"{comparison.hands} hands used ({len(comparison.samples)} paired deals, "
-                   f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted); "
+                   f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted, "
+                   f"{sum(s.known for s in comparison.samples)} with known strategies); "
                    f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
                    f"{settings.estimator} figures); exit code {data['exit_code']}")
+    for name, reason in (comparison.strategies_refused or {}).items():
+        typer.echo(f"warning: the strategies {name} reported were ignored from then on: {reason}", err=True)
     if failed:
         typer.echo(f"error: bots failed, the comparison is not valid: {failed}; see the logs in {out}/logs", err=True)
     raise typer.Exit(data["exit_code"])

@@ -16,11 +16,14 @@ The measured quantity is the **difference** ``new - old`` in big blinds per 100 
 
 Each group is one paired sample; the estimate is ``100 * sum(differences) / sum(hands each
 version played)`` (``stats.bb_per_100_grouped``) with a normal confidence interval and a two-sided
-p-value for "no difference". Every figure is given by three estimators (``ESTIMATORS``): ``raw``
+p-value for "no difference". Every figure is given by four estimators (``ESTIMATORS``): ``raw``
 (chips actually won), ``all-in`` (a hand all-in before the river scored by the players' equity,
-``dealer.equity``) and ``aivat`` (every hand's result minus its card luck at the deal, flop, turn
-and river, ``dealer.aivat``); all three are unbiased, and the verdict is taken from
-``Settings.estimator`` (``aivat`` by default: the least noisy).
+``dealer.equity``), ``aivat`` (every hand's result minus its card luck at the deal, flop, turn
+and river, ``dealer.aivat``: bots as black boxes) and ``full`` (``aivat`` minus the luck of the
+two versions' own draws at the decisions where they reported their strategy, AIVAT with known
+strategies; the same as ``aivat`` when neither reports one). All four are unbiased (``full`` as
+long as the versions draw their actions from the strategies they report), and the verdict is
+taken from ``Settings.estimator`` (``full`` by default: the least noisy).
 
 Verdicts (``verdict_from_ci``, or ``sequential_test`` with ``until_significant``):
 
@@ -73,7 +76,7 @@ class Settings:
     alpha: float = 0.05
     beta: float = 0.05
     until_significant: bool = False
-    estimator: str = "aivat"  # the figures the verdict is taken from (ESTIMATORS)
+    estimator: str = "full"  # the figures the verdict is taken from (ESTIMATORS)
     test: str = "cs"  # the sequential test (TESTS)
     cs_horizon: int = 1000  # paired deals at which the confidence sequence is narrowest
     min_samples: int = 100  # paired deals before the SPRT may stop: its variance estimate needs them
@@ -96,7 +99,9 @@ class Settings:
                              f"{self.worse_than} and {self.better_than}")
 
 
-ESTIMATORS = ("aivat", "all-in", "raw")
+ESTIMATORS = ("full", "aivat", "all-in", "raw")
+LABELS = {"full": "luck + known strategies (full)", "aivat": "luck corrected (aivat)", "all-in": "all-in adjusted",
+          "raw": "raw"}  # how the text output names them
 
 
 @dataclass(frozen=True)
@@ -110,10 +115,15 @@ class Sample:
     all_in: int  # hands of the group whose result was all-in adjusted
     luck: float = 0.0  # luck corrected (dealer.aivat); the all-in adjusted figure for hands without it
     corrected: int = 0  # hands of the group with a luck-corrected result
+    full: float | None = None  # luck and known strategies corrected; None: the luck-corrected figure
+    known: int = 0  # hands of the group with a decision corrected by a known strategy
 
     def value(self, estimator: str) -> float:
         """The difference in bb/100 units (100 * bb / hands) by an estimator of ``ESTIMATORS``."""
-        total = self.luck if estimator == "aivat" else self.adjusted if estimator == "all-in" else self.raw
+        if estimator == "full":
+            total = self.luck if self.full is None else self.full
+        else:
+            total = self.luck if estimator == "aivat" else self.adjusted if estimator == "all-in" else self.raw
         return 100 * total / self.hands
 
 
@@ -136,26 +146,29 @@ def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[S
 
 def _group() -> list[float]:
     """A group's running totals: raw, all-in, new's hands, old's hands, all-in hands, luck corrected,
-    luck-corrected hands."""
-    return [0.0, 0.0, 0, 0, 0, 0.0, 0]
+    luck-corrected hands, full, hands with known strategies."""
+    return [0.0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0]
 
 
 def _add(g: list[float], record: HandRecord, new: str, old: str) -> None:
     bb = record.big_blind
-    ev, luck = record.ev_net, record.luck_net
+    ev, luck, full = record.ev_net, record.luck_net, record.full_net
     for name, sign, count in ((new, 1, 2), (old, -1, 3)):
         if name in record.net:
             adjusted = sign * (ev[name] if ev is not None else record.net[name]) / bb
+            corrected = sign * luck[name] / bb if luck is not None else adjusted
             g[0] += sign * record.net[name] / bb
             g[1] += adjusted
-            g[5] += sign * luck[name] / bb if luck is not None else adjusted
+            g[5] += corrected
+            g[7] += sign * full[name] / bb if full is not None else corrected
             g[count] += 1
     g[4] += ev is not None
     g[6] += luck is not None
+    g[8] += full is not None
 
 
 def _sample(key: tuple[str, str, int], g: list[float]) -> Sample:
-    return Sample(key, g[0], g[1], int(g[2]), int(g[4]), g[5], int(g[6]))
+    return Sample(key, g[0], g[1], int(g[2]), int(g[4]), g[5], int(g[6]), g[7] if g[8] else None, int(g[8]))
 
 
 @dataclass(frozen=True)
@@ -332,6 +345,7 @@ class Comparison:
     sequential: AnyTest | None = None
     hands_played: int = 0
     extra: dict[str, object] = field(default_factory=dict)
+    strategies_refused: dict[str, str] | None = None  # bot -> why its reported strategies were ignored
 
     @property
     def hands(self) -> int:
@@ -365,6 +379,14 @@ class Comparison:
             return None
         return 1 - (other / raw) ** 2
 
+    def hands_factor(self, estimator: str) -> float | None:
+        """How many times fewer hands an estimator needs than raw for the same precision (raw's
+        variance over its own)."""
+        raw, other = self.raw.estimate.stderr, self.by_estimator[estimator].estimate.stderr
+        if not (math.isfinite(raw) and math.isfinite(other)) or other == 0:
+            return None
+        return (raw / other) ** 2
+
     def as_json(self) -> dict[str, object]:
         """One JSON-ready dict (the ``--json`` output)."""
         s = self.settings
@@ -375,11 +397,16 @@ class Comparison:
             "hands": self.hands, "deals": len(self.samples),
             "all_in_adjusted_hands": sum(x.all_in for x in self.samples),
             "luck_corrected_hands": sum(x.corrected for x in self.samples),
+            "known_strategy_hands": sum(x.known for x in self.samples),
+            "strategies_refused": self.strategies_refused or {},
             "ci_level": round(1 - s.alpha, 6),
             "raw": self.raw.as_json(), "adjusted": self.adjusted.as_json(), "aivat": self.by_estimator["aivat"].as_json(),
+            "full": self.by_estimator["full"].as_json(),
             "verdict_from": s.estimator,
             "variance_removed": {e: _r(v, 4) if (v := self.variance_removed(e)) is not None else None
                                  for e in ESTIMATORS if e != "raw"},
+            "hands_factor": {e: _r(v, 2) if (v := self.hands_factor(e)) is not None else None
+                             for e in ESTIMATORS if e != "raw"},
             "settings": {"worse_than": s.worse_than, "better_than": s.better_than, "alpha": s.alpha,
                          "beta": s.beta, "until_significant": s.until_significant, "estimator": s.estimator,
                          "test": s.test},
@@ -437,6 +464,7 @@ def compare_results(
         samples = samples[:used]
     comparison = summarize(samples, new, old, settings, field, sequential)
     comparison.hands_played = sum(len(r.hands) for r in results)
+    comparison.strategies_refused = {k: v for r in results for k, v in r.strategies_refused.items()}
     return comparison
 
 
@@ -516,7 +544,7 @@ async def play_comparison(
     tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
     per_table = max(1, max_hands // len(tables))
     plan = MatchPlan(match_id="compare", tables=tables, game=game, hands=per_table, seed=seed, sealed=sealed,
-                     luck=True)
+                     luck=True, strategies=(new.name, old.name))
     test = sequential_test(settings) if settings.until_significant else None
     entries = {e.name: e for e in (new, old, *field)}
     server = DealerServer(listen)
@@ -532,6 +560,7 @@ async def play_comparison(
         test.update(s.value(settings.estimator) for s in samples[-match.unchecked:])
     comparison = summarize(samples, new.name, old.name, settings, [f.name for f in field], test)
     comparison.hands_played = len(result.hands)
+    comparison.strategies_refused = dict(result.strategies_refused)
     comparison.extra["faults"] = {k: v for k, v in result.faults.items() if v}
     if result.forfeited:
         comparison.extra["forfeited"] = result.forfeited

@@ -119,6 +119,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
                 seed=None if config.seed is None else f"{config.seed}", mode="freezeout" if freezeout else "reset",
                 blind_levels=event.blind_levels, hands_per_level=event.hands_per_level or 0,
                 fault_policy=config.fault_policy, sealed=config.sealed, luck=event.format == "compare",
+                strategies=tuple(n for n in (event.new, event.old) if n) if event.format == "compare" else (),
             )
             bots = {name: entries[name] for t in tables for name in t.seats}
             jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / event.name / f"{deal_set:04d}", base))
@@ -203,13 +204,14 @@ def _result_to_json(result: MatchResult) -> dict[str, object]:
     data = dataclasses.asdict(result)
     data["hands"] = [[h.table, h.deal_set, h.hand, h.big_blind, h.net,
                       *([h.ev_net] if h.ev_net is not None or h.luck_net is not None else []),
-                      *([h.luck_net] if h.luck_net is not None else [])]
+                      *([h.luck_net] if h.luck_net is not None else []),
+                      *([h.full_net] if h.full_net is not None else [])]
                      for h in result.hands]
     return data
 
 
 def _result_from_json(data: dict) -> MatchResult:
-    hands = [HandRecord(*row) for row in data.pop("hands")]  # [table, deal_set, hand, bb, net(, ev_net(, luck_net))]
+    hands = [HandRecord(*row) for row in data.pop("hands")]  # [table, deal_set, hand, bb, net(, ev_net(, luck_net(, full_net)))]
     return MatchResult(**{**data, "bots": tuple(data["bots"]), "hands": hands})
 
 

@@ -43,14 +43,14 @@ from pathlib import Path
 
 from dealer import stdio, wire
 from dealer.acpc import AcpcBot
-from dealer.aivat import chance_luck
+from dealer.aivat import Decision, hand_luck, read_strategy
 from dealer.bots import BotProcess, sweep_cgroups
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
 from dealer.errors import DealerError
 from dealer.equity import adjusted_net
 from dealer.history import PhhsWriter, phh_text
-from dealer.rules import Hand, Legal, TableConfig, Variant
+from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import duplicate_rotations, sealed_instances
 from dealer.server import BotSession, DealerServer, Fault
 from dealer.wire import frame
@@ -97,6 +97,7 @@ class MatchPlan:
     fault_policy: str = "fold"
     sealed: bool = True  # tables sharing a deal set are played by different processes of a bot
     luck: bool = False  # record each hand's luck-corrected nets too (dealer.aivat; a comparison's estimator)
+    strategies: tuple[str, ...] = ()  # with luck: bots whose reported strategies correct their decisions too
 
     def instances(self) -> list[tuple[int, ...]]:
         """Which instance of each seat's bot plays each table (all instance 0 unless sealed)."""
@@ -126,6 +127,7 @@ class HandRecord:
     net: dict[str, int]
     ev_net: dict[str, float] | None = None  # all-in adjusted net (dealer.equity), when all-in before the river
     luck_net: dict[str, float] | None = None  # net minus chance luck (dealer.aivat), when the plan asks for it
+    full_net: dict[str, float] | None = None  # luck_net minus decision luck, when a decision had a known strategy
 
 
 @dataclass
@@ -140,6 +142,7 @@ class MatchResult:
     places: list[str] = field(default_factory=list)
     log_tails: dict[str, str] = field(default_factory=dict)
     unstarted: list[str] = field(default_factory=list)  # bots whose first start never connected
+    strategies_refused: dict[str, str] = field(default_factory=dict)  # bot -> why its strategies were ignored
 
     def net(self) -> dict[str, int]:
         """Net chips by bot over the match."""
@@ -190,6 +193,7 @@ class _Table:
     # the hand in play
     encoder: wire.HandWire = field(init=False)
     live: list[int] = field(default_factory=list)  # table seats dealt in, by engine seat
+    decisions: dict[int, Decision] = field(default_factory=dict)  # known strategies by Acted record index
     over: asyncio.Future[list[_Seat]] = field(init=False)  # what stopped play: see ``Match._deal``
 
     def __post_init__(self) -> None:
@@ -234,6 +238,7 @@ class Match:
         self.on_hand = on_hand
         self._deal_tables = collections.Counter(spec.deal_set for spec in plan.tables)  # tables per deal set
         self._unshown: dict[str, dict[int, list[str]]] = collections.defaultdict(dict)  # deal set -> table id -> PHH
+        self._trusted = set(plan.strategies) if plan.luck else set()  # bots whose strategies are used
 
     async def run(self) -> MatchResult:
         """Connect the bots, play every table, then say goodbye and stop every process.
@@ -527,6 +532,7 @@ class Match:
         config = self._hand_config(number, tuple(chips[s] for s in live), live.index(table.button))
         hand = Hand.start(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
         table.live = live
+        table.decisions = {}
         table.encoder = wire.HandWire(table.id, hand, number, live, n)
         for engine_seat, s in enumerate(live):
             if not seats[s].failed:  # a failed seat is sent no more hands
@@ -546,7 +552,11 @@ class Match:
             encoder, seats, live = table.encoder, table.seats, table.live
             hand = encoder.hand
             if answer is not None:
-                self._apply(hand, *answer)
+                legal, seat, reply = answer
+                index, bet = len(hand.events), hand.bets[hand.actors[0]]
+                self._apply(hand, legal, seat, reply)
+                if reply is not None and seat.entry.name in self._trusted and reply.strategy:
+                    self._note_strategy(table, seat, legal, bet, index, reply)
             while True:
                 published = encoder.publish()
                 if published:
@@ -628,6 +638,23 @@ class Match:
         else:
             hand.check_call()
 
+    def _note_strategy(self, table: _Table, seat: _Seat, legal: Legal, bet: int, index: int,
+                       reply: pb.ActionReply) -> None:
+        """Keep the strategy a bot reported with its answer for the hand's decision terms
+        (``dealer.aivat``); a strategy that cannot be used is logged and the bot's later ones ignored."""
+        acted = table.encoder.hand.events[index]  # the record of the answer just applied
+        assert isinstance(acted, Acted)
+        got = read_strategy(wire.reply_strategy(reply), legal, bet, acted)
+        if isinstance(got, str):
+            name = seat.entry.name
+            self._trusted.discard(name)
+            self.result.strategies_refused[name] = got
+            log.warning("strategy of bot %s ignored from now on in match %s (table %d, request %d): %s; its "
+                        "decisions count as a black box's", name, self.plan.match_id, reply.table, reply.request_id,
+                        got)
+            return
+        table.decisions[index] = got
+
     def _end_hand(self, table: _Table) -> None:
         """Settle a finished hand: chips, freezeout places, HandEnd to every seat, the record, the PHH."""
         hand, live, spec, n = table.encoder.hand, table.live, table.spec, len(table.seats)
@@ -648,7 +675,7 @@ class Match:
             if not seat.failed:
                 seat.session.send_framed(end)
         adjusted = adjusted_net(hand)
-        luck = chance_luck(hand) if self.plan.luck else None
+        luck, known = hand_luck(hand, table.decisions) if self.plan.luck else (None, None)
         table.played += 1
         text = phh_text(
             hand, names=[spec.seats[s] for s in live], hand_number=number, table_seats=live, seat_count=n,
@@ -660,7 +687,9 @@ class Match:
             table=table.id, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
             net={spec.seats[s]: net[s] for s in live},
             ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)},
-            luck_net=None if luck is None else {spec.seats[s]: round(net[s] - luck[k], 2) for k, s in enumerate(live)}))
+            luck_net=None if luck is None else {spec.seats[s]: round(net[s] - luck[k], 2) for k, s in enumerate(live)},
+            full_net=None if luck is None or known is None or not table.decisions else
+            {spec.seats[s]: round(net[s] - luck[k] - known[k], 2) for k, s in enumerate(live)}))
 
     def _publish(self, deal_set: str, table_id: int, text: str) -> None:
         """Pass on the hands of a deal set that every table dealt its cards has finished: a hand

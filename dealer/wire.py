@@ -467,9 +467,40 @@ def _json_int(data: dict[str, object], key: str, low: int, high: int, default: i
     return value
 
 
+_REPLY_ACTIONS = {number: name for name, number in _JSON_ACTIONS.items()}
+
+
+def reply_strategy(reply: pb.ActionReply) -> list[tuple[str, int, float]]:
+    """The strategy a reply reports (``ActionReply.strategy``) as (action name as in the stdio
+    contract, "raise to" amount, probability) per option; an unknown action type is named by its number."""
+    return [(_REPLY_ACTIONS.get(o.type, str(o.type)), o.amount, o.probability) for o in reply.strategy]
+
+
+def _json_strategy(data: dict[str, object]) -> list[pb.ActionProbability]:
+    """A reply line's optional ``"strategy"``: a list of ``{"action", "amount", "probability"}``;
+    ValueError when its form is wrong (whether it makes sense is the dealer's check, as over gRPC)."""
+    strategy = data.get("strategy", [])
+    if not isinstance(strategy, list):
+        raise ValueError('"strategy" must be a list of {"action", "amount", "probability"} objects')
+    options = []
+    for k, option in enumerate(strategy):
+        if not isinstance(option, dict):
+            raise ValueError(f'"strategy" option {k} is not an object')
+        action = option.get("action")
+        kind = _JSON_ACTIONS.get(action) if isinstance(action, str) else None
+        if kind is None:
+            raise ValueError(f'"strategy" option {k}: "action" must be "fold", "check_call" or "bet_raise"')
+        probability = option.get("probability")
+        if type(probability) is not float and type(probability) is not int:
+            raise ValueError(f'"strategy" option {k}: "probability" must be a number')
+        options.append(pb.ActionProbability(type=kind, amount=_json_int(option, "amount", -_INT64, _INT64, 0),
+                                            probability=float(probability)))
+    return options
+
+
 def _json_reply(line: bytes) -> pb.ActionReply:
-    """One stdio reply line ``{"table", "request_id", "action", "amount"}`` as an ActionReply;
-    ValueError with a one-line reason when it is malformed (the bot's ``protocol`` fault)."""
+    """One stdio reply line ``{"table", "request_id", "action", "amount"(, "strategy")}`` as an
+    ActionReply; ValueError with a one-line reason when it is malformed (the bot's ``protocol`` fault)."""
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -483,7 +514,7 @@ def _json_reply(line: bytes) -> pb.ActionReply:
         raise ValueError(f'"action" must be "fold", "check_call" or "bet_raise", not {given}')
     return pb.ActionReply(
         table=_json_int(data, "table", 0, _UINT64), request_id=_json_int(data, "request_id", 0, _UINT64),
-        type=kind, amount=_json_int(data, "amount", -_INT64, _INT64, 0),
+        type=kind, amount=_json_int(data, "amount", -_INT64, _INT64, 0), strategy=_json_strategy(data),
     )
 
 

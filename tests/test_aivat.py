@@ -11,7 +11,7 @@ import statistics
 
 import pytest
 
-from dealer.aivat import PREFLOP_BOARDS, chance_luck, chance_terms, shares
+from dealer.aivat import PREFLOP_BOARDS, chance_luck, chance_terms, hand_luck, read_strategy, shares
 from dealer.cards import parse_cards, shuffled_deck
 from dealer.equity import adjusted_net
 from dealer.evaluator import evaluate
@@ -134,3 +134,115 @@ def test_simulated_play_keeps_the_mean_and_removes_variance():
     assert abs(statistics.fmean(lucks)) < 4 * se
     corrected = [n - x for n, x in zip(nets, lucks, strict=True)]
     assert statistics.variance(corrected) < 0.8 * statistics.variance(nets)
+
+
+# ------------------------------------------------------------------ decision terms (known strategies)
+
+
+def _decide(hand: Hand, decisions: dict, strategy: list[tuple[str, int, float]], choice: str, to: int = 0) -> None:
+    """Apply ``choice`` for the actor and keep its reported ``strategy`` as the dealer does (dealer.match)."""
+    legal, index, bet = hand.legal(), len(hand.events), hand.bets[hand.actor]
+    acted = hand.fold() if choice == "fold" else hand.check_call() if choice == "check_call" else hand.raise_to(to)
+    got = read_strategy(strategy, legal, bet, acted)
+    assert not isinstance(got, str), got
+    decisions[index] = got
+
+
+def test_a_river_decision_with_known_strategy_leaves_no_variance_and_the_right_mean():
+    # At the river the dealer's value is exact: corrected by the decision term, folding and calling
+    # give the same result, the caller's expected result under its strategy.
+    holes, board = [parse_cards("AhKh"), parse_cards("QsQd")], parse_cards("2h7hJc9s3d")
+    strategy = [("fold", 0, 0.3), ("check_call", 0, 0.7)]
+    outcomes = {}
+    for choice in ("fold", "check_call"):
+        hand = Hand.start(HU, _deck(holes, board))
+        for _ in range(7):  # limp, check to the river, then the first to act checks
+            hand.check_call()
+        hand.raise_to(300)  # a bet of 300 into 200
+        decisions: dict = {}
+        _decide(hand, decisions, strategy, choice)
+        chance, known = hand_luck(hand, decisions)
+        assert chance == chance_luck(hand) and abs(sum(known)) < 1e-9
+        net = [f - s for f, s in zip(hand.final_stacks(), HU.stacks, strict=True)]
+        outcomes[choice] = (net, [net[s] - chance[s] - known[s] for s in range(2)])
+    expected = [0.3 * outcomes["fold"][0][s] + 0.7 * outcomes["check_call"][0][s] for s in range(2)]
+    assert outcomes["fold"][0] != outcomes["check_call"][0]
+    for choice in outcomes:
+        chance_free = [outcomes[choice][1][s] + chance_luck_of(choice, holes, board)[s] for s in range(2)]
+        assert chance_free == pytest.approx(expected), choice
+
+
+def chance_luck_of(choice: str, holes, board) -> list[float]:
+    """The chance luck of the river spot above (the same for both choices: the cards came before)."""
+    hand = Hand.start(HU, _deck(holes, board))
+    for _ in range(7):
+        hand.check_call()
+    hand.raise_to(300)
+    hand.fold() if choice == "fold" else hand.check_call()
+    return chance_luck(hand)
+
+
+def test_decision_and_chance_terms_keep_the_exact_expectation_over_a_whole_tree():
+    # From the turn on: the seat to act bets or checks by a known strategy, the other calls or folds
+    # by one, every river card comes, then the bots react to it. The expectation of the result
+    # corrected by the decision terms and the river's term over every branch (weighted by the
+    # strategies) equals that of the raw result.
+    holes, flop = [parse_cards("AhKh"), parse_cards("QsQd")], parse_cards("2h7hJc")
+    turn = parse_cards("9s")[0]
+    unseen = [c for c in range(52) if c not in set(flop) | {turn} | {c for h in holes for c in h}]
+    bet_p, call_p = 0.4, 0.55
+    raw = corrected = weight_sum = 0.0
+    spreads: dict[str, list[float]] = {"known": []}
+    for river in unseen:
+        for first in ("bet", "check"):
+            seconds = ("check_call", "fold") if first == "bet" else ("check_call",)
+            for second in seconds:
+                hand = Hand.start(HU, _deck(holes, [*flop, turn, river]))
+                for _ in range(4):  # limp, check the flop
+                    hand.check_call()
+                decisions: dict = {}
+                opener = [("check_call", 0, 1 - bet_p), ("bet_raise", 200, bet_p)]
+                _decide(hand, decisions, opener, "bet_raise" if first == "bet" else "check_call", 200)
+                if first == "bet":
+                    _decide(hand, decisions, [("check_call", 0, call_p), ("fold", 0, 1 - call_p)], second)
+                    weight = bet_p * (call_p if second == "check_call" else 1 - call_p)
+                else:
+                    _decide(hand, decisions, [("check_call", 0, 1.0)], "check_call")  # a pure strategy: no term
+                    weight = 1 - bet_p
+                _reactive(hand)
+                known = hand_luck(hand, decisions)[1]
+                terms = chance_terms(hand)  # the deal, flop and turn are fixed here: only the river's term varies
+                river_luck = terms[3][0] if len(terms) > 3 else 0.0
+                net = hand.final_stacks()[0] - HU.stacks[0]
+                weight /= len(unseen)
+                raw += weight * net
+                corrected += weight * (net - river_luck - known[0])
+                weight_sum += weight
+                spreads["known"].append(known[0])
+    assert weight_sum == pytest.approx(1)
+    assert corrected == pytest.approx(raw, abs=1e-6)
+    assert max(abs(k) for k in spreads["known"]) > 100  # the decision terms themselves are not zero
+
+
+def test_reported_strategies_are_checked_and_read_as_the_dealer_applies_them():
+    hand = Hand.start(HU, shuffled_deck("strategy", 12))
+    legal, bet = hand.legal(), hand.bets[hand.actor]  # the small blind: fold, call 50, raise 200..10000
+    acted = hand.check_call()
+    good = read_strategy([("fold", 0, 0.25), ("check_call", 0, 0.5), ("bet_raise", 300, 0.25)], legal, bet, acted)
+    assert good == (((True, 0, 0.25), (False, 50, 0.5), (False, 250, 0.25)), 1)
+    bad = {
+        "probabilities sum to 0.9": [("fold", 0, 0.4), ("check_call", 0, 0.5)],
+        "the probability of fold is nan": [("fold", 0, float("nan")), ("check_call", 0, 1.0)],
+        "the probability of fold is -0.5": [("fold", 0, -0.5), ("check_call", 0, 1.5)],
+        "option raise to 150 is outside 200..10000": [("check_call", 0, 0.5), ("bet_raise", 150, 0.5)],
+        "option of unknown action type 7": [("check_call", 0, 0.5), ("7", 0, 0.5)],
+        "the action taken (call 50) has no probability": [("fold", 0, 1.0), ("check_call", 0, 0.0)],
+    }
+    for reason, options in bad.items():
+        got = read_strategy(options, legal, bet, acted)
+        assert isinstance(got, str) and got.startswith(reason) and "\n" not in got, (reason, got)
+    free = Hand.start(HU, shuffled_deck("strategy", 12))
+    free.check_call()
+    legal, bet = free.legal(), free.bets[free.actor]  # the big blind may check: a fold would be a check
+    acted = free.check_call()
+    assert read_strategy([("fold", 0, 0.5), ("check_call", 0, 0.5)], legal, bet, acted) == (((False, 0, 1.0),), 0)

@@ -185,21 +185,26 @@ def test_cli_compare_strength_beats_random(tmp_path):
     assert run.returncode == 0
     assert data["hands"] == 600 and data["deals"] == 300
     assert set(data["raw"]) == {"bb_per_100", "stderr", "ci", "p_value"}
-    assert data["verdict_from"] == "aivat" and data["luck_corrected_hands"] == 600  # every hand recorded its luck
-    assert set(data["variance_removed"]) == {"aivat", "all-in"}
+    assert data["verdict_from"] == "full" and data["luck_corrected_hands"] == 600  # every hand recorded its luck
+    assert data["known_strategy_hands"] == 0 and data["full"] == data["aivat"]  # black boxes: full is aivat
+    assert set(data["variance_removed"]) == set(data["hands_factor"]) == {"full", "aivat", "all-in"}
     assert (tmp_path / "compare.json").exists()
 
 
-def test_league_journal_keeps_ev_net_and_luck_net():
+def test_league_journal_keeps_ev_net_luck_net_and_full_net():
     from dealer.league import _result_from_json, _result_to_json
 
     result = _h2h([200, -400], ev=[50.0, 0.0])
     lucky = HandRecord(3, "m/0", 2, 100, {"new": 10, "old": -10}, None, {"new": -4.5, "old": 4.5})
-    result.hands.append(lucky)
+    known = HandRecord(3, "m/0", 3, 100, {"new": 10, "old": -10}, None, {"new": -4.5, "old": 4.5},
+                       {"new": 2.25, "old": -2.25})
+    result.hands += [lucky, known]
+    result.strategies_refused["old"] = "probabilities sum to 0.9, not 1"
     back = _result_from_json(json.loads(json.dumps(_result_to_json(result))))
-    assert back.hands == result.hands
+    assert back.hands == result.hands and back.strategies_refused == result.strategies_refused
+    assert back.hands[-1].full_net == {"new": 2.25, "old": -2.25} and back.hands[-2].full_net is None
     assert back.hands[0].ev_net == {"new": 50.0, "old": -50.0} and back.hands[1].ev_net is None
-    assert back.hands[-1].luck_net == {"new": -4.5, "old": 4.5} and back.hands[0].luck_net is None
+    assert back.hands[-2].luck_net == {"new": -4.5, "old": 4.5} and back.hands[0].luck_net is None
 
 
 def test_estimators_and_the_variance_each_removes():
@@ -212,14 +217,35 @@ def test_estimators_and_the_variance_each_removes():
     assert [s.raw for s in samples] == [20.0, -16.0, 24.0, -12.0, 18.0]
     assert [s.luck for s in samples] == [2.0, 1.0, 3.0, 0.4, 1.6] and [s.corrected for s in samples] == [2] * 5
     assert [s.adjusted for s in samples] == [s.raw for s in samples]  # no all-in hand
-    comparison = summarize(samples, "new", "old", Settings())
+    comparison = summarize(samples, "new", "old", Settings(estimator="aivat"))
     assert comparison.used is comparison.by_estimator["aivat"]
     raw_sd, luck_sd = figures(samples, "raw").estimate.stderr, figures(samples, "aivat").estimate.stderr
     assert comparison.variance_removed("aivat") == pytest.approx(1 - (luck_sd / raw_sd) ** 2)
     assert comparison.variance_removed("all-in") == pytest.approx(0)
     data = comparison.as_json()
     assert data["verdict_from"] == "aivat" and data["luck_corrected_hands"] == 10
+    assert data["hands_factor"]["aivat"] == round((raw_sd / luck_sd) ** 2, 2)
     assert data["variance_removed"]["aivat"] == round(1 - (luck_sd / raw_sd) ** 2, 4)
     assert data["aivat"]["bb_per_100"] == pytest.approx(100 * 8.0 / 10)
     with pytest.raises(ValueError, match="estimator must be one of"):
         Settings(estimator="ev").check()
+
+
+def test_full_estimator_takes_the_known_strategy_figures_where_a_hand_has_them():
+    # Deal 0 had a decision with a known strategy (full_net), deal 1 none: full falls back to aivat there.
+    hands = [
+        HandRecord(1, "m/0", 0, 100, {"new": 500, "old": -500}, None, {"new": 300.0, "old": -300.0},
+                   {"new": 100.0, "old": -100.0}),
+        HandRecord(2, "m/0", 0, 100, {"old": 0, "new": 0}, None, {"old": 0.0, "new": 0.0}),
+        HandRecord(1, "m/0", 1, 100, {"new": -200, "old": 200}, None, {"new": -50.0, "old": 50.0}),
+        HandRecord(2, "m/0", 1, 100, {"old": 0, "new": 0}, None, {"old": 0.0, "new": 0.0}),
+    ]
+    samples = paired_samples([MatchResult("m", ("new", "old"), hands)], "new", "old")
+    assert [s.value("full") for s in samples] == [100 * 2.0 / 2, 100 * -1.0 / 2]
+    assert [s.value("aivat") for s in samples] == [100 * 6.0 / 2, 100 * -1.0 / 2]
+    assert [s.known for s in samples] == [1, 0]
+    comparison = summarize(samples, "new", "old", Settings())
+    assert comparison.used is comparison.by_estimator["full"]
+    data = comparison.as_json()
+    assert data["verdict_from"] == "full" and data["known_strategy_hands"] == 1
+    assert data["full"]["bb_per_100"] == pytest.approx(25.0) and data["aivat"]["bb_per_100"] == pytest.approx(125.0)

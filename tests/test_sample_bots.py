@@ -19,7 +19,7 @@ from fake_dealer import TOKEN, FakeDealer, dealer_pb2, standard_script
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_DIR = ROOT / "sample_bots" / "node"
-PYTHON_BOTS = ["random_bot", "call_bot", "raise_bot", "strength_bot", "leaky_bot"]
+PYTHON_BOTS = ["random_bot", "call_bot", "raise_bot", "strength_bot", "leaky_bot", "mixed_bot"]
 ALL_BOTS = [*PYTHON_BOTS, "node"]
 FOLD, CHECK_CALL, BET_RAISE = (
     dealer_pb2.ACTION_TYPE_FOLD,
@@ -134,6 +134,20 @@ def test_strength_bot_plays_by_strength_and_is_deterministic():
     assert found[(9, 202)].type == FOLD  # 72 on Q J 9 facing a bet
     assert found[(9, 203)].type == BET_RAISE  # quads on the turn
     again, _ = play("strength_bot")
+    assert answers(again) == found
+
+
+def test_mixed_bot_reports_the_strategy_it_draws_from_and_is_deterministic():
+    dealer, done = play("mixed_bot")
+    assert done.returncode == 0, done.stderr
+    found = answers(dealer)
+    for reply in found.values():
+        options = {(o.type, o.amount if o.type == BET_RAISE else 0): o.probability for o in reply.strategy}
+        assert len(options) == len(reply.strategy) and abs(sum(options.values()) - 1) < 1e-9, reply
+        assert options[(reply.type, reply.amount if reply.type == BET_RAISE else 0)] > 0, reply
+    assert any(len(r.strategy) > 1 for r in found.values())  # a real mix somewhere
+    assert found[(9, 203)].type == BET_RAISE and found[(9, 203)].strategy[0].probability == 1  # quads: always raise
+    again, _ = play("mixed_bot")
     assert answers(again) == found
 
 

@@ -103,16 +103,28 @@ class Hello(_message.Message):
     def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class ActionReply(_message.Message):
-    __slots__ = ("table", "request_id", "type", "amount")
+    __slots__ = ("table", "request_id", "type", "amount", "strategy")
     TABLE_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    STRATEGY_FIELD_NUMBER: _ClassVar[int]
     table: int
     request_id: int
     type: ActionType
     amount: int
-    def __init__(self, table: _Optional[int] = ..., request_id: _Optional[int] = ..., type: _Optional[_Union[ActionType, str]] = ..., amount: _Optional[int] = ...) -> None: ...
+    strategy: _containers.RepeatedCompositeFieldContainer[ActionProbability]
+    def __init__(self, table: _Optional[int] = ..., request_id: _Optional[int] = ..., type: _Optional[_Union[ActionType, str]] = ..., amount: _Optional[int] = ..., strategy: _Optional[_Iterable[_Union[ActionProbability, _Mapping]]] = ...) -> None: ...
+
+class ActionProbability(_message.Message):
+    __slots__ = ("type", "amount", "probability")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    type: ActionType
+    amount: int
+    probability: float
+    def __init__(self, type: _Optional[_Union[ActionType, str]] = ..., amount: _Optional[int] = ..., probability: _Optional[float] = ...) -> None: ...
 
 class DealerMessage(_message.Message):
     __slots__ = ("items",)

@@ -18,13 +18,22 @@ the channel uses TLS with that CA.
 A Decision is made with ``fold()``, ``check_call()`` or ``raise_to(amount)``. The SDK keeps
 answers legal where it can: a raise is clamped into [min_raise_to, max_raise_to] and becomes a
 check/call when no raise is allowed; a fold when nothing is owed becomes a check.
+
+A bot that plays a mixed strategy may say so: ``mixed([(fold(), 0.2), (check_call(), 0.8)], rng)``
+draws one option with ``rng`` and returns it carrying every option's probability, which is sent
+with the answer (``ActionReply.strategy``, options made legal as above and equal ones added up).
+``dealer compare`` then removes the luck of the bot's own draws from the comparison of its
+versions (AIVAT with known strategies): report the probabilities you really draw from, or the
+comparison is biased. They are used for nothing else.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import queue
+import random
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,7 +47,7 @@ except ImportError:  # run from a checkout without the project installed: use th
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from poker.v1 import dealer_pb2, dealer_pb2_grpc
 
-__all__ = ["Decision", "check_call", "dealer_pb2", "fold", "raise_to", "run"]
+__all__ = ["Decision", "answer", "check_call", "dealer_pb2", "fold", "mixed", "raise_to", "run"]
 
 FOLD = dealer_pb2.ACTION_TYPE_FOLD
 CHECK_CALL = dealer_pb2.ACTION_TYPE_CHECK_CALL
@@ -46,10 +55,12 @@ BET_RAISE = dealer_pb2.ACTION_TYPE_BET_RAISE
 
 
 class Decision(NamedTuple):
-    """An answer to one ActionRequest: an ActionType and, for BET_RAISE, the "raise to" total."""
+    """An answer to one ActionRequest: an ActionType and, for BET_RAISE, the "raise to" total;
+    ``strategy``, when drawn by ``mixed``: the options it was drawn from with their probabilities."""
 
     type: int
     amount: int = 0
+    strategy: tuple[tuple[Decision, float], ...] = ()
 
 
 def fold() -> Decision:
@@ -67,6 +78,24 @@ def raise_to(amount: int) -> Decision:
     return Decision(BET_RAISE, int(amount))
 
 
+def mixed(options: Sequence[tuple[Decision, float]], rng: random.Random) -> Decision:
+    """Draw one of ``options`` (decisions and their probabilities, which must sum to 1) with
+    ``rng``; the decision drawn carries them all, and the SDK reports them with the answer."""
+    total = math.fsum(p for _, p in options)
+    if not options or abs(total - 1) > 1e-9 or not all(math.isfinite(p) and p >= 0 for _, p in options):
+        given = [p for _, p in options]
+        raise ValueError(f"mixed: probabilities must be finite, non-negative and sum to 1, not {given}")
+    strategy = tuple((Decision(d.type, d.amount), p) for d, p in options)
+    draw, cumulative = rng.random() * total, 0.0
+    chosen = next((d for d, p in strategy if p > 0), strategy[0][0])
+    for decision, p in strategy:
+        cumulative += p
+        if p > 0 and draw < cumulative:
+            chosen = decision
+            break
+    return Decision(chosen.type, chosen.amount, strategy)
+
+
 def _legal(decision: Decision, request: dealer_pb2.ActionRequest) -> Decision:
     if decision.type == BET_RAISE:
         if request.min_raise_to <= 0:
@@ -77,7 +106,30 @@ def _legal(decision: Decision, request: dealer_pb2.ActionRequest) -> Decision:
         return Decision(CHECK_CALL)
     if decision.type not in (FOLD, CHECK_CALL):
         return Decision(CHECK_CALL)
-    return decision
+    return Decision(decision.type)
+
+
+def answer(
+    decide: Callable[[dealer_pb2.ActionRequest], Decision], table: int, request: dealer_pb2.ActionRequest
+) -> dealer_pb2.ActionReply:
+    """The reply to one request: ``decide``'s decision made legal, with its strategy if it has one
+    (each option made legal, equal ones added up). If ``decide`` raises, the error is printed to
+    stderr and the reply is a check/call."""
+    try:
+        decision = decide(request)
+        chosen = _legal(decision, request)
+        merged: dict[Decision, float] = {}
+        for option, p in decision.strategy:
+            legal = _legal(option, request)
+            merged[legal] = merged.get(legal, 0.0) + p
+    except Exception as error:  # a bot bug must not cost the session
+        print(f"pokerbot: decide failed: {error!r}", file=sys.stderr, flush=True)
+        chosen, merged = Decision(CHECK_CALL), {}
+    return dealer_pb2.ActionReply(
+        table=table, request_id=request.request_id, type=chosen.type,
+        amount=chosen.amount if chosen.type == BET_RAISE else 0,
+        strategy=[dealer_pb2.ActionProbability(type=d.type, amount=d.amount, probability=p) for d, p in merged.items()],
+    )
 
 
 def _options(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -112,8 +164,8 @@ def run(
 ) -> None:
     """Play one session: return on Goodbye or stream end; exit 1 if the dealer is unreachable.
 
-    ``on_item`` (optional) sees every Item in order, before ``decide`` sees a request. If
-    ``decide`` raises, the error is printed to stderr and the bot checks/calls instead.
+    ``on_item`` (optional) sees every Item in order, before ``decide`` sees a request; each request
+    is answered by ``answer``.
     """
     options = _options(argv)
     if not options.dealer:
@@ -141,20 +193,7 @@ def run(
                     on_item(item)
                 kind = item.WhichOneof("kind")
                 if kind == "request":
-                    request = item.request
-                    try:
-                        decision = _legal(decide(request), request)
-                    except Exception as error:  # a bot bug must not cost the session
-                        print(f"pokerbot: decide failed: {error!r}", file=sys.stderr, flush=True)
-                        decision = Decision(CHECK_CALL)
-                    replies.append(
-                        dealer_pb2.ActionReply(
-                            table=item.table,
-                            request_id=request.request_id,
-                            type=decision.type,
-                            amount=decision.amount if decision.type == BET_RAISE else 0,
-                        )
-                    )
+                    replies.append(answer(decide, item.table, item.request))
                 elif kind == "welcome":
                     welcomed = True
                 elif kind == "goodbye":
