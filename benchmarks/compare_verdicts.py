@@ -1,12 +1,18 @@
-"""Hands to a verdict: plain play against duplicate + luck correction (aivat), SPRT against the confidence sequence.
+"""Hands to a verdict: plain play against duplicate + luck correction (aivat, full), SPRT against CS.
 
-Run ``python benchmarks/compare_verdicts.py [--quick] [--pairs leaky,loose] [--reps 200]``. For each
-pair, strength_bot (new) against an older version of it (old), one pool of heads-up duplicate
-deals is played for real, every hand recorded with its actual, all-in adjusted and luck-corrected
-net (``dealer.aivat``):
+Run ``python benchmarks/compare_verdicts.py [--quick] [--pairs leaky,mixed] [--reps 200]``. For each
+pair, a new version of a bot against an older one, one pool of heads-up duplicate deals is played
+for real, every hand recorded with its actual, all-in adjusted, luck-corrected (``dealer.aivat``)
+and, where the bots report their strategies, fully corrected net (AIVAT's decision terms too):
 
-* ``leaky``: sample_bots/python/leaky_bot.py (calls too often after the flop);
-* ``loose``: benchmarks/loose_bot.py (the same leak, much worse: a larger edge, about 40-50 bb/100).
+* ``leaky``: strength_bot against sample_bots/python/leaky_bot.py (calls too often after the flop);
+* ``loose``: strength_bot against benchmarks/loose_bot.py (the same leak, much worse);
+* ``mixed``: sample_bots/python/mixed_bot.py against benchmarks/loose_mixed_bot.py, both playing
+  mixed strategies and reporting them (``pokerbot.mixed``): the pair with known strategies.
+
+The pools are played in this process, on one core: ``dealer.match.Match`` with every rule, clock and
+record as over the wire, each bot's requests answered by the Python SDK's own ``pokerbot.answer``
+with the bot's ``decide`` (only gRPC and the bot processes are left out).
 
 Then each method runs ``dealer compare``'s sequential test (checked every ``--batch`` paired deals,
 the same minimum samples) on deals drawn from the pool at random with replacement until it
@@ -14,17 +20,20 @@ decides, ``--reps`` times:
 
 * plain: only the first seating of each deal (a non-duplicate match), raw chips, one hand a sample;
 * duplicate, all-in adjusted: what ``dealer compare`` did before (with the two SPRTs);
-* duplicate, aivat: the luck-corrected nets (now the default estimator);
+* duplicate, aivat: the luck-corrected nets (bots as black boxes);
+* duplicate, full: with the decision terms of the reported strategies (the default estimator);
 each with the two SPRTs (bounds +-``--bound``, default 5 as ``dealer compare``) and with the
 confidence sequence (``--test cs``, the default now). As in compare_hands.py, each method's samples
 are shifted so that their mean is the pool's best estimate of the edge (duplicate, aivat), so
 methods differ only by their spread. The A/A check: the same resampling with each difference's
 sign flipped at random (the null of no difference: swapping which version is "new" flips it),
-``--reps`` runs per method that uses the confidence sequence or aivat (the plain-play SPRT baselines
-would take very long); a "better" or "worse" verdict is false, and their share should stay
-within alpha (0.05) plus sampling error. The fast loops are checked against dealer.compare's own
-test classes on the first repetition. ``--quick``: pools of 3,000 deals (one to two minutes of play per pair
-on 2 shared cores); ``--cache DIR`` keeps the pools for the next run.
+``--reps`` runs per method that uses the confidence sequence or aivat/full, each cut at
+``--aa-cap`` hands (20,000 by default, ``dealer compare``'s default maximum): a "better" or
+"worse" verdict is false, and their share should stay within alpha (0.05) plus sampling error.
+The unbiasedness of the corrections is checked on the real pool: the mean over deals of each
+estimator minus raw, with its standard error, should be within about 2 of them of 0. The fast
+loops are checked against dealer.compare's own test classes on the first repetition.
+``--quick``: pools of 3,000 deals; ``--cache DIR`` keeps the pools for the next run.
 """
 
 from __future__ import annotations
@@ -41,31 +50,82 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from compare_hands import plain_samples, resample, sign_flipped, sprt_hands
+from compare_hands import resample, sign_flipped, sprt_hands
 
-from dealer.compare import ConfidenceSequenceTest, SequentialTest, Settings, paired_samples
+from dealer.compare import (
+    ConfidenceSequenceTest,
+    Sample,
+    SequentialTest,
+    Settings,
+    _add,
+    _group,
+    _sample,
+    paired_samples,
+)
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
-from dealer.server import DealerServer
+from dealer.match import BotEntry, Match, MatchPlan, MatchResult, instance_label, plan_tables
+from dealer.server import BotSession, DealerServer
 from dealer.stats import ConfidenceSequence
+from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[1]
-OLD = {"leaky": ROOT / "sample_bots" / "python" / "leaky_bot.py", "loose": ROOT / "benchmarks" / "loose_bot.py"}
+sys.path[:0] = [str(ROOT / "sample_bots" / "python"), str(ROOT / "benchmarks")]
+import leaky_bot  # noqa: E402
+import loose_bot  # noqa: E402
+import loose_mixed_bot  # noqa: E402
+import mixed_bot  # noqa: E402
+import pokerbot  # noqa: E402
+import strength_bot  # noqa: E402
+
+PAIRS = {"leaky": (strength_bot.decide, leaky_bot.decide), "loose": (strength_bot.decide, loose_bot.decide),
+         "mixed": (mixed_bot.decide, loose_mixed_bot.decide)}
 MAX_HANDS = 2_000_000  # per method and repetition: beyond it the run is "inconclusive"
 
 
-async def play_pool(old: str, deals: int, tables: int, seed: str, out: Path) -> MatchResult:
-    """Play ``deals`` duplicate deals of strength_bot (new) against ``old``, luck recorded."""
-    bots = {"new": BotEntry("new", (sys.executable, str(ROOT / "sample_bots" / "python" / "strength_bot.py"))),
-            "old": BotEntry("old", (sys.executable, str(OLD[old])))}
-    plan = MatchPlan("pool", plan_tables(["new", "old"], duplicate=True, tables=tables), game_config(),
-                     hands=deals // tables, seed=seed, luck=True)
-    server = DealerServer("127.0.0.1:0")
-    await server.start()
-    try:
-        return await Match(plan, server, bots, out=out, base=ROOT).run()
-    finally:
-        await server.stop()
+async def _answer(session: BotSession, decide) -> None:
+    """Stand in for a bot's process and stream: each batch's requests answered by the SDK with ``decide``."""
+    loop = asyncio.get_running_loop()
+    while session.live:
+        await session._wake.wait()
+        batch = session._take_batch(loop.time())
+        replies = [pokerbot.answer(decide, item.table, item.request)
+                   for item in pb.DealerMessage.FromString(batch).items if item.WhichOneof("kind") == "request"]
+        if replies:
+            session._receive(pb.BotMessage(actions=replies))
+
+
+async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) -> MatchResult:
+    """Play ``deals`` duplicate deals of the pair's new version against its old one, in this
+    process; luck and the compared versions' strategies recorded as ``dealer compare`` does."""
+    game = game_config(time={"per_action_ms": 60_000, "bank_ms": 0})  # in process: no clock to beat
+    plan = MatchPlan("pool", plan_tables(["new", "old"], duplicate=True, tables=tables), game,
+                     hands=deals // tables, seed=seed, luck=True, strategies=("new", "old"), sealed=False)
+    server = DealerServer("127.0.0.1:0", local_socket=False)
+    sessions = {instance_label(name, 0): server.session(name) for name in ("new", "old")}
+    for session in sessions.values():
+        session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, answered here
+    decides = dict(zip(("new", "old"), PAIRS[pair], strict=True))
+    pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
+    bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
+    result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions).run()
+    for session in sessions.values():
+        session._detach()
+    await asyncio.gather(*pumps)
+    return result
+
+
+def plain_samples(result: MatchResult) -> list[Sample]:
+    """The first seating only (the deal set's first table: new in seat 0): one hand per sample."""
+    first_table: dict[str, int] = {}
+    for r in result.hands:
+        first_table[r.deal_set] = min(first_table.get(r.deal_set, r.table), r.table)
+    out = []
+    for r in result.hands:
+        if r.table == first_table[r.deal_set]:
+            g = _group()
+            _add(g, r, "new", "old")
+            out.append(_sample(("pool", r.deal_set, r.hand), g))
+    return out
 
 
 def batched(draws: Iterable[float], batch: int) -> Iterator[list[float]]:
@@ -121,10 +181,11 @@ def reference(draws: Iterable[float], settings: Settings, max_samples: int, batc
 
 
 def run_method(values: list[float], per: int, settings: Settings, reps: int, batch: int, seed: str,
-               null: bool) -> list[tuple[str, int]]:
-    """``reps`` sequential runs on resampled ``values`` (sign-flipped when ``null``): (verdict, hands)."""
+               null: bool, cap: int = MAX_HANDS) -> list[tuple[str, int]]:
+    """``reps`` sequential runs on resampled ``values`` (sign-flipped when ``null``), each cut at
+    ``cap`` hands: (verdict, hands)."""
     rng = random.Random(seed)
-    limit = MAX_HANDS // per
+    limit = cap // per
     runs = []
     for rep in range(reps):
         state = rng.getstate()
@@ -144,7 +205,11 @@ def run_method(values: list[float], per: int, settings: Settings, reps: int, bat
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", default="leaky,loose", help="comma-separated: leaky, loose")
+    parser.add_argument("--pairs", default="leaky,mixed", help="comma-separated: leaky, loose, mixed")
+    parser.add_argument("--power-reps", type=int, help="resamplings per method for the hands to a verdict "
+                        "(default --reps)")
+    parser.add_argument("--max-hands", type=int, default=MAX_HANDS, help="hands at which a run with the edge stops")
+    parser.add_argument("--aa-cap", type=int, default=20_000, help="hands at which an A/A run stops (inconclusive)")
     parser.add_argument("--deals", type=int, help="duplicate deals per pool (default 12000; --quick 3000)")
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--baseline-reps", type=int, help="repetitions of the slow plain-play SPRT baseline "
@@ -156,7 +221,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="folder keeping each played pool (pickled) for the next run")
     args = parser.parse_args()
     deals = args.deals or (3000 if args.quick else 12000)
-    baseline_reps = args.baseline_reps or (20 if args.quick else args.reps)
+    power_reps = args.power_reps or args.reps
+    baseline_reps = args.baseline_reps or (20 if args.quick else power_reps)
     started = time.perf_counter()
     for pair in args.pairs.split(","):
         t0 = time.perf_counter()
@@ -165,7 +231,7 @@ def main() -> None:
             result = pickle.loads(cached.read_bytes())
         else:
             with tempfile.TemporaryDirectory() as out:
-                result = asyncio.run(play_pool(pair, deals, 4, f"{args.seed}/{pair}", Path(out)))
+                result = asyncio.run(play_pool(pair, deals, 8, f"{args.seed}/{pair}", Path(out)))
             if cached is not None:
                 cached.parent.mkdir(parents=True, exist_ok=True)
                 cached.write_bytes(pickle.dumps(result))
@@ -174,24 +240,33 @@ def main() -> None:
             print(f"warning: faults during the pool: {result.faults}")
         duplicate = paired_samples([result], "new", "old")
         plain = plain_samples(result)
-        edge_values = [s.value("aivat") for s in duplicate]
+        edge_values = [s.value("full") for s in duplicate]
         edge = statistics.fmean(edge_values)
         se = statistics.stdev(edge_values) / math.sqrt(len(edge_values))
-        print(f"\n== strength_bot vs {pair}: pool of {len(result.hands)} hands ({len(duplicate)} duplicate deals) "
-              f"played in {played:.0f} s; edge (duplicate, aivat) {edge:+.1f} +- {se:.1f} bb/100; pool means: "
+        known = sum(s.known for s in duplicate)
+        print(f"\n== {pair}: pool of {len(result.hands)} hands ({len(duplicate)} duplicate deals, {known} hands "
+              f"with a known strategy) played in {played:.0f} s; edge (duplicate, full) {edge:+.1f} +- {se:.1f} "
+              "bb/100; pool means: "
               + ", ".join(f"{label} {statistics.fmean(s.value(e) for s in samples):+.1f}" for label, samples, e in
                           (("plain raw", plain, "raw"), ("dup raw", duplicate, "raw"), ("dup all-in", duplicate, "all-in"),
-                           ("dup aivat", duplicate, "aivat"))))
+                           ("dup aivat", duplicate, "aivat"), ("dup full", duplicate, "full"))))
+        for estimator in ("aivat", "full"):  # unbiasedness on real play: estimator - raw, deal by deal
+            gaps = [s.value(estimator) - s.value("raw") for s in duplicate]
+            gap_se = statistics.stdev(gaps) / math.sqrt(len(gaps))
+            print(f"bias check, duplicate {estimator} - raw: {statistics.fmean(gaps):+.2f} +- {gap_se:.2f} bb/100 "
+                  f"({statistics.fmean(gaps) / gap_se:+.1f} s.e.)")
         base_var = statistics.variance([s.value("raw") for s in plain])
         print("variance per hand, share of plain raw left: " + ", ".join(
             f"{label} {statistics.variance([s.value(e) for s in samples]) * samples[0].hands / base_var:.1%}"
             for label, samples, e in (("plain all-in", plain, "all-in"), ("plain aivat", plain, "aivat"),
-                                      ("dup raw", duplicate, "raw"), ("dup all-in", duplicate, "all-in"),
-                                      ("dup aivat", duplicate, "aivat"))))
+                                      ("plain full", plain, "full"), ("dup raw", duplicate, "raw"),
+                                      ("dup all-in", duplicate, "all-in"), ("dup aivat", duplicate, "aivat"),
+                                      ("dup full", duplicate, "full"))))
         methods = [("plain, raw", plain, "raw", "sprt"), ("plain, raw", plain, "raw", "cs"),
-                   ("plain, aivat", plain, "aivat", "cs"),
+                   ("plain, aivat", plain, "aivat", "cs"), ("plain, full", plain, "full", "cs"),
                    ("duplicate, all-in", duplicate, "all-in", "sprt"), ("duplicate, all-in", duplicate, "all-in", "cs"),
-                   ("duplicate, aivat", duplicate, "aivat", "sprt"), ("duplicate, aivat", duplicate, "aivat", "cs")]
+                   ("duplicate, aivat", duplicate, "aivat", "sprt"), ("duplicate, aivat", duplicate, "aivat", "cs"),
+                   ("duplicate, full", duplicate, "full", "sprt"), ("duplicate, full", duplicate, "full", "cs")]
         rows = []
         for label, samples, estimator, test in methods:
             settings = Settings(worse_than=-args.bound, better_than=args.bound, until_significant=True,
@@ -200,12 +275,12 @@ def main() -> None:
             shift = edge - statistics.fmean(values)
             per = samples[0].hands
             t1 = time.perf_counter()
-            reps = baseline_reps if (label, test) == ("plain, raw", "sprt") else args.reps
+            reps = baseline_reps if (label, test) == ("plain, raw", "sprt") else power_reps
             runs = run_method([v + shift for v in values], per, settings, reps, args.batch,
-                              f"{args.seed}/{pair}/{label}/{test}", null=False)
+                              f"{args.seed}/{pair}/{label}/{test}", null=False, cap=args.max_hands)
             # A/A for the tests one would use now (the SPRT baselines with plain play take very long under the null)
             null = run_method(values, per, settings, args.reps, args.batch, f"{args.seed}/{pair}/{label}/{test}/aa",
-                              null=True) if test == "cs" or estimator == "aivat" else []
+                              null=True, cap=args.aa_cap) if test == "cs" or estimator in ("aivat", "full") else []
             hands = [h for _, h in runs]
             rows.append((f"{label}, {test}", statistics.median(hands),
                          f"{sum(1 for v, _ in runs if v == 'better')}/{reps}",
@@ -213,14 +288,21 @@ def main() -> None:
                          statistics.median(h for _, h in null) if null else None, time.perf_counter() - t1))
         base = rows[0][1]
         plain_cs = rows[1][1]
-        print(f"{args.reps} resamplings per method, bounds +-{args.bound:g}, alpha 0.05, a look every {args.batch} deals; "
-              f"A/A: the same with random signs ({args.reps} runs, nominal alpha 0.05, "
+        print(f"{power_reps} resamplings per method (plain sprt: {baseline_reps}), each cut at {args.max_hands} hands "
+              "(a median at the cap is a lower bound)")
+        print(f"bounds +-{args.bound:g}, alpha 0.05, a look every {args.batch} deals; "
+              f"A/A: the same with random signs ({args.reps} runs cut at {args.aa_cap} hands, nominal alpha 0.05, "
               f"+2 s.e. = {0.05 + 2 * math.sqrt(0.05 * 0.95 / args.reps):.3f})")
         print(f"{'method':28} {'median hands':>12} {'vs plain sprt':>13} {'vs plain cs':>11} {'better':>7} "
               f"{'A/A false':>9} {'A/A median hands':>16}")
         for label, median, better, false, null_median, _ in rows:
             aa = f"{false:9.3f} {null_median:16.0f}" if false is not None else f"{'-':>9} {'-':>16}"
             print(f"{label:28} {median:12.0f} {base / median:12.1f}x {plain_cs / median:10.1f}x {better:>7} {aa}")
+        verdicts = {label: median for label, median, *_ in rows}
+        best = verdicts["duplicate, full, cs"]
+        print(f"goal: duplicate + full + cs needs {best:.0f} hands (median), {plain_cs / best:.1f}x fewer than plain "
+              f"play with the same test and {base / best:.1f}x fewer than plain play with the SPRTs "
+              f"(goal: >= 10x, and <= 10,000 hands at about 40 bb/100)")
         print(f"resampling {sum(r[5] for r in rows):.0f} s")
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
 
