@@ -10,7 +10,12 @@ import os
 from setuptools import setup
 
 COMPILED = [
-    "dealer/rules.py", "dealer/evaluator.py", "dealer/cards.py", "dealer/wire.py", "dealer/history.py", "dealer/aivat.py",
+    "dealer/rules.py",
+    "dealer/evaluator.py",
+    "dealer/cards.py",
+    "dealer/wire.py",
+    "dealer/history.py",
+    "dealer/aivat.py",
 ]
 
 if os.environ.get("DEALER_PURE"):

@@ -33,8 +33,12 @@ from dealer.server import DealerServer, tune_gc
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def kinds(built: Path) -> dict[str, tuple[tuple[str, ...], str]]:
-    """Each kind of bot measured: its command and its protocol."""
+def build(out: Path) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Compile the C bot and the ACPC client under ``out``; each kind of bot measured: its command and protocol."""
+    built = out / "built"
+    subprocess.run(["bash", str(ROOT / "sample_bots" / "build.sh"), str(built)], check=True)
+    subprocess.run(["gcc", "-O2", "-o", str(built / "acpc_client"), str(ROOT / "tests" / "bots" / "acpc_client.c")],
+                   check=True)
     return {
         "grpc": ((sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py")), "grpc"),
         "stdio-py": ((sys.executable, str(ROOT / "sample_bots" / "python" / "stdio_bot.py")), "stdio"),
@@ -56,7 +60,7 @@ async def play(server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str
 
     async def start_clock() -> None:
         nonlocal started
-        while len(match.seats) < 2 or not all(s.session.live for s in match.seats.values()):
+        while len(match.seats) < 2 or not all(s.session.live for s in match.seats.values()):  # noqa: ASYNC110 - a match has no event for "all seats live"
             await asyncio.sleep(0.001)
         started = time.perf_counter()
 
@@ -69,26 +73,21 @@ async def play(server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str
     return elapsed, len(result.hands), sum(seat.session.requests for seat in match.seats.values())
 
 
-async def main(hands: int, tables: int, repeats: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp)
-        subprocess.run(["bash", str(ROOT / "sample_bots" / "build.sh"), str(out / "built")], check=True)
-        subprocess.run(["gcc", "-O2", "-o", str(out / "built" / "acpc_client"),
-                        str(ROOT / "tests" / "bots" / "acpc_client.c")], check=True)
-        measured = kinds(out / "built")
-        server = DealerServer("127.0.0.1:0")
-        await server.start()
-        single: dict[str, list[float]] = {k: [] for k in measured}
-        decision: dict[str, list[float]] = {k: [] for k in measured}
-        many: dict[str, list[float]] = {k: [] for k in measured}
-        for r in range(repeats):
-            for name, kind in measured.items():  # interleaved, so that the machine's load falls on every kind
-                seconds, n, decisions = await play(server, out / f"{name}-one-{r}", kind, max(hands // 8, 100), 1)
-                single[name].append(n / seconds)
-                decision[name].append(seconds / decisions)
-                seconds, n, _ = await play(server, out / f"{name}-many-{r}", kind, hands, tables)
-                many[name].append(n / seconds)
-        await server.stop()
+async def main(out: Path, measured: dict[str, tuple[tuple[str, ...], str]], hands: int, tables: int,
+               repeats: int) -> None:
+    server = DealerServer("127.0.0.1:0")
+    await server.start()
+    single: dict[str, list[float]] = {k: [] for k in measured}
+    decision: dict[str, list[float]] = {k: [] for k in measured}
+    many: dict[str, list[float]] = {k: [] for k in measured}
+    for r in range(repeats):
+        for name, kind in measured.items():  # interleaved, so that the machine's load falls on every kind
+            seconds, n, decisions = await play(server, out / f"{name}-one-{r}", kind, max(hands // 8, 100), 1)
+            single[name].append(n / seconds)
+            decision[name].append(seconds / decisions)
+            seconds, n, _ = await play(server, out / f"{name}-many-{r}", kind, hands, tables)
+            many[name].append(n / seconds)
+    await server.stop()
     med = statistics.median
     base = med(decision["grpc"])
     rows = [[name, f"{med(single[name]):,.0f}", f"{med(decision[name]) * 1e6:,.0f}",
@@ -107,4 +106,5 @@ if __name__ == "__main__":
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     tune_gc()  # as the ``dealer`` command does
-    asyncio.run(main(args.hands, args.tables, args.repeats))
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(main(Path(tmp), build(Path(tmp)), args.hands, args.tables, args.repeats))

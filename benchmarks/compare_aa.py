@@ -70,8 +70,10 @@ def main() -> None:
     share = wrong / len(results)
     se = math.sqrt(args.alpha * (1 - args.alpha) / len(results))
     hands = sorted(c.hands for c in results)
-    print(f"\n{len(results)} A/A runs of strength_bot (BOT_SEED a<k> vs b<k>) in {time.perf_counter() - started:.0f} s; "
-          f"bounds +-{args.bound:g} bb/100, alpha {args.alpha}, beta {args.beta}, max {args.max_hands} hands")
+    print(
+        f"\n{len(results)} A/A runs of strength_bot (BOT_SEED a<k> vs b<k>) in {time.perf_counter() - started:.0f} s; "
+        f"bounds +-{args.bound:g} bb/100, alpha {args.alpha}, beta {args.beta}, max {args.max_hands} hands"
+    )
     print("verdicts: " + ", ".join(f"{v} {n}" for v, n in sorted(verdicts.items())))
     print(f"median hands {hands[len(hands) // 2]}, max {hands[-1]}")
     print(f"wrong verdicts (better or worse): {share:.3f}  vs alpha {args.alpha} "

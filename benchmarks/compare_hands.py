@@ -192,8 +192,12 @@ def main() -> None:
     plain = plain_samples(result)
     settings = Settings(worse_than=-bound, better_than=bound, alpha=0.05, beta=0.05,
                         until_significant=True, min_samples=args.min_samples)
-    methods = [("plain", plain, "raw"), ("duplicate", duplicate, "raw"), ("duplicate + all-in adj.", duplicate, "all-in"),
-               ("duplicate + aivat", duplicate, "aivat")]
+    methods = [
+        ("plain", plain, "raw"),
+        ("duplicate", duplicate, "raw"),
+        ("duplicate + all-in adj.", duplicate, "all-in"),
+        ("duplicate + aivat", duplicate, "aivat"),
+    ]
     values = {label: [s.value(estimator) for s in samples] for label, samples, estimator in methods}
     edge = statistics.fmean(values["duplicate + all-in adj."])
     stderr = statistics.stdev(values["duplicate + all-in adj."]) / math.sqrt(len(duplicate))

@@ -75,8 +75,12 @@ async def main(hands: int, tables: int, repeats: int, luck: bool) -> None:
             ["CPU per decision (µs)", f"{statistics.median(per_decision) * 1e6:,.1f}"],
             ["hands/s of dealer CPU", f"{1 / statistics.median(per_hand):,.0f}"]]
     what = ", luck corrected (aivat)" if luck else ""
-    print(tabulate(rows, headers=[f"dealer core, {tables} heads-up tables{what}, in-process answers, median of {repeats}",
-                                  "value"]))
+    print(
+        tabulate(
+            rows,
+            headers=[f"dealer core, {tables} heads-up tables{what}, in-process answers, median of {repeats}", "value"],
+        )
+    )
 
 
 if __name__ == "__main__":

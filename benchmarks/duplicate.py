@@ -122,8 +122,11 @@ def main() -> None:
     se_plain = median(p.stderr for p, _, _ in rows)
     se_dup = median(d.stderr for _, d, _ in rows)
     ratio = median(r for _, _, r in rows)
-    print(f"median SE of the per-hand mean: plain {se_plain:.4f} bb/hand, duplicate {se_dup:.4f} bb/hand "
-          f"(win rate: plain {median(p.mean for p, _, _ in rows):+.3f}, duplicate {median(d.mean for _, d, _ in rows):+.3f})")
+    print(
+        f"median SE of the per-hand mean: plain {se_plain:.4f} bb/hand, duplicate {se_dup:.4f} bb/hand "
+        f"(win rate: plain {median(p.mean for p, _, _ in rows):+.3f}, "
+        f"duplicate {median(d.mean for _, d, _ in rows):+.3f})"
+    )
     print(f"median SE ratio plain/duplicate: {ratio:.2f}; hands saving (ratio squared): {ratio ** 2:.2f}x")
 
 

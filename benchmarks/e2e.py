@@ -45,7 +45,7 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
 
     async def start_clock() -> None:
         nonlocal started
-        while len(match.seats) < 2 or not all(s.session.live for s in match.seats.values()):
+        while len(match.seats) < 2 or not all(s.session.live for s in match.seats.values()):  # noqa: ASYNC110 - a match has no event for "all seats live"
             await asyncio.sleep(0.001)
         started = time.perf_counter()
         connected.set()
@@ -106,7 +106,9 @@ async def main(hands: int, tables: list[int], repeats: int) -> None:
     for count in tables:
         dealer = statistics.median(c[0] for c in cpu[count]) * 1e6
         bots = statistics.median(c[1] for c in cpu[count]) * 1e6
-        rows.append([f"{count} tables at once", f"{statistics.median(many[count]):,.0f}", f"{dealer:,.0f}", f"{bots:,.0f}"])
+        rows.append(
+            [f"{count} tables at once", f"{statistics.median(many[count]):,.0f}", f"{dealer:,.0f}", f"{bots:,.0f}"]
+        )
     print(tabulate(rows, headers=[f"heads-up no-limit, call bots, median of {repeats}", "hands/s",
                                   "dealer CPU µs/hand", "bots CPU µs/hand (with start-up)"]))
     ratio = statistics.median(per_decision) / statistics.median(rtt)

@@ -109,7 +109,8 @@ def main() -> None:
         medians = {label: statistics.median(values) for label, values in times.items()}
         line = f"{name:26} {medians['new']:7.2f} µs/hand"
         if "baseline" in medians:
-            line += f"   baseline {args.baseline} {medians['baseline']:7.2f} µs   {medians['baseline'] / medians['new']:.1f}x"
+            ratio = medians["baseline"] / medians["new"]
+            line += f"   baseline {args.baseline} {medians['baseline']:7.2f} µs   {ratio:.1f}x"
         print(line)
 
 

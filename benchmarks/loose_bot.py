@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sample_bots" / "python"))
 
-import pokerbot  # noqa: E402
-import strength_bot  # noqa: E402
+import pokerbot
+import strength_bot
 
 CALL_MARGIN = -0.35
 

@@ -173,7 +173,13 @@ def encoder_side(hands: list[Recorded], seats: list[int]) -> tuple[dict[str, Cal
             encoder.hand = h.final
             encoder.hand_end(h.net)
 
-    loops = {"HandStart": starts, "Event": events, "ActionRequest": requests, "HandEnd": ends, "hand (all items)": whole}
+    loops = {
+        "HandStart": starts,
+        "Event": events,
+        "ActionRequest": requests,
+        "HandEnd": ends,
+        "hand (all items)": whole,
+    }
     return loops, renew
 
 
@@ -195,7 +201,9 @@ def main() -> None:
     seats = list(range(args.players))
     counts = {
         "HandStart": args.players * len(hands),
-        "Event": sum(1 for h in hands for event, street in h.events if reference.public_item(0, event, street, 0, seats)),
+        "Event": sum(
+            1 for h in hands for event, street in h.events if reference.public_item(0, event, street, 0, seats)
+        ),
         "ActionRequest": sum(len(h.asked) for h in hands),
         "HandEnd": len(hands),
         "hand (all items)": len(hands),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import re
 from collections.abc import Sequence
@@ -181,7 +182,7 @@ class AcpcBot:
                 connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
                     asyncio.get_running_loop().create_future())
                 server = await asyncio.start_server(
-                    lambda r, w, done=connected: _accept(r, w, done), HOST, 0, limit=MAX_LINE_BYTES)
+                    functools.partial(_accept, connected=connected), HOST, 0, limit=MAX_LINE_BYTES)
                 port = server.sockets[0].getsockname()[1]
                 argv = [word.replace("{game}", str(game_file)).replace("{host}", HOST).replace("{port}", str(port))
                         for word in command]
@@ -227,17 +228,17 @@ class AcpcBot:
                 for item in wire.item_dicts(batch):
                     table = item["table"]
                     assert isinstance(table, int)
-                    client = by_table.get(table)
-                    if client is None:
+                    seated = by_table.get(table)
+                    if seated is None:
                         if item["type"] != "match_start":
                             continue  # connection-level items (welcome, notices, goodbye): ACPC has none
-                        client = next((c for c in self.clients if c.view is None), None)
-                        if client is None:
+                        seated = next((c for c in self.clients if c.view is None), None)
+                        if seated is None:
                             continue
-                        by_table[table] = client
-                        client.view = AcpcView(table, no_limit)
-                    assert client.view is not None
-                    client.view.feed(item, written.setdefault(client.port, []))
+                        by_table[table] = seated
+                        seated.view = AcpcView(table, no_limit)
+                    assert seated.view is not None
+                    seated.view.feed(item, written.setdefault(seated.port, []))
                 for client, (_, writer) in zip(self.clients, connections, strict=True):
                     lines = written.get(client.port, [])
                     if client.view is not None:

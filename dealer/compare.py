@@ -34,7 +34,8 @@ Verdicts (``verdict_from_ci``, or ``sequential_test`` with ``until_significant``
   ``1 - alpha`` confidence sequence, valid however often it is looked at: ``better`` or ``worse``
   as soon as it clears 0 (so a large difference stops early, whatever the bounds), ``not worse``
   once it lies between ``worse_than`` and ``better_than``;
-* sequentially with ``test="sprt"`` (``SequentialTest``), two one-sided SPRTs on the paired differences in bb/100, each at ``alpha / 2``:
+* sequentially with ``test="sprt"`` (``SequentialTest``), two one-sided SPRTs on the paired
+  differences in bb/100, each at ``alpha / 2``:
   "better" tests H0: diff = 0 against H1: diff = ``better_than``; "worse" tests H0: diff = 0
   against H1: diff = ``worse_than``. ``better`` when the first accepts H1, ``worse`` when the
   second accepts H1, ``not worse`` when both accept H0 (or the second has accepted H0 when the
@@ -50,9 +51,10 @@ usage error, 1 an unexpected failure).
 from __future__ import annotations
 
 import collections
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
 from typing import Literal
@@ -344,7 +346,7 @@ class Comparison:
     decided_by: str  # "sprt", "confidence sequence" (either ": maximum hands"), "confidence interval"
     sequential: AnyTest | None = None
     hands_played: int = 0
-    extra: dict[str, object] = field(default_factory=dict)
+    extra: dict[str, object] = dataclasses.field(default_factory=dict)
     strategies_refused: dict[str, str] | None = None  # bot -> why its reported strategies were ignored
 
     @property
@@ -391,10 +393,15 @@ class Comparison:
         """One JSON-ready dict (the ``--json`` output)."""
         s = self.settings
         return {
-            "new": self.new, "old": self.old, "field": list(self.field),
+            "new": self.new,
+            "old": self.old,
+            "field": list(self.field),
             "mode": "field" if self.field else "head-to-head",
-            "verdict": self.verdict, "exit_code": self.exit_code, "decided_by": self.decided_by,
-            "hands": self.hands, "deals": len(self.samples),
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "decided_by": self.decided_by,
+            "hands": self.hands,
+            "deals": len(self.samples),
             "all_in_adjusted_hands": sum(x.all_in for x in self.samples),
             "luck_corrected_hands": sum(x.corrected for x in self.samples),
             "known_strategy_hands": sum(x.known for x in self.samples),
@@ -411,8 +418,9 @@ class Comparison:
                          "beta": s.beta, "until_significant": s.until_significant, "estimator": s.estimator,
                          "test": s.test},
             "sprt": self.sequential.as_json() if isinstance(self.sequential, SequentialTest) else None,
-            "confidence_sequence": (self.sequential.as_json()
-                                    if isinstance(self.sequential, ConfidenceSequenceTest) else None),
+            "confidence_sequence": (
+                self.sequential.as_json() if isinstance(self.sequential, ConfidenceSequenceTest) else None
+            ),
             **self.extra,
         }
 
@@ -471,7 +479,9 @@ def compare_results(
 # --------------------------------------------------------------------------- playing a comparison
 
 
-def compare_tables(new: str, old: str, field: Sequence[str], deal_sets: int, prefix: str = "c") -> tuple[TableSpec, ...]:
+def compare_tables(
+    new: str, old: str, field: Sequence[str], deal_sets: int, prefix: str = "c"
+) -> tuple[TableSpec, ...]:
     """The tables of a comparison: per deal set, (new, old) in both seatings, or each version
     against each opponent in both seatings (one deal set per opponent, shared by the versions)."""
     specs = []

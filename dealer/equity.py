@@ -88,8 +88,7 @@ def _sampled_runouts(rng: random.Random, unseen: list[int], missing: int, count:
     out: list[tuple[int, ...]] = []
     while len(out) < count:
         rng.shuffle(deck)
-        for k in range(min(per_shuffle, count - len(out))):
-            out.append(tuple(deck[k * missing : (k + 1) * missing]))
+        out.extend(tuple(deck[k * missing : (k + 1) * missing]) for k in range(min(per_shuffle, count - len(out))))
     return out
 
 

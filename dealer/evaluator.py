@@ -39,7 +39,7 @@ _CARD_BIT = tuple(1 << (card >> 2) for card in range(52))
 _FLUSH_SUIT = {0x8 << 4 * suit: suit for suit in range(4)}
 
 # Rank bitmasks of the ten straights, best first, each with the rank of its top card.
-_STRAIGHTS = tuple((0x1F << low, low + 4) for low in range(8, -1, -1)) + ((0x100F, 3),)
+_STRAIGHTS = (*((0x1F << low, low + 4) for low in range(8, -1, -1)), (0x100F, 3))
 # The category of five cards that make no straight, from their rank group sizes, largest first.
 _GROUPS_CATEGORY = {
     (4, 1): _QUADS,

@@ -134,10 +134,7 @@ def phh_text(
             parts += ("players = ", _toml(players), "\n")
     if hand_number is not None:
         parts += ("hand = ", _int(hand_number) if type(hand_number) is int else _toml(hand_number), "\n")
-    if table_seats is None:
-        seats = [str(s + 1) for s in order]
-    else:
-        seats = [str(table_seats[s] + 1) for s in order]
+    seats = [str(s + 1) for s in order] if table_seats is None else [str(table_seats[s] + 1) for s in order]
     parts += ("seats = [", ", ".join(seats), "]\nseat_count = ")
     seat_count = seat_count or hand.n
     parts += (_int(seat_count) if type(seat_count) is int else _toml(seat_count), "\n")

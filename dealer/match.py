@@ -40,6 +40,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dealer import stdio, wire
 from dealer.acpc import AcpcBot
@@ -47,8 +48,8 @@ from dealer.aivat import Decision, hand_luck, read_strategy
 from dealer.bots import BotProcess, sweep_cgroups
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
-from dealer.errors import DealerError
 from dealer.equity import adjusted_net
+from dealer.errors import DealerError
 from dealer.history import PhhsWriter, phh_text
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import duplicate_rotations, sealed_instances
@@ -146,7 +147,7 @@ class MatchResult:
 
     def net(self) -> dict[str, int]:
         """Net chips by bot over the match."""
-        total: dict[str, int] = {name: 0 for name in self.bots}
+        total: dict[str, int] = dict.fromkeys(self.bots, 0)
         for record in self.hands:
             for name, chips in record.net.items():
                 total[name] += chips
@@ -173,7 +174,7 @@ class _Seat:
     strikes: int = 0
     restarts: int = 0
     match_starts: list[bytes] = field(default_factory=list)  # framed MatchStart items, resent on restart
-    counted: BotProcess | None = None  # the process whose end was already counted as a fault
+    counted: BotProcess | AcpcBot | None = None  # the process whose end was already counted as a fault
     disconnects: int = 0  # disconnects counted before the current process started
 
 
@@ -255,12 +256,15 @@ class Match:
         play = asyncio.ensure_future(self._play())
         try:
             failed = self.server.failed
-            await asyncio.wait({play} if failed is None else {play, failed}, return_when=asyncio.FIRST_COMPLETED)
+            waits: set[asyncio.Future[Any]] = {play} if failed is None else {play, failed}
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             if not play.done():
                 assert failed is not None
                 play.cancel()
                 await asyncio.wait({play})
-                raise RuntimeError(f"match {plan.match_id} stopped: the dealer failed (see its log)") from failed.result()
+                raise RuntimeError(
+                    f"match {plan.match_id} stopped: the dealer failed (see its log)"
+                ) from failed.result()
             try:
                 play.result()
             except DealerError as error:  # raised on purpose by the engine, but the match's input is checked

@@ -74,7 +74,7 @@ class TableConfig:
     def __post_init__(self) -> None:
         n = len(self.stacks)
         if (
-            2 <= n <= MAX_SEATS and all([isinstance(s, int) for s in self.stacks]) and min(self.stacks) > 0
+            2 <= n <= MAX_SEATS and all(isinstance(s, int) for s in self.stacks) and min(self.stacks) > 0
             and 0 <= self.button < n and 0 <= self.small_blind <= self.big_blind and self.big_blind > 0
             and self.ante >= 0 and self.small_bet >= 0 and self.big_bet >= 0 and self.cap >= 1
             and 0 <= self.rake_bps <= 10_000 and (self.rake_cap is None or self.rake_cap >= 0)
@@ -94,7 +94,9 @@ class TableConfig:
         if self.small_bet < 0 or self.big_bet < 0 or self.cap < 1:
             errors.append("fixed-limit bets must not be negative and the cap must be at least 1")
         if not 0 <= self.rake_bps <= 10_000 or (self.rake_cap is not None and self.rake_cap < 0):
-            errors.append(f"rake must be 0..10000 basis points with a non-negative cap: {self.rake_bps}, {self.rake_cap}")
+            errors.append(
+                f"rake must be 0..10000 basis points with a non-negative cap: {self.rake_bps}, {self.rake_cap}"
+            )
         if errors:
             raise ConfigError("; ".join(errors))
 
@@ -498,7 +500,7 @@ class Hand:
         if n == 2:  # the big blind is position 0, the small blind (the button) position 1
             last = 0 if bets[big] > bets[small] else 1
         else:
-            _, last = max(zip(bets, self.position))
+            _, last = max(zip(bets, self.position, strict=True))
         self._begin_round((order[last] + 1) % n)
 
     def _begin_round(self, opener: int) -> None:

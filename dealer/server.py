@@ -27,7 +27,7 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -125,7 +125,7 @@ class BotSession:
     requests: int = 0  # ActionRequests sent over the session's life
     _stray: int = 0
     _late: dict[int, None] = field(default_factory=dict)
-    _context: grpc.aio.ServicerContext | None = None
+    _owner: object | None = None  # who serves the connection (a stream's context): only its end detaches
     _stream: asyncio.Task[object] | None = None  # the task serving the stream, cancelled to cut a stalled bot off
     _cut: tuple[grpc.StatusCode, str] | None = None  # why the dealer ends the stream (its fault is counted)
     _goodbye: bool = False
@@ -133,7 +133,7 @@ class BotSession:
     @property
     def live(self) -> bool:
         """Whether a bot is connected on this token now."""
-        return self._context is not None
+        return self._owner is not None
 
     def fault(self, reason: str, detail: str, *, table: int = 0, request_id: int = 0) -> None:
         """Count a fault against this bot, and log it with its table and request (the first
@@ -159,7 +159,7 @@ class BotSession:
 
         A backlog above MAX_MESSAGE_BYTES is written at once (in messages of at most that size);
         one above MAX_BACKLOG_BYTES (the bot does not read its stream) cuts the bot off."""
-        if self._context is not None:
+        if self._owner is not None:
             self._outbox.append(framed)
             self._queued += len(framed)
             if flush or self._queued > MAX_MESSAGE_BYTES:
@@ -176,7 +176,7 @@ class BotSession:
         """Send a framed ActionRequest of ``table``. ``answered(reply, seconds)`` is called exactly
         once: with the reply (quoting this id and table) when it is read, or with None when the
         time runs out or the bot is lost."""
-        if self._context is None:
+        if self._owner is None:
             asyncio.get_running_loop().call_soon(answered, None, 0.0)
             return
         self._open[request_id] = _Pending(answered, table, allowance_s, position=len(self._outbox))
@@ -186,7 +186,7 @@ class BotSession:
         self.requests += 1
         self._wake.set()
 
-    def notice(self, reason: int, detail: str, request_id: int = 0) -> None:
+    def notice(self, reason: pb.FaultReason, detail: str, request_id: int = 0) -> None:
         """Tell the bot that something it did was not accepted."""
         self.send(pb.Item(notice=pb.Notice(reason=reason, detail=detail, request_id=request_id)))
 
@@ -198,8 +198,8 @@ class BotSession:
 
     # ------------------------------------------------------------- stream side
 
-    def _attach(self, context: grpc.aio.ServicerContext, version: str) -> None:
-        self._context = context
+    def _attach(self, owner: object, version: str) -> None:
+        self._owner = owner
         self._stream = asyncio.current_task()
         self.version = version
         self._cut = None
@@ -211,7 +211,7 @@ class BotSession:
         self.connected.set()
 
     def _detach(self) -> None:
-        self._context = None
+        self._owner = None
         self._stream = None
         self.connected.clear()
         self.disconnected.set()
@@ -225,7 +225,7 @@ class BotSession:
             self._close(pending)
         self._settle([(pending, None, now - pending.sent_at if pending.sent_at else 0.0) for pending in lost.values()])
 
-    def _settle(self, answers: list[tuple[_Pending, pb.ActionReply | None, float]]) -> None:
+    def _settle(self, answers: Sequence[tuple[_Pending, pb.ActionReply | None, float]]) -> None:
         """Tell each request's owner its answer. An error there is the dealer's own: every other
         request is still answered (no table is left waiting), then the error is reported."""
         errors = []
@@ -234,8 +234,8 @@ class BotSession:
                 pending.answered(reply, elapsed)
             except Exception as error:  # noqa: BLE001 - reported below, after the other answers
                 errors.append(error)
-        for error in errors:
-            self._dealer_error(error)
+        for failure in errors:
+            self._dealer_error(failure)
 
     def _dealer_error(self, error: BaseException) -> None:
         """An error of the dealer's own while serving this bot: logged with its traceback, then
@@ -357,8 +357,8 @@ class BotSession:
                 self.fault(Fault.UNEXPECTED, detail, table=reply.table, request_id=request_id)
                 self._stray += 1
                 self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, detail, request_id)
-        for error in errors:
-            self._dealer_error(error)
+        for failure in errors:
+            self._dealer_error(failure)
         if self._stray > FLOOD_LIMIT:
             self.fault(Fault.FLOOD, f"more than {FLOOD_LIMIT} messages or replies that answer no request")
             return False
@@ -370,7 +370,7 @@ class BotSession:
         """Attach a connection that is not a gRPC stream (from the task that serves it), and
         welcome the bot. ``owner`` stands for the connection as a stream's context does: only the
         current owner's end detaches."""
-        self._attach(owner, version)  # type: ignore[arg-type]
+        self._attach(owner, version)
         log.info("bot %s connected over its own pipes or port", self.name)
         self.send(pb.Item(welcome=pb.Welcome(name=self.name, protocol_version=PROTOCOL_VERSION)), flush=True)
         if self._goodbye:  # as in Play: a goodbye is final
@@ -382,7 +382,7 @@ class BotSession:
 
     def owned_by(self, owner: object) -> bool:
         """Whether ``owner``'s connection is still the session's, and not cut off."""
-        return self._context is owner and self._cut is None
+        return self._owner is owner and self._cut is None
 
     async def wait_batch(self) -> None:
         """Wait until something is queued that must go out now (or the connection ends)."""
@@ -414,7 +414,7 @@ class BotSession:
         """``owner``'s connection ended, as at the end of ``Play``: a ``disconnect`` unless the
         dealer said goodbye or cut the bot off (its fault is counted already); ``error``, the
         dealer's own, is reported and charged to no bot."""
-        if self._context is owner:
+        if self._owner is owner:
             if not self._goodbye and not cut and self._cut is None and error is None:
                 self.fault(Fault.DISCONNECT, "its output ended without Goodbye")
             self._detach()
@@ -458,11 +458,15 @@ def peer_key(peer: str) -> str:
 class DealerService(dealer_pb2_grpc.DealerServicer):
     """Authenticates streams by token and pumps messages between them and their sessions."""
 
-    def __init__(self, on_auth_failure: Callable[[str], None], on_dealer_error: Callable[[BaseException], None]) -> None:
+    def __init__(
+        self, on_auth_failure: Callable[[str], None], on_dealer_error: Callable[[BaseException], None]
+    ) -> None:
         self._sessions: dict[bytes, BotSession] = {}
         self._on_auth_failure = on_auth_failure
         self._on_dealer_error = on_dealer_error
-        self._waiting: dict[str, dict[int, asyncio.Future[None]]] = {}  # peer -> streams waiting for Hello, oldest first
+        self._waiting: dict[
+            str, dict[int, asyncio.Future[None]]
+        ] = {}  # peer -> streams waiting for Hello, oldest first
         self._waiting_total = 0
         self._stream_ids = itertools.count()
 
@@ -596,7 +600,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         finally:
             reader.cancel()
             cut = session._cut
-            if session._context is context:
+            if session._owner is context:
                 if not session._goodbye and cut is None and dealer_error is None:
                     session.fault(Fault.DISCONNECT, "the stream ended without Goodbye")
                 session._detach()
@@ -613,7 +617,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         loop = asyncio.get_running_loop()
         while not reader.done():
             await session._wake.wait()
-            if session._context is not context or session._cut is not None:
+            if session._owner is not context or session._cut is not None:
                 return
             goodbye = session._goodbye
             batch = session._take_batch(loop.time())

@@ -78,8 +78,10 @@ class _Encodings(dict[int, bytes]):
     def __missing__(self, value: int) -> bytes:
         if self.key is None:
             encoded = _varint(value)
+        elif value:
+            encoded = self.key + _varint(value)
         else:
-            encoded = self.key + _varint(value) if value else b""
+            encoded = b""  # a zero field is left out
         if len(self) < _MEMO_LIMIT:
             self[value] = encoded
         return encoded
@@ -195,9 +197,24 @@ class HandWire:
     each seat's hole cards, the variant and blinds) is encoded once, not at every item.
     """
 
-    __slots__ = ("_boards", "_event_item", "_event_tail", "_number", "_own", "_published", "_request_hand",
-                 "_request_item", "_request_tail", "_start_tail", "_street", "_table", "_everyone", "hand", "seat_map",
-                 "table_seats")
+    __slots__ = (
+        "_boards",
+        "_event_item",
+        "_event_tail",
+        "_everyone",
+        "_number",
+        "_own",
+        "_published",
+        "_request_hand",
+        "_request_item",
+        "_request_tail",
+        "_start_tail",
+        "_street",
+        "_table",
+        "hand",
+        "seat_map",
+        "table_seats",
+    )
 
     def __init__(self, table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int) -> None:
         """``seat_map`` maps the hand's engine seats to table seats; ``table_seats`` is the table's size."""
@@ -310,7 +327,8 @@ class HandWire:
         body = b"".join((
             _REQUEST_ID + _varint(request_id) if request_id else b"",
             self._request_hand, _REQUEST_STREETS[street],
-            self._own.get(seat) or self._make_own(seat), self._boards[street] if street in self._boards else self._make_board(street),
+            self._own.get(seat) or self._make_own(seat),
+            self._boards[street] if street in self._boards else self._make_board(street),
             _REQUEST_STACKS, _VARINT[len(packed_stacks)], packed_stacks,
             _REQUEST_BETS, _VARINT[len(packed_bets)], packed_bets,
             _REQUEST_FOLDED, _VARINT[len(folded)], bytes(folded),

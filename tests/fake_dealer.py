@@ -89,7 +89,7 @@ class FakeDealer(dealer_pb2_grpc.DealerServicer):
         self.stop()
 
     # -- the stream -------------------------------------------------------------------------
-    def Play(self, request_iterator, context):  # noqa: N802 (gRPC method name)
+    def Play(self, request_iterator, context):
         session = Session()
         self.sessions.append(session)
         inbox: queue.Queue[dealer_pb2.BotMessage | None] = queue.Queue()

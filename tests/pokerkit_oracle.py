@@ -92,7 +92,7 @@ def _state(fields: dict, fixed_limit_caps: tuple[int, ...]) -> State:
         counts = (None,) * 4
     streets = tuple(
         Street(index > 0, () if index else (False, False), (0, 3, 1, 1)[index], False, Opening.POSITION, size, count)
-        for index, (size, count) in enumerate(zip((small, small, big, big), counts))
+        for index, (size, count) in enumerate(zip((small, small, big, big), counts, strict=True))
     )
     return State(
         AUTOMATIONS,

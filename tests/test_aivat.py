@@ -5,7 +5,6 @@ dealer.equity, and on simulated play the correction keeps the mean and removes v
 
 from __future__ import annotations
 
-import itertools
 import random
 import statistics
 

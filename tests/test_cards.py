@@ -18,7 +18,9 @@ from dealer.errors import CardError
 GOLDEN_DECKS = {
     2026: "4c5c4hQdAsAh9s9c4sJs9h8h6cKc2hTsAd8d3cTdKd5h2s2c7d6h8s2d3s7cQsQh5dJd3hKhTc4dThJh9d8cJc7hAc5sQc3d6s7sKs6d",
     0: "QdTh3s2h7hKhAs9hJh2d9sKdTs5hQhTc9dAd4d3d2s6hAh6d4h8d7c4c7d9c5sAc6cJs8s7sQs8hJcKc2c5d3h5cQc4sKs6s3cTdJd8c",
-    "league-7": "7cJhJsTd6c2h3s4s8d4h2cThKd8c7dQdKcQcAh7h3d9h9sTs2dQs6h3h5cJcJd5dKhAc6d8h8s4d7s2s9d6sKsQhAdTcAs4c9c5s3c5h",
+    "league-7": (
+        "7cJhJsTd6c2h3s4s8d4h2cThKd8c7dQdKcQcAh7h3d9h9sTs2dQs6h3h5cJcJd5dKhAc6d8h8s4d7s2s9d6sKsQhAdTcAs4c9c5s3c5h"
+    ),
 }
 
 

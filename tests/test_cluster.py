@@ -26,11 +26,11 @@ from pathlib import Path
 
 import psutil  # a dependency of distributed
 import pytest
-from conftest import ROOT, processes_under
 
+from conftest import ROOT, processes_under
 from dealer.cluster import dask_executor
 from dealer.config import load_league
-from dealer.league import build_jobs, run_league
+from dealer.league import run_league
 
 BIN = Path(sys.executable).parent
 PY_BOTS = ROOT / "sample_bots" / "python"

@@ -13,12 +13,21 @@ from pathlib import Path
 
 import pytest
 
+from conftest import PY_BOTS, ROOT
 from dealer.compare import (
-    EXIT_CODES, ConfidenceSequenceTest, SequentialTest, Settings, compare_results, figures, paired_samples,
-    replay_sequential, sequential_test, summarize, verdict_from_ci,
+    EXIT_CODES,
+    ConfidenceSequenceTest,
+    SequentialTest,
+    Settings,
+    compare_results,
+    figures,
+    paired_samples,
+    replay_sequential,
+    sequential_test,
+    summarize,
+    verdict_from_ci,
 )
 from dealer.match import HandRecord, MatchResult
-from conftest import PY_BOTS, ROOT
 
 
 def _h2h(diffs: list[float], ev: list[float] | None = None) -> MatchResult:

@@ -34,7 +34,9 @@ def random_config(rng: random.Random, variant: Variant, players: int) -> TableCo
 def random_raise(rng: random.Random, hand: Hand, legal: Legal) -> int:
     """Return a raise-to total: the minimum, the maximum, about the pot, or anything between."""
     pot_sized = hand.max_bet + legal.call + hand.total_pot() + legal.call
-    target = rng.choice((legal.min_to, legal.max_to, pot_sized, pot_sized // 2, rng.randint(legal.min_to, legal.max_to)))
+    target = rng.choice(
+        (legal.min_to, legal.max_to, pot_sized, pot_sized // 2, rng.randint(legal.min_to, legal.max_to))
+    )
     return min(max(target, legal.min_to), legal.max_to)
 
 
@@ -65,7 +67,7 @@ def check_hands(variant: Variant, players: int, count: int, seed: int) -> None:
         text = phh_text(hand, hand_number=number)
         context = f"hand {number} of seed {seed}:\n{config}\n{text}"
         theirs = replay(text)
-        for step, (mine, pokerkit) in enumerate(zip(ours, theirs.decisions)):
+        for step, (mine, pokerkit) in enumerate(zip(ours, theirs.decisions, strict=False)):  # lengths compared below
             assert mine == pokerkit, f"decision {step} differs: ours {mine}, PokerKit {pokerkit}; {context}"
         assert len(ours) == len(theirs.decisions), context
         if theirs.showdown_order:

@@ -71,7 +71,7 @@ def check_match(run: MatchRun) -> dict[tuple[str, int], list[PhhHand]]:
                 assert theirs == f["finishing_stacks"], context
             else:  # PokerKit knows no rake: the house's take comes out of what the winners got
                 assert sum(theirs) - sum(f["finishing_stacks"]) == hand.rake, context
-                assert all(t >= ours for t, ours in zip(theirs, f["finishing_stacks"])), context
+                assert all(t >= ours for t, ours in zip(theirs, f["finishing_stacks"], strict=True)), context
 
     # The dealer's hand records agree with the histories; nets sum to minus the rake, hand by hand.
     # Table ids are handed out in the plan's table order, when each table starts.
@@ -79,11 +79,11 @@ def check_match(run: MatchRun) -> dict[tuple[str, int], list[PhhHand]]:
     for record in result.hands:
         by_table[record.table].append(record)
     assert len(by_table) == len(plan.tables)
-    for table_id, spec in zip(sorted(by_table), plan.tables):
+    for table_id, spec in zip(sorted(by_table), plan.tables, strict=True):
         records = by_table[table_id]
         hands = histories[spec.deal_set, spec.rotation]
         assert [r.hand for r in records] == list(range(plan.hands))
-        for record, hand in zip(records, hands):
+        for record, hand in zip(records, hands, strict=True):
             assert record.deal_set == spec.deal_set
             assert record.net == hand.net_by_player(), f"{spec} hand {record.hand}"
             assert sum(record.net.values()) == -hand.rake
@@ -98,12 +98,12 @@ def check_match(run: MatchRun) -> dict[tuple[str, int], list[PhhHand]]:
 def check_duplicates(run: MatchRun, histories: dict[tuple[str, int], list[PhhHand]]) -> None:
     """Tables of one deal set got the same cards: hole cards by position, and the board."""
     by_set = defaultdict(list)
-    for (deal_set, rotation), hands in histories.items():
+    for (deal_set, _rotation), hands in histories.items():
         by_set[deal_set].append(hands)
     for deal_set, tables in by_set.items():
         first = tables[0]
         for other in tables[1:]:
-            for a, b in zip(first, other):
+            for a, b in zip(first, other, strict=True):
                 context = f"deal set {deal_set} hand {a.number}"
                 assert a.table_seats == b.table_seats, context  # same button, same positions
                 assert a.hole_by_position() == b.hole_by_position(), context
@@ -117,7 +117,7 @@ def check_duplicates(run: MatchRun, histories: dict[tuple[str, int], list[PhhHan
 
 def check_no_processes(run: MatchRun) -> None:
     assert run.pids, "no bot process was launched"
-    for name, pid in run.pids.items():
+    for pid in run.pids.values():
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)  # also fails for an unreaped zombie
     assert processes_under(run.out) == []
@@ -243,7 +243,7 @@ def test_freezeout(tmp_path: Path) -> None:
         assert f["starting_stacks"] == [chips[p] for p in f["players"]], hand.text
         assert all(chips[p] == 0 for p in spec.seats if p not in f["players"]), hand.text
         assert replay(hand.text).finishing_stacks == f["finishing_stacks"], hand.text
-        chips.update(zip(f["players"], f["finishing_stacks"]))
+        chips.update(zip(f["players"], f["finishing_stacks"], strict=True))
         assert sum(chips.values()) == 4 * 2000
     assert [p for p, c in chips.items() if c] == [result.places[0]]
     check_no_processes(run)

@@ -145,7 +145,7 @@ def test_rake_is_applied_as_the_engine_applies_it():
     got = adjusted_net(hand)
     assert got == pytest.approx(expected, abs=1e-9)
     assert sum(got) == pytest.approx(-300, abs=1e-9)  # adjusted nets sum to minus the rake, as actual nets do
-    assert sum(f - s for f, s in zip(hand.final_stacks(), config.stacks)) == -300
+    assert sum(f - s for f, s in zip(hand.final_stacks(), config.stacks, strict=True)) == -300
 
 
 @pytest.mark.parametrize("actions", [
@@ -165,7 +165,7 @@ AA_KK = 0.812555
 
 def test_preflop_all_in_is_a_seeded_unbiased_sample_close_to_the_known_answer():
     actions: list[Action] = [10_000, "c"]  # the button (seat 1) shoves, the big blind calls
-    hand, hs, b = _case(HU, ["KdKc", "AhAs"], "", actions, "2c3d4h5s9c", [0, 1])
+    hand, _, _ = _case(HU, ["KdKc", "AhAs"], "", actions, "2c3d4h5s9c", [0, 1])
     got = adjusted_net(hand)
     assert got == adjusted_net(hand)  # deterministic
     share = (got[1] + 10_000) / 20_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import pytest
 from hypothesis import given
@@ -132,5 +132,5 @@ def test_agrees_with_pokerkit() -> None:
         (a, pa), (b, pb) = pair
         assert ((a < b), (a == b)) == ((pa < pb), (pa == pb)), (cards_text(deck), a, b)
     hands.sort(key=lambda h: h[0])
-    for (a, pa), (b, pb) in zip(hands, hands[1:]):
+    for (a, pa), (b, pb) in pairwise(hands):
         assert (pa == pb) if a == b else (pa < pb), (pa, pb)

@@ -21,7 +21,8 @@ def random_hand(rng: random.Random, seats: int, variant: Variant) -> Hand:
     big = rng.choice((2, 10, 20))
     stacks = tuple(rng.randint(1, 5 * big) if rng.random() < 0.5 else rng.randint(1, 100 * big) for _ in range(seats))
     config = TableConfig(stacks=stacks, button=rng.randrange(seats), small_blind=big // 2, big_blind=big,
-                         variant=variant, ante=rng.choice((0, 1)), rake_bps=rng.choice((0, 500)), rake_cap=20)  # fmt: skip
+                         variant=variant, ante=rng.choice((0, 1)), rake_bps=rng.choice((0, 500)),
+                         rake_cap=20)  # fmt: skip
     hand = Hand.start(config, shuffled_deck(rng.randrange(10**9)))
     while hand.actor is not None:
         legal = hand.legal()

@@ -116,7 +116,7 @@ def test_build_jobs_properties(n_bots: int, table_data: st.DataObject, duplicate
     ids = [j.plan.match_id for j in jobs]
     assert len(set(ids)) == len(ids)
     assert len({j.out for j in jobs}) == len(jobs)
-    assert all(i.startswith(f"{j.event}/") for i, j in zip(ids, jobs))
+    assert all(i.startswith(f"{j.event}/") for i, j in zip(ids, jobs, strict=True))
     assert _signature(build_jobs(parse_league(text))) == _signature(jobs)
 
     # Round-robin: every pair meets at least `meetings` times (heads-up: exactly), in duplicate groups.
@@ -445,7 +445,7 @@ def test_broken_league_file(tmp_path: Path, command: str) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     found = _errors(proc.stderr, path)
     assert len(found) == len(EXPECTED), proc.stderr
-    for (line, key, message), (want_line, want_key, want) in zip(found, EXPECTED):
+    for (line, key, message), (want_line, want_key, want) in zip(found, EXPECTED, strict=True):
         assert (line, key) == (want_line, want_key) and want in message, (line, key, message)
     assert proc.stdout == ""
     assert not out.exists()

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer.errors import IllegalActionError
-from hand_state import snapshot
-
 from dealer.rules import Acted, Awarded, Hand, Posted, Raked, Returned, TableConfig, Variant
+from hand_state import snapshot
 
 
 @st.composite

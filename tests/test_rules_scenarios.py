@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from dealer.cards import parse_cards
 from dealer.errors import CardError, ConfigError, IllegalActionError
-from hand_state import snapshot
-
 from dealer.rules import Awarded, Dealt, Hand, Posted, Raked, Returned, TableConfig, Variant
+from hand_state import snapshot
 
 
 def stacked(holes: list[str], board: str = "") -> list[int]:
@@ -228,7 +226,7 @@ def test_bad_decks_and_tables_are_refused() -> None:
     config = TableConfig(stacks=(100, 100), button=0, small_blind=1, big_blind=2)
     deck = stacked(["AcAd", "KcKd"])
     with pytest.raises(CardError):
-        Hand.start(config, deck[:5] + [deck[0]] + deck[6:])
+        Hand.start(config, [*deck[:5], deck[0], *deck[6:]])
     with pytest.raises(ConfigError):
         Hand.start(config, deck[:11])
     with pytest.raises(ConfigError):

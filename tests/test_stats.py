@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from dealer.stats import (
     SPRT,
-    ConfidenceSequence,
     Z95,
+    ConfidenceSequence,
     Estimate,
     bb_per_100,
     bb_per_100_grouped,

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import PY_BOTS, ROOT
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from conftest import PY_BOTS, ROOT
 from dealer.config import game_config, parse_league
 from dealer.league import Progress
 from dealer.match import BotEntry, Match, MatchPlan, plan_tables

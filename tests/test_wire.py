@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 import pytest
-import wire_reference as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import wire_reference as reference
 from dealer import wire
 from dealer.rules import MAX_SEATS, Dealt, Hand, TableConfig, Variant
 from dealer.wire import HandWire, frame

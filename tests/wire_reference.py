@@ -83,7 +83,9 @@ def public_item(table: int, event: Event, street: int, number: int, seat_map: li
             all_in=event.all_in, street=_STREETS[street], hand=number,
         )
     elif isinstance(event, Dealt):
-        message = pb.Event(type=pb.EVENT_TYPE_BOARD, cards=names(event.cards), street=_STREETS[event.street], hand=number)
+        message = pb.Event(
+            type=pb.EVENT_TYPE_BOARD, cards=names(event.cards), street=_STREETS[event.street], hand=number
+        )
     elif isinstance(event, Posted):
         message = pb.Event(
             type=_POSTS[event.kind], seat=seat_map[event.seat], amount=event.amount,

@@ -13,6 +13,7 @@ import os
 import random
 
 import pokerbot
+
 from dealer.evaluator import evaluate
 
 RANKS = "23456789TJQKA"

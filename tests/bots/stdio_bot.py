@@ -15,6 +15,7 @@
 It logs to stderr (its log) and exits at goodbye or at the end of its input.
 """
 
+import contextlib
 import json
 import sys
 import time
@@ -40,41 +41,41 @@ def answer(message: dict, out) -> None:
 
 def main() -> None:
     out = sys.stdout
-    record = open(sys.argv[2], "w") if MODE == "record" else None
-    requests = 0
-    print(f"stdio bot {MODE} started", file=sys.stderr, flush=True)
-    for line in sys.stdin:
-        if record is not None:
-            record.write(line)
-            record.flush()
-        message = json.loads(line)
-        if message["type"] == "goodbye":
-            break
-        if message["type"] == "notice":
-            print("notice", message["notice"]["reason"], message["notice"]["detail"], file=sys.stderr, flush=True)
-        if message["type"] != "request":
-            continue
-        requests += 1
-        if MODE == "silent":
-            continue
-        if MODE == "crash":
-            sys.exit(3)
-        if MODE == "long":
-            out.write("x" * 100_000 + "\n")
+    with open(sys.argv[2], "w") if MODE == "record" else contextlib.nullcontext() as record:
+        requests = 0
+        print(f"stdio bot {MODE} started", file=sys.stderr, flush=True)
+        for line in sys.stdin:
+            if record is not None:
+                record.write(line)
+                record.flush()
+            message = json.loads(line)
+            if message["type"] == "goodbye":
+                break
+            if message["type"] == "notice":
+                print("notice", message["notice"]["reason"], message["notice"]["detail"], file=sys.stderr, flush=True)
+            if message["type"] != "request":
+                continue
+            requests += 1
+            if MODE == "silent":
+                continue
+            if MODE == "crash":
+                sys.exit(3)
+            if MODE == "long":
+                out.write("x" * 100_000 + "\n")
+                out.flush()
+                continue
+            if MODE == "slow":
+                extra = int(sys.argv[2]) if len(sys.argv) > 2 else 250
+                time.sleep((message["request"]["time_ms"] + extra) / 1000)
+            if MODE == "malformed" and requests % 2 == 1 and requests // 2 < len(MISDEEDS):
+                misdeed = MISDEEDS[requests // 2]
+                if b"%d" in misdeed:
+                    misdeed = misdeed % (message["table"], message["request"]["request_id"])
+                out.write(misdeed.decode())
+                out.flush()
+                continue
+            answer(message, out)
             out.flush()
-            continue
-        if MODE == "slow":
-            extra = int(sys.argv[2]) if len(sys.argv) > 2 else 250
-            time.sleep((message["request"]["time_ms"] + extra) / 1000)
-        if MODE == "malformed" and requests % 2 == 1 and requests // 2 < len(MISDEEDS):
-            misdeed = MISDEEDS[requests // 2]
-            if b"%d" in misdeed:
-                misdeed = misdeed % (message["table"], message["request"]["request_id"])
-            out.write(misdeed.decode())
-            out.flush()
-            continue
-        answer(message, out)
-        out.flush()
     print("stdio bot done", file=sys.stderr, flush=True)
 
 
