@@ -75,19 +75,17 @@ async def play(server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str
 
 async def main(out: Path, measured: dict[str, tuple[tuple[str, ...], str]], hands: int, tables: int,
                repeats: int) -> None:
-    server = DealerServer("127.0.0.1:0")
-    await server.start()
-    single: dict[str, list[float]] = {k: [] for k in measured}
-    decision: dict[str, list[float]] = {k: [] for k in measured}
-    many: dict[str, list[float]] = {k: [] for k in measured}
-    for r in range(repeats):
-        for name, kind in measured.items():  # interleaved, so that the machine's load falls on every kind
-            seconds, n, decisions = await play(server, out / f"{name}-one-{r}", kind, max(hands // 8, 100), 1)
-            single[name].append(n / seconds)
-            decision[name].append(seconds / decisions)
-            seconds, n, _ = await play(server, out / f"{name}-many-{r}", kind, hands, tables)
-            many[name].append(n / seconds)
-    await server.stop()
+    async with DealerServer("127.0.0.1:0") as server:
+        single: dict[str, list[float]] = {k: [] for k in measured}
+        decision: dict[str, list[float]] = {k: [] for k in measured}
+        many: dict[str, list[float]] = {k: [] for k in measured}
+        for r in range(repeats):
+            for name, kind in measured.items():  # interleaved, so that the machine's load falls on every kind
+                seconds, n, decisions = await play(server, out / f"{name}-one-{r}", kind, max(hands // 8, 100), 1)
+                single[name].append(n / seconds)
+                decision[name].append(seconds / decisions)
+                seconds, n, _ = await play(server, out / f"{name}-many-{r}", kind, hands, tables)
+                many[name].append(n / seconds)
     med = statistics.median
     base = med(decision["grpc"])
     rows = [[name, f"{med(single[name]):,.0f}", f"{med(decision[name]) * 1e6:,.0f}",

@@ -65,12 +65,8 @@ async def play_pool(deals: int, tables: int, seed: str, out: Path, weaker: str):
     old = BotEntry("old", (sys.executable, str(BOTS / f"{weaker}_bot.py")))
     plan = MatchPlan("pool", plan_tables(["new", "old"], duplicate=True, tables=tables), game_config(),
                      hands=deals // tables, seed=seed, luck=True)
-    server = DealerServer("127.0.0.1:0")
-    await server.start()
-    try:
+    async with DealerServer("127.0.0.1:0") as server:
         return await Match(plan, server, {"new": new, "old": old}, out=out, base=ROOT).run()
-    finally:
-        await server.stop()
 
 
 def plain_samples(result) -> list[Sample]:

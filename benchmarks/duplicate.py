@@ -77,15 +77,11 @@ async def play_pair(hero: str, villain: str, hands: int, tables: int, seed: str,
                       hands=hands // tables, seed=seed)
     dup = MatchPlan("duplicate", plan_tables(names, duplicate=True, tables=tables, prefix="dup"), game,
                     hands=hands // (2 * tables), seed=seed)
-    server = DealerServer("127.0.0.1:0")
-    await server.start()
-    try:
+    async with DealerServer("127.0.0.1:0") as server:
         results = await asyncio.gather(
             Match(plain, server, entries, out=out / "plain", base=ROOT).run(),
             Match(dup, server, entries, out=out / "duplicate", base=ROOT).run(),
         )
-    finally:
-        await server.stop()
     return measure(results[0], hero), measure(results[1], hero)
 
 

@@ -84,24 +84,22 @@ async def round_trips(server: DealerServer, out: Path, count: int) -> float:
 
 
 async def main(hands: int, tables: list[int], repeats: int) -> None:
-    server = DealerServer("127.0.0.1:0")
-    await server.start()
-    single, per_decision, rtt = [], [], []
-    many: dict[int, list[float]] = {count: [] for count in tables}
-    cpu: dict[int, list[tuple[float, float]]] = {count: [] for count in tables}  # dealer, bots: CPU s per hand
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp)
-        for k in range(repeats):
-            rtt.append(await round_trips(server, out / f"rtt{k}", 2000))
-            seconds, n, decisions = await play(server, out / f"one{k}", max(hands // 16, 200), 1)
-            single.append(n / seconds)
-            per_decision.append(seconds / decisions)
-            for count in tables:
-                dealer, bots = time.process_time(), _children_cpu()
-                seconds, n, _ = await play(server, out / f"many{k}-{count}", hands, count)
-                many[count].append(n / seconds)
-                cpu[count].append(((time.process_time() - dealer) / n, (_children_cpu() - bots) / n))
-    await server.stop()
+    async with DealerServer("127.0.0.1:0") as server:
+        single, per_decision, rtt = [], [], []
+        many: dict[int, list[float]] = {count: [] for count in tables}
+        cpu: dict[int, list[tuple[float, float]]] = {count: [] for count in tables}  # dealer, bots: CPU s per hand
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            for k in range(repeats):
+                rtt.append(await round_trips(server, out / f"rtt{k}", 2000))
+                seconds, n, decisions = await play(server, out / f"one{k}", max(hands // 16, 200), 1)
+                single.append(n / seconds)
+                per_decision.append(seconds / decisions)
+                for count in tables:
+                    dealer, bots = time.process_time(), _children_cpu()
+                    seconds, n, _ = await play(server, out / f"many{k}-{count}", hands, count)
+                    many[count].append(n / seconds)
+                    cpu[count].append(((time.process_time() - dealer) / n, (_children_cpu() - bots) / n))
     rows = [["one table", f"{statistics.median(single):,.0f}", "", ""]]
     for count in tables:
         dealer = statistics.median(c[0] for c in cpu[count]) * 1e6

@@ -56,14 +56,10 @@ events:
 
 async def local_run(config: LeagueConfig) -> tuple[float, float, int]:
     """(start-up s, league s, hands) with the local executor."""
-    server = DealerServer("127.0.0.1:0")
-    await server.start()
-    try:
+    async with DealerServer("127.0.0.1:0") as server:
         started = time.perf_counter()
         results = await run_league(config, LocalExecutor(server, config.jobs))
         return 0.0, time.perf_counter() - started, sum(len(r.hands) for r in results)
-    finally:
-        await server.stop()
 
 
 def dask_run(workers: int) -> Callable[[LeagueConfig], object]:

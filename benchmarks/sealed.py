@@ -57,17 +57,15 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int, sealed:
 
 
 async def main(hands: int, tables: int, repeats: int) -> None:
-    server = DealerServer("127.0.0.1:0")
-    await server.start()
-    rates: dict[bool, list[float]] = {True: [], False: []}
-    startup: dict[bool, list[float]] = {True: [], False: []}
-    with tempfile.TemporaryDirectory() as tmp:
-        for k in range(repeats):
-            for sealed in (k % 2 == 0, k % 2 != 0):  # alternate which goes first, against drift
-                seconds, connect, n = await play(server, Path(tmp) / f"{k}-{sealed}", hands, tables, sealed)
-                rates[sealed].append(n / seconds)
-                startup[sealed].append(connect)
-    await server.stop()
+    async with DealerServer("127.0.0.1:0") as server:
+        rates: dict[bool, list[float]] = {True: [], False: []}
+        startup: dict[bool, list[float]] = {True: [], False: []}
+        with tempfile.TemporaryDirectory() as tmp:
+            for k in range(repeats):
+                for sealed in (k % 2 == 0, k % 2 != 0):  # alternate which goes first, against drift
+                    seconds, connect, n = await play(server, Path(tmp) / f"{k}-{sealed}", hands, tables, sealed)
+                    rates[sealed].append(n / seconds)
+                    startup[sealed].append(connect)
     rows = [[("sealed (4 bot processes)" if sealed else "not sealed (2 bot processes)"),
              f"{statistics.median(rates[sealed]):,.0f}", f"{statistics.median(startup[sealed]) * 1000:,.0f}"]
             for sealed in (False, True)]

@@ -557,14 +557,10 @@ async def play_comparison(
                      luck=True, strategies=(new.name, old.name))
     test = sequential_test(settings) if settings.until_significant else None
     entries = {e.name: e for e in (new, old, *field)}
-    server = DealerServer(listen)
-    await server.start()
-    try:
+    async with DealerServer(listen) as server:
         match = _SequentialMatch(plan, server, entries, out=out, base=base or Path.cwd(), new=new.name,
                                  old=old.name, test=test, batch=batch, settings=settings)
         result = await match.run()
-    finally:
-        await server.stop()
     samples = match.fed
     if test is not None and test.verdict() is None and match.unchecked:
         test.update(s.value(settings.estimator) for s in samples[-match.unchecked:])

@@ -651,7 +651,9 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
 
 class DealerServer:
-    """The gRPC server, with the health and reflection services, and its session registry."""
+    """The gRPC server, with the health and reflection services, and its session registry.
+
+    ``async with DealerServer(...) as server:`` starts it and stops it when the block ends."""
 
     def __init__(
         self, address: str = "127.0.0.1:0", *, credentials: grpc.ServerCredentials | None = None,
@@ -722,6 +724,19 @@ class DealerServer:
             host = self._requested.rsplit(":", 1)[0]
             self.address = f"{host}:{port}"
         return self.address
+
+    async def __aenter__(self) -> DealerServer:
+        """Start listening (see ``start``); a start that fails half-way is stopped again."""
+        try:
+            await self.start()
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        """Stop the server, however the block ended."""
+        await self.stop()
 
     def session(self, name: str, token: str | None = None) -> BotSession:
         """Register a new session for a bot; its token is random unless one is given."""

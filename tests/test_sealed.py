@@ -162,12 +162,8 @@ def play_memory_bot(out: Path, *, sealed: bool) -> tuple[MatchRun, dict[str, lis
     entries = {"memory": BotEntry("memory", MEMORY_BOT), "caller": BotEntry("caller", bot_command("call"))}
 
     async def main() -> MatchResult:
-        server = DealerServer("127.0.0.1:0")
-        await server.start()
-        try:
+        async with DealerServer("127.0.0.1:0") as server:
             return await Match(plan, server, entries, out=out, base=ROOT).run()
-        finally:
-            await server.stop()
 
     result = asyncio.run(main())
     assert not any(result.faults.values()), result.log_tails
@@ -211,12 +207,8 @@ def test_a_restart_restarts_only_the_instance_that_failed(tmp_path: Path) -> Non
     entries = {"bad": BotEntry("bad", crashes), "caller": BotEntry("caller", bot_command("call"))}
 
     async def main() -> MatchResult:
-        server = DealerServer("127.0.0.1:0")
-        await server.start()
-        try:
+        async with DealerServer("127.0.0.1:0") as server:
             return await Match(plan, server, entries, out=tmp_path, base=ROOT).run()
-        finally:
-            await server.stop()
 
     result = asyncio.run(main())
     assert len(result.hands) == 16 and result.forfeited == []

@@ -1,19 +1,23 @@
 """A session's request clocks, without a stream: each request of a batch times out by its own
 allowance, an answer settles only its request, a late answer is a timeout and not also an
-unexpected reply, and a lost connection answers every open request once, with no timeout."""
+unexpected reply, and a lost connection answers every open request once, with no timeout.
+And the server as a context manager: it stops however its block ends."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 
-from dealer.server import BotSession, Fault
+import pytest
+
+from dealer.server import BotSession, DealerServer, Fault
 from poker.v1 import dealer_pb2 as pb
 
 
 def live_session() -> BotSession:
     """A session that counts as connected, whose batches are taken by the test."""
     session = BotSession("bot", "token")
-    session._attach(object(), "test")  # type: ignore[arg-type]
+    session._attach(object(), "test")
     return session
 
 
@@ -62,5 +66,23 @@ def test_a_lost_connection_answers_open_requests_once_without_a_timeout() -> Non
         session.request(4, b"c", 0.05, lambda r, e: answers.append((4, r)), table=1)  # not connected: told at once
         await asyncio.sleep(0)
         assert answers[-1] == (4, None) and session.requests == 2
+
+    asyncio.run(scenario())
+
+
+def test_a_server_in_an_async_with_block_stops_when_the_block_fails() -> None:
+    async def scenario() -> None:
+        with pytest.raises(RuntimeError, match="the block failed"):
+            async with DealerServer("127.0.0.1:0") as server:
+                host, port = server.address.rsplit(":", 1)
+                assert server.local_address is not None
+                folder = os.path.dirname(server.local_address.removeprefix("unix:"))
+                _, writer = await asyncio.open_connection(host, int(port))  # listening
+                writer.close()
+                await writer.wait_closed()
+                raise RuntimeError("the block failed")
+        with pytest.raises(OSError):
+            await asyncio.open_connection(host, int(port))
+        assert not os.path.exists(folder)  # the Unix socket's folder is gone too
 
     asyncio.run(scenario())

@@ -45,18 +45,14 @@ def test_hands_are_shown_only_once_every_seat_rotation_has_played_them(tmp_path:
     published: list[tuple[int, int]] = []  # (rotation, hand) in the order passed on
 
     async def play() -> None:
-        server = DealerServer("127.0.0.1:0")
-        await server.start()
         names = ["a", "b"]
         plan = MatchPlan("m", plan_tables(names, duplicate=True, tables=1), game_config(), hands=12, seed=SEED)
         entries = {n: BotEntry(n, (sys.executable, str(PY_BOTS / "random_bot.py"))) for n in names}
-        match = Match(
-            plan, server, entries, out=tmp_path, base=ROOT, on_hand=lambda match_id, text: on_hand(match, text)
-        )
-        try:
+        async with DealerServer("127.0.0.1:0") as server:
+            match = Match(
+                plan, server, entries, out=tmp_path, base=ROOT, on_hand=lambda match_id, text: on_hand(match, text)
+            )
             await match.run()
-        finally:
-            await server.stop()
 
     def on_hand(match: Match, text: str) -> None:
         hand = replay(text)
