@@ -59,11 +59,6 @@ _HEADERS: dict[tuple[object, ...], str] = {}  # the lines of ``_header`` by the 
 _HEADERS_KEPT = 4096  # the cache is cleared when it grows past this (stakes rarely vary)
 
 
-def phh_actions(hand: Hand) -> list[str]:
-    """Return the PHH action lines of a finished hand (hole cards, decisions, boards, shows)."""
-    return _actions(hand)[0]
-
-
 def _actions(hand: Hand) -> tuple[list[str], int]:
     """Return the PHH action lines of a hand and its rake, in one pass over its events."""
     names, position, hole = CARD_NAMES, hand.position, hand.hole

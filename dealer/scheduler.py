@@ -227,20 +227,3 @@ def sealed_instances(tables: Sequence[tuple[Sequence[str], Hashable]]) -> list[t
         instances.append(tuple(row))
     return instances
 
-
-def seat_counts(specs: Sequence[MatchSpec]) -> dict[str, list[int]]:
-    """Return how often each bot sat in each seat (lists as long as the largest table)."""
-    width = max((len(s.seats) for s in specs), default=0)
-    counts: dict[str, list[int]] = {}
-    for spec in specs:
-        for seat, bot in enumerate(spec.seats):
-            counts.setdefault(bot, [0] * width)[seat] += 1
-    return counts
-
-
-def pair_counts(specs: Sequence[MatchSpec]) -> dict[frozenset[str], int]:
-    """Return how many matches each pair of bots played together (pairs that never met are absent)."""
-    counts: Counter[frozenset[str]] = Counter()
-    for spec in specs:
-        counts.update(frozenset(p) for p in combinations(spec.seats, 2))
-    return dict(counts)

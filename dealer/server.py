@@ -113,7 +113,6 @@ class BotSession:
     token: str = field(repr=False)
     faults: collections.Counter[str] = field(default_factory=collections.Counter)
     connected: asyncio.Event = field(default_factory=asyncio.Event)
-    disconnected: asyncio.Event = field(default_factory=asyncio.Event)
     version: str = ""
     on_dealer_error: Callable[[BaseException], None] | None = field(default=None, repr=False)
     _outbox: list[bytes] = field(default_factory=list)  # framed items
@@ -207,14 +206,12 @@ class BotSession:
         self._outbox.clear()
         self._outbox_requests.clear()
         self._queued = 0
-        self.disconnected.clear()
         self.connected.set()
 
     def _detach(self) -> None:
         self._owner = None
         self._stream = None
         self.connected.clear()
-        self.disconnected.set()
         self._outbox.clear()
         self._outbox_requests.clear()
         self._queued = 0

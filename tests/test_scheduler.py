@@ -3,27 +3,38 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from itertools import combinations
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.scheduler import (
-    MatchSpec,
-    duplicate_rotations,
-    gauntlet_tables,
-    pair_counts,
-    round_robin_tables,
-    schedule_event,
-    seat_counts,
-)
+from dealer.scheduler import MatchSpec, duplicate_rotations, gauntlet_tables, round_robin_tables, schedule_event
 
 # Balance bounds the greedy draw meets (measured over 3..40 bots at every size, and 200 bots).
 # Typical draws do better (pairs 1..2 apart); the worst cases are fields of about twice the table size.
 PAIR_SPREAD = 4  # max - min meetings over all pairs
 TABLE_SPREAD = 5  # max - min tables per bot (reached with 200 bots at 3-handed tables, ~110 each)
 SEAT_SPREAD = 4  # max - min seat count of one bot (cyclic rotations only, so not perfect)
+
+
+def seat_counts(specs: Sequence[MatchSpec]) -> dict[str, list[int]]:
+    """Return how often each bot sat in each seat (lists as long as the largest table)."""
+    width = max((len(s.seats) for s in specs), default=0)
+    counts: dict[str, list[int]] = {}
+    for spec in specs:
+        for seat, bot in enumerate(spec.seats):
+            counts.setdefault(bot, [0] * width)[seat] += 1
+    return counts
+
+
+def pair_counts(specs: Sequence[MatchSpec]) -> dict[frozenset[str], int]:
+    """Return how many matches each pair of bots played together (pairs that never met are absent)."""
+    counts: Counter[frozenset[str]] = Counter()
+    for spec in specs:
+        counts.update(frozenset(p) for p in combinations(spec.seats, 2))
+    return dict(counts)
 
 
 def names(n: int) -> list[str]:
