@@ -236,7 +236,7 @@ class BotProcess:
             await asyncio.wait([self._bridge], timeout=grace_s)
         try:  # the log ends when the pipe closes; a process that left the group may hold it open
             await asyncio.wait_for(self._pump, grace_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._pump.cancel()
             transport = getattr(self.process, "_transport", None)
             if transport is not None:
@@ -288,7 +288,8 @@ async def sweep_cgroups(timeout_s: float = CGROUP_SWEEP_S) -> None:
     cgroup still busy after ``timeout_s`` is logged, for the organiser, and left."""
     leftovers = list(_leftover_cgroups)
     _leftover_cgroups.clear()
-    for cgroup, removed in zip(leftovers, await asyncio.gather(*(_remove_cgroup(c, timeout_s) for c in leftovers))):
+    removed_each = await asyncio.gather(*(_remove_cgroup(c, timeout_s) for c in leftovers))
+    for cgroup, removed in zip(leftovers, removed_each, strict=True):
         if not removed:
             log.error("memory cgroup %s still has processes after %.0f s: left in place", cgroup.folder, timeout_s)
 

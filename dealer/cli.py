@@ -120,18 +120,28 @@ def _blinds(text: str) -> tuple[int, int]:
 
 @app.command()
 def match(
-    bots: Annotated[list[str], typer.Argument(
-        help='Bot command lines, one per seat (quote each): "CMD" (gRPC), "stdio:CMD" (JSON lines, '
-             'docs/bots-stdio.md) or "acpc:CMD {game} {host} {port}" (the ACPC protocol).')],
+    bots: Annotated[
+        list[str],
+        typer.Argument(
+            help='Bot command lines, one per seat (quote each): "CMD" (gRPC), "stdio:CMD" (JSON lines, '
+            'docs/bots-stdio.md) or "acpc:CMD {game} {host} {port}" (the ACPC protocol).'
+        ),
+    ],
     variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
     ante: Annotated[int, typer.Option(help="Ante per player.")] = 0,
     stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
     hands: Annotated[int, typer.Option(help="Total hands (rounded down to whole duplicate rotations).")] = 1000,
-    seed_file: Annotated[Path | None, typer.Option(
-        help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
-             "seed, committed to at the start and revealed in the results.")] = None,
-    seed: Annotated[str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")] = None,
+    seed_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
+            "seed, committed to at the start and revealed in the results."
+        ),
+    ] = None,
+    seed: Annotated[
+        str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")
+    ] = None,
     duplicate: Annotated[bool, typer.Option(help="Replay every deal with the seats rotated.")] = True,
     tables: Annotated[int, typer.Option(help="Deal sets played at once (each on its rotations' tables).")] = 1,
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
@@ -141,12 +151,16 @@ def match(
     startup_ms: Annotated[int, typer.Option(help="Time for a bot to start and connect (ms).")] = 10000,
     fault_policy: Annotated[str, typer.Option(help="fold, forfeit or restart.")] = "fold",
     listen: Annotated[str, typer.Option(help="Address the dealer listens on.")] = "127.0.0.1:0",
-    out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")] = Path("out/match"),
+    out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")] = Path(
+        "out/match"
+    ),
     sandbox: Annotated[str, typer.Option(help="on, or off: run the bots without their sandbox (UNSAFE).")] = "on",
     log_level: LogLevel = "info",
 ) -> None:
     """Play one match between bot command lines and print the results."""
-    protocols, commands = zip(*[(protocol, shlex.split(text)) for protocol, text in map(split_protocol, bots)])
+    protocols, commands = zip(
+        *[(protocol, shlex.split(text)) for protocol, text in map(split_protocol, bots)], strict=True
+    )
     if not all(commands):
         raise typer.BadParameter("a bot's command line is empty")
     if not 2 <= len(commands) <= 10:
@@ -176,7 +190,7 @@ def match(
     )
     limits = _sandbox_limits(sandbox)
     entries = {name: BotEntry(name, tuple(argv), limits=limits, protocol=protocol)
-               for name, argv, protocol in zip(names, commands, protocols)}
+               for name, argv, protocol in zip(names, commands, protocols, strict=True)}
     _log_to(out, log_level)
     result = asyncio.run(_run_match(plan, entries, listen, out))
     lines = standings([result])
@@ -475,15 +489,24 @@ def export(
 def compare(
     new: Annotated[str, typer.Argument(help="Command line of the new version (quote it).")],
     old: Annotated[str, typer.Argument(help="Command line of the old version (quote it).")],
-    field: Annotated[list[str] | None, typer.Option(
-        help="Command line of an opponent; repeat for several. Both versions then play the field on the same "
-             "deals instead of each other.")] = None,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Command line of an opponent; repeat for several. Both versions then play the field on the same "
+            "deals instead of each other."
+        ),
+    ] = None,
     hands: Annotated[int, typer.Option(help="Maximum hands, every table counted.")] = 20000,
-    until_significant: Annotated[bool, typer.Option(
-        help="Stop as soon as the sequential test (--test) decides.")] = False,
-    test: Annotated[str, typer.Option(
-        help="Sequential test: cs (a confidence sequence: stops early on a large difference) or sprt (two "
-             "SPRTs with the bounds as hypotheses).")] = "cs",
+    until_significant: Annotated[
+        bool, typer.Option(help="Stop as soon as the sequential test (--test) decides.")
+    ] = False,
+    test: Annotated[
+        str,
+        typer.Option(
+            help="Sequential test: cs (a confidence sequence: stops early on a large difference) or sprt (two "
+            "SPRTs with the bounds as hypotheses)."
+        ),
+    ] = "cs",
     alpha: Annotated[float, typer.Option(help="False verdict rate with no true difference (better or worse).")] = 0.05,
     beta: Annotated[float, typer.Option(help="Miss rate at the bounds (--worse-than, --better-than).")] = 0.05,
     worse_than: Annotated[float, typer.Option(help="Bound in bb/100 of the difference: 'worse by more than'.")] = -5.0,
@@ -496,10 +519,16 @@ def compare(
     variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
     stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
-    seed_file: Annotated[Path | None, typer.Option(
-        help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
-             "seed, committed to at the start and revealed in the results.")] = None,
-    seed: Annotated[str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")] = None,
+    seed_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
+            "seed, committed to at the start and revealed in the results."
+        ),
+    ] = None,
+    seed: Annotated[
+        str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")
+    ] = None,
     tables: Annotated[int, typer.Option(help="Deal sets played at once (each a duplicate group of tables).")] = 4,
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
     batch: Annotated[int, typer.Option(help="Paired deals between two looks of the sequential test.")] = 100,
@@ -507,7 +536,8 @@ def compare(
     bank_ms: Annotated[int, typer.Option(help="Time bank per match and seat (ms).")] = 30000,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")] = Path(
-        "out/compare"),
+        "out/compare"
+    ),
     sandbox: Annotated[str, typer.Option(help="on, or off: run the bots without their sandbox (UNSAFE).")] = "on",
     log_level: LogLevel = "info",
 ) -> None:
@@ -530,7 +560,9 @@ def compare(
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
     seed_text = _event_seed(seed_file, seed)
-    field_names = [n if n not in ("new", "old") else f"{n}-field" for n in _bot_names([shlex.split(f) for f in field or []])]
+    field_names = [
+        n if n not in ("new", "old") else f"{n}-field" for n in _bot_names([shlex.split(f) for f in field or []])
+    ]
     limits = _sandbox_limits(sandbox)
     new_entry = BotEntry("new", tuple(shlex.split(new)), limits=limits)
     old_entry = BotEntry("old", tuple(shlex.split(old)), limits=limits)

@@ -97,6 +97,7 @@ from ``LeagueConfig.folder`` so that relative paths in their arguments resolve t
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 import os
 import re
@@ -751,7 +752,7 @@ def _points(ctx: _Ctx, node: Node, path: str) -> tuple[int, ...] | None:
     values = [v for v in read if v is not None]
     if len(values) < len(read):
         return None
-    if any(a < b for a, b in zip(values, values[1:])):
+    if any(a < b for a, b in itertools.pairwise(values)):
         ctx.error(node, path, "points must not increase from one place to the next")
         return None
     return tuple(values)

@@ -178,7 +178,7 @@ class PhhHand:
         return [holes[k] for k in range(len(holes))]
 
     def hole_by_seat(self) -> dict[int, list[str]]:
-        return {seat: split_cards(cards) for seat, cards in zip(self.table_seats, self.hole_by_position())}
+        return {seat: split_cards(cards) for seat, cards in zip(self.table_seats, self.hole_by_position(), strict=True)}
 
     def board(self) -> list[str]:
         return [c for a in self.fields["actions"] if a.startswith("d db ") for c in split_cards(a.split()[2])]
@@ -194,7 +194,10 @@ class PhhHand:
 
     def net_by_player(self) -> dict[str, int]:
         f = self.fields
-        return {name: end - start for name, start, end in zip(f["players"], f["starting_stacks"], f["finishing_stacks"])}
+        return {
+            name: end - start
+            for name, start, end in zip(f["players"], f["starting_stacks"], f["finishing_stacks"], strict=True)
+        }
 
     @property
     def rake(self) -> int:

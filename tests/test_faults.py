@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import processes_under
 
+from conftest import processes_under
 from dealer.config import game_config
 from dealer.match import STRIKES, BotEntry, Match, MatchPlan, MatchResult, plan_tables
 from dealer.server import DealerServer, Fault
@@ -175,7 +175,9 @@ def test_slightly_slow_bot_within_its_bank_is_not_faulted_and_its_bank_shrinks(t
 def test_crash_mid_hand_is_counted_and_the_bot_folds_for_the_rest(tmp_path: Path, how: str) -> None:
     played = play(tmp_path, bot("crashes.py", "3", how, "child"))
     assert_honest_results_stand(played)
-    assert played.faults() == {Fault.CRASH: INSTANCES}  # one event, one reason: its lost stream is not also a disconnect
+    assert played.faults() == {
+        Fault.CRASH: INSTANCES
+    }  # one event, one reason: its lost stream is not also a disconnect
     assert "dying" in played.log()
     assert len(played.pids()) == 2 * INSTANCES  # the crashed bots' children were killed with their groups
 
@@ -254,7 +256,9 @@ def test_flood_of_stray_messages_cuts_the_bot_off(tmp_path: Path) -> None:
     assert_honest_results_stand(played)
     faults = played.faults()
     # each instance floods; on a loaded machine one may not reach the cut-off before the match ends
-    assert 1 <= faults[Fault.FLOOD] <= INSTANCES and faults.keys() <= {Fault.FLOOD, Fault.TIMEOUT}, faults  # no "disconnect"
+    assert 1 <= faults[Fault.FLOOD] <= INSTANCES and faults.keys() <= {Fault.FLOOD, Fault.TIMEOUT}, (
+        faults
+    )  # no "disconnect"
     assert "stream ended: StatusCode.RESOURCE_EXHAUSTED" in played.log()
 
 
@@ -303,7 +307,10 @@ def test_cli_turns_only_deliberate_errors_into_one_line(monkeypatch: pytest.Monk
     with pytest.raises(SystemExit) as leaving:
         cli.entry()
     assert leaving.value.code == 2
-    assert capsys.readouterr().err == "error: out/journal.sqlite: the journal belongs to a different league configuration\n"
+    assert (
+        capsys.readouterr().err
+        == "error: out/journal.sqlite: the journal belongs to a different league configuration\n"
+    )
 
     def bug() -> None:
         raise KeyError("a bug")

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import processes_under
 
+from conftest import processes_under
 from dealer import sandbox
 from dealer.config import Limits, game_config
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
@@ -496,7 +496,7 @@ def _self_signed(folder: Path) -> tuple[Path, Path]:
 
 
 def test_serve_with_tls_admits_remote_bots_that_trust_its_certificate(tmp_path: Path) -> None:
-    cert, key = _self_signed(tmp_path)
+    cert, _ = _self_signed(tmp_path)
     tokens = {"alice": ["alice-" + "a" * 40, "alice-" + "A" * 40], "bob": ["bob-" + "b" * 40, "bob-" + "B" * 40]}
     (tmp_path / "tokens.yaml").write_text(yaml.safe_dump(tokens))  # one token per instance (rotation)
     league = tmp_path / "league.yaml"

@@ -29,7 +29,9 @@ PAUSES = ROOT / "tests" / "bots" / "pauses.py"
 CALLER = PY_BOTS / "call_bot.py"
 
 
-def watch(command: list[str], out: Path, marker: str) -> tuple[subprocess.CompletedProcess[str], dict[Path, bytes], str]:
+def watch(
+    command: list[str], out: Path, marker: str
+) -> tuple[subprocess.CompletedProcess[str], dict[Path, bytes], str]:
     """Run the dealer; once a bot's ``marker`` file appears (mid-event), copy every file of ``out``
     and the dealer's command line; return the finished run, the copies and the command line."""
     dealer = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -70,7 +72,7 @@ def test_a_short_seed_from_a_file_stays_secret_until_the_end_then_verifies_and_c
     assert done.returncode == 0, done.stderr
     assert seed not in cmdline and "--seed-file" in cmdline
     assert copies and not any(_holds(data, seed) for data in copies.values())  # logs only, mid-event
-    assert not (out / "results.json") in copies
+    assert (out / "results.json") not in copies
     assert stat.S_IMODE(os.stat(out / "hands").st_mode) == 0o700
     assert stat.S_IMODE(os.stat(out / "results.json").st_mode) == 0o600
     assert "warning: the seed is short enough to guess" in done.stderr

@@ -17,17 +17,17 @@ import sys
 from pathlib import Path
 
 import pytest
-import wire_reference as reference
-from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
-from test_e2e import check_match
 
+import wire_reference as reference
+from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from dealer import wire
 from dealer.config import LeagueConfigError, parse_league, split_protocol
 from dealer.rules import Dealt, Hand, TableConfig, Variant
 from dealer.server import Fault
 from poker.v1 import dealer_pb2 as pb
+from test_e2e import check_match
 
 STDIO_BOT = ROOT / "tests" / "bots" / "stdio_bot.py"
 FAST = {"per_action_ms": 200, "bank_ms": 300, "grace_ms": 50, "startup_ms": 20000}

@@ -19,7 +19,7 @@ import pokerbot
 botlib.record_pid()
 own = botlib.token()
 botlib.say(f"own token: {own}")
-given = open("/proc/self/environ", "rb").read().split(b"\0")  # as given (Python may add LC_CTYPE)
+given = Path("/proc/self/environ").read_bytes().split(b"\0")  # as given (Python may add LC_CTYPE)
 botlib.say("env keys:", " ".join(sorted(e.split(b"=", 1)[0].decode() for e in given if b"=" in e)))
 pattern = re.compile(rb"POKER_TOKEN=([^\0\n]+)")
 found = set()

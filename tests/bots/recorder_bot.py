@@ -26,9 +26,9 @@ import grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
 
-import pokerbot  # noqa: E402
-import random_bot  # noqa: E402
-from pokerbot import dealer_pb2  # noqa: E402
+import pokerbot
+import random_bot
+from pokerbot import dealer_pb2
 
 HOME = Path(os.environ.get("HOME", "."))
 RECORD = HOME / "received.bin"

@@ -50,7 +50,7 @@ for name, place in (("tmp", "/tmp"), ("shm", "/dev/shm")):
     os.unlink(f"{place}/fill")
     botlib.say(f"{name} holds {written} MiB")
 try:
-    botlib.say(f"shadow: {len(open('/etc/shadow', 'rb').read())} bytes")
+    botlib.say(f"shadow: {len(Path('/etc/shadow').read_bytes())} bytes")
 except OSError as error:
     botlib.say(f"shadow: {error.strerror}")
 botlib.say(f"hostname {socket.gethostname()}")
