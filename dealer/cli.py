@@ -575,11 +575,7 @@ def compare(
     data = {**comparison.as_json(), "new": new, "old": old, "field": list(field or []), **_seed_fields(seed_text),
             "sealed": sealed, "hands_played": comparison.hands_played,
             "sandbox": {entry.name: sandbox for entry in (new_entry, old_entry, *field_entries)}}
-    # A bot that could not play makes the figures meaningless: exit 13 whatever they say.
-    failed = {name: reasons for name, reasons in comparison.extra.get("faults", {}).items()
-              if set(reasons) & {"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory"}}
-    if failed:
-        data.update(exit_code=13, error=f"bots failed: {failed}")
+    failed = comparison.failed  # a bot that could not play voids the figures (exit 13)
     out.mkdir(parents=True, exist_ok=True)
     _write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
     if json_output:
@@ -599,12 +595,12 @@ def compare(
                    f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted, "
                    f"{sum(s.known for s in comparison.samples)} with known strategies); "
                    f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
-                   f"{settings.estimator} figures); exit code {data['exit_code']}")
+                   f"{settings.estimator} figures); exit code {comparison.exit_code}")
     for name, reason in (comparison.strategies_refused or {}).items():
         typer.echo(f"warning: the strategies {name} reported were ignored from then on: {reason}", err=True)
     if failed:
         typer.echo(f"error: bots failed, the comparison is not valid: {failed}; see the logs in {out}/logs", err=True)
-    raise typer.Exit(data["exit_code"])
+    raise typer.Exit(comparison.exit_code)
 
 
 @app.command("verify")

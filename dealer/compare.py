@@ -44,8 +44,9 @@ Verdicts (``verdict_from_ci``, or ``sequential_test`` with ``until_significant``
   ``worse_than`` is called ``not worse`` with probability at most about ``beta``, and one better
   by ``better_than`` misses ``better`` with probability at most about ``beta``.
 
-Exit codes (``EXIT_CODES``): better 0, not worse 10, worse 11, inconclusive 12 (2 stays typer's
-usage error, 1 an unexpected failure).
+Exit codes (``EXIT_CODES``): better 0, not worse 10, worse 11, inconclusive 12; 13 (``VOID``)
+when a bot could not play (``VOIDING_FAULTS``), whatever the figures say: a comparison played
+or read from a league's matches alike (2 stays typer's usage error, 1 an unexpected failure).
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ from dealer.stats import SPRT, ConfidenceSequence, Estimate, bb_per_100_grouped,
 
 Verdict = Literal["better", "not worse", "worse", "inconclusive"]
 EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
+VOID = 13  # the exit code of a comparison whose figures a failed bot made meaningless
+# Faults after which a bot did not really play its hands (it never started, crashed or left).
+VOIDING_FAULTS = frozenset({"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory"})
 
 
 @dataclass(frozen=True)
@@ -346,6 +350,7 @@ class Comparison:
     decided_by: str  # "sprt", "confidence sequence" (either ": maximum hands"), "confidence interval"
     sequential: AnyTest | None = None
     hands_played: int = 0
+    faults: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # by bot and reason
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
     strategies_refused: dict[str, str] | None = None  # bot -> why its reported strategies were ignored
 
@@ -355,9 +360,14 @@ class Comparison:
         return sum(s.hands for s in self.samples) * (2 if self.field else 1)
 
     @property
+    def failed(self) -> dict[str, dict[str, int]]:
+        """The bots that could not play (a voiding fault), with their faults: these void the figures."""
+        return {name: reasons for name, reasons in self.faults.items() if VOIDING_FAULTS & set(reasons)}
+
+    @property
     def exit_code(self) -> int:
-        """The process exit code of the verdict."""
-        return EXIT_CODES[self.verdict]
+        """The process exit code: the verdict's, or ``VOID`` when a bot failed."""
+        return VOID if self.failed else EXIT_CODES[self.verdict]
 
     @property
     def raw(self) -> Figures:
@@ -421,6 +431,8 @@ class Comparison:
             "confidence_sequence": (
                 self.sequential.as_json() if isinstance(self.sequential, ConfidenceSequenceTest) else None
             ),
+            "faults": self.faults,
+            **({"error": f"bots failed: {self.failed}"} if self.failed else {}),
             **self.extra,
         }
 
@@ -473,7 +485,17 @@ def compare_results(
     comparison = summarize(samples, new, old, settings, field, sequential)
     comparison.hands_played = sum(len(r.hands) for r in results)
     comparison.strategies_refused = {k: v for r in results for k, v in r.strategies_refused.items()}
+    comparison.faults = _faults(results)
     return comparison
+
+
+def _faults(results: Iterable[MatchResult]) -> dict[str, dict[str, int]]:
+    """Faults by bot and reason, summed over matches (bots and reasons that never faulted left out)."""
+    total: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for result in results:
+        for name, reasons in result.faults.items():
+            total[name].update(reasons)
+    return {name: dict(sorted(reasons.items())) for name, reasons in sorted(total.items()) if reasons}
 
 
 # --------------------------------------------------------------------------- playing a comparison
@@ -567,7 +589,7 @@ async def play_comparison(
     comparison = summarize(samples, new.name, old.name, settings, [f.name for f in field], test)
     comparison.hands_played = len(result.hands)
     comparison.strategies_refused = dict(result.strategies_refused)
-    comparison.extra["faults"] = {k: v for k, v in result.faults.items() if v}
+    comparison.faults = _faults([result])
     if result.forfeited:
         comparison.extra["forfeited"] = result.forfeited
     return comparison

@@ -3,6 +3,7 @@ test's error rates on simulated data, and ``dealer compare`` end to end."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -16,6 +17,7 @@ import pytest
 from conftest import PY_BOTS, ROOT
 from dealer.compare import (
     EXIT_CODES,
+    VOID,
     ConfidenceSequenceTest,
     SequentialTest,
     Settings,
@@ -27,6 +29,8 @@ from dealer.compare import (
     summarize,
     verdict_from_ci,
 )
+from dealer.config import EventSpec, game_config
+from dealer.league import compare_summary
 from dealer.match import HandRecord, MatchResult
 
 
@@ -258,3 +262,22 @@ def test_full_estimator_takes_the_known_strategy_figures_where_a_hand_has_them()
     data = comparison.as_json()
     assert data["verdict_from"] == "full" and data["known_strategy_hands"] == 1
     assert data["full"]["bb_per_100"] == pytest.approx(25.0) and data["aivat"]["bb_per_100"] == pytest.approx(125.0)
+
+
+def test_a_failed_bot_voids_the_figures_of_a_league_compare_event_too():
+    clean = _h2h([200, -400, 1000, 600] * 10)
+    crashed = dataclasses.replace(_h2h([200, 600] * 10), faults={"old": {"crash": 1}, "new": {"timeout": 2}})
+    timed_out = dataclasses.replace(_h2h([200, 600] * 10), faults={"new": {"timeout": 2}})
+    settings = Settings()
+    fine = compare_results([clean, timed_out], "new", "old", settings)
+    assert fine.failed == {} and fine.exit_code == EXIT_CODES[fine.verdict]  # a timeout plays on: figures stand
+    assert "error" not in fine.as_json() and fine.as_json()["faults"] == {"new": {"timeout": 2}}
+    void = compare_results([clean, crashed], "new", "old", settings)
+    assert void.verdict == fine.verdict and void.failed == {"old": {"crash": 1}}
+    assert void.exit_code == VOID == 13
+    assert void.as_json()["exit_code"] == 13 and "bots failed" in str(void.as_json()["error"])
+    # A league's compare event reports through the same comparison: exit 13 and the error in its summary.
+    event = EventSpec("v2-vs-v1", "compare", 2, 80, True, ("new", "old"), game_config(), new="new", old="old")
+    summary = compare_summary(event, [clean, crashed])
+    assert summary["exit_code"] == 13 and summary["faults"] == {"new": {"timeout": 2}, "old": {"crash": 1}}
+    assert compare_summary(event, [clean, timed_out])["exit_code"] == EXIT_CODES[fine.verdict]
