@@ -103,7 +103,7 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) ->
     server = DealerServer("127.0.0.1:0", local_socket=False)
     sessions = {instance_label(name, 0): server.session(name) for name in ("new", "old")}
     for session in sessions.values():
-        session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, answered here
+        session._attach(object(), "in-process")  # live, answered here
     decides = dict(zip(("new", "old"), PAIRS[pair], strict=True))
     pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
     bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
@@ -214,7 +214,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--baseline-reps", type=int, help="repetitions of the slow plain-play SPRT baseline "
                         "(default --reps; --quick 20)")
-    parser.add_argument("--bound", type=float, default=5.0, help="better_than = -worse_than, bb/100 (as dealer compare)")
+    parser.add_argument(
+        "--bound", type=float, default=5.0, help="better_than = -worse_than, bb/100 (as dealer compare)"
+    )
     parser.add_argument("--batch", type=int, default=100, help="paired deals between looks (as dealer compare)")
     parser.add_argument("--seed", default="verdicts")
     parser.add_argument("--quick", action="store_true")
@@ -244,12 +246,21 @@ def main() -> None:
         edge = statistics.fmean(edge_values)
         se = statistics.stdev(edge_values) / math.sqrt(len(edge_values))
         known = sum(s.known for s in duplicate)
-        print(f"\n== {pair}: pool of {len(result.hands)} hands ({len(duplicate)} duplicate deals, {known} hands "
-              f"with a known strategy) played in {played:.0f} s; edge (duplicate, full) {edge:+.1f} +- {se:.1f} "
-              "bb/100; pool means: "
-              + ", ".join(f"{label} {statistics.fmean(s.value(e) for s in samples):+.1f}" for label, samples, e in
-                          (("plain raw", plain, "raw"), ("dup raw", duplicate, "raw"), ("dup all-in", duplicate, "all-in"),
-                           ("dup aivat", duplicate, "aivat"), ("dup full", duplicate, "full"))))
+        print(
+            f"\n== {pair}: pool of {len(result.hands)} hands ({len(duplicate)} duplicate deals, {known} hands "
+            f"with a known strategy) played in {played:.0f} s; edge (duplicate, full) {edge:+.1f} +- {se:.1f} "
+            "bb/100; pool means: "
+            + ", ".join(
+                f"{label} {statistics.fmean(s.value(e) for s in samples):+.1f}"
+                for label, samples, e in (
+                    ("plain raw", plain, "raw"),
+                    ("dup raw", duplicate, "raw"),
+                    ("dup all-in", duplicate, "all-in"),
+                    ("dup aivat", duplicate, "aivat"),
+                    ("dup full", duplicate, "full"),
+                )
+            )
+        )
         for estimator in ("aivat", "full"):  # unbiasedness on real play: estimator - raw, deal by deal
             gaps = [s.value(estimator) - s.value("raw") for s in duplicate]
             gap_se = statistics.stdev(gaps) / math.sqrt(len(gaps))

@@ -18,9 +18,9 @@ import contextlib
 import hashlib
 import logging
 import os
-import socket
 import secrets
 import shutil
+import socket
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path

@@ -417,16 +417,26 @@ class Comparison:
             "known_strategy_hands": sum(x.known for x in self.samples),
             "strategies_refused": self.strategies_refused or {},
             "ci_level": round(1 - s.alpha, 6),
-            "raw": self.raw.as_json(), "adjusted": self.adjusted.as_json(), "aivat": self.by_estimator["aivat"].as_json(),
+            "raw": self.raw.as_json(),
+            "adjusted": self.adjusted.as_json(),
+            "aivat": self.by_estimator["aivat"].as_json(),
             "full": self.by_estimator["full"].as_json(),
             "verdict_from": s.estimator,
-            "variance_removed": {e: _r(v, 4) if (v := self.variance_removed(e)) is not None else None
-                                 for e in ESTIMATORS if e != "raw"},
-            "hands_factor": {e: _r(v, 2) if (v := self.hands_factor(e)) is not None else None
-                             for e in ESTIMATORS if e != "raw"},
-            "settings": {"worse_than": s.worse_than, "better_than": s.better_than, "alpha": s.alpha,
-                         "beta": s.beta, "until_significant": s.until_significant, "estimator": s.estimator,
-                         "test": s.test},
+            "variance_removed": {
+                e: _r(v, 4) if (v := self.variance_removed(e)) is not None else None for e in ESTIMATORS if e != "raw"
+            },
+            "hands_factor": {
+                e: _r(v, 2) if (v := self.hands_factor(e)) is not None else None for e in ESTIMATORS if e != "raw"
+            },
+            "settings": {
+                "worse_than": s.worse_than,
+                "better_than": s.better_than,
+                "alpha": s.alpha,
+                "beta": s.beta,
+                "until_significant": s.until_significant,
+                "estimator": s.estimator,
+                "test": s.test,
+            },
             "sprt": self.sequential.as_json() if isinstance(self.sequential, SequentialTest) else None,
             "confidence_sequence": (
                 self.sequential.as_json() if isinstance(self.sequential, ConfidenceSequenceTest) else None

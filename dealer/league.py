@@ -211,7 +211,8 @@ def _result_to_json(result: MatchResult) -> dict[str, object]:
 
 
 def _result_from_json(data: dict) -> MatchResult:
-    hands = [HandRecord(*row) for row in data.pop("hands")]  # [table, deal_set, hand, bb, net(, ev_net(, luck_net(, full_net)))]
+    # rows: [table, deal_set, hand, bb, net(, ev_net(, luck_net(, full_net)))]
+    hands = [HandRecord(*row) for row in data.pop("hands")]
     return MatchResult(**{**data, "bots": tuple(data["bots"]), "hands": hands})
 
 

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import PY_BOTS, ROOT
 
+from conftest import PY_BOTS, ROOT
 from dealer import wire
 from dealer.compare import paired_samples
 from dealer.config import game_config

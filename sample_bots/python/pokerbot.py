@@ -122,7 +122,7 @@ def answer(
         for option, p in decision.strategy:
             legal = _legal(option, request)
             merged[legal] = merged.get(legal, 0.0) + p
-    except Exception as error:  # a bot bug must not cost the session
+    except Exception as error:  # noqa: BLE001 - a bot bug must not cost the session
         print(f"pokerbot: decide failed: {error!r}", file=sys.stderr, flush=True)
         chosen, merged = Decision(CHECK_CALL), {}
     return dealer_pb2.ActionReply(
