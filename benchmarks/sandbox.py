@@ -60,9 +60,7 @@ async def play(server: DealerServer, out: Path, mode: str, hands: int, tables: i
 
 async def main(starts: int, hands: int, tables: int, repeats: int) -> None:
     sandbox.check()
-    server = DealerServer()
-    await server.start()
-    try:
+    async with DealerServer() as server:
         with tempfile.TemporaryDirectory() as folder:
             out = Path(folder)
             start_ms: dict[str, list[float]] = {mode: [] for mode in MODES}
@@ -73,8 +71,6 @@ async def main(starts: int, hands: int, tables: int, repeats: int) -> None:
             for n in range(repeats):
                 for mode in MODES if n % 2 == 0 else MODES[::-1]:
                     rates[mode].append(await play(server, out / "play" / f"{mode}-{n}", mode, hands, tables))
-    finally:
-        await server.stop()
     start = {mode: statistics.median(values) for mode, values in start_ms.items()}
     rate = {mode: statistics.median(values) for mode, values in rates.items()}
     print(f"{sandbox.version()}; memory by {'cgroup' if sandbox.memory_hierarchy() else 'RLIMIT_DATA'}")

@@ -248,12 +248,8 @@ def _write_private(path: Path, text: str) -> None:
 
 
 async def _run_match(plan: MatchPlan, entries: dict[str, BotEntry], listen: str, out: Path) -> MatchResult:
-    server = DealerServer(listen)
-    await server.start()
-    try:
+    async with DealerServer(listen) as server:
         return await Match(plan, server, entries, out=out, base=Path.cwd()).run()
-    finally:
-        await server.stop()
 
 
 def _load(path: Path) -> LeagueConfig:
@@ -281,41 +277,39 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, l
     credentials = None
     if league.tls_cert and league.tls_key:
         credentials = grpc.ssl_server_credentials([(league.tls_key.read_bytes(), league.tls_cert.read_bytes())])
-    server = DealerServer(league.listen, credentials=credentials)
-    address = await server.start()
-    sessions = {}
-    if remote_tokens is not None:
-        typer.echo(f"dealer listening on {address}")
-        for name, instance_tokens in remote_tokens.items():  # one token per instance
-            for k, token in enumerate(instance_tokens):
-                sessions[instance_label(name, k)] = server.session(name, token)
-        for label, session in sessions.items():
-            typer.echo(f"waiting for {label} to connect ...")
-            await session.connected.wait()
-            typer.echo(f"{label} connected (version {session.version or '?'})")
-    total = len(build_jobs(league))
-    view = LeagueView(league, total) if options.web else None
-    web = WebView(view, options.web) if view is not None and options.web else None
-    try:
-        if web is not None:
-            typer.echo(f"web view on {await web.start()}")
-        with LeagueDisplay(league, total, standings_every=options.standings_every) as display:
+    async with DealerServer(league.listen, credentials=credentials) as server:
+        sessions = {}
+        if remote_tokens is not None:
+            typer.echo(f"dealer listening on {server.address}")
+            for name, instance_tokens in remote_tokens.items():  # one token per instance
+                for k, token in enumerate(instance_tokens):
+                    sessions[instance_label(name, k)] = server.session(name, token)
+            for label, session in sessions.items():
+                typer.echo(f"waiting for {label} to connect ...")
+                await session.connected.wait()
+                typer.echo(f"{label} connected (version {session.version or '?'})")
+        total = len(build_jobs(league))
+        view = LeagueView(league, total) if options.web else None
+        web = WebView(view, options.web) if view is not None and options.web else None
+        try:
+            if web is not None:
+                typer.echo(f"web view on {await web.start()}")
+            with LeagueDisplay(league, total, standings_every=options.standings_every) as display:
 
-            def progress(update: Progress) -> None:
-                display(update)
-                if view is not None:
-                    view.on_progress(update)
+                def progress(update: Progress) -> None:
+                    display(update)
+                    if view is not None:
+                        view.on_progress(update)
 
-            executor = LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
-            return await run_league(league, executor, resume=resume, on_progress=progress,
-                                    keep_going=options.keep_going, on_seed=_show_seed)
-    finally:
-        if web is not None:
-            await web.stop()
-        for session in sessions.values():
-            session.goodbye("league over")
-        await asyncio.sleep(0.1)
-        await server.stop()
+                executor = LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
+                return await run_league(league, executor, resume=resume, on_progress=progress,
+                                        keep_going=options.keep_going, on_seed=_show_seed)
+        finally:
+            if web is not None:
+                await web.stop()
+            for session in sessions.values():
+                session.goodbye("league over")
+            await asyncio.sleep(0.1)
 
 
 @dataclasses.dataclass(frozen=True)

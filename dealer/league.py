@@ -267,12 +267,8 @@ def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
     """Play one job from scratch with its own server: what a cluster worker calls."""
 
     async def play() -> MatchResult:
-        server = DealerServer(listen)
-        await server.start()
-        try:
+        async with DealerServer(listen) as server:
             return await Match(job.plan, server, job.bots, out=job.out, base=job.base).run()
-        finally:
-            await server.stop()
 
     return asyncio.run(play())
 

@@ -133,9 +133,7 @@ def run_match(
                for name, command in bots.items()}
 
     async def play() -> MatchRun:
-        server = DealerServer("127.0.0.1:0")
-        await server.start()
-        try:
+        async with DealerServer("127.0.0.1:0") as server:
             match = Match(plan, server, entries, out=out, base=ROOT)
             result = await match.run()
             pids = {}
@@ -144,8 +142,6 @@ def run_match(
                     pids[name if k == 0 else f"{name}.seat{k}"] = process.process.pid
             tokens = {name: seat.session.token for name, seat in match.seats.items()}
             return MatchRun(plan, result, out, pids, tokens, dict(server.auth_failures))
-        finally:
-            await server.stop()
 
     return asyncio.run(play())
 

@@ -71,12 +71,8 @@ def play(tmp_path: Path, bad: tuple[str, ...], *, honest: tuple[str, ...] = HONE
     entries = {"honest": BotEntry("honest", honest), "bad": BotEntry("bad", bad)}
 
     async def main() -> tuple[MatchResult, dict[str, int]]:
-        server = DealerServer()
-        await server.start()
-        try:
+        async with DealerServer() as server:
             result = await asyncio.wait_for(Match(plan, server, entries, out=out, base=ROOT).run(), MATCH_TIMEOUT_S)
-        finally:
-            await server.stop(0.5)
         return result, dict(server.auth_failures)
 
     started = time.monotonic()

@@ -61,25 +61,23 @@ class Dealer:
         assert not self._thread.is_alive(), "the dealer thread did not finish"
 
     async def _main(self) -> None:
-        server = DealerServer()
         try:
-            self.address = await server.start()
-            self.fuzz_token = server.session("fuzzer").token  # authenticates, but plays in no match
-            self._ready.set()
-            k = 0
-            while not self._stop.is_set() or not self.results:
-                names = ["random", "caller"]
-                plan = MatchPlan(f"honest-{k}", plan_tables(names, duplicate=True, tables=2, prefix=f"h{k}"), GAME,
-                                 hands=10, seed=k)
-                entries = {"random": BotEntry("random", ("python", str(PY / "random_bot.py"))),
-                           "caller": BotEntry("caller", ("python", str(PY / "call_bot.py")))}
-                self.results.append(await Match(plan, server, entries, out=self.out / str(k), base=ROOT).run())
-                k += 1
+            async with DealerServer() as server:
+                self.address = server.address
+                self.fuzz_token = server.session("fuzzer").token  # authenticates, but plays in no match
+                self._ready.set()
+                k = 0
+                while not self._stop.is_set() or not self.results:
+                    names = ["random", "caller"]
+                    plan = MatchPlan(f"honest-{k}", plan_tables(names, duplicate=True, tables=2, prefix=f"h{k}"), GAME,
+                                     hands=10, seed=k)
+                    entries = {"random": BotEntry("random", ("python", str(PY / "random_bot.py"))),
+                               "caller": BotEntry("caller", ("python", str(PY / "call_bot.py")))}
+                    self.results.append(await Match(plan, server, entries, out=self.out / str(k), base=ROOT).run())
+                    k += 1
         except BaseException as error:  # noqa: BLE001 - reported by the test
             self.error = error
             self._ready.set()
-        finally:
-            await server.stop(0.5)
 
 
 def status_of(call_factory, messages: list[bytes]) -> grpc.StatusCode:

@@ -72,13 +72,9 @@ def run_one(out: Path, entries: dict[str, BotEntry], *, hands: int = 4, game=GAM
     """One match honest-vs-bad; ``entries_for(server)`` builds entries that need the server's address."""
 
     async def main():
-        server = DealerServer()
-        await server.start()
-        try:
+        async with DealerServer() as server:
             chosen = entries_for(server) if entries_for else entries
             (result,) = await play_async(server, [(plan("iso", list(chosen), hands=hands, game=game), chosen, out)])
-        finally:
-            await server.stop(0.5)
         return result, server
 
     return asyncio.run(main())
@@ -428,9 +424,7 @@ def test_replayed_tokens_are_refused(tmp_path: Path) -> None:
     victim_token = "victim-" + "x" * 40
 
     async def main():
-        server = DealerServer()
-        await server.start()
-        try:
+        async with DealerServer() as server:
             stale = server.session("old-match-bot")  # a token from a finished match
             server.close_session(stale)
             entries = {"honest": BotEntry("honest", HONEST, token=victim_token),
@@ -439,8 +433,6 @@ def test_replayed_tokens_are_refused(tmp_path: Path) -> None:
             replayed = MatchPlan("iso", plan_tables(list(entries), duplicate=False, tables=2), GAME, hands=4, seed=11)
             (result,) = await play_async(server, [(replayed, entries, tmp_path)])
             return result, dict(server.auth_failures)
-        finally:
-            await server.stop(0.5)
 
     result, auth_failures = asyncio.run(main())
     text = log(tmp_path)
@@ -546,9 +538,7 @@ def test_serve_with_tls_admits_remote_bots_that_trust_its_certificate(tmp_path: 
 
 def test_flooders_are_cut_off_and_the_other_tables_stay_on_time(tmp_path: Path) -> None:
     async def main():
-        server = DealerServer()
-        await server.start()
-        try:
+        async with DealerServer() as server:
             matches = []
             # A long clock for the flooders: on a loaded machine three timeouts could otherwise
             # disqualify a flooder (and end its stream) before the dealer has read its flood.
@@ -561,8 +551,6 @@ def test_flooders_are_cut_off_and_the_other_tables_stay_on_time(tmp_path: Path) 
             started = time.monotonic()
             results = await play_async(server, matches)
             return results, time.monotonic() - started
-        finally:
-            await server.stop(0.5)
 
     (empty, actions, fair), seconds = asyncio.run(main())
     for result, mode in ((empty, "empty"), (actions, "actions")):
