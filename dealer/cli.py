@@ -15,7 +15,7 @@ import os
 import secrets
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import grpc
 import typer
@@ -24,7 +24,7 @@ from tabulate import tabulate
 
 from dealer.acpc_game import export_states, unsupported
 from dealer.compare import LABELS, Settings, play_comparison
-from dealer.config import LeagueConfig, Limits, game_config, load_league, split_protocol
+from dealer.config import FaultPolicy, LeagueConfig, Limits, VariantName, game_config, load_league, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
 from dealer.match import BotEntry, Match, MatchPlan, MatchResult, instance_label, plan_tables
@@ -37,11 +37,11 @@ from dealer.web import write_report
 from dealer.web.server import WebView
 from dealer.web.view import LeagueView
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
+app = typer.Typer(no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
 
-VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
-LOG_LEVELS = ("debug", "info", "warning", "error")
-LogLevel = Annotated[str, typer.Option(
+LogLevelName = Literal["debug", "info", "warning", "error"]
+SandboxSwitch = Literal["on", "off"]
+LogLevel = Annotated[LogLevelName, typer.Option(
     help="What dealer.log in the output folder records: debug, info (launches, connections, faults, restarts, "
          "stops), warning (faults only) or error.")]
 
@@ -56,11 +56,9 @@ def entry() -> None:
         raise SystemExit(2) from None
 
 
-def _log_to(folder: Path, level: str) -> None:
+def _log_to(folder: Path, level: LogLevelName) -> None:
     """Send the dealer's log to ``folder/dealer.log`` (mode 0600, appended) at ``level``, and its
     errors also to stderr. The log names bots, tables and requests, never a token or a seed."""
-    if level not in LOG_LEVELS:
-        raise typer.BadParameter(f"log level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "dealer.log"
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
@@ -100,10 +98,8 @@ def _bot_names(commands: list[list[str]]) -> list[str]:
     return names
 
 
-def _sandbox_limits(switch: str) -> Limits:
+def _sandbox_limits(switch: SandboxSwitch) -> Limits:
     """The bots' limits for ``--sandbox on|off``; off is said to be unsafe on stderr."""
-    if switch not in ("on", "off"):
-        raise typer.BadParameter(f"--sandbox must be on or off, not {switch!r}")
     if switch == "off":
         typer.echo("warning: --sandbox off: the bots run without their sandbox (UNSAFE: they can read the "
                    "dealer's files and each other's processes); recorded in the results", err=True)
@@ -127,7 +123,7 @@ def match(
             'docs/bots-stdio.md) or "acpc:CMD {game} {host} {port}" (the ACPC protocol).'
         ),
     ],
-    variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
+    variant: Annotated[VariantName, typer.Option(help="The betting structure (mixed: rotating by hand).")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
     ante: Annotated[int, typer.Option(help="Ante per player.")] = 0,
     stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
@@ -149,12 +145,14 @@ def match(
     bank_ms: Annotated[int, typer.Option(help="Time bank per match and seat (ms).")] = 30000,
     grace_ms: Annotated[int, typer.Option(help="Transport margin not charged to bots (ms).")] = 50,
     startup_ms: Annotated[int, typer.Option(help="Time for a bot to start and connect (ms).")] = 10000,
-    fault_policy: Annotated[str, typer.Option(help="fold, forfeit or restart.")] = "fold",
+    fault_policy: Annotated[
+        FaultPolicy, typer.Option(help="A failed bot folds its hands, forfeits the match, or restarts.")
+    ] = "fold",
     listen: Annotated[str, typer.Option(help="Address the dealer listens on.")] = "127.0.0.1:0",
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")] = Path(
         "out/match"
     ),
-    sandbox: Annotated[str, typer.Option(help="on, or off: run the bots without their sandbox (UNSAFE).")] = "on",
+    sandbox: Annotated[SandboxSwitch, typer.Option(help="off: run the bots without their sandbox (UNSAFE).")] = "on",
     log_level: LogLevel = "info",
 ) -> None:
     """Play one match between bot command lines and print the results."""
@@ -165,10 +163,6 @@ def match(
         raise typer.BadParameter("a bot's command line is empty")
     if not 2 <= len(commands) <= 10:
         raise typer.BadParameter(f"a match needs 2 to 10 bots, got {len(commands)}")
-    if variant not in VARIANTS:
-        raise typer.BadParameter(f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
-    if fault_policy not in ("fold", "forfeit", "restart"):
-        raise typer.BadParameter(f"fault policy must be fold, forfeit or restart, not {fault_policy!r}")
     try:
         game = game_config(variant=variant, blinds=_blinds(blinds), ante=ante, stack=stack,
                            time={"per_action_ms": per_action_ms, "bank_ms": bank_ms, "grace_ms": grace_ms,
@@ -320,7 +314,7 @@ class LeagueOptions:
     standings_every: int = 0
     dask: tuple[int | None, str | None] | None = None  # (workers, scheduler): on a Dask cluster
     web: str | None = None
-    log_level: str = "info"
+    log_level: LogLevelName = "info"
 
 
 KeepGoing = Annotated[bool, typer.Option(
@@ -510,7 +504,7 @@ def compare(
              "report their strategy), aivat (card luck corrected at every deal), all-in (all-in hands scored by "
              "equity) or raw.")] = "full",
     adjust: Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")] = True,
-    variant: Annotated[str, typer.Option(help="no-limit, pot-limit, fixed-limit or mixed.")] = "no-limit",
+    variant: Annotated[VariantName, typer.Option(help="The betting structure (mixed: rotating by hand).")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
     stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
     seed_file: Annotated[
@@ -532,7 +526,7 @@ def compare(
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")] = Path(
         "out/compare"
     ),
-    sandbox: Annotated[str, typer.Option(help="on, or off: run the bots without their sandbox (UNSAFE).")] = "on",
+    sandbox: Annotated[SandboxSwitch, typer.Option(help="off: run the bots without their sandbox (UNSAFE).")] = "on",
     log_level: LogLevel = "info",
 ) -> None:
     """Is NEW better than OLD? Duplicate deals, luck correction, optional sequential test.
@@ -540,8 +534,6 @@ def compare(
     Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive, 13 a bot failed to start or crashed
     (2: usage error). See docs/compare.md.
     """
-    if variant not in VARIANTS:
-        raise typer.BadParameter(f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
     if hands < 1 or tables < 1 or batch < 1:
         raise typer.BadParameter("--hands, --tables and --batch must be at least 1")
     settings = Settings(worse_than=worse_than, better_than=better_than, alpha=alpha, beta=beta,

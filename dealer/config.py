@@ -106,7 +106,7 @@ import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -117,21 +117,25 @@ from dealer.errors import ConfigError
 __all__ = [
     "BotSpec",
     "EventSpec",
+    "FaultPolicy",
     "GameConfig",
     "LeagueConfig",
     "LeagueConfigError",
     "Limits",
     "MixedSpec",
     "TimeControl",
+    "VariantName",
     "game_config",
     "load_league",
     "parse_league",
     "split_protocol",
 ]
 
-VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
+VariantName = Literal["no-limit", "pot-limit", "fixed-limit", "mixed"]
+VARIANTS: tuple[str, ...] = get_args(VariantName)
 FORMATS = ("round-robin", "gauntlet", "freezeout", "compare")
-FAULT_POLICIES = ("fold", "forfeit", "restart")
+FaultPolicy = Literal["fold", "forfeit", "restart"]
+FAULT_POLICIES: tuple[str, ...] = get_args(FaultPolicy)
 SEQUENTIAL_TESTS = ("cs", "sprt")  # dealer.compare: a confidence sequence (the default) or two SPRTs
 NETWORKS = ("none", "host")
 PROTOCOLS = ("grpc", "stdio", "acpc")
