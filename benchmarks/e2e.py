@@ -61,8 +61,8 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
 
 async def round_trips(server: DealerServer, out: Path, count: int) -> float:
     """Seconds per bare round trip: a minimal ActionRequest answered by the bot, no engine."""
-    from dealer.bots import BotProcess
     from dealer.config import Limits
+    from dealer.processes import BotProcess
 
     session = server.session("echo")
     process = await BotProcess.launch("echo", BOT, address=server.address, token=session.token, base=ROOT,

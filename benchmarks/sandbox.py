@@ -21,9 +21,9 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer import sandbox
-from dealer.bots import BotProcess
 from dealer.config import Limits, game_config
 from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.processes import BotProcess
 from dealer.server import DealerServer, tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent

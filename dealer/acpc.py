@@ -28,8 +28,8 @@ from pathlib import Path
 
 from dealer import wire
 from dealer.acpc_game import game_definition, position
-from dealer.bots import BotProcess
 from dealer.config import GameConfig, Limits
+from dealer.processes import BotProcess
 from dealer.server import BotSession
 
 LOGGER = logging.getLogger(__name__)

@@ -29,10 +29,10 @@ import distributed
 from distributed import Client, LocalCluster, WorkerPlugin
 
 import dealer
-from dealer.bots import _PYTHONS, resolve_command
 from dealer.errors import ClusterError
 from dealer.league import MatchJob, run_job
 from dealer.match import MatchResult
+from dealer.processes import _PYTHONS, resolve_command
 from dealer.server import tune_gc
 
 MARKER = ".dealer-workers"  # in the output folder: proves a worker sees the coordinator's folder

@@ -45,12 +45,12 @@ from typing import Any
 from dealer import stdio, wire
 from dealer.acpc import AcpcBot
 from dealer.aivat import Decision, hand_luck, read_strategy
-from dealer.bots import BotProcess, sweep_cgroups
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
 from dealer.equity import adjusted_net
 from dealer.errors import DealerError
 from dealer.history import PhhsWriter, phh_text
+from dealer.processes import BotProcess, sweep_cgroups
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import duplicate_rotations, sealed_instances
 from dealer.server import BotSession, DealerServer, Fault
