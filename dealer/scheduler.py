@@ -58,7 +58,8 @@ def _heads_up_rounds(bots: list[str]) -> list[tuple[str, str]]:
 def _greedy_tables(
     bots: list[str], table_size: int, min_meetings: int, rng: random.Random
 ) -> list[tuple[str, ...]]:
-    """Draw tables greedily until every pair has met ``min_meetings`` times.
+    """Draw tables greedily until every pair has met ``min_meetings`` times, then until every bot
+    has played as many tables as every other.
 
     Each table starts from a bot that still owes meetings (fewest tables first) and adds the bot
     minimising (max meetings with those seated, total meetings with them, tables played), ties
@@ -99,6 +100,36 @@ def _greedy_tables(
         for i in seated:
             tables[i] += 1
         result.append(tuple(bots[i] for i in seated))
+    return result + _equal_tables(bots, table_size, meet, tables, rank)
+
+
+def _equal_tables(
+    bots: list[str], table_size: int, meet: list[list[int]], tables: list[int], rank: list[int]
+) -> list[tuple[str, ...]]:
+    """Tables that bring every bot to the same number of tables (so to the same number of hands).
+
+    Each seats the bots with the fewest tables, completed from the next level by the bot that
+    has met those seated least; with the counts at most one apart this ends within ``n`` tables,
+    because the number of bots one table ahead is a multiple of gcd(n, table_size).
+    """
+    n = len(bots)
+    result: list[tuple[str, ...]] = []
+    while max(tables) != min(tables):
+        order = sorted(range(n), key=lambda i: (tables[i], rank[i]))
+        level = tables[order[table_size - 1]]
+        seated = [i for i in order if tables[i] < level]
+        pool = [i for i in order if tables[i] == level]
+        while len(seated) < table_size:
+            best = min(pool, key=lambda i: (max((meet[i][j] for j in seated), default=0),
+                                            sum(meet[i][j] for j in seated), rank[i]))
+            pool.remove(best)
+            seated.append(best)
+        for a, b in combinations(seated, 2):
+            meet[a][b] += 1
+            meet[b][a] += 1
+        for i in seated:
+            tables[i] += 1
+        result.append(tuple(bots[i] for i in seated))
     return result
 
 
@@ -108,7 +139,8 @@ def round_robin_tables(
     """Return tables on which every pair of bots meets at least ``min_meetings`` times.
 
     Heads-up gives each pair exactly ``min_meetings`` times; larger tables use a seeded greedy
-    balanced draw (pair meetings and tables per bot nearly equal); a full field is one table.
+    balanced draw (every bot at the same number of tables, pair meetings nearly equal); a full
+    field is one table.
     """
     _check_bots(bots, table_size)
     if min_meetings < 1:
