@@ -287,11 +287,11 @@ def main() -> None:
             per = samples[0].hands
             t1 = time.perf_counter()
             reps = baseline_reps if (label, test) == ("plain, raw", "sprt") else power_reps
-            runs = run_method([v + shift for v in values], per, settings, reps, args.batch,
-                              f"{args.seed}/{pair}/{label}/{test}", null=False, cap=args.max_hands)
+            draws = f"{args.seed}/{pair}/{label.split(',')[0]}/{test}"  # the same deals for every estimator
+            runs = run_method([v + shift for v in values], per, settings, reps, args.batch, draws, null=False,
+                              cap=args.max_hands)
             # A/A for the tests one would use now (the SPRT baselines with plain play take very long under the null)
-            null = run_method(values, per, settings, args.reps, args.batch, f"{args.seed}/{pair}/{label}/{test}/aa",
-                              null=True, cap=args.aa_cap) if test == "cs" or estimator in ("aivat", "full") else []
+            null = run_method(values, per, settings, args.reps, args.batch, f"{draws}/aa", null=True, cap=args.aa_cap) if test == "cs" or estimator in ("aivat", "full") else []
             hands = [h for _, h in runs]
             rows.append((f"{label}, {test}", statistics.median(hands),
                          f"{sum(1 for v, _ in runs if v == 'better')}/{reps}",
