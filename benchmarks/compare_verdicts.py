@@ -291,7 +291,9 @@ def main() -> None:
             runs = run_method([v + shift for v in values], per, settings, reps, args.batch, draws, null=False,
                               cap=args.max_hands)
             # A/A for the tests one would use now (the SPRT baselines with plain play take very long under the null)
-            null = run_method(values, per, settings, args.reps, args.batch, f"{draws}/aa", null=True, cap=args.aa_cap) if test == "cs" or estimator in ("aivat", "full") else []
+            aa = test == "cs" or estimator in ("aivat", "full")
+            null = run_method(values, per, settings, args.reps, args.batch, f"{draws}/aa", null=True,
+                              cap=args.aa_cap) if aa else []
             hands = [h for _, h in runs]
             rows.append((f"{label}, {test}", statistics.median(hands),
                          f"{sum(1 for v, _ in runs if v == 'better')}/{reps}",
