@@ -42,7 +42,7 @@ POKERKIT_AUTOMATIONS = (
 def engine_hand(rng: random.Random, players: int, number: int) -> None:
     """Play one random hand in our engine, from a fresh seeded deck to the settled pots."""
     config = TableConfig(stacks=(STACK,) * players, button=number % players, small_blind=BLINDS[0], big_blind=BLINDS[1])
-    hand = Hand.start(config, shuffled_deck(number, 2 * players + 8))
+    hand = Hand(config, shuffled_deck(number, 2 * players + 8))
     while hand.actor is not None:
         legal = hand.legal()
         choice = rng.randrange(2 + legal.fold)

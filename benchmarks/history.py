@@ -32,7 +32,7 @@ BASELINE = "bfa7648"  # the generic writer (a dict of fields, one JSON encoder c
 
 def heads_up_check_down() -> Hand:
     """A heads-up no-limit hand checked and called down to a showdown."""
-    hand = Hand.start(TableConfig(stacks=(200, 200), button=0, small_blind=1, big_blind=2), shuffled_deck(1))
+    hand = Hand(TableConfig(stacks=(200, 200), button=0, small_blind=1, big_blind=2), shuffled_deck(1))
     while hand.actor is not None:
         hand.check_call()
     return hand
@@ -42,7 +42,7 @@ def six_max_side_pots() -> Hand:
     """A six-max hand with antes and rake: a raise, a shove, five calls all-in for less: side pots."""
     config = TableConfig(stacks=(40, 300, 90, 1000, 150, 600), button=5, small_blind=5, big_blind=10, ante=1,
                          rake_bps=500, rake_cap=30)  # fmt: skip
-    hand = Hand.start(config, shuffled_deck(7))
+    hand = Hand(config, shuffled_deck(7))
     hand.raise_to(30)
     while hand.actor is not None:
         legal = hand.legal()

@@ -57,7 +57,7 @@ def play(hand: Hand, action: int) -> None:
 def replayed(config: TableConfig, deck: list[int], actions: list[int]) -> Hand:
     """A new hand after ``actions``: the hand as it was when asked (hands cannot be deep-copied
     once the engine is compiled)."""
-    hand = Hand.start(config, deck)
+    hand = Hand(config, deck)
     for action in actions:
         play(hand, action)
     return hand
@@ -71,7 +71,7 @@ def record(hands: int, players: int, seed: int) -> list[Recorded]:
     for number in range(hands):
         config = TableConfig(stacks=(20000,) * players, button=number % players, small_blind=50, big_blind=100)
         deck = shuffled_deck(number, 2 * players + 8)
-        hand = Hand.start(config, deck)
+        hand = Hand(config, deck)
         asked, played = [], []
         while hand.actor is not None:
             legal = hand.legal()

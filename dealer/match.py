@@ -534,7 +534,7 @@ class Match:
         else:
             table.button = number % n
         config = self._hand_config(number, tuple(chips[s] for s in live), live.index(table.button))
-        hand = Hand.start(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
+        hand = Hand(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
         table.live = live
         table.decisions = {}
         table.encoder = wire.HandWire(table.id, hand, number, live, n)

@@ -212,7 +212,7 @@ _ROTATIONS = tuple(_rotations(n) for n in range(MAX_SEATS + 1))  # by table size
 
 @dataclass(slots=True, init=False)
 class Hand:
-    """One hand in progress. Build it with ``Hand.start(config, deck)``.
+    """One hand in progress. ``Hand(config, deck)`` posts the forced bets, deals, and stops at the first decision.
 
     A dataclass for its comparison and repr; ``__init__`` is written out because the generated
     one (with default factories) was a large part of the cost of a short hand.
@@ -283,11 +283,6 @@ class Hand:
             self.bet_sizes = (config.big_blind,) * 4
         self._legal = None
         self._post_forced_bets()
-
-    @classmethod
-    def start(cls, config: TableConfig, deck: Sequence[int]) -> Hand:
-        """Post antes and blinds, deal the hole cards, and stop at the first decision."""
-        return cls(config, deck)
 
     # ----------------------------------------------------------------- queries
 

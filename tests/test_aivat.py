@@ -51,7 +51,7 @@ def test_turn_and_river_terms_have_zero_mean_over_every_card_whatever_the_bots_d
     deals = [(t, next(r for r in unseen if r != t)) for t in unseen]
     deals += [(t, r) for t in unseen[::9] for r in unseen if r != t]
     for turn, river in dict.fromkeys(deals):  # each deal once
-        hand = Hand.start(HU, _deck(holes, [*flop, turn, river]))
+        hand = Hand(HU, _deck(holes, [*flop, turn, river]))
         for _ in range(4):  # limp, check, check, check: the same pots into the turn every time
             hand.check_call()
         _reactive(hand)  # from the turn on the bots bet, call and fold by the cards that came
@@ -95,7 +95,7 @@ def test_preflop_estimate_is_close_to_the_known_equity():
 
 def test_flop_all_in_agrees_with_the_all_in_adjustment_from_the_turn_on():
     holes = [parse_cards("AhKh"), parse_cards("QsQd")]
-    hand = Hand.start(HU, _deck(holes, parse_cards("2h7hJc3c4d")))
+    hand = Hand(HU, _deck(holes, parse_cards("2h7hJc3c4d")))
     hand.check_call(), hand.check_call()
     hand.raise_to(10_000 - 100)  # all-in on the flop, called
     hand.check_call()
@@ -113,7 +113,7 @@ def test_flop_all_in_agrees_with_the_all_in_adjustment_from_the_turn_on():
 
 
 def test_folded_hand_has_only_the_nodes_it_reached():
-    hand = Hand.start(HU, shuffled_deck("fold", 12))
+    hand = Hand(HU, shuffled_deck("fold", 12))
     hand.fold()
     assert len(chance_terms(hand)) == 1  # the deal only: the small blind folded before any board card
     assert chance_luck(hand)[0] == pytest.approx(-chance_luck(hand)[1])
@@ -125,7 +125,7 @@ def test_simulated_play_keeps_the_mean_and_removes_variance():
     nets, lucks = [], []
     for h in range(1500):
         config = TableConfig(stacks=(10_000, 10_000), button=h % 2, small_blind=50, big_blind=100)
-        hand = Hand.start(config, shuffled_deck(f"sim/{h}", 12))
+        hand = Hand(config, shuffled_deck(f"sim/{h}", 12))
         _reactive(hand)
         nets.append(hand.final_stacks()[0] - config.stacks[0])
         lucks.append(chance_luck(hand)[0])
@@ -154,7 +154,7 @@ def test_a_river_decision_with_known_strategy_leaves_no_variance_and_the_right_m
     strategy = [("fold", 0, 0.3), ("check_call", 0, 0.7)]
     outcomes = {}
     for choice in ("fold", "check_call"):
-        hand = Hand.start(HU, _deck(holes, board))
+        hand = Hand(HU, _deck(holes, board))
         for _ in range(7):  # limp, check to the river, then the first to act checks
             hand.check_call()
         hand.raise_to(300)  # a bet of 300 into 200
@@ -173,7 +173,7 @@ def test_a_river_decision_with_known_strategy_leaves_no_variance_and_the_right_m
 
 def chance_luck_of(choice: str, holes, board) -> list[float]:
     """The chance luck of the river spot above (the same for both choices: the cards came before)."""
-    hand = Hand.start(HU, _deck(holes, board))
+    hand = Hand(HU, _deck(holes, board))
     for _ in range(7):
         hand.check_call()
     hand.raise_to(300)
@@ -196,7 +196,7 @@ def test_decision_and_chance_terms_keep_the_exact_expectation_over_a_whole_tree(
         for first in ("bet", "check"):
             seconds = ("check_call", "fold") if first == "bet" else ("check_call",)
             for second in seconds:
-                hand = Hand.start(HU, _deck(holes, [*flop, turn, river]))
+                hand = Hand(HU, _deck(holes, [*flop, turn, river]))
                 for _ in range(4):  # limp, check the flop
                     hand.check_call()
                 decisions: dict = {}
@@ -224,7 +224,7 @@ def test_decision_and_chance_terms_keep_the_exact_expectation_over_a_whole_tree(
 
 
 def test_reported_strategies_are_checked_and_read_as_the_dealer_applies_them():
-    hand = Hand.start(HU, shuffled_deck("strategy", 12))
+    hand = Hand(HU, shuffled_deck("strategy", 12))
     legal, bet = hand.legal(), hand.bets[hand.actor]  # the small blind: fold, call 50, raise 200..10000
     acted = hand.check_call()
     good = read_strategy([("fold", 0, 0.25), ("check_call", 0, 0.5), ("bet_raise", 300, 0.25)], legal, bet, acted)
@@ -240,7 +240,7 @@ def test_reported_strategies_are_checked_and_read_as_the_dealer_applies_them():
     for reason, options in bad.items():
         got = read_strategy(options, legal, bet, acted)
         assert isinstance(got, str) and got.startswith(reason) and "\n" not in got, (reason, got)
-    free = Hand.start(HU, shuffled_deck("strategy", 12))
+    free = Hand(HU, shuffled_deck("strategy", 12))
     free.check_call()
     legal, bet = free.legal(), free.bets[free.actor]  # the big blind may check: a fold would be a check
     acted = free.check_call()

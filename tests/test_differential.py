@@ -42,7 +42,7 @@ def random_raise(rng: random.Random, hand: Hand, legal: Legal) -> int:
 
 def play(rng: random.Random, config: TableConfig, seed: str) -> tuple[Hand, list[Decision]]:
     """Play one hand with uniformly random choices; return it and our view before each decision."""
-    hand = Hand.start(config, shuffled_deck(seed))
+    hand = Hand(config, shuffled_deck(seed))
     decisions = []
     while hand.actor is not None:
         legal = hand.legal()

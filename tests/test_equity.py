@@ -38,7 +38,7 @@ def _deck(n: int, holes: list[list[int]], board: list[int], fill: list[int]) -> 
 
 
 def _play(config: TableConfig, deck: list[int], actions: list[Action]) -> Hand:
-    hand = Hand.start(config, deck)
+    hand = Hand(config, deck)
     for a in actions:
         if a == "c":
             hand.check_call()

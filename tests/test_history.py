@@ -23,7 +23,7 @@ def random_hand(rng: random.Random, seats: int, variant: Variant) -> Hand:
     config = TableConfig(stacks=stacks, button=rng.randrange(seats), small_blind=big // 2, big_blind=big,
                          variant=variant, ante=rng.choice((0, 1)), rake_bps=rng.choice((0, 500)),
                          rake_cap=20)  # fmt: skip
-    hand = Hand.start(config, shuffled_deck(rng.randrange(10**9)))
+    hand = Hand(config, shuffled_deck(rng.randrange(10**9)))
     while hand.actor is not None:
         legal = hand.legal()
         choice = rng.choice(["call", "call"] + ["fold"] * legal.fold + ["raise"] * legal.can_raise)
@@ -91,7 +91,7 @@ def test_names_are_escaped_exactly() -> None:
 def check_down(rake_bps: int) -> Hand:
     """A heads-up hand of 100/200 blinds checked down: raked when ``rake_bps`` is not 0."""
     config = TableConfig(stacks=(5000, 5000), button=0, small_blind=100, big_blind=200, rake_bps=rake_bps)
-    hand = Hand.start(config, shuffled_deck(11))
+    hand = Hand(config, shuffled_deck(11))
     while hand.actor is not None:
         hand.check_call()
     return hand

@@ -50,7 +50,7 @@ def probe_illegal(hand: Hand) -> None:
 @settings(max_examples=300, deadline=None)
 @given(tables(), st.permutations(range(52)), st.data())
 def test_random_hands_keep_every_invariant(config: TableConfig, deck: list[int], data: st.DataObject) -> None:
-    hand = Hand.start(config, deck)
+    hand = Hand(config, deck)
     total = sum(config.stacks)
     while hand.actor is not None:
         assert sum(hand.stacks) + hand.total_pot() == total

@@ -30,7 +30,7 @@ def stacked(holes: list[str], board: str = "") -> list[int]:
 def start(stacks: tuple[int, ...], blinds: tuple[int, int], deck: list[int] | None = None, **options: object) -> Hand:
     """Start a hand with the button on the last seat, so seat k is position k."""
     config = TableConfig(stacks=stacks, button=len(stacks) - 1, small_blind=blinds[0], big_blind=blinds[1], **options)
-    return Hand.start(config, deck if deck is not None else list(range(52)))
+    return Hand(config, deck if deck is not None else list(range(52)))
 
 
 def check_round(hand: Hand) -> None:
@@ -104,7 +104,7 @@ def test_fixed_limit_cap_after_the_flop_is_four_bets() -> None:
 
 
 def test_heads_up_button_posts_small_blind_acts_first_preflop_and_last_after() -> None:
-    hand = Hand.start(TableConfig(stacks=(100, 100), button=0, small_blind=1, big_blind=2), stacked(["AcAd", "KcKd"]))
+    hand = Hand(TableConfig(stacks=(100, 100), button=0, small_blind=1, big_blind=2), stacked(["AcAd", "KcKd"]))
     posts = [(e.seat, e.kind, e.amount) for e in hand.events if isinstance(e, Posted)]
     assert posts == [(0, "small_blind", 1), (1, "big_blind", 2)]
     assert hand.actor == 0 and hand.position == (1, 0)
@@ -226,9 +226,9 @@ def test_bad_decks_and_tables_are_refused() -> None:
     config = TableConfig(stacks=(100, 100), button=0, small_blind=1, big_blind=2)
     deck = stacked(["AcAd", "KcKd"])
     with pytest.raises(CardError):
-        Hand.start(config, [*deck[:5], deck[0], *deck[6:]])
+        Hand(config, [*deck[:5], deck[0], *deck[6:]])
     with pytest.raises(ConfigError):
-        Hand.start(config, deck[:11])
+        Hand(config, deck[:11])
     with pytest.raises(ConfigError):
         TableConfig(stacks=(100,), button=0, small_blind=1, big_blind=2)
     with pytest.raises(ConfigError):

@@ -74,7 +74,7 @@ def random_hand_items(rng: random.Random) -> list[pb.Item]:
                          rake_bps=rng.choice((0, 500)))
     deck = list(range(52))
     rng.shuffle(deck)
-    hand = Hand.start(config, deck)
+    hand = Hand(config, deck)
     seat_map, table = list(range(seats)), rng.randint(1, 2**40)
     items = [pb.Item(welcome=pb.Welcome(name="bot", protocol_version=1)),
              pb.Item(table=table, match_start=pb.MatchStart(match_id="m", seat=1, players=["a", "b"], hands=9,

@@ -58,7 +58,7 @@ def play_checked(
     rng: Chooser,
 ) -> None:
     """Play a hand with random legal actions, checking every item as the match sends it."""
-    hand = Hand.start(config, deck)
+    hand = Hand(config, deck)
     encoder = HandWire(table, hand, number, seat_map, table_seats)
     frames: list[bytes] = []
     items: list[pb.Item] = []
@@ -155,7 +155,7 @@ def test_values_beyond_the_memo_tables(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_hand_end_net_extremes() -> None:
     """Net is int64: negatives are 10-byte two's complement varints; zeros are still packed elements."""
     config = TableConfig(stacks=(100, 200, 300), button=0, small_blind=1, big_blind=2)
-    hand = Hand.start(config, list(range(52)))
+    hand = Hand(config, list(range(52)))
     while hand.actor is not None:
         hand.check_call()
     net = [-1, 0, 2**63 - 1, -(2**63), 2**32, -(2**32) - 1, 127, 128, -128]
