@@ -13,7 +13,9 @@ environment is imported) stays as the bot's parent:
 * in the forked child, before ``exec``: ``cgroup_fd=N`` moves the bot into its memory cgroup (by
   writing "0" to that open ``cgroup.procs``, then closing it); the rlimits are set;
   ``user=UID:GID`` drops to that user (groups cleared) and enters its ``HOME``; then the bot is
-  asked to be killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it).
+  asked to be killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it);
+* when the dealer is gone (its end of the launcher's output pipe closed), it kills everything and
+  exits, also where its own death signal came too late to fire.
 
 Options are ``name=value`` pairs: ``memory_mb``, ``cpu_seconds``, ``open_files``, ``file_size_mb``,
 ``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N``.
@@ -28,9 +30,12 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import select
 import signal
+import stat
 import sys
 import time
+from collections.abc import Callable
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -189,6 +194,17 @@ def _exit_like(status: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
+def _dealer_watch() -> Callable[[], bool]:
+    """A check, made about once a second, that the dealer still reads the launcher's output pipe:
+    the kernel reports an error on a pipe's write end once no process has it open for reading.
+    It catches what the death signal misses, such as a dealer killed as it started the sandbox."""
+    if not stat.S_ISFIFO(os.fstat(1).st_mode):
+        return lambda: False  # run by hand, with a terminal or a file as its output
+    poller = select.poll()
+    poller.register(1, 0)  # no events asked: POLLERR and POLLHUP are always reported
+    return lambda: bool(poller.poll(0))
+
+
 def main(argv: list[str]) -> None:
     """Parse ``name=value`` options up to ``--``, run the rest as the bot, reap, exit like the bot."""
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -210,7 +226,12 @@ def main(argv: list[str]) -> None:
         os.close(int(options["cgroup_fd"]))  # the launcher itself stays out of the bot's cgroup
     status: int | None = None
     deadline: float | None = None
+    dealer_gone = _dealer_watch()
     while status is None:
+        if dealer_gone():  # a sandbox orphaned when the dealer died before its death signal was set
+            _kill_all()
+            status = signal.SIGKILL
+            break
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         info = signal.sigtimedwait(watched, 1.0 if timeout is None else timeout)
         if info is not None and info.si_signo in (signal.SIGTERM, signal.SIGINT) and deadline is None:

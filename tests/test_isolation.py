@@ -150,6 +150,26 @@ def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_
     assert_gone(tmp_path)
 
 
+def test_a_launcher_whose_dealer_is_gone_kills_its_bot_and_exits(tmp_path: Path) -> None:
+    """The launcher's last guard against an orphaned sandbox: the dealer's end of its output pipe
+    closes (as when the dealer dies before bwrap's death signal is set) and the bot goes too."""
+    marker = f"orphan-{secrets.token_hex(6)}"
+    launcher = subprocess.Popen(
+        [sys.executable, "-I", "-m", "dealer.launch", "--", sys.executable, "-c",
+         "import sys, time; print('up', flush=True); time.sleep(3600)", marker],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        assert launcher.stdout.readline() == b"up\n"
+        assert len(with_marker(marker)) == 2  # the launcher and the bot
+        launcher.stdout.close()  # the dealer's side of the pipe is gone; the launcher is its child still
+        launcher.wait(timeout=10)
+        assert with_marker(marker) == []
+    finally:
+        launcher.kill()
+        for pid in with_marker(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_two_instances_of_one_bot_cannot_meet(tmp_path: Path) -> None:
     """Files in /tmp, /dev/shm, $HOME and the folder above it, and an abstract Unix socket: with the
     sandbox they meet through none; without it (the contrast) through the shared ones."""
