@@ -262,12 +262,25 @@ def memory_hierarchy() -> _Hierarchy | None:
             if hierarchy.version == 2 and not (probe / "memory.max").exists():
                 (hierarchy.folder / "cgroup.subtree_control").write_text("+memory")
             if (probe / hierarchy.limit_file).exists():
+                _remove_stale(hierarchy)
                 return hierarchy
         except OSError:
             continue
         finally:
             probe.rmdir()
     return None
+
+
+def _remove_stale(hierarchy: _Hierarchy) -> None:
+    """Remove the bots' cgroups that dealers which died (killed, so never cleaning up) left here,
+    killing what still runs in them: orphans of a dead dealer. Live dealers' cgroups stay."""
+    for folder in hierarchy.folder.glob("holdem-*-*"):
+        owner = folder.name.split("-")[1]
+        if not owner.isdigit() or int(owner) == os.getpid() or Path(f"/proc/{owner}").exists():
+            continue
+        cgroup = MemoryCgroup(folder, hierarchy)
+        cgroup.kill()
+        cgroup.remove()  # a process still ending keeps it till the next dealer starts
 
 
 class MemoryCgroup:

@@ -311,6 +311,34 @@ def test_memory_hog_is_stopped_by_its_limit_with_reason_memory(tmp_path: Path, m
         assert not list(sandbox.memory_hierarchy().folder.glob(f"holdem-{os.getpid()}-*"))  # removed
 
 
+def test_a_dealer_removes_the_cgroups_of_dead_dealers_and_kills_their_orphans() -> None:
+    need_root("a memory cgroup")
+    hierarchy = sandbox.memory_hierarchy()
+    if hierarchy is None:
+        pytest.fail("the dealer cannot create a memory cgroup here (cgroup v1 memory or v2 with memory)")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = hierarchy.folder / f"holdem-{int(dead.stdout)}-0"  # the pid of a process that has ended
+    stale.mkdir()
+    orphan = subprocess.Popen(["sleep", "3600"])
+    try:
+        (stale / "cgroup.procs").write_text(str(orphan.pid))
+        mine = sandbox.MemoryCgroup.create(64)  # this dealer's own is not touched
+        assert mine is not None
+        sandbox.memory_hierarchy.cache_clear()  # as a dealer starting: the first look sweeps
+        assert sandbox.memory_hierarchy() == hierarchy
+        assert orphan.wait(timeout=10) == -signal.SIGKILL
+        deadline = time.monotonic() + 5
+        while stale.exists() and time.monotonic() < deadline:
+            sandbox.memory_hierarchy.cache_clear()
+            sandbox.memory_hierarchy()
+            time.sleep(0.05)
+        assert not stale.exists() and mine.folder.exists()
+        assert mine.remove()
+    finally:
+        orphan.kill()
+        orphan.wait()
+
+
 @pytest.mark.parametrize("how", ["exit", "stay"])
 def test_children_that_leave_the_process_group_are_all_gone_when_the_match_ends(tmp_path: Path, how: str) -> None:
     entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("forker.py", how))}
