@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.records import MatchResult
 from dealer.results import duplicate_samples
 from dealer.server import DealerServer
 from dealer.stats import bb_per_100_grouped

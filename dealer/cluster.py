@@ -31,8 +31,8 @@ from distributed import Client, LocalCluster, WorkerPlugin
 import dealer
 from dealer.errors import ClusterError
 from dealer.league import MatchJob, run_job
-from dealer.match import MatchResult
 from dealer.processes import _PYTHONS, resolve_command
+from dealer.records import MatchResult
 from dealer.server import tune_gc
 
 MARKER = ".dealer-workers"  # in the output folder: proves a worker sees the coordinator's folder

@@ -62,7 +62,8 @@ from typing import Literal
 
 from dealer.config import SEQUENTIAL_TESTS as TESTS
 from dealer.config import GameConfig
-from dealer.match import BotEntry, HandRecord, Match, MatchPlan, MatchResult, TableSpec
+from dealer.match import BotEntry, Match, MatchPlan, TableSpec
+from dealer.records import HandRecord, MatchResult
 from dealer.server import DealerServer
 from dealer.stats import SPRT, ConfidenceSequence, Estimate, bb_per_100_grouped, two_sided_p_value
 

@@ -27,17 +27,9 @@ from dealer.compare import Settings as CompareSettings
 from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
 from dealer.errors import RunError
-from dealer.match import (
-    BotEntry,
-    HandRecord,
-    Match,
-    MatchPlan,
-    MatchResult,
-    TableSpec,
-    fault_totals,
-    instance_label,
-)
+from dealer.match import BotEntry, Match, MatchPlan, TableSpec, instance_label
 from dealer.ratings import openskill_ratings
+from dealer.records import HandRecord, MatchResult, fault_totals
 from dealer.results import BROKEN, Standing, duplicate_samples, standings
 from dealer.scheduler import (
     MatchSpec,

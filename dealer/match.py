@@ -51,6 +51,7 @@ from dealer.equity import adjusted_net
 from dealer.errors import DealerError
 from dealer.history import PhhsWriter, phh_text
 from dealer.processes import BotProcess, sweep_cgroups
+from dealer.records import HandRecord, MatchResult
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import duplicate_rotations, sealed_instances
 from dealer.server import BotSession, DealerServer, Fault
@@ -115,43 +116,6 @@ class MatchPlan:
 def instance_label(name: str, instance: int) -> str:
     """The name of a bot's instance: its sessions, scratch folder and log are named after it."""
     return f"{name}.{instance}"
-
-
-@dataclass(frozen=True)
-class HandRecord:
-    """The outcome of one hand for the statistics: net chips by bot name."""
-
-    table: int
-    deal_set: str
-    hand: int
-    big_blind: int
-    net: dict[str, int]
-    ev_net: dict[str, float] | None = None  # all-in adjusted net (dealer.equity), when all-in before the river
-    luck_net: dict[str, float] | None = None  # net minus chance luck (dealer.aivat), when the plan asks for it
-    full_net: dict[str, float] | None = None  # luck_net minus decision luck, when a decision had a known strategy
-
-
-@dataclass
-class MatchResult:
-    """What a match produced: hands, faults by bot and reason, and freezeout places."""
-
-    match_id: str
-    bots: tuple[str, ...]
-    hands: list[HandRecord] = field(default_factory=list)
-    faults: dict[str, dict[str, int]] = field(default_factory=dict)
-    forfeited: list[str] = field(default_factory=list)
-    places: list[str] = field(default_factory=list)
-    log_tails: dict[str, str] = field(default_factory=dict)
-    unstarted: list[str] = field(default_factory=list)  # bots whose first start never connected
-    strategies_refused: dict[str, str] = field(default_factory=dict)  # bot -> why its strategies were ignored
-
-    def net(self) -> dict[str, int]:
-        """Net chips by bot over the match."""
-        total: dict[str, int] = dict.fromkeys(self.bots, 0)
-        for record in self.hands:
-            for name, chips in record.net.items():
-                total[name] += chips
-        return total
 
 
 @dataclass(eq=False)
@@ -725,12 +689,3 @@ def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: s
         return tuple(TableSpec(rotations[k % len(rotations)], f"{prefix}/{k}", k % len(rotations))
                      for k in range(tables))
     return tuple(TableSpec(table, f"{prefix}/{k}", r) for k in range(tables) for r, table in enumerate(rotations))
-
-
-def fault_totals(results: Sequence[MatchResult]) -> dict[str, collections.Counter[str]]:
-    """Faults summed over matches, by bot then reason."""
-    totals: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    for result in results:
-        for name, reasons in result.faults.items():
-            totals[name].update(reasons)
-    return totals

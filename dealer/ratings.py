@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from dealer.match import MatchResult
+from dealer.records import MatchResult
 from dealer.results import BROKEN
 from dealer.stats import Z95
 

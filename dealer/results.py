@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
-from dealer.match import MatchResult, fault_totals
+from dealer.records import MatchResult, fault_totals
 from dealer.stats import Estimate, bb_per_100_grouped
 
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.records import MatchResult
 from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,7 +31,7 @@ from dealer.compare import (
 )
 from dealer.config import EventSpec, game_config
 from dealer.league import compare_summary
-from dealer.match import HandRecord, MatchResult
+from dealer.records import HandRecord, MatchResult
 
 
 def _h2h(diffs: list[float], ev: list[float] | None = None) -> MatchResult:

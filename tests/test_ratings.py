@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dealer.config import parse_league
 from dealer.league import event_points, event_standings
-from dealer.match import HandRecord, MatchResult
 from dealer.ratings import match_ranks, openskill_ratings
+from dealer.records import HandRecord, MatchResult
 
 
 def cash(match_id: str, net: dict[str, int], faults: dict[str, dict[str, int]] | None = None) -> MatchResult:

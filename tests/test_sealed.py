@@ -23,7 +23,8 @@ from conftest import ROOT, MatchRun, bot_command, history_path, read_phhs, run_m
 from dealer.compare import compare_tables
 from dealer.config import game_config, parse_league
 from dealer.league import build_jobs, instance_counts
-from dealer.match import BotEntry, Match, MatchPlan, MatchResult, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.records import MatchResult
 from dealer.scheduler import sealed_instances
 from dealer.server import DealerServer, Fault
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dealer.config import LeagueConfig
-from dealer.match import MatchResult
+from dealer.records import MatchResult
 from dealer.web.server import page
 from dealer.web.view import league_snapshot
 

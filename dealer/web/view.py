@@ -20,7 +20,7 @@ from typing import Any
 
 from dealer.config import LeagueConfig
 from dealer.league import Progress, overall_standings, report
-from dealer.match import MatchResult
+from dealer.records import MatchResult
 from dealer.stats import Z95
 
 HANDS_KEPT = 40  # replays in a snapshot: the most recent finished hands
