@@ -70,7 +70,7 @@ async def play(server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str
     elapsed = time.perf_counter() - started
     if any(result.faults.values()):
         raise RuntimeError(f"bots failed: {result.faults} {result.log_tails}")
-    return elapsed, len(result.hands), sum(seat.session.requests for seat in match.seats.values())
+    return elapsed, result.hands, sum(seat.session.requests for seat in match.seats.values())
 
 
 async def main(out: Path, measured: dict[str, tuple[tuple[str, ...], str]], hands: int, tables: int,

@@ -66,16 +66,16 @@ async def play_pool(deals: int, tables: int, seed: str, out: Path, weaker: str):
     plan = MatchPlan("pool", plan_tables(["new", "old"], duplicate=True, tables=tables), game_config(),
                      hands=deals // tables, seed=seed, luck=True)
     async with DealerServer("127.0.0.1:0") as server:
-        return await Match(plan, server, {"new": new, "old": old}, out=out, base=ROOT).run()
+        return await Match(plan, server, {"new": new, "old": old}, out=out, base=ROOT, records=True).run()
 
 
 def plain_samples(result) -> list[Sample]:
     """The first seating only (the deal set's first table: new in seat 0): one hand per sample."""
     first_table: dict[str, int] = {}
-    for r in result.hands:
+    for r in result.records:
         first_table[r.deal_set] = min(first_table.get(r.deal_set, r.table), r.table)
     out = []
-    for r in result.hands:
+    for r in result.records:
         if r.table == first_table[r.deal_set]:
             d = (r.net["new"] - r.net["old"]) / r.big_blind
             ev = r.ev_net if r.ev_net is not None else r.net
@@ -198,7 +198,7 @@ def main() -> None:
     edge = statistics.fmean(values["duplicate + all-in adj."])
     stderr = statistics.stdev(values["duplicate + all-in adj."]) / math.sqrt(len(duplicate))
     changed = sum(1 for v in values["duplicate"] if v != 0)
-    print(f"pool: {len(result.hands)} hands ({len(duplicate)} duplicate deals) of strength_bot vs {args.weaker}_bot "
+    print(f"pool: {result.hands} hands ({len(duplicate)} duplicate deals) of strength_bot vs {args.weaker}_bot "
           f"in {played:.0f} s; {sum(s.all_in for s in duplicate)} hands all-in adjusted; "
           f"{changed} deals ({100 * changed / len(duplicate):.0f}%) where the seatings did not cancel exactly")
     print(f"edge (duplicate, adjusted): {edge:+.1f} +- {stderr:.1f} bb/100 (difference new - old, +- 1 s.e.); "

@@ -108,7 +108,7 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) ->
     decides = dict(zip(("new", "old"), PAIRS[pair], strict=True))
     pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
     bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
-    result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions).run()
+    result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions, records=True).run()
     for session in sessions.values():
         session._detach()
     await asyncio.gather(*pumps)
@@ -118,10 +118,10 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) ->
 def plain_samples(result: MatchResult) -> list[Sample]:
     """The first seating only (the deal set's first table: new in seat 0): one hand per sample."""
     first_table: dict[str, int] = {}
-    for r in result.hands:
+    for r in result.records:
         first_table[r.deal_set] = min(first_table.get(r.deal_set, r.table), r.table)
     out = []
-    for r in result.hands:
+    for r in result.records:
         if r.table == first_table[r.deal_set]:
             g = _group()
             _add(g, r, "new", "old")
@@ -248,7 +248,7 @@ def main() -> None:
         se = statistics.stdev(edge_values) / math.sqrt(len(edge_values))
         known = sum(s.known for s in duplicate)
         print(
-            f"\n== {pair}: pool of {len(result.hands)} hands ({len(duplicate)} duplicate deals, {known} hands "
+            f"\n== {pair}: pool of {result.hands} hands ({len(duplicate)} duplicate deals, {known} hands "
             f"with a known strategy) played in {played:.0f} s; edge (duplicate, full) {edge:+.1f} +- {se:.1f} "
             "bb/100; pool means: "
             + ", ".join(

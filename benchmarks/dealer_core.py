@@ -60,7 +60,7 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int, luck: b
     for session in sessions.values():
         session._detach()
     await asyncio.gather(*pumps)
-    return cpu, len(result.hands), sum(s.requests for s in sessions.values())
+    return cpu, result.hands, sum(s.requests for s in sessions.values())
 
 
 async def main(hands: int, tables: int, repeats: int, luck: bool) -> None:

@@ -6,7 +6,7 @@ Match, real bot processes over gRPC), the same number of hands twice per repetit
 
 * plain: every hand on fresh cards (``plan_tables(duplicate=False)``);
 * duplicate: every deal played twice with the seats swapped (``plan_tables(duplicate=True)``),
-  the two hands of a deal paired into one sample by ``dealer.results.duplicate_samples``.
+  the two hands of a deal paired into one sample by ``dealer.results.group_sums``.
 
 For each it prints the hero's mean and the standard error of the per-hand mean in big blinds per
 hand (the same grouped estimator as the standings), then the ratio of the two standard errors
@@ -32,9 +32,8 @@ from pathlib import Path
 from dealer.config import game_config
 from dealer.match import BotEntry, Match, MatchPlan, plan_tables
 from dealer.records import MatchResult
-from dealer.results import duplicate_samples
+from dealer.results import group_sums
 from dealer.server import DealerServer
-from dealer.stats import bb_per_100_grouped
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "sample_bots" / "python"
@@ -63,10 +62,10 @@ def command(bot: str) -> tuple[str, ...]:
 
 def measure(result: MatchResult, hero: str) -> Measure:
     """Per duplicate group (a deal and its seat swap) or per hand (plain): the hero's bb/hand."""
-    totals, counts = duplicate_samples([result])[hero]
-    estimate = bb_per_100_grouped(totals, counts, 1).scaled(1 / 100)  # bb/100 -> bb/hand
+    sums = group_sums([result])[hero]
+    estimate = sums.bb_per_100(1).scaled(1 / 100)  # bb/100 -> bb/hand
     faults = sum(sum(reasons.values()) for reasons in result.faults.values())
-    return Measure(sum(counts), len(totals), estimate.mean, estimate.stderr, faults)
+    return Measure(sums.hands, sums.groups, estimate.mean, estimate.stderr, faults)
 
 
 async def play_pair(hero: str, villain: str, hands: int, tables: int, seed: str, out: Path) -> tuple[Measure, Measure]:

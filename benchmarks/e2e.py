@@ -56,7 +56,7 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
     elapsed = time.perf_counter() - started
     if any(result.faults.values()):
         raise RuntimeError(f"bots failed: {result.faults}")
-    return elapsed, len(result.hands), sum(seat.session.requests for seat in match.seats.values())
+    return elapsed, result.hands, sum(seat.session.requests for seat in match.seats.values())
 
 
 async def round_trips(server: DealerServer, out: Path, count: int) -> float:

@@ -59,7 +59,7 @@ async def local_run(config: LeagueConfig) -> tuple[float, float, int]:
     async with DealerServer("127.0.0.1:0") as server:
         started = time.perf_counter()
         results = await run_league(config, LocalExecutor(server, config.jobs))
-        return 0.0, time.perf_counter() - started, sum(len(r.hands) for r in results)
+        return 0.0, time.perf_counter() - started, sum(r.hands for r in results)
 
 
 def dask_run(workers: int) -> Callable[[LeagueConfig], object]:
@@ -70,7 +70,7 @@ def dask_run(workers: int) -> Callable[[LeagueConfig], object]:
         async with dask_executor(commands, config.folder, config.out, workers=workers) as executor:
             started = time.perf_counter()
             results = await run_league(config, executor)
-            return started - begun, time.perf_counter() - started, sum(len(r.hands) for r in results)
+            return started - begun, time.perf_counter() - started, sum(r.hands for r in results)
 
     return run
 

@@ -55,7 +55,7 @@ async def play(server: DealerServer, out: Path, mode: str, hands: int, tables: i
     started = time.perf_counter()
     result = await Match(plan, server, bots, out=out, base=ROOT).run()
     assert result.faults == {"a": {}, "b": {}}, result.log_tails
-    return len(result.hands) / (time.perf_counter() - started)
+    return result.hands / (time.perf_counter() - started)
 
 
 async def main(starts: int, hands: int, tables: int, repeats: int) -> None:

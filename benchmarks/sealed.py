@@ -53,7 +53,7 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int, sealed:
     await clock
     if any(result.faults.values()):
         raise RuntimeError(f"bots failed: {result.faults}")
-    return time.perf_counter() - started, started - begun, len(result.hands)
+    return time.perf_counter() - started, started - begun, result.hands
 
 
 async def main(hands: int, tables: int, repeats: int) -> None:

@@ -191,12 +191,12 @@ def match(
     lines = standings([result])
     typer.echo(standings_table(lines))
     out.mkdir(parents=True, exist_ok=True)
-    summary = {"match": plan.match_id, "hands": len(result.hands), **_seed_fields(seed_text), "variant": variant,
+    summary = {"match": plan.match_id, "hands": result.hands, **_seed_fields(seed_text), "variant": variant,
                "duplicate": duplicate, "sealed": sealed, "standings": [s.as_json() for s in lines],
                "forfeited": result.forfeited, "log_tails": result.log_tails,
                "sandbox": dict.fromkeys(names, sandbox)}
     _write_private(out / "results.json", json.dumps(summary, indent=2) + "\n")
-    typer.echo(f"{len(result.hands)} hands; histories, logs and results.json in {out}/")
+    typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
 
 
 def _event_seed(seed_file: Path | None, refused: str | None) -> str:
@@ -376,7 +376,7 @@ def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, li
     except OSError as error:  # e.g. the vendored chart library is missing (no `make setup`)
         typer.echo(f"error: report.html not written: {error}", err=True)
     data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
-    typer.echo(f"{league.name}: {len(results)} matches, {sum(len(r.hands) for r in results)} hands")
+    typer.echo(f"{league.name}: {len(results)} matches, {sum(r.hands for r in results)} hands")
     typer.echo(overall_text(data))
     typer.echo(f"results.json, standings.txt, report.html, hand histories and bot logs in {league.out}/")
 

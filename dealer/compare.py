@@ -142,7 +142,9 @@ def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[S
     """
     groups: dict[tuple[str, str, int], list[float]] = {}
     for result in results:
-        for record in result.hands:
+        if result.records is None:
+            raise ValueError(f"match {result.match_id} kept no hand records to pair (Match(records=True))")
+        for record in result.records:
             key = (result.match_id, record.deal_set, record.hand)
             g = groups.setdefault(key, _group())
             _add(g, record, new, old)
@@ -494,7 +496,7 @@ def compare_results(
         sequential, used = replay_sequential(samples, settings)
         samples = samples[:used]
     comparison = summarize(samples, new, old, settings, field, sequential)
-    comparison.hands_played = sum(len(r.hands) for r in results)
+    comparison.hands_played = sum(r.hands for r in results)
     comparison.strategies_refused = {k: v for r in results for k, v in r.strategies_refused.items()}
     comparison.faults = _faults(results)
     return comparison
@@ -598,7 +600,7 @@ async def play_comparison(
     if test is not None and test.verdict() is None and match.unchecked:
         test.update(s.value(settings.estimator) for s in samples[-match.unchecked:])
     comparison = summarize(samples, new.name, old.name, settings, [f.name for f in field], test)
-    comparison.hands_played = len(result.hands)
+    comparison.hands_played = result.hands
     comparison.strategies_refused = dict(result.strategies_refused)
     comparison.faults = _faults([result])
     if result.forfeited:

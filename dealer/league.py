@@ -29,8 +29,8 @@ from dealer.config import BotSpec, EventSpec, LeagueConfig
 from dealer.errors import RunError
 from dealer.match import BotEntry, Match, MatchPlan, TableSpec, instance_label
 from dealer.ratings import openskill_ratings
-from dealer.records import HandRecord, MatchResult, fault_totals
-from dealer.results import BROKEN, Standing, duplicate_samples, standings
+from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
+from dealer.results import BROKEN, Standing, group_sums, standings
 from dealer.scheduler import (
     MatchSpec,
     duplicate_rotations,
@@ -40,7 +40,7 @@ from dealer.scheduler import (
 )
 from dealer.seeds import commitment, draw_seed, guessable
 from dealer.server import BotSession, DealerServer
-from dealer.stats import Estimate, bb_per_100_grouped
+from dealer.stats import Estimate
 from dealer.summary import summary_text
 
 
@@ -163,6 +163,7 @@ class Journal:
             raise RunError(f"{path}: the journal belongs to a different league configuration; "
                              "use another output folder or run without --resume")
         self.fingerprint = fingerprint
+        self.path = path
 
     def seed(self) -> str:
         """The seed drawn for a league without one: the one drawn when the journal began (so that a
@@ -176,9 +177,15 @@ class Journal:
         return seed
 
     def done(self) -> dict[str, MatchResult]:
-        """The results of every match already finished."""
-        rows = self.db.execute("SELECT result FROM matches").fetchall()
-        results = (_result_from_json(json.loads(r[0])) for r in rows)
+        """The results of every match already finished (a journal of an older format is read too)."""
+        rows = self.db.execute("SELECT match_id, result FROM matches").fetchall()
+        results = []
+        for match_id, text in rows:
+            try:
+                results.append(_result_from_json(json.loads(text)))
+            except ValueError as error:
+                raise RunError(f"{self.path}: match {match_id}: {error}; use another output folder or run "
+                               "without --resume") from None
         return {r.match_id: r for r in results}
 
     def commit(self, event: str, result: MatchResult) -> None:
@@ -192,20 +199,40 @@ class Journal:
         self.db.close()
 
 
+JOURNAL_FORMAT = 2
+"""A journal row's ``format``: 2 keeps a match's tally (``dealer.records.Tally``, no row per hand)
+and hand records only for comparisons; rows without one (format 1) list every hand and are still read."""
+
+
+def _record_row(h: HandRecord) -> list[object]:
+    """[table, deal_set, hand, bb, net(, ev_net(, luck_net(, full_net)))]: the optional tail only as far as needed."""
+    tail = [h.ev_net, h.luck_net, h.full_net]
+    while tail and tail[-1] is None:
+        tail.pop()
+    return [h.table, h.deal_set, h.hand, h.big_blind, h.net, *tail]
+
+
 def _result_to_json(result: MatchResult) -> dict[str, object]:
-    data = dataclasses.asdict(result)
-    data["hands"] = [[h.table, h.deal_set, h.hand, h.big_blind, h.net,
-                      *([h.ev_net] if h.ev_net is not None or h.luck_net is not None else []),
-                      *([h.luck_net] if h.luck_net is not None else []),
-                      *([h.full_net] if h.full_net is not None else [])]
-                     for h in result.hands]
-    return data
+    return {"format": JOURNAL_FORMAT, "match_id": result.match_id, "bots": list(result.bots),
+            "tally": result.tally.as_json(), "faults": result.faults, "forfeited": result.forfeited,
+            "places": result.places, "log_tails": result.log_tails, "unstarted": result.unstarted,
+            "strategies_refused": result.strategies_refused,
+            "records": None if result.records is None else [_record_row(h) for h in result.records]}
 
 
 def _result_from_json(data: dict) -> MatchResult:
-    # rows: [table, deal_set, hand, bb, net(, ev_net(, luck_net(, full_net)))]
-    hands = [HandRecord(*row) for row in data.pop("hands")]
-    return MatchResult(**{**data, "bots": tuple(data["bots"]), "hands": hands})
+    """A journal row's result; ValueError for a format this dealer does not read."""
+    version = data.pop("format", 1)
+    records = data.pop("records", None)
+    rows = records if version == JOURNAL_FORMAT else data.pop("hands", None) if version == 1 else None
+    if version not in (1, JOURNAL_FORMAT) or (version == 1 and rows is None):
+        raise ValueError(f"journal row format {version!r} is not one this dealer reads (1 or {JOURNAL_FORMAT})")
+    hands = None if rows is None else [HandRecord(*row) for row in rows]  # as ``_record_row`` wrote them
+    fields = {**data, "bots": tuple(data["bots"])}
+    if version == 1:  # every hand listed: fold them as the match did (comparisons keep them)
+        keep = any(h.luck_net is not None for h in hands or ())
+        return result_of(fields.pop("match_id"), fields.pop("bots"), hands or [], keep=keep, **fields)
+    return MatchResult(**{**fields, "tally": Tally.from_json(data["tally"]), "records": hands})
 
 
 def fingerprint(config: LeagueConfig) -> str:
@@ -251,7 +278,7 @@ class LocalExecutor:
         """Wait for a free slot, then play the match."""
         async with self.slots:
             match = Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=self.sessions,
-                          on_hand=self.on_hand)
+                          on_hand=self.on_hand, records=job.plan.luck)
             return await match.run()
 
 
@@ -260,7 +287,7 @@ def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
 
     async def play() -> MatchResult:
         async with DealerServer(listen) as server:
-            return await Match(job.plan, server, job.bots, out=job.out, base=job.base).run()
+            return await Match(job.plan, server, job.bots, out=job.out, base=job.base, records=job.plan.luck).run()
 
     return asyncio.run(play())
 
@@ -292,10 +319,9 @@ def head_to_head(results: Iterable[MatchResult]) -> dict[str, dict[str, Estimate
             pair_results[(a, b)].append(result)
     table: dict[str, dict[str, Estimate]] = collections.defaultdict(dict)
     for (a, b), matches in pair_results.items():
-        samples = duplicate_samples(matches)
+        sums = group_sums(matches)
         for me, other in ((a, b), (b, a)):
-            totals, counts = samples[me]
-            table[me][other] = bb_per_100_grouped(totals, counts, 1)
+            table[me][other] = sums[me].bb_per_100(1)
     return {k: dict(sorted(v.items())) for k, v in sorted(table.items())}
 
 
@@ -499,7 +525,7 @@ async def run_league(
                 journal.commit(job.event, result)
                 results.append(result)
                 left[job.event] -= 1
-                played += len(result.hands)
+                played += result.hands
                 lines = write_outputs(config, results, len(jobs))
                 if on_progress is not None:
                     elapsed = max(time.monotonic() - started, 1e-9)

@@ -51,7 +51,7 @@ from dealer.equity import adjusted_net
 from dealer.errors import DealerError
 from dealer.history import PhhsWriter, phh_text
 from dealer.processes import BotProcess, sweep_cgroups
-from dealer.records import HandRecord, MatchResult
+from dealer.records import HandRecord, MatchResult, Tally
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import duplicate_rotations, sealed_instances
 from dealer.server import BotSession, DealerServer, Fault
@@ -172,10 +172,12 @@ class Match:
     def __init__(
         self, plan: MatchPlan, server: DealerServer, bots: Mapping[str, BotEntry], *, out: Path, base: Path,
         sessions: Mapping[str, BotSession] | None = None, on_hand: Callable[[str, str], None] | None = None,
+        records: bool = False,
     ) -> None:
         """``sessions`` are remote bots' sessions by instance label, that outlive the match (a
         league's ``serve``); ``on_hand(match_id, phh_text)`` sees each finished hand once it is safe
-        to show (``_publish``)."""
+        to show (``_publish``); ``records`` keeps every hand's record in the result (memory that grows
+        with the match: a league's comparison replays its sequential test from them)."""
         self.plan = plan
         self.server = server
         self.entries = bots
@@ -193,7 +195,9 @@ class Match:
                 raise ValueError(f"bot {name!r} has one fixed token for {len(unkept)} instances (sealed "
                                  "rotations): give each instance its own session")
         self.secret = str(plan.seed) if plan.seed is not None else secrets.token_hex(16)
-        self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})))
+        self._deal_tables = collections.Counter(spec.deal_set for spec in plan.tables)  # tables per deal set
+        self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})),
+                                  Tally(dict(self._deal_tables)), records=[] if records else None)
         self.stop = False
         self._restart_locks: dict[str, asyncio.Lock] = {}
         self._histories: list[PhhsWriter] = []  # of the tables that started, in the match's private folder
@@ -201,7 +205,6 @@ class Match:
         self._configs: dict[tuple[object, ...], TableConfig] = {}  # hands' configurations, made once
         self._kept_faults = {label: collections.Counter(session.faults) for label, session in self.kept.items()}
         self.on_hand = on_hand
-        self._deal_tables = collections.Counter(spec.deal_set for spec in plan.tables)  # tables per deal set
         self._unshown: dict[str, dict[int, list[str]]] = collections.defaultdict(dict)  # deal set -> table id -> PHH
         self._trusted = set(plan.strategies) if plan.luck else set()  # bots whose strategies are used
 
@@ -239,7 +242,8 @@ class Match:
                 await asyncio.wait({play})
             await self._shutdown()
             self._publish_histories()
-        log.info("match %s over: %d hands, faults %s", plan.match_id, len(self.result.hands),
+            self.result.tally.close()
+        log.info("match %s over: %d hands, faults %s", plan.match_id, self.result.hands,
                  {name: reasons for name, reasons in self.result.faults.items() if reasons} or "none")
         return self.result
 
@@ -674,8 +678,10 @@ class Match:
             del texts[:ready]
 
     def _record(self, record: HandRecord) -> None:
-        """Keep a finished hand's record (a hook: ``compare`` also feeds its sequential test here)."""
-        self.result.hands.append(record)
+        """Fold a finished hand's record into the result (a hook: ``compare`` also feeds its sequential test here)."""
+        self.result.tally.add(record)
+        if self.result.records is not None:
+            self.result.records.append(record)
 
 
 def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:

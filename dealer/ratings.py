@@ -50,10 +50,8 @@ def match_ranks(result: MatchResult) -> dict[str, int]:
         ranks = {name: k + 1 for k, name in enumerate(order)}
         rest = len(order) + 1
         return {name: ranks.get(name, rest) for name in result.bots}
-    won: dict[str, float] = dict.fromkeys(result.bots, 0.0)
-    for record in result.hands:
-        for name, chips in record.net.items():
-            won[name] += chips / record.big_blind
+    bots = result.tally.bots
+    won = {name: bots[name].raw if name in bots else 0.0 for name in result.bots}  # big blinds, in hand order
     score = {name: (name not in broken, round(won[name], 9)) for name in result.bots}
     distinct = sorted(set(score.values()), reverse=True)
     return {name: distinct.index(score[name]) + 1 for name in result.bots}

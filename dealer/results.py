@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from tabulate import tabulate
 
 from dealer.records import MatchResult, fault_totals
-from dealer.stats import Estimate, bb_per_100_grouped
+from dealer.stats import Estimate, GroupedSums
 
 if TYPE_CHECKING:
     from dealer.ratings import Rating
@@ -52,21 +52,13 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def duplicate_samples(results: Sequence[MatchResult]) -> dict[str, tuple[list[float], list[int]]]:
-    """Per bot: the big blinds won in each duplicate group and the hands of that group."""
-    groups: dict[tuple[str, str, int], dict[str, tuple[float, int]]] = collections.defaultdict(dict)
+def group_sums(results: Sequence[MatchResult]) -> dict[str, GroupedSums]:
+    """Per bot: the running sums of its duplicate groups (big blinds won, hands) over ``results``."""
+    sums: dict[str, GroupedSums] = collections.defaultdict(GroupedSums)
     for result in results:
-        for record in result.hands:
-            group = groups[(result.match_id, record.deal_set, record.hand)]
-            for name, chips in record.net.items():
-                total, count = group.get(name, (0.0, 0))
-                group[name] = (total + chips / record.big_blind, count + 1)
-    samples: dict[str, tuple[list[float], list[int]]] = collections.defaultdict(lambda: ([], []))
-    for group in groups.values():
-        for name, (total, count) in group.items():
-            samples[name][0].append(total)
-            samples[name][1].append(count)
-    return samples
+        for name, tally in result.tally.bots.items():
+            sums[name].merge(tally.groups)
+    return sums
 
 
 def standings(
@@ -80,16 +72,15 @@ def standings(
     names: set[str] = set()
     for result in results:
         names.update(result.bots)
-        for record in result.hands:
-            for name, won in record.net.items():
-                chips[name] += won
-                hands[name] += 1
-    samples = duplicate_samples(results)
+        for name, tally in result.tally.bots.items():
+            chips[name] += tally.chips
+            hands[name] += tally.hands
+    sums = group_sums(results)
     faults = fault_totals(results)
     lines = []
     for name in names:
-        totals, counts = samples.get(name, ([], []))
-        estimate = bb_per_100_grouped(totals, counts, 1) if totals else Estimate(0.0, float("inf"), 0)
+        groups = sums.get(name)
+        estimate = groups.bb_per_100(1) if groups is not None and groups.groups else Estimate(0.0, float("inf"), 0)
         lines.append(Standing(name, hands[name], chips[name], estimate, dict(faults.get(name, {})),
                               (points or {}).get(name, 0), (ratings or {}).get(name)))
 

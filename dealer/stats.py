@@ -71,22 +71,97 @@ def bb_per_100_grouped(
     Ratio estimator: mean R = sum(T) / sum(H); stderr^2 = sum((T_i - R*H_i)^2) / ((g-1) * g * Hbar^2)
     (delta method). With equal hand counts this is exactly the plain estimate over per-group averages.
     """
-    _check_big_blind(big_blind)
     if len(group_totals) != len(hands_per_group):
         raise ValueError(f"{len(group_totals)} group totals but {len(hands_per_group)} hand counts")
-    if not group_totals:
-        raise ValueError("bb_per_100_grouped needs at least one group")
-    if any(h <= 0 for h in hands_per_group):
-        raise ValueError("every group must have at least one hand")
-    g = len(group_totals)
-    hands = sum(hands_per_group)
-    ratio = math.fsum(group_totals) / hands
-    if g < 2:
-        stderr = math.inf
-    else:
-        residual = math.fsum((t - ratio * h) ** 2 for t, h in zip(group_totals, hands_per_group, strict=True))
-        stderr = math.sqrt(residual / ((g - 1) * g)) / (hands / g)
-    return Estimate(ratio, stderr, g).scaled(100 / big_blind)
+    sums = GroupedSums()
+    for total, hands in zip(group_totals, hands_per_group, strict=True):
+        sums.add(total, hands)
+    return sums.bb_per_100(big_blind)
+
+
+class GroupedSums:
+    """Running sums of groups' totals T and hand counts H, enough for ``bb_per_100_grouped``
+    without keeping the groups: a match's statistics in memory that does not grow with its length.
+
+    The sums of T, T^2, T*H are kept exactly (integers over a power of two: every float is one),
+    so the estimate does not depend on the order in which groups are added or sums merged, its
+    mean is exactly ``fsum(T) / sum(H)`` and its residual the exact sum of squares, rounded once.
+    """
+
+    __slots__ = ("groups", "hands", "hands_sq", "shift", "t", "th", "tt")
+
+    def __init__(self) -> None:
+        self.groups = 0
+        self.hands = 0
+        self.hands_sq = 0  # sum of H^2
+        self.shift = 0  # T sums are integers over 2**shift (T^2 over 2**(2 * shift))
+        self.t = 0
+        self.th = 0
+        self.tt = 0
+
+    def _rescale(self, shift: int) -> None:
+        """Put the sums over 2**shift (a finer scale: nothing is lost)."""
+        up = shift - self.shift
+        self.t <<= up
+        self.th <<= up
+        self.tt <<= 2 * up
+        self.shift = shift
+
+    def add(self, total: float, hands: int) -> None:
+        """Add one group: its total ``total`` over ``hands`` hands (at least one)."""
+        if hands <= 0:
+            raise ValueError("every group must have at least one hand")
+        n, d = total.as_integer_ratio()
+        k = d.bit_length() - 1  # d is 2**k
+        if k > self.shift:
+            self._rescale(k)
+        n <<= self.shift - k
+        self.t += n
+        self.th += n * hands
+        self.tt += n * n
+        self.groups += 1
+        self.hands += hands
+        self.hands_sq += hands * hands
+
+    def merge(self, other: GroupedSums) -> None:
+        """Add every group of ``other`` (another match's, say)."""
+        if other.shift > self.shift:
+            self._rescale(other.shift)
+        up = self.shift - other.shift
+        self.t += other.t << up
+        self.th += other.th << up
+        self.tt += other.tt << (2 * up)
+        self.groups += other.groups
+        self.hands += other.hands
+        self.hands_sq += other.hands_sq
+
+    def bb_per_100(self, big_blind: int) -> Estimate:
+        """The ratio estimate of ``bb_per_100_grouped`` over the groups added (ValueError if none)."""
+        _check_big_blind(big_blind)
+        g, hands = self.groups, self.hands
+        if not g:
+            raise ValueError("bb_per_100_grouped needs at least one group")
+        ratio = self.t / (1 << self.shift) / hands  # int / int is correctly rounded: fsum(T) / sum(H)
+        if g < 2:
+            stderr = math.inf
+        else:  # sum((T - R H)^2) = sum T^2 - 2 R sum T H + R^2 sum H^2, with R the float ratio, exactly
+            rn, rd = ratio.as_integer_ratio()
+            s = self.shift
+            numerator = (self.tt * rd * rd - ((2 * rn * self.th * rd) << s) + ((rn * rn * self.hands_sq) << (2 * s)))
+            residual = numerator / ((rd * rd) << (2 * s))
+            stderr = math.sqrt(residual / ((g - 1) * g)) / (hands / g)
+        return Estimate(ratio, stderr, g).scaled(100 / big_blind)
+
+    def as_json(self) -> list[int]:
+        """The sums as integers (JSON keeps them exactly)."""
+        return [self.groups, self.hands, self.hands_sq, self.shift, self.t, self.th, self.tt]
+
+    @classmethod
+    def from_json(cls, values: Sequence[int]) -> GroupedSums:
+        """Sums written by ``as_json``."""
+        sums = cls()
+        sums.groups, sums.hands, sums.hands_sq, sums.shift, sums.t, sums.th, sums.tt = (int(v) for v in values)
+        return sums
 
 
 def normal_cdf(x: float) -> float:

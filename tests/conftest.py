@@ -135,7 +135,7 @@ def run_match(
 
     async def play() -> MatchRun:
         async with DealerServer("127.0.0.1:0") as server:
-            match = Match(plan, server, entries, out=out, base=ROOT)
+            match = Match(plan, server, entries, out=out, base=ROOT, records=True)
             result = await match.run()
             pids = {}
             for name, seat in match.seats.items():  # an ACPC bot is a process per table

@@ -31,7 +31,7 @@ from dealer.compare import (
 )
 from dealer.config import EventSpec, game_config
 from dealer.league import compare_summary
-from dealer.records import HandRecord, MatchResult
+from dealer.records import HandRecord, MatchResult, result_of
 
 
 def _h2h(diffs: list[float], ev: list[float] | None = None) -> MatchResult:
@@ -43,7 +43,7 @@ def _h2h(diffs: list[float], ev: list[float] | None = None) -> MatchResult:
         e = None if ev is None else {"new": ev[k], "old": -ev[k]}
         hands.append(HandRecord(1, "m/0", k, 100, {"new": first, "old": -first}, e))
         hands.append(HandRecord(2, "m/0", k, 100, {"old": -second, "new": second}))
-    return MatchResult("m", ("new", "old"), hands)
+    return result_of("m", ("new", "old"), hands, keep=True)
 
 
 def test_paired_samples_head_to_head_and_adjusted():
@@ -63,7 +63,7 @@ def test_paired_samples_field_mode():
         HandRecord(3, "m/0", 0, 100, {"old": -200, "f": 200}), HandRecord(4, "m/0", 0, 100, {"f": 0, "old": 0}),
         HandRecord(1, "m/0", 1, 100, {"new": 100, "f": -100}),  # an incomplete group (a stopped match): left out
     ]
-    samples = paired_samples([MatchResult("m", ("f", "new", "old"), hands)], "new", "old")
+    samples = paired_samples([result_of("m", ("f", "new", "old"), hands, keep=True)], "new", "old")
     assert len(samples) == 1
     assert samples[0].raw == (3 - 1) - (-2 + 0)
     assert samples[0].hands == 2
@@ -207,17 +207,20 @@ def test_cli_compare_strength_beats_random(tmp_path):
 def test_league_journal_keeps_ev_net_luck_net_and_full_net():
     from dealer.league import _result_from_json, _result_to_json
 
-    result = _h2h([200, -400], ev=[50.0, 0.0])
+    records = _h2h([200, -400], ev=[50.0, 0.0]).records
+    assert records is not None
     lucky = HandRecord(3, "m/0", 2, 100, {"new": 10, "old": -10}, None, {"new": -4.5, "old": 4.5})
     known = HandRecord(3, "m/0", 3, 100, {"new": 10, "old": -10}, None, {"new": -4.5, "old": 4.5},
                        {"new": 2.25, "old": -2.25})
-    result.hands += [lucky, known]
-    result.strategies_refused["old"] = "probabilities sum to 0.9, not 1"
+    result = result_of("m", ("new", "old"), [*records, lucky, known], keep=True,
+                       strategies_refused={"old": "probabilities sum to 0.9, not 1"})
     back = _result_from_json(json.loads(json.dumps(_result_to_json(result))))
-    assert back.hands == result.hands and back.strategies_refused == result.strategies_refused
-    assert back.hands[-1].full_net == {"new": 2.25, "old": -2.25} and back.hands[-2].full_net is None
-    assert back.hands[0].ev_net == {"new": 50.0, "old": -50.0} and back.hands[1].ev_net is None
-    assert back.hands[-2].luck_net == {"new": -4.5, "old": 4.5} and back.hands[0].luck_net is None
+    assert back.records == result.records and back.records is not None
+    assert back.strategies_refused == result.strategies_refused
+    assert back.records[-1].full_net == {"new": 2.25, "old": -2.25} and back.records[-2].full_net is None
+    assert back.records[0].ev_net == {"new": 50.0, "old": -50.0} and back.records[1].ev_net is None
+    assert back.records[-2].luck_net == {"new": -4.5, "old": 4.5} and back.records[0].luck_net is None
+    assert back.tally.as_json() == result.tally.as_json() and back.hands == 6
 
 
 def test_estimators_and_the_variance_each_removes():
@@ -226,7 +229,7 @@ def test_estimators_and_the_variance_each_removes():
     for k, (raw, luck) in enumerate([(1000, 100), (-800, 50), (1200, 150), (-600, 20), (900, 80)]):
         hands.append(HandRecord(1, "m/0", k, 100, {"new": raw, "old": -raw}, None, {"new": luck, "old": -luck}))
         hands.append(HandRecord(2, "m/0", k, 100, {"old": 0, "new": 0}, None, {"old": 0.0, "new": 0.0}))
-    samples = paired_samples([MatchResult("m", ("new", "old"), hands)], "new", "old")
+    samples = paired_samples([result_of("m", ("new", "old"), hands, keep=True)], "new", "old")
     assert [s.raw for s in samples] == [20.0, -16.0, 24.0, -12.0, 18.0]
     assert [s.luck for s in samples] == [2.0, 1.0, 3.0, 0.4, 1.6] and [s.corrected for s in samples] == [2] * 5
     assert [s.adjusted for s in samples] == [s.raw for s in samples]  # no all-in hand
@@ -253,7 +256,7 @@ def test_full_estimator_takes_the_known_strategy_figures_where_a_hand_has_them()
         HandRecord(1, "m/0", 1, 100, {"new": -200, "old": 200}, None, {"new": -50.0, "old": 50.0}),
         HandRecord(2, "m/0", 1, 100, {"old": 0, "new": 0}, None, {"old": 0.0, "new": 0.0}),
     ]
-    samples = paired_samples([MatchResult("m", ("new", "old"), hands)], "new", "old")
+    samples = paired_samples([result_of("m", ("new", "old"), hands, keep=True)], "new", "old")
     assert [s.value("full") for s in samples] == [100 * 2.0 / 2, 100 * -1.0 / 2]
     assert [s.value("aivat") for s in samples] == [100 * 6.0 / 2, 100 * -1.0 / 2]
     assert [s.known for s in samples] == [1, 0]

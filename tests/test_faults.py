@@ -73,7 +73,7 @@ def play(tmp_path: Path, bad: tuple[str, ...], *, honest: tuple[str, ...] = HONE
 
     async def main() -> tuple[MatchResult, dict[str, int]]:
         async with DealerServer() as server:
-            result = await asyncio.wait_for(Match(plan, server, entries, out=out, base=ROOT).run(), MATCH_TIMEOUT_S)
+            result = await asyncio.wait_for(Match(plan, server, entries, out=out, base=ROOT, records=True).run(), MATCH_TIMEOUT_S)
         return result, dict(server.auth_failures)
 
     started = time.monotonic()
@@ -94,7 +94,7 @@ def assert_no_processes_left(played: Played) -> None:
 
 def assert_honest_results_stand(played: Played, hands_per_table: int = 6, tables: int = 2) -> None:
     """Every planned hand is recorded with both bots, chips conserved; the honest bot has no faults."""
-    records = played.result.hands
+    records = played.result.records
     assert len(records) == hands_per_table * tables
     assert all(set(r.net) == {"honest", "bad"} for r in records)
     assert all(sum(r.net.values()) == 0 for r in records), "chips not conserved"
@@ -213,8 +213,8 @@ def test_a_child_that_left_the_process_group_does_not_hang_the_match(tmp_path: P
 def test_forfeit_policy_stops_the_match(tmp_path: Path) -> None:
     played = play(tmp_path, bot("crashes.py", "3"), policy="forfeit", hands=20)
     assert played.result.forfeited == ["bad"]
-    assert 0 < len(played.result.hands) < 40
-    assert all(sum(r.net.values()) == 0 for r in played.result.hands)
+    assert 0 < played.result.hands < 40
+    assert all(sum(r.net.values()) == 0 for r in played.result.records)
     assert 1 <= played.faults()[Fault.CRASH] <= INSTANCES  # the other instance may crash before the match stops
 
 
@@ -326,7 +326,7 @@ def test_a_reply_quoting_another_table_is_refused_not_applied(tmp_path: Path) ->
     # Every wrong-table all-in raise was refused (call_bot would have called it: 20,000 chips);
     # the right-table check/call after it was the answer. Both bots check and call: no pot
     # above the blinds.
-    assert max(abs(chips) for r in played.result.hands for chips in r.net.values()) <= 100
+    assert max(abs(chips) for r in played.result.records for chips in r.net.values()) <= 100
     text = "".join(played.log(instance=k) for k in range(INSTANCES))
     refused = re.findall(r"^got notice 3 request (\d+) belongs to table (\d+), not (\d+)$", text, re.M)
     assert refused and all(int(wrong) == int(right) + 1000 for _, right, wrong in refused), text

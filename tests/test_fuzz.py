@@ -74,7 +74,7 @@ class Dealer:
                                      hands=10, seed=k)
                     entries = {"random": BotEntry("random", ("python", str(PY / "random_bot.py"))),
                                "caller": BotEntry("caller", ("python", str(PY / "call_bot.py")))}
-                    self.results.append(await Match(plan, server, entries, out=self.out / str(k), base=ROOT).run())
+                    self.results.append(await Match(plan, server, entries, out=self.out / str(k), base=ROOT, records=True).run())
                     k += 1
         except BaseException as error:  # noqa: BLE001 - reported by the test
             self.error = error
@@ -121,8 +121,8 @@ def dealer(tmp_path_factory: pytest.TempPathFactory):
     assert running.error is None, running.error
     assert running.results
     for result in running.results:
-        assert len(result.hands) == 10 * 2 * 2, result.match_id
-        assert all(sum(r.net.values()) == 0 for r in result.hands), "chips not conserved"
+        assert result.hands == 10 * 2 * 2, result.match_id
+        assert all(sum(r.net.values()) == 0 for r in result.records), "chips not conserved"
         assert result.faults == {"caller": {}, "random": {}}, (result.faults, result.log_tails)
 
 

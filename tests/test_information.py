@@ -63,7 +63,7 @@ def test_no_bot_learns_hidden_information(tmp_path: Path) -> None:
     bots |= {"node": bot_command("node"), "strength": bot_command("strength")}
     run = run_match(tmp_path, bots, variant="mixed", hands=HANDS, ante=10, seed=SEED, rake_percent=5, rake_cap=200)
     plan, out = run.plan, run.out
-    assert len(run.result.hands) == 6 * HANDS
+    assert run.result.hands == 6 * HANDS
     assert run.result.faults == {name: {} for name in sorted(bots)}
     tables = {spec.seats: (spec, read_phhs(history_path(out, spec.deal_set, spec.rotation))) for spec in plan.tables}
     assert len(tables) == len(plan.tables) == 6

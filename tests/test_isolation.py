@@ -64,7 +64,7 @@ def plan(name: str, seats: list[str], *, hands: int = 4, tables: int = 1, game=G
 
 async def play_async(server: DealerServer, matches: list[tuple[MatchPlan, dict[str, BotEntry], Path]]):
     """Play matches at once on a started server."""
-    runs = [Match(p, server, entries, out=out, base=ROOT).run() for p, entries, out in matches]
+    runs = [Match(p, server, entries, out=out, base=ROOT, records=True).run() for p, entries, out in matches]
     return await asyncio.wait_for(asyncio.gather(*runs), MATCH_TIMEOUT_S)
 
 
@@ -112,8 +112,8 @@ def with_marker(marker: str) -> list[int]:
 
 
 def assert_stands(result: MatchResult, honest: str = "honest", hands: int = 4, tables: int = 2) -> None:
-    assert len(result.hands) == hands * tables
-    assert all(sum(r.net.values()) == 0 for r in result.hands), "chips not conserved"
+    assert result.hands == hands * tables
+    assert all(sum(r.net.values()) == 0 for r in result.records), "chips not conserved"
     assert result.faults.get(honest, {}) == {}, result.log_tails
 
 
@@ -492,7 +492,7 @@ def test_replayed_tokens_are_refused(tmp_path: Path) -> None:
     assert result.faults["bad"] == {}, result.faults
     # The dealer cannot tell who opened the second stream: it is charged to the token's owner.
     assert result.faults["honest"] == {Fault.AUTH: 1}, result.faults
-    assert len(result.hands) == 8 and all(sum(r.net.values()) == 0 for r in result.hands)
+    assert result.hands == 8 and all(sum(r.net.values()) == 0 for r in result.records)
 
 
 def test_tokens_are_never_written_to_results_histories_or_other_logs(tmp_path: Path) -> None:
@@ -608,6 +608,6 @@ def test_flooders_are_cut_off_and_the_other_tables_stay_on_time(tmp_path: Path) 
         allowed = {Fault.FLOOD, Fault.TIMEOUT} | ({Fault.UNEXPECTED} if mode == "actions" else set())
         assert result.faults["bad"].keys() <= allowed, result.faults
         assert "stream ended: StatusCode.RESOURCE_EXHAUSTED" in log(tmp_path / mode)
-    assert len(fair.hands) == 30 * 4 * 2 and all(sum(r.net.values()) == 0 for r in fair.hands)
+    assert fair.hands == 30 * 4 * 2 and all(sum(r.net.values()) == 0 for r in fair.records)
     assert fair.faults == {"caller": {}, "honest": {}}, fair.faults  # no timeout at 200 ms per action
     assert seconds < MATCH_TIMEOUT_S

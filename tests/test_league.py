@@ -386,6 +386,27 @@ def test_killed_run_resumes_to_the_same_standings(league: LeagueRun, tmp_path: P
     assert data["head_to_head"] == whole["head_to_head"]
 
 
+def test_resume_refuses_a_journal_row_of_an_unknown_format(league: LeagueRun, tmp_path: Path) -> None:
+    """A journal row this dealer cannot read (a later format) stops --resume with one line naming it."""
+    out = tmp_path / "out"
+    out.mkdir()
+    db = sqlite3.connect(league.out / "journal.sqlite")
+    try:
+        db.execute(f"VACUUM INTO '{out / 'journal.sqlite'}'")  # a consistent copy, WAL included
+    finally:
+        db.close()
+    copy = sqlite3.connect(out / "journal.sqlite")
+    with copy:
+        match_id, text = copy.execute("SELECT match_id, result FROM matches ORDER BY match_id").fetchone()
+        copy.execute("UPDATE matches SET result = ? WHERE match_id = ?", (json.dumps({**json.loads(text), "format": 3}),
+                                                                         match_id))
+    copy.close()
+    proc = dealer("run", "--resume", league_yaml(tmp_path, out))
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    line = proc.stderr.strip().splitlines()[-1]
+    assert f"{out / 'journal.sqlite'}: match {match_id}: journal row format 3 is not one this dealer reads" in line
+
+
 def test_resume_refuses_another_league(league: LeagueRun, tmp_path: Path) -> None:
     """--resume against a journal of a different configuration stops with exit code 2."""
     text = league.yaml.read_text(encoding="utf-8").replace("seed: 4242", "seed: 4243")

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dealer.config import parse_league
 from dealer.league import event_points, event_standings
 from dealer.ratings import match_ranks, openskill_ratings
-from dealer.records import HandRecord, MatchResult
+from dealer.records import HandRecord, MatchResult, result_of
 
 
 def cash(match_id: str, net: dict[str, int], faults: dict[str, dict[str, int]] | None = None) -> MatchResult:
     """A one-hand cash match with these net chips (big blind 100)."""
-    return MatchResult(match_id, tuple(sorted(net)), [HandRecord(1, match_id, 0, 100, net)], faults or {})
+    return result_of(match_id, tuple(sorted(net)), [HandRecord(1, match_id, 0, 100, net)], faults=faults or {})
 
 
 def test_match_ranks_by_big_blinds_places_and_faults() -> None:

@@ -1,14 +1,137 @@
-"""The result records (dealer.records) and what reads them: pure, with no gRPC stack."""
+"""The result records (dealer.records): a match keeps running sums, not a record per hand, and
+its statistics are the ones computed from every hand's record; journals old and new read back."""
 
 from __future__ import annotations
 
+import collections
+import dataclasses
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import MatchRun, bot_command, run_match
+from dealer.errors import RunError
+from dealer.league import Journal, _record_row, _result_to_json
+from dealer.ratings import match_ranks
+from dealer.records import HandRecord, MatchResult, Tally, result_of
+from dealer.results import standings
+from dealer.stats import Estimate, bb_per_100_grouped
 
 
 def test_results_ratings_and_records_import_no_grpc():
     """Standings, ratings and the records load without the match machinery (gRPC, protobuf)."""
-    code = ("import sys, dealer.records, dealer.results, dealer.ratings; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('grpc', 'poker') or m == 'dealer.match'))")
+    code = (
+        "import sys, dealer.records, dealer.results, dealer.ratings; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('grpc', 'poker') or m == 'dealer.match'))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> MatchRun:
+    """A real duplicate match on 2 deal sets (4 tables, rotations of a deal finishing at their own pace)
+    in mixed no-limit / fixed-limit blocks, so that big blinds change from hand to hand."""
+    out = tmp_path_factory.mktemp("records")
+    return run_match(
+        out,
+        {"strength": bot_command("strength"), "random": bot_command("random")},
+        hands=40,
+        tables=2,
+        variant="mixed",
+        mixed={"block_hands": 5, "fixed_limit_blinds": [100, 200], "no_limit_blinds": [50, 100]},
+    )
+
+
+def _from_every_hand(records: list[HandRecord]) -> dict[str, Estimate]:
+    """bb/100 by bot as computed before the tally: every duplicate group's totals listed."""
+    groups: dict[tuple[str, int], dict[str, list[float]]] = collections.defaultdict(dict)
+    for record in records:
+        group = groups[(record.deal_set, record.hand)]
+        for name, chips in record.net.items():
+            total = group.setdefault(name, [0.0, 0])
+            total[0] += chips / record.big_blind
+            total[1] += 1
+    listed: dict[str, tuple[list[float], list[int]]] = collections.defaultdict(lambda: ([], []))
+    for group in groups.values():
+        for name, (total, hands) in group.items():
+            listed[name][0].append(total)
+            listed[name][1].append(int(hands))
+    return {name: bb_per_100_grouped(totals, counts, 1) for name, (totals, counts) in listed.items()}
+
+
+def test_streamed_statistics_equal_those_of_every_hand(played: MatchRun) -> None:
+    result, records = played.result, played.result.records
+    assert records is not None and result.hands == len(records) == 4 * 40
+    assert len({r.big_blind for r in records}) > 1 and {r.hand for r in records} == set(range(40))
+    lines = {s.name: s for s in standings([result])}
+    expected = _from_every_hand(records)
+    for name in ("strength", "random"):
+        assert lines[name].bb100 == expected[name]
+        assert lines[name].bb100.n == 2 * 40  # 2 deal sets x 40 hands, a group each
+        assert lines[name].chips == sum(r.net[name] for r in records)
+        assert lines[name].hands == sum(name in r.net for r in records)
+    # Folded at the end from the records, in the order the hands ended: the very same sums.
+    again = result_of(result.match_id, result.bots, records)
+    assert again.tally.as_json() == result.tally.as_json()
+    assert match_ranks(again) == match_ranks(result)
+
+
+def test_a_tally_keeps_only_the_groups_in_play() -> None:
+    """A group goes into the bots' sums once every table of its deal set played the hand."""
+    tally = Tally({"d": 2})
+    for hand in range(1000):
+        tally.add(HandRecord(1, "d", hand, 100, {"a": 50, "b": -50}))
+        assert len(tally._open) == 1
+        tally.add(HandRecord(2, "d", hand, 100, {"a": -150, "b": 150}))
+        assert not tally._open
+    tally.add(HandRecord(1, "d", 1000, 100, {"a": 100, "b": -100}))  # its other table stopped (forfeit)
+    tally.close()
+    a = tally.bots["a"]
+    assert (a.hands, a.chips, a.groups.groups, a.groups.hands) == (2001, -99900, 1001, 2001)
+    assert a.groups.bb_per_100(1) == bb_per_100_grouped([-1.0] * 1000 + [1.0], [2] * 1000 + [1], 1)
+
+
+def _format_1_row(result: MatchResult) -> str:
+    """A journal row as dealers before the tally wrote it: every hand listed."""
+    assert result.records is not None
+    data = {**dataclasses.asdict(dataclasses.replace(result, records=None)), "bots": list(result.bots)}
+    del data["tally"], data["records"]
+    data["hands"] = [_record_row(h) for h in result.records]  # the rows of format 1 and 2 are alike
+    return json.dumps(data)
+
+
+def _journal(path: Path, rows: list[tuple[str, str]]) -> Journal:
+    journal = Journal(path, "fp")
+    with journal.db:
+        journal.db.executemany("INSERT INTO matches VALUES (?, 'e', ?)", rows)
+    return journal
+
+
+def test_an_older_journal_reads_back_to_the_same_results(played: MatchRun, tmp_path: Path) -> None:
+    result = played.result
+    old, new = (dataclasses.replace(result, match_id=name) for name in ("old", "new"))
+    journal = _journal(
+        tmp_path / "journal.sqlite", [("old", _format_1_row(old)), ("new", json.dumps(_result_to_json(new)))]
+    )
+    done = journal.done()
+    assert done["old"].tally.as_json() == done["new"].tally.as_json() == result.tally.as_json()
+    assert standings([done["old"]]) == standings([done["new"]]) == standings([result])
+    assert (done["old"].faults, done["old"].bots) == (result.faults, result.bots)
+    assert done["old"].records is None  # kept only for comparisons (hands with a luck-corrected result)
+
+
+def test_a_journal_of_an_unknown_format_is_refused(tmp_path: Path) -> None:
+    row = {
+        **_result_to_json(result_of("m/1", ("a", "b"), [HandRecord(1, "d", 0, 100, {"a": 1, "b": -1})])),
+        "format": 99,
+    }
+    path = tmp_path / "journal.sqlite"
+    journal = _journal(path, [("m/1", json.dumps(row))])
+    with pytest.raises(RunError) as refused:
+        journal.done()
+    message = str(refused.value)
+    assert "\n" not in message and str(path) in message and "match m/1" in message and "format 99" in message

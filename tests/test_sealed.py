@@ -103,10 +103,10 @@ def test_league_duplicate_groups_are_sealed_and_count_the_instances_remote_bots_
 def outcome(run: MatchRun) -> list[dict[str, object]]:
     """Per table of the plan: its seats, deal set, rotation and every hand's nets in seat order.
     (Table ids are handed out in the plan's table order.)"""
-    ids = sorted({r.table for r in run.result.hands})
+    ids = sorted({r.table for r in run.result.records})
     index = {t: k for k, t in enumerate(ids)}
     nets: list[list[list[int]]] = [[] for _ in run.plan.tables]
-    for record in sorted(run.result.hands, key=lambda r: (index[r.table], r.hand)):
+    for record in sorted(run.result.records, key=lambda r: (index[r.table], r.hand)):
         spec = run.plan.tables[index[record.table]]
         nets[index[record.table]].append([record.net[name] for name in spec.seats])
     return [{"seats": list(spec.seats), "deal_set": spec.deal_set, "rotation": spec.rotation, "nets": n}
@@ -212,7 +212,7 @@ def test_a_restart_restarts_only_the_instance_that_failed(tmp_path: Path) -> Non
             return await Match(plan, server, entries, out=tmp_path, base=ROOT).run()
 
     result = asyncio.run(main())
-    assert len(result.hands) == 16 and result.forfeited == []
+    assert result.hands == 16 and result.forfeited == []
     logs = sorted(p.name for p in (tmp_path / "logs").glob("*.log"))
     assert {"bad.0.1.log", "bad.1.1.log", "caller.0.log", "caller.1.log"} <= set(logs), logs
     assert not [name for name in logs if name.startswith("caller.") and name.count(".") > 2], logs

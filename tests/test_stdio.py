@@ -211,7 +211,7 @@ def faulty(tmp_path: Path, bad: tuple[str, ...], hands: int = 6, duplicate: bool
     """Play a stdio bot against the gRPC call bot on fast clocks; the stdio bot's faults (the other has none)."""
     run = run_match(tmp_path, {"honest": bot_command("call"), "bad": bad}, protocols={"bad": "stdio"}, hands=hands,
                     duplicate=duplicate, time=FAST, seed="stdio-faults")
-    records = run.result.hands
+    records = run.result.records
     assert len(records) == hands * len(run.plan.tables)
     assert all(sum(r.net.values()) == 0 for r in records)
     assert run.result.faults["honest"] == {}

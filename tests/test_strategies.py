@@ -104,7 +104,7 @@ async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: in
         session._attach(object(), "in-process")  # type: ignore[arg-type]
     pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
     bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
-    result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions).run()
+    result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions, records=True).run()
     for session in sessions.values():
         session._detach()
     await asyncio.gather(*pumps)
@@ -114,8 +114,8 @@ async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: in
 def test_a_match_corrects_the_compared_bots_decisions_and_drops_a_bad_strategy_with_one_line(tmp_path, caplog):
     caplog.set_level(logging.WARNING, logger="dealer.match")
     result = asyncio.run(_play({"mix": _mixed, "liar": _liar}, ("mix", "liar"), tmp_path))
-    assert len(result.hands) == 80 and not any(result.faults.values())
-    known = [h for h in result.hands if h.full_net is not None]
+    assert result.hands == 80 and result.records is not None and not any(result.faults.values())
+    known = [h for h in result.records if h.full_net is not None]
     assert len(known) > 40  # most hands have a mixed decision of ``mix``
     for h in known:
         assert h.luck_net is not None and sum(h.full_net.values()) == pytest.approx(0, abs=0.02)

@@ -58,7 +58,7 @@ def test_hands_are_shown_only_once_every_seat_rotation_has_played_them(tmp_path:
         hand = replay(text)
         rotation = int(re.search(r"_rotation = (\d+)", text)[1])  # type: ignore[index]
         # Both tables have finished this hand: the other has recorded it, the one ending it now is about to.
-        finished = len(match.result.hands) + 1
+        finished = match.result.hands + 1
         assert finished >= 2 * (hand["hand"] + 1), (rotation, hand["hand"], finished)
         published.append((rotation, hand["hand"]))
 

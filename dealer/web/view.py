@@ -39,17 +39,7 @@ class _Totals:
 
 def match_totals(result: MatchResult) -> dict[str, _Totals]:
     """Each bot's totals over one match (what the winnings chart adds up)."""
-    sums: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0, 0.0, 0.0])
-    for record in result.hands:
-        for name, chips in record.net.items():
-            bb = chips / record.big_blind
-            ev = record.ev_net[name] / record.big_blind if record.ev_net is not None else bb
-            row = sums[name]
-            row[0] += 1
-            row[1] += bb
-            row[2] += ev
-            row[3] += bb * bb
-    return {name: _Totals(int(h), raw, adj, sq) for name, (h, raw, adj, sq) in sorted(sums.items())}
+    return {name: _Totals(t.hands, t.raw, t.adjusted, t.squares) for name, t in sorted(result.tally.bots.items())}
 
 
 def winnings_series(totals: Sequence[tuple[int, dict[str, _Totals]]]) -> dict[str, Any]:
@@ -207,7 +197,7 @@ class LeagueView:
     def add(self, result: MatchResult) -> None:
         """Add a finished match (its totals, and hands from its histories when none came live)."""
         self.results.append(result)
-        self.totals.append((len(result.hands), match_totals(result)))
+        self.totals.append((result.hands, match_totals(result)))
         if result.match_id not in self.live_matches:
             self.hands.extend(match_hands(self.config.out / "matches" / result.match_id))
 
@@ -237,7 +227,7 @@ def league_snapshot(config: LeagueConfig, results: Sequence[MatchResult], total:
     view.progress = {
         "done": len(results),
         "total": total,
-        "hands": sum(len(r.hands) for r in results),
+        "hands": sum(r.hands for r in results),
         "hands_per_s": None,
         "eta_s": 0,
     }
