@@ -36,6 +36,8 @@ from dealer.rules import (
 from poker.v1 import dealer_pb2 as pb
 
 T = TypeVar("T")
+# Bytes are joined, never chained with ``+`` (a + b + c): compiled by mypyc 1.19, the chain's
+# intermediate is never freed: a leak of every hand's items (``benchmarks/memory.py`` shows it as growth).
 _ITEMS_TAG = b"\x0a"  # DealerMessage.items is field 1, length-delimited
 _MASK64 = (1 << 64) - 1
 _MEMO_LIMIT = 1 << 14  # values remembered per encoding table, about 2 MB at most (others: encoded at each use)
@@ -152,7 +154,7 @@ _POT_WINNERS, _POT_SHARES = _tag(2, 2), _tag(3, 2)
 def frame(item: pb.Item) -> bytes:
     """An item serialized as one ``items`` entry of a DealerMessage: joined frames are a message."""
     payload = item.SerializeToString()
-    return _ITEMS_TAG + _VARINT[len(payload)] + payload
+    return b"".join((_ITEMS_TAG, _VARINT[len(payload)], payload))
 
 
 def by_table_seat(values: Sequence[T], seat_map: list[int], table_seats: int, absent: T) -> Sequence[T]:
@@ -176,7 +178,7 @@ def _varints(values: Sequence[int]) -> bytes:
 def _packed(key: bytes, values: Sequence[int]) -> bytes:
     """A packed repeated varint field (int64, uint32): key, length, the varints; nothing if empty."""
     body = _varints(values)
-    return key + _VARINT[len(body)] + body if body else b""
+    return b"".join((key, _VARINT[len(body)], body)) if body else b""
 
 
 def _framed(head: bytes, body: bytes) -> bytes:
@@ -187,7 +189,7 @@ def _framed(head: bytes, body: bytes) -> bytes:
 
 def _message(key: bytes, body: bytes) -> bytes:
     """A length-delimited field: key, length, body."""
-    return key + _VARINT[len(body)] + body
+    return b"".join((key, _VARINT[len(body)], body))
 
 
 class HandWire:
@@ -341,7 +343,7 @@ class HandWire:
     def _make_own(self, seat: int) -> bytes:
         """ActionRequest's seat and hole_cards for engine seat ``seat``, kept for the hand."""
         first, second = self.hand.hole[seat]
-        self._own[seat] = own = _FIELDS[4][self.seat_map[seat]] + _REQUEST_HOLE[first] + _REQUEST_HOLE[second]
+        self._own[seat] = own = b"".join((_FIELDS[4][self.seat_map[seat]], _REQUEST_HOLE[first], _REQUEST_HOLE[second]))
         return own
 
     def _make_board(self, street: int) -> bytes:
@@ -352,10 +354,10 @@ class HandWire:
     def _make_request_tail(self) -> bytes:
         """ActionRequest's variant, big_blind and button, the same in every request of the hand."""
         config = self.hand.config
-        self._request_tail = tail = (
-            _FIELDS[17][_VARIANTS[config.variant]] + _FIELDS[18][config.big_blind]
-            + _FIELDS[19][self.seat_map[config.button]]
-        )  # fmt: skip
+        self._request_tail = tail = b"".join((
+            _FIELDS[17][_VARIANTS[config.variant]], _FIELDS[18][config.big_blind],
+            _FIELDS[19][self.seat_map[config.button]],
+        ))  # fmt: skip
         return tail
 
     def hand_end(self, net: list[int]) -> bytes:
@@ -368,8 +370,8 @@ class HandWire:
         for event in events[settled:]:
             if isinstance(event, Shown):
                 first, second = event.cards
-                shown.append(_message(_END_SHOWN, _FIELDS[1][seat_map[event.seat]] + _SHOWN_CARD[first]
-                                      + _SHOWN_CARD[second]))
+                shown.append(_message(_END_SHOWN, b"".join((_FIELDS[1][seat_map[event.seat]], _SHOWN_CARD[first],
+                                                             _SHOWN_CARD[second]))))
             elif isinstance(event, Awarded):
                 shares = event.shares
                 if len(shares) == 1:  # one winner, the common case, without the comprehensions
