@@ -127,8 +127,8 @@ def test_a_match_corrects_the_compared_bots_decisions_and_drops_a_bad_strategy_w
     assert sum(s.known for s in samples) == len(known)
     # Only the compared versions are trusted: the same match with no one named uses no strategy.
     again = asyncio.run(_play({"mix": _mixed, "liar": _liar}, (), tmp_path / "b"))
-    assert all(h.full_net is None for h in again.hands) and not again.strategies_refused
+    assert again.records is not None and all(h.full_net is None for h in again.records) and not again.strategies_refused
     def plays(r):
-        return sorted((h.deal_set, h.hand, sorted(h.net.items())) for h in r.hands)
+        return sorted((h.deal_set, h.hand, sorted(h.net.items())) for h in r.records)
 
     assert plays(again) == plays(result)  # the same play: strategies change no decision
