@@ -73,7 +73,8 @@ def play(tmp_path: Path, bad: tuple[str, ...], *, honest: tuple[str, ...] = HONE
 
     async def main() -> tuple[MatchResult, dict[str, int]]:
         async with DealerServer() as server:
-            result = await asyncio.wait_for(Match(plan, server, entries, out=out, base=ROOT, records=True).run(), MATCH_TIMEOUT_S)
+            match = Match(plan, server, entries, out=out, base=ROOT, records=True)
+            result = await asyncio.wait_for(match.run(), MATCH_TIMEOUT_S)
         return result, dict(server.auth_failures)
 
     started = time.monotonic()

@@ -74,7 +74,8 @@ class Dealer:
                                      hands=10, seed=k)
                     entries = {"random": BotEntry("random", ("python", str(PY / "random_bot.py"))),
                                "caller": BotEntry("caller", ("python", str(PY / "call_bot.py")))}
-                    self.results.append(await Match(plan, server, entries, out=self.out / str(k), base=ROOT, records=True).run())
+                    match = Match(plan, server, entries, out=self.out / str(k), base=ROOT, records=True)
+                    self.results.append(await match.run())
                     k += 1
         except BaseException as error:  # noqa: BLE001 - reported by the test
             self.error = error
