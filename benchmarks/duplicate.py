@@ -6,7 +6,7 @@ Match, real bot processes over gRPC), the same number of hands twice per repetit
 
 * plain: every hand on fresh cards (``plan_tables(duplicate=False)``);
 * duplicate: every deal played twice with the seats swapped (``plan_tables(duplicate=True)``),
-  the two hands of a deal paired into one sample by ``dealer.results.group_sums``.
+  the two hands of a deal paired into one sample by ``dealer.standings.group_sums``.
 
 For each it prints the hero's mean and the standard error of the per-hand mean in big blinds per
 hand (the same grouped estimator as the standings), then the ratio of the two standard errors
@@ -32,8 +32,8 @@ from pathlib import Path
 from dealer.config import game_config
 from dealer.match import BotEntry, Match, MatchPlan, plan_tables
 from dealer.records import MatchResult
-from dealer.results import group_sums
 from dealer.server import DealerServer
+from dealer.standings import group_sums
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "sample_bots" / "python"

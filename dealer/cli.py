@@ -29,9 +29,9 @@ from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
 from dealer.match import BotEntry, Match, MatchPlan, instance_label, plan_tables
 from dealer.records import MatchResult
-from dealer.results import standings, standings_table
 from dealer.seeds import commitment, draw_seed, guessable, verify
 from dealer.server import DealerServer, tune_gc
+from dealer.standings import standings, standings_table
 from dealer.summary import overall_text
 from dealer.terminal import LeagueDisplay
 from dealer.web import write_report

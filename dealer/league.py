@@ -30,7 +30,6 @@ from dealer.errors import RunError
 from dealer.match import BotEntry, Match, MatchPlan, TableSpec, instance_label
 from dealer.ratings import openskill_ratings
 from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
-from dealer.results import BROKEN, Standing, group_sums, standings
 from dealer.scheduler import (
     MatchSpec,
     duplicate_rotations,
@@ -40,6 +39,7 @@ from dealer.scheduler import (
 )
 from dealer.seeds import commitment, draw_seed, guessable
 from dealer.server import BotSession, DealerServer
+from dealer.standings import BROKEN, Standing, group_sums, standings
 from dealer.stats import Estimate
 from dealer.summary import summary_text
 

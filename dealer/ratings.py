@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from dealer.records import MatchResult
-from dealer.results import BROKEN
+from dealer.standings import BROKEN
 from dealer.stats import Z95
 
 

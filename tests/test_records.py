@@ -17,14 +17,14 @@ from dealer.errors import RunError
 from dealer.league import Journal, _record_row, _result_to_json
 from dealer.ratings import match_ranks
 from dealer.records import HandRecord, MatchResult, Tally, result_of
-from dealer.results import standings
+from dealer.standings import standings
 from dealer.stats import Estimate, bb_per_100_grouped
 
 
 def test_results_ratings_and_records_import_no_grpc():
     """Standings, ratings and the records load without the match machinery (gRPC, protobuf)."""
     code = (
-        "import sys, dealer.records, dealer.results, dealer.ratings; "
+        "import sys, dealer.records, dealer.standings, dealer.ratings; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('grpc', 'poker') or m == 'dealer.match'))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
