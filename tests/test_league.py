@@ -361,7 +361,9 @@ def test_killed_run_resumes_to_the_same_standings(league: LeagueRun, tmp_path: P
     rows = _journal_rows(journal)
     assert 1 <= rows < total, f"{rows} of {total} matches in the journal at the kill"
     partial = results_of(out)
-    assert partial["matches"]["finished"] == rows < total
+    # results.json is rewritten just after each journal row: a kill between the two leaves it one
+    # match behind the journal (which is what --resume reads).
+    assert rows - 1 <= partial["matches"]["finished"] <= rows < total, (partial["matches"], rows)
 
     # The bots notice that the dealer is gone (their streams break) and exit on their own.
     deadline = time.monotonic() + 8
