@@ -37,8 +37,9 @@ def build(out: Path) -> dict[str, tuple[tuple[str, ...], str]]:
     """Compile the C bot and the ACPC client under ``out``; each kind of bot measured: its command and protocol."""
     built = out / "built"
     subprocess.run(["bash", str(ROOT / "sample_bots" / "build.sh"), str(built)], check=True)
-    subprocess.run(["gcc", "-O2", "-o", str(built / "acpc_client"), str(ROOT / "tests" / "bots" / "acpc_client.c")],
-                   check=True)
+    subprocess.run(
+        ["gcc", "-O2", "-o", str(built / "acpc_client"), str(ROOT / "tests" / "bots" / "acpc_client.c")], check=True
+    )
     return {
         "grpc": ((sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py")), "grpc"),
         "stdio-py": ((sys.executable, str(ROOT / "sample_bots" / "python" / "stdio_bot.py")), "stdio"),
@@ -47,12 +48,17 @@ def build(out: Path) -> dict[str, tuple[tuple[str, ...], str]]:
     }
 
 
-async def play(server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str], hands: int,
-               tables: int) -> tuple[float, int, int]:
+async def play(
+    server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str], hands: int, tables: int
+) -> tuple[float, int, int]:
     """Play ``hands`` hands over ``tables`` tables between two bots of ``kind``: (seconds, hands, decisions)."""
     command, protocol = kind
-    game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
-                       time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
+    game = game_config(
+        variant="no-limit",
+        blinds=(50, 100),
+        stack=20000,
+        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
+    )
     plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
     bots = {name: BotEntry(name, command, protocol=protocol) for name in ("a", "b")}
     match = Match(plan, server, bots, out=out, base=ROOT)
@@ -73,8 +79,9 @@ async def play(server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str
     return elapsed, result.hands, sum(seat.session.requests for seat in match.seats.values())
 
 
-async def main(out: Path, measured: dict[str, tuple[tuple[str, ...], str]], hands: int, tables: int,
-               repeats: int) -> None:
+async def main(
+    out: Path, measured: dict[str, tuple[tuple[str, ...], str]], hands: int, tables: int, repeats: int
+) -> None:
     async with DealerServer("127.0.0.1:0") as server:
         single: dict[str, list[float]] = {k: [] for k in measured}
         decision: dict[str, list[float]] = {k: [] for k in measured}
@@ -88,13 +95,33 @@ async def main(out: Path, measured: dict[str, tuple[tuple[str, ...], str]], hand
                 many[name].append(n / seconds)
     med = statistics.median
     base = med(decision["grpc"])
-    rows = [[name, f"{med(single[name]):,.0f}", f"{med(decision[name]) * 1e6:,.0f}",
-             f"{med(decision[name]) / base:.2f}x", f"{med(many[name]):,.0f}"] for name in measured]
-    print(tabulate(rows, headers=[f"heads-up, check/call bots, median of {repeats}", "one table hands/s",
-                                  "µs per decision", "vs gRPC", f"{tables} tables hands/s"]))
-    print(f"stdio decision / gRPC decision: {med(decision['stdio-py']) / base:.2f}x (Python bots), "
-          f"{med(decision['stdio-c']) / base:.2f}x (C bot); ACPC (C client): "
-          f"{med(decision['acpc-c']) / base:.2f}x")
+    rows = [
+        [
+            name,
+            f"{med(single[name]):,.0f}",
+            f"{med(decision[name]) * 1e6:,.0f}",
+            f"{med(decision[name]) / base:.2f}x",
+            f"{med(many[name]):,.0f}",
+        ]
+        for name in measured
+    ]
+    print(
+        tabulate(
+            rows,
+            headers=[
+                f"heads-up, check/call bots, median of {repeats}",
+                "one table hands/s",
+                "µs per decision",
+                "vs gRPC",
+                f"{tables} tables hands/s",
+            ],
+        )
+    )
+    print(
+        f"stdio decision / gRPC decision: {med(decision['stdio-py']) / base:.2f}x (Python bots), "
+        f"{med(decision['stdio-c']) / base:.2f}x (C bot); ACPC (C client): "
+        f"{med(decision['acpc-c']) / base:.2f}x"
+    )
 
 
 if __name__ == "__main__":

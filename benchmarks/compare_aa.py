@@ -29,8 +29,19 @@ BOT = str(ROOT / "sample_bots" / "python" / "strength_bot.py")
 async def one(k: int, settings: Settings, max_hands: int, out: Path):
     new = BotEntry("new", ("env", f"BOT_SEED=a{k}", sys.executable, BOT))
     old = BotEntry("old", ("env", f"BOT_SEED=b{k}", sys.executable, BOT))
-    comparison = await play_comparison(new, old, [], game_config(), settings, max_hands=max_hands, deal_sets=4,
-                                       seed=f"aa/{k}", batch=50, out=out / str(k), base=ROOT)
+    comparison = await play_comparison(
+        new,
+        old,
+        [],
+        game_config(),
+        settings,
+        max_hands=max_hands,
+        deal_sets=4,
+        seed=f"aa/{k}",
+        batch=50,
+        out=out / str(k),
+        base=ROOT,
+    )
     if comparison.extra.get("faults"):
         raise RuntimeError(f"run {k}: bot faults {comparison.extra['faults']}")
     return comparison
@@ -44,8 +55,11 @@ async def run_all(args, settings: Settings, out: Path):
         async with slots:
             c = await one(k, settings, args.max_hands, out)
             done.append(c)
-            print(f"run {k:3d}: {c.verdict:12} after {c.hands:5d} hands "
-                  f"(adjusted {c.adjusted.estimate.mean:+7.1f} bb/100)", flush=True)
+            print(
+                f"run {k:3d}: {c.verdict:12} after {c.hands:5d} hands "
+                f"(adjusted {c.adjusted.estimate.mean:+7.1f} bb/100)",
+                flush=True,
+            )
             return c
 
     return await asyncio.gather(*(guarded(k) for k in range(args.runs)))
@@ -60,8 +74,9 @@ def main() -> None:
     parser.add_argument("--max-hands", type=int, default=8000)
     parser.add_argument("--parallel", type=int, default=2)
     args = parser.parse_args()
-    settings = Settings(worse_than=-args.bound, better_than=args.bound, alpha=args.alpha, beta=args.beta,
-                        until_significant=True)
+    settings = Settings(
+        worse_than=-args.bound, better_than=args.bound, alpha=args.alpha, beta=args.beta, until_significant=True
+    )
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as out:
         results = asyncio.run(run_all(args, settings, Path(out)))
@@ -76,9 +91,11 @@ def main() -> None:
     )
     print("verdicts: " + ", ".join(f"{v} {n}" for v, n in sorted(verdicts.items())))
     print(f"median hands {hands[len(hands) // 2]}, max {hands[-1]}")
-    print(f"wrong verdicts (better or worse): {share:.3f}  vs alpha {args.alpha} "
-          f"(binomial standard error at alpha: {se:.3f}; alpha + 2 SE = {args.alpha + 2 * se:.3f}) -> "
-          f"{'OK' if share <= args.alpha + 2 * se else 'EXCEEDS'}")
+    print(
+        f"wrong verdicts (better or worse): {share:.3f}  vs alpha {args.alpha} "
+        f"(binomial standard error at alpha: {se:.3f}; alpha + 2 SE = {args.alpha + 2 * se:.3f}) -> "
+        f"{'OK' if share <= args.alpha + 2 * se else 'EXCEEDS'}"
+    )
 
 
 if __name__ == "__main__":

@@ -63,8 +63,14 @@ MAX_HANDS = 5_000_000  # per method and repetition: beyond it the run is "inconc
 async def play_pool(deals: int, tables: int, seed: str, out: Path, weaker: str):
     new = BotEntry("new", (sys.executable, str(BOTS / "strength_bot.py")))
     old = BotEntry("old", (sys.executable, str(BOTS / f"{weaker}_bot.py")))
-    plan = MatchPlan("pool", plan_tables(["new", "old"], duplicate=True, tables=tables), game_config(),
-                     hands=deals // tables, seed=seed, luck=True)
+    plan = MatchPlan(
+        "pool",
+        plan_tables(["new", "old"], duplicate=True, tables=tables),
+        game_config(),
+        hands=deals // tables,
+        seed=seed,
+        luck=True,
+    )
     async with DealerServer("127.0.0.1:0") as server:
         return await Match(plan, server, {"new": new, "old": old}, out=out, base=ROOT, records=True).run()
 
@@ -81,8 +87,17 @@ def plain_samples(result) -> list[Sample]:
             ev = r.ev_net if r.ev_net is not None else r.net
             a = (ev["new"] - ev["old"]) / r.big_blind
             luck = r.luck_net if r.luck_net is not None else ev
-            out.append(Sample(("pool", r.deal_set, r.hand), d, a, 1, int(r.ev_net is not None),
-                              (luck["new"] - luck["old"]) / r.big_blind, int(r.luck_net is not None)))
+            out.append(
+                Sample(
+                    ("pool", r.deal_set, r.hand),
+                    d,
+                    a,
+                    1,
+                    int(r.ev_net is not None),
+                    (luck["new"] - luck["old"]) / r.big_blind,
+                    int(r.luck_net is not None),
+                )
+            )
     return out
 
 
@@ -162,17 +177,29 @@ def variance_per_hand(values: list[float], hands: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--weaker", default="leaky", choices=sorted(DEFAULTS),
-                        help="the old bot (sample_bots/python/NAME_bot.py); default leaky, strength_bot's v1")
-    parser.add_argument("--deals", type=int, help="duplicate deals in the pool, 2 hands each "
-                        "(default 20000 for leaky, 3000 for the others)")
+    parser.add_argument(
+        "--weaker",
+        default="leaky",
+        choices=sorted(DEFAULTS),
+        help="the old bot (sample_bots/python/NAME_bot.py); default leaky, strength_bot's v1",
+    )
+    parser.add_argument(
+        "--deals",
+        type=int,
+        help="duplicate deals in the pool, 2 hands each (default 20000 for leaky, 3000 for the others)",
+    )
     parser.add_argument("--tables", type=int, default=4)
     parser.add_argument("--reps", type=int, default=200)
-    parser.add_argument("--bound", type=float, help="better_than = -worse_than, bb/100 "
-                        "(default 15 for leaky, 300 for the others)")
+    parser.add_argument(
+        "--bound", type=float, help="better_than = -worse_than, bb/100 (default 15 for leaky, 300 for the others)"
+    )
     parser.add_argument("--seed", default="compare-hands")
-    parser.add_argument("--min-samples", type=int, default=Settings.min_samples,
-                        help="samples before the SPRTs may decide (dealer compare: 100)")
+    parser.add_argument(
+        "--min-samples",
+        type=int,
+        default=Settings.min_samples,
+        help="samples before the SPRTs may decide (dealer compare: 100)",
+    )
     args = parser.parse_args()
     deals, bound = DEFAULTS[args.weaker]
     deals = args.deals or deals
@@ -186,8 +213,14 @@ def main() -> None:
         print(f"warning: faults during the pool: {result.faults}")
     duplicate = paired_samples([result], "new", "old")
     plain = plain_samples(result)
-    settings = Settings(worse_than=-bound, better_than=bound, alpha=0.05, beta=0.05,
-                        until_significant=True, min_samples=args.min_samples)
+    settings = Settings(
+        worse_than=-bound,
+        better_than=bound,
+        alpha=0.05,
+        beta=0.05,
+        until_significant=True,
+        min_samples=args.min_samples,
+    )
     methods = [
         ("plain", plain, "raw"),
         ("duplicate", duplicate, "raw"),
@@ -198,13 +231,19 @@ def main() -> None:
     edge = statistics.fmean(values["duplicate + all-in adj."])
     stderr = statistics.stdev(values["duplicate + all-in adj."]) / math.sqrt(len(duplicate))
     changed = sum(1 for v in values["duplicate"] if v != 0)
-    print(f"pool: {result.hands} hands ({len(duplicate)} duplicate deals) of strength_bot vs {args.weaker}_bot "
-          f"in {played:.0f} s; {sum(s.all_in for s in duplicate)} hands all-in adjusted; "
-          f"{changed} deals ({100 * changed / len(duplicate):.0f}%) where the seatings did not cancel exactly")
-    print(f"edge (duplicate, adjusted): {edge:+.1f} +- {stderr:.1f} bb/100 (difference new - old, +- 1 s.e.); "
-          f"pool means: " + ", ".join(f"{label} {statistics.fmean(v):+.0f}" for label, v in values.items()))
-    print(f"sequential bounds +-{bound:g} bb/100, alpha = beta = 0.05, min_samples {args.min_samples}; "
-          f"{args.reps} resamplings per method, each method's samples centred on the edge above")
+    print(
+        f"pool: {result.hands} hands ({len(duplicate)} duplicate deals) of strength_bot vs {args.weaker}_bot "
+        f"in {played:.0f} s; {sum(s.all_in for s in duplicate)} hands all-in adjusted; "
+        f"{changed} deals ({100 * changed / len(duplicate):.0f}%) where the seatings did not cancel exactly"
+    )
+    print(
+        f"edge (duplicate, adjusted): {edge:+.1f} +- {stderr:.1f} bb/100 (difference new - old, +- 1 s.e.); "
+        f"pool means: " + ", ".join(f"{label} {statistics.fmean(v):+.0f}" for label, v in values.items())
+    )
+    print(
+        f"sequential bounds +-{bound:g} bb/100, alpha = beta = 0.05, min_samples {args.min_samples}; "
+        f"{args.reps} resamplings per method, each method's samples centred on the edge above"
+    )
     if edge - 2 * stderr <= bound:
         print(f"warning: the edge is not clearly beyond better_than = {bound:g}: choose a smaller --bound")
 
@@ -227,27 +266,48 @@ def main() -> None:
                 assert ref == runs[0], f"{label}: fast SPRT {runs[0]} != SequentialTest {ref}"
         hands = [n * per for _, n in runs]
         verdicts = {v: sum(1 for w, _ in runs if w == v) for v in ("better", "not worse", "worse", "inconclusive")}
-        rows.append((label, statistics.median(hands), statistics.fmean(hands), variance_per_hand(vals, per),
-                     verdicts, time.perf_counter() - t0))
+        rows.append(
+            (
+                label,
+                statistics.median(hands),
+                statistics.fmean(hands),
+                variance_per_hand(vals, per),
+                verdicts,
+                time.perf_counter() - t0,
+            )
+        )
     base_hands, base_mean, base_var = rows[0][1], rows[0][2], rows[0][3]
-    print(f"{'':24} {'median hands':>12} {'ratio':>6} {'mean hands':>10} {'ratio':>6} {'var/hand':>10} "
-          f"{'var left':>8} {'1/left':>6}  verdicts")
+    print(
+        f"{'':24} {'median hands':>12} {'ratio':>6} {'mean hands':>10} {'ratio':>6} {'var/hand':>10} "
+        f"{'var left':>8} {'1/left':>6}  verdicts"
+    )
     for label, median, mean, var, verdicts, _ in rows:
-        print(f"{label:24} {median:12.0f} {base_hands / median:6.2f} {mean:10.0f} {base_mean / mean:6.2f} "
-              f"{var:10.3g} {var / base_var:8.1%} {base_var / var:6.2f}  "
-              + ", ".join(f"{k} {v}" for k, v in verdicts.items() if v))
+        print(
+            f"{label:24} {median:12.0f} {base_hands / median:6.2f} {mean:10.0f} {base_mean / mean:6.2f} "
+            f"{var:10.3g} {var / base_var:8.1%} {base_var / var:6.2f}  "
+            + ", ".join(f"{k} {v}" for k, v in verdicts.items() if v)
+        )
     for label, samples, _ in methods[1:]:  # heavy-tailed samples (most deals cancel exactly): are errors kept?
         rng = random.Random(f"{args.seed}/{label}/zero")
-        runs = [sprt_hands(sign_flipped(resample(values[label], rng), rng), settings, MAX_HANDS // samples[0].hands)
-                for _ in range(args.reps)]
+        runs = [
+            sprt_hands(sign_flipped(resample(values[label], rng), rng), settings, MAX_HANDS // samples[0].hands)
+            for _ in range(args.reps)
+        ]
         wrong = sum(1 for v, _ in runs if v in ("better", "worse"))
-        print(f"{label} with no edge (random signs): better or worse {wrong} of {args.reps} "
-              f"(nominal alpha 5%), median hands {statistics.median(n * samples[0].hands for _, n in runs):.0f}")
+        print(
+            f"{label} with no edge (random signs): better or worse {wrong} of {args.reps} "
+            f"(nominal alpha 5%), median hands {statistics.median(n * samples[0].hands for _, n in runs):.0f}"
+        )
     plain_adj = variance_per_hand([s.value("all-in") for s in plain], 1)
-    print(f"variance per hand left: after duplicate {rows[1][3] / base_var:.1%}, after duplicate + all-in "
-          f"adjustment {rows[2][3] / base_var:.1%} (all-in adjustment alone, plain: {plain_adj / base_var:.1%})")
-    print(f"total {time.perf_counter() - started:.0f} s (pool {played:.0f} s, resampling "
-          + ", ".join(f"{r[0]} {r[5]:.0f} s" for r in rows) + ")")
+    print(
+        f"variance per hand left: after duplicate {rows[1][3] / base_var:.1%}, after duplicate + all-in "
+        f"adjustment {rows[2][3] / base_var:.1%} (all-in adjustment alone, plain: {plain_adj / base_var:.1%})"
+    )
+    print(
+        f"total {time.perf_counter() - started:.0f} s (pool {played:.0f} s, resampling "
+        + ", ".join(f"{r[0]} {r[5]:.0f} s" for r in rows)
+        + ")"
+    )
 
 
 if __name__ == "__main__":

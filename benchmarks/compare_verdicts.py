@@ -78,8 +78,11 @@ import mixed_bot  # noqa: E402
 import pokerbot  # noqa: E402
 import strength_bot  # noqa: E402
 
-PAIRS = {"leaky": (strength_bot.decide, leaky_bot.decide), "loose": (strength_bot.decide, loose_bot.decide),
-         "mixed": (mixed_bot.decide, loose_mixed_bot.decide)}
+PAIRS = {
+    "leaky": (strength_bot.decide, leaky_bot.decide),
+    "loose": (strength_bot.decide, loose_bot.decide),
+    "mixed": (mixed_bot.decide, loose_mixed_bot.decide),
+}
 MAX_HANDS = 2_000_000  # per method and repetition: beyond it the run is "inconclusive"
 
 
@@ -89,8 +92,11 @@ async def _answer(session: BotSession, decide) -> None:
     while session.live:
         await session._wake.wait()
         batch = session._take_batch(loop.time())
-        replies = [pokerbot.answer(decide, item.table, item.request)
-                   for item in pb.DealerMessage.FromString(batch).items if item.WhichOneof("kind") == "request"]
+        replies = [
+            pokerbot.answer(decide, item.table, item.request)
+            for item in pb.DealerMessage.FromString(batch).items
+            if item.WhichOneof("kind") == "request"
+        ]
         if replies:
             session._receive(pb.BotMessage(actions=replies))
 
@@ -99,8 +105,16 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) ->
     """Play ``deals`` duplicate deals of the pair's new version against its old one, in this
     process; luck and the compared versions' strategies recorded as ``dealer compare`` does."""
     game = game_config(time={"per_action_ms": 60_000, "bank_ms": 0})  # in process: no clock to beat
-    plan = MatchPlan("pool", plan_tables(["new", "old"], duplicate=True, tables=tables), game,
-                     hands=deals // tables, seed=seed, luck=True, strategies=("new", "old"), sealed=False)
+    plan = MatchPlan(
+        "pool",
+        plan_tables(["new", "old"], duplicate=True, tables=tables),
+        game,
+        hands=deals // tables,
+        seed=seed,
+        luck=True,
+        strategies=("new", "old"),
+        sealed=False,
+    )
     server = DealerServer("127.0.0.1:0", local_socket=False)
     sessions = {instance_label(name, 0): server.session(name) for name in ("new", "old")}
     for session in sessions.values():
@@ -181,8 +195,16 @@ def reference(draws: Iterable[float], settings: Settings, max_samples: int, batc
     return test.verdict(final=True), n
 
 
-def run_method(values: list[float], per: int, settings: Settings, reps: int, batch: int, seed: str,
-               null: bool, cap: int = MAX_HANDS) -> list[tuple[str, int]]:
+def run_method(
+    values: list[float],
+    per: int,
+    settings: Settings,
+    reps: int,
+    batch: int,
+    seed: str,
+    null: bool,
+    cap: int = MAX_HANDS,
+) -> list[tuple[str, int]]:
     """``reps`` sequential runs on resampled ``values`` (sign-flipped when ``null``), each cut at
     ``cap`` hands: (verdict, hands)."""
     rng = random.Random(seed)
@@ -207,14 +229,18 @@ def run_method(values: list[float], per: int, settings: Settings, reps: int, bat
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", default="leaky,mixed", help="comma-separated: leaky, loose, mixed")
-    parser.add_argument("--power-reps", type=int, help="resamplings per method for the hands to a verdict "
-                        "(default --reps)")
+    parser.add_argument(
+        "--power-reps", type=int, help="resamplings per method for the hands to a verdict (default --reps)"
+    )
     parser.add_argument("--max-hands", type=int, default=MAX_HANDS, help="hands at which a run with the edge stops")
     parser.add_argument("--aa-cap", type=int, default=20_000, help="hands at which an A/A run stops (inconclusive)")
     parser.add_argument("--deals", type=int, help="duplicate deals per pool (default 12000; --quick 3000)")
     parser.add_argument("--reps", type=int, default=200)
-    parser.add_argument("--baseline-reps", type=int, help="repetitions of the slow plain-play SPRT baseline "
-                        "(default --reps; --quick 20)")
+    parser.add_argument(
+        "--baseline-reps",
+        type=int,
+        help="repetitions of the slow plain-play SPRT baseline (default --reps; --quick 20)",
+    )
     parser.add_argument(
         "--bound", type=float, default=5.0, help="better_than = -worse_than, bb/100 (as dealer compare)"
     )
@@ -265,58 +291,95 @@ def main() -> None:
         for estimator in ("aivat", "full"):  # unbiasedness on real play: estimator - raw, deal by deal
             gaps = [s.value(estimator) - s.value("raw") for s in duplicate]
             gap_se = statistics.stdev(gaps) / math.sqrt(len(gaps))
-            print(f"bias check, duplicate {estimator} - raw: {statistics.fmean(gaps):+.2f} +- {gap_se:.2f} bb/100 "
-                  f"({statistics.fmean(gaps) / gap_se:+.1f} s.e.)")
+            print(
+                f"bias check, duplicate {estimator} - raw: {statistics.fmean(gaps):+.2f} +- {gap_se:.2f} bb/100 "
+                f"({statistics.fmean(gaps) / gap_se:+.1f} s.e.)"
+            )
         base_var = statistics.variance([s.value("raw") for s in plain])
-        print("variance per hand, share of plain raw left: " + ", ".join(
-            f"{label} {statistics.variance([s.value(e) for s in samples]) * samples[0].hands / base_var:.1%}"
-            for label, samples, e in (("plain all-in", plain, "all-in"), ("plain aivat", plain, "aivat"),
-                                      ("plain full", plain, "full"), ("dup raw", duplicate, "raw"),
-                                      ("dup all-in", duplicate, "all-in"), ("dup aivat", duplicate, "aivat"),
-                                      ("dup full", duplicate, "full"))))
-        methods = [("plain, raw", plain, "raw", "sprt"), ("plain, raw", plain, "raw", "cs"),
-                   ("plain, aivat", plain, "aivat", "cs"), ("plain, full", plain, "full", "cs"),
-                   ("duplicate, all-in", duplicate, "all-in", "sprt"), ("duplicate, all-in", duplicate, "all-in", "cs"),
-                   ("duplicate, aivat", duplicate, "aivat", "sprt"), ("duplicate, aivat", duplicate, "aivat", "cs"),
-                   ("duplicate, full", duplicate, "full", "sprt"), ("duplicate, full", duplicate, "full", "cs")]
+        print(
+            "variance per hand, share of plain raw left: "
+            + ", ".join(
+                f"{label} {statistics.variance([s.value(e) for s in samples]) * samples[0].hands / base_var:.1%}"
+                for label, samples, e in (
+                    ("plain all-in", plain, "all-in"),
+                    ("plain aivat", plain, "aivat"),
+                    ("plain full", plain, "full"),
+                    ("dup raw", duplicate, "raw"),
+                    ("dup all-in", duplicate, "all-in"),
+                    ("dup aivat", duplicate, "aivat"),
+                    ("dup full", duplicate, "full"),
+                )
+            )
+        )
+        methods = [
+            ("plain, raw", plain, "raw", "sprt"),
+            ("plain, raw", plain, "raw", "cs"),
+            ("plain, aivat", plain, "aivat", "cs"),
+            ("plain, full", plain, "full", "cs"),
+            ("duplicate, all-in", duplicate, "all-in", "sprt"),
+            ("duplicate, all-in", duplicate, "all-in", "cs"),
+            ("duplicate, aivat", duplicate, "aivat", "sprt"),
+            ("duplicate, aivat", duplicate, "aivat", "cs"),
+            ("duplicate, full", duplicate, "full", "sprt"),
+            ("duplicate, full", duplicate, "full", "cs"),
+        ]
         rows = []
         for label, samples, estimator, test in methods:
-            settings = Settings(worse_than=-args.bound, better_than=args.bound, until_significant=True,
-                                estimator=estimator, test=test)
+            settings = Settings(
+                worse_than=-args.bound, better_than=args.bound, until_significant=True, estimator=estimator, test=test
+            )
             values = [s.value(estimator) for s in samples]
             shift = edge - statistics.fmean(values)
             per = samples[0].hands
             t1 = time.perf_counter()
             reps = baseline_reps if (label, test) == ("plain, raw", "sprt") else power_reps
             draws = f"{args.seed}/{pair}/{label.split(',')[0]}/{test}"  # the same deals for every estimator
-            runs = run_method([v + shift for v in values], per, settings, reps, args.batch, draws, null=False,
-                              cap=args.max_hands)
+            runs = run_method(
+                [v + shift for v in values], per, settings, reps, args.batch, draws, null=False, cap=args.max_hands
+            )
             # A/A for the tests one would use now (the SPRT baselines with plain play take very long under the null)
             aa = test == "cs" or estimator in ("aivat", "full")
-            null = run_method(values, per, settings, args.reps, args.batch, f"{draws}/aa", null=True,
-                              cap=args.aa_cap) if aa else []
+            null = (
+                run_method(values, per, settings, args.reps, args.batch, f"{draws}/aa", null=True, cap=args.aa_cap)
+                if aa
+                else []
+            )
             hands = [h for _, h in runs]
-            rows.append((f"{label}, {test}", statistics.median(hands),
-                         f"{sum(1 for v, _ in runs if v == 'better')}/{reps}",
-                         sum(1 for v, _ in null if v in ("better", "worse")) / len(null) if null else None,
-                         statistics.median(h for _, h in null) if null else None, time.perf_counter() - t1))
+            rows.append(
+                (
+                    f"{label}, {test}",
+                    statistics.median(hands),
+                    f"{sum(1 for v, _ in runs if v == 'better')}/{reps}",
+                    sum(1 for v, _ in null if v in ("better", "worse")) / len(null) if null else None,
+                    statistics.median(h for _, h in null) if null else None,
+                    time.perf_counter() - t1,
+                )
+            )
         base = rows[0][1]
         plain_cs = rows[1][1]
-        print(f"{power_reps} resamplings per method (plain sprt: {baseline_reps}), each cut at {args.max_hands} hands "
-              "(a median at the cap is a lower bound)")
-        print(f"bounds +-{args.bound:g}, alpha 0.05, a look every {args.batch} deals; "
-              f"A/A: the same with random signs ({args.reps} runs cut at {args.aa_cap} hands, nominal alpha 0.05, "
-              f"+2 s.e. = {0.05 + 2 * math.sqrt(0.05 * 0.95 / args.reps):.3f})")
-        print(f"{'method':28} {'median hands':>12} {'vs plain sprt':>13} {'vs plain cs':>11} {'better':>7} "
-              f"{'A/A false':>9} {'A/A median hands':>16}")
+        print(
+            f"{power_reps} resamplings per method (plain sprt: {baseline_reps}), each cut at {args.max_hands} hands "
+            "(a median at the cap is a lower bound)"
+        )
+        print(
+            f"bounds +-{args.bound:g}, alpha 0.05, a look every {args.batch} deals; "
+            f"A/A: the same with random signs ({args.reps} runs cut at {args.aa_cap} hands, nominal alpha 0.05, "
+            f"+2 s.e. = {0.05 + 2 * math.sqrt(0.05 * 0.95 / args.reps):.3f})"
+        )
+        print(
+            f"{'method':28} {'median hands':>12} {'vs plain sprt':>13} {'vs plain cs':>11} {'better':>7} "
+            f"{'A/A false':>9} {'A/A median hands':>16}"
+        )
         for label, median, better, false, null_median, _ in rows:
             aa = f"{false:9.3f} {null_median:16.0f}" if false is not None else f"{'-':>9} {'-':>16}"
             print(f"{label:28} {median:12.0f} {base / median:12.1f}x {plain_cs / median:10.1f}x {better:>7} {aa}")
         verdicts = {label: median for label, median, *_ in rows}
         best = verdicts["duplicate, full, cs"]
-        print(f"goal: duplicate + full + cs needs {best:.0f} hands (median), {plain_cs / best:.1f}x fewer than plain "
-              f"play with the same test and {base / best:.1f}x fewer than plain play with the SPRTs "
-              f"(goal: >= 10x, and <= 10,000 hands at about 40 bb/100)")
+        print(
+            f"goal: duplicate + full + cs needs {best:.0f} hands (median), {plain_cs / best:.1f}x fewer than plain "
+            f"play with the same test and {base / best:.1f}x fewer than plain play with the SPRTs "
+            f"(goal: >= 10x, and <= 10,000 hands at about 40 bb/100)"
+        )
         print(f"resampling {sum(r[5] for r in rows):.0f} s")
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
 

@@ -38,17 +38,27 @@ async def answer(session: BotSession) -> None:
         requests = list(session._outbox_requests)
         session._take_batch(loop.time())
         if requests:
-            session._receive(pb.BotMessage(actions=[
-                pb.ActionReply(table=session._open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
-                for r in requests]))
+            session._receive(
+                pb.BotMessage(
+                    actions=[
+                        pb.ActionReply(table=session._open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
+                        for r in requests
+                    ]
+                )
+            )
 
 
 async def play(server: DealerServer, out: Path, hands: int, tables: int, luck: bool) -> tuple[float, int, int]:
     """Play ``hands`` hands over ``tables`` tables; return (CPU seconds, hands, decisions)."""
-    game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
-                       time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
-    plan = MatchPlan("core", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1,
-                     luck=luck)
+    game = game_config(
+        variant="no-limit",
+        blinds=(50, 100),
+        stack=20000,
+        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
+    )
+    plan = MatchPlan(
+        "core", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1, luck=luck
+    )
     sessions = {instance_label(name, 0): server.session(name) for name in ("a", "b")}  # one instance each
     for session in sessions.values():
         session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
@@ -71,9 +81,11 @@ async def main(hands: int, tables: int, repeats: int, luck: bool) -> None:
             cpu, n, decisions = await play(server, Path(tmp) / f"r{k}", hands, tables, luck)
             per_hand.append(cpu / n)
             per_decision.append(cpu / decisions)
-    rows = [["CPU per hand (µs)", f"{statistics.median(per_hand) * 1e6:,.1f}"],
-            ["CPU per decision (µs)", f"{statistics.median(per_decision) * 1e6:,.1f}"],
-            ["hands/s of dealer CPU", f"{1 / statistics.median(per_hand):,.0f}"]]
+    rows = [
+        ["CPU per hand (µs)", f"{statistics.median(per_hand) * 1e6:,.1f}"],
+        ["CPU per decision (µs)", f"{statistics.median(per_decision) * 1e6:,.1f}"],
+        ["hands/s of dealer CPU", f"{1 / statistics.median(per_hand):,.0f}"],
+    ]
     what = ", luck corrected (aivat)" if luck else ""
     print(
         tabulate(

@@ -73,10 +73,20 @@ async def play_pair(hero: str, villain: str, hands: int, tables: int, seed: str,
     names = [hero, villain]
     entries = {hero: BotEntry(hero, command(hero)), villain: BotEntry(villain, command(villain))}
     game = game_config(time=TIME)
-    plain = MatchPlan("plain", plan_tables(names, duplicate=False, tables=tables, prefix="plain"), game,
-                      hands=hands // tables, seed=seed)
-    dup = MatchPlan("duplicate", plan_tables(names, duplicate=True, tables=tables, prefix="dup"), game,
-                    hands=hands // (2 * tables), seed=seed)
+    plain = MatchPlan(
+        "plain",
+        plan_tables(names, duplicate=False, tables=tables, prefix="plain"),
+        game,
+        hands=hands // tables,
+        seed=seed,
+    )
+    dup = MatchPlan(
+        "duplicate",
+        plan_tables(names, duplicate=True, tables=tables, prefix="dup"),
+        game,
+        hands=hands // (2 * tables),
+        seed=seed,
+    )
     async with DealerServer("127.0.0.1:0") as server:
         results = await asyncio.gather(
             Match(plain, server, entries, out=out / "plain", base=ROOT).run(),
@@ -97,23 +107,33 @@ def main() -> None:
     if args.hands < 2 * args.tables:
         parser.error("--hands must be at least twice --tables")
 
-    print(f"{args.hero} vs {args.villain}, heads-up no-limit 50/100, 200 bb stacks, "
-          f"{args.hands} hands per mode per repetition, {args.tables} tables at once")
-    print(f"{'rep':>3}  {'plain bb/hand':>16}  {'SE plain':>8}  {'dup bb/hand':>16}  {'SE dup':>8}  "
-          f"{'SE ratio':>8}  {'hands saving':>12}  {'s':>5}")
+    print(
+        f"{args.hero} vs {args.villain}, heads-up no-limit 50/100, 200 bb stacks, "
+        f"{args.hands} hands per mode per repetition, {args.tables} tables at once"
+    )
+    print(
+        f"{'rep':>3}  {'plain bb/hand':>16}  {'SE plain':>8}  {'dup bb/hand':>16}  {'SE dup':>8}  "
+        f"{'SE ratio':>8}  {'hands saving':>12}  {'s':>5}"
+    )
     rows = []
     with tempfile.TemporaryDirectory(prefix="duplicate-bench-") as tmp:
         for rep in range(args.reps):
             started = time.monotonic()
-            plain, dup = asyncio.run(play_pair(args.hero, args.villain, args.hands, args.tables,
-                                               f"{args.seed}/{rep}", Path(tmp) / f"rep{rep}"))
+            plain, dup = asyncio.run(
+                play_pair(
+                    args.hero, args.villain, args.hands, args.tables, f"{args.seed}/{rep}", Path(tmp) / f"rep{rep}"
+                )
+            )
             elapsed = time.monotonic() - started
             ratio = plain.stderr / dup.stderr if dup.stderr else float("inf")  # a perfect mirror: 0
             rows.append((plain, dup, ratio))
             warn = f"  ({plain.faults + dup.faults} faults!)" if plain.faults or dup.faults else ""
-            print(f"{rep:>3}  {plain.mean:+8.3f} ({plain.hands:>5})  {plain.stderr:8.4f}  "
-                  f"{dup.mean:+8.3f} ({dup.hands:>5})  {dup.stderr:8.4f}  {ratio:8.2f}  {ratio ** 2:11.2f}x  "
-                  f"{elapsed:5.0f}{warn}", flush=True)
+            print(
+                f"{rep:>3}  {plain.mean:+8.3f} ({plain.hands:>5})  {plain.stderr:8.4f}  "
+                f"{dup.mean:+8.3f} ({dup.hands:>5})  {dup.stderr:8.4f}  {ratio:8.2f}  {ratio**2:11.2f}x  "
+                f"{elapsed:5.0f}{warn}",
+                flush=True,
+            )
     median = statistics.median
     se_plain = median(p.stderr for p, _, _ in rows)
     se_dup = median(d.stderr for _, d, _ in rows)
@@ -123,7 +143,7 @@ def main() -> None:
         f"(win rate: plain {median(p.mean for p, _, _ in rows):+.3f}, "
         f"duplicate {median(d.mean for _, d, _ in rows):+.3f})"
     )
-    print(f"median SE ratio plain/duplicate: {ratio:.2f}; hands saving (ratio squared): {ratio ** 2:.2f}x")
+    print(f"median SE ratio plain/duplicate: {ratio:.2f}; hands saving (ratio squared): {ratio**2:.2f}x")
 
 
 if __name__ == "__main__":

@@ -35,8 +35,12 @@ BOT = (sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py"))
 
 async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tuple[float, int, int]:
     """Play ``hands`` hands spread over ``tables`` tables; return (seconds, hands, decisions)."""
-    game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
-                       time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
+    game = game_config(
+        variant="no-limit",
+        blinds=(50, 100),
+        stack=20000,
+        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
+    )
     plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
     bots = {"a": BotEntry("a", BOT), "b": BotEntry("b", BOT)}
     match = Match(plan, server, bots, out=out, base=ROOT)
@@ -65,8 +69,16 @@ async def round_trips(server: DealerServer, out: Path, count: int) -> float:
     from dealer.processes import BotProcess
 
     session = server.session("echo")
-    process = await BotProcess.launch("echo", BOT, address=server.address, token=session.token, base=ROOT,
-                                      workdir=out / "echo", log_path=out / "echo.log", limits=Limits())
+    process = await BotProcess.launch(
+        "echo",
+        BOT,
+        address=server.address,
+        token=session.token,
+        base=ROOT,
+        workdir=out / "echo",
+        log_path=out / "echo.log",
+        limits=Limits(),
+    )
     await asyncio.wait_for(session.connected.wait(), 20)
     times = []
     for _ in range(count):
@@ -107,11 +119,22 @@ async def main(hands: int, tables: list[int], repeats: int) -> None:
         rows.append(
             [f"{count} tables at once", f"{statistics.median(many[count]):,.0f}", f"{dealer:,.0f}", f"{bots:,.0f}"]
         )
-    print(tabulate(rows, headers=[f"heads-up no-limit, call bots, median of {repeats}", "hands/s",
-                                  "dealer CPU µs/hand", "bots CPU µs/hand (with start-up)"]))
+    print(
+        tabulate(
+            rows,
+            headers=[
+                f"heads-up no-limit, call bots, median of {repeats}",
+                "hands/s",
+                "dealer CPU µs/hand",
+                "bots CPU µs/hand (with start-up)",
+            ],
+        )
+    )
     ratio = statistics.median(per_decision) / statistics.median(rtt)
-    print(f"one table: {statistics.median(per_decision) * 1e6:,.0f} µs per decision, bare round trip "
-          f"{statistics.median(rtt) * 1e6:,.0f} µs: {ratio:.2f}x")
+    print(
+        f"one table: {statistics.median(per_decision) * 1e6:,.0f} µs per decision, bare round trip "
+        f"{statistics.median(rtt) * 1e6:,.0f} µs: {ratio:.2f}x"
+    )
     best = max(tables, key=lambda count: statistics.median(many[count]))
     print(f"e2e many-table hands/s: {statistics.median(many[best]):.0f}")
 

@@ -39,8 +39,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     rng = random.Random(args.seed)
     hands = [tuple(rng.sample(range(52), 7)) for _ in range(args.hands)]
     parsed = [
-        (list(Card.parse(cards_text(h[:2]))), list(Card.parse(cards_text(h[2:]))))
-        for h in hands[: args.pokerkit_hands]
+        (list(Card.parse(cards_text(h[:2]))), list(Card.parse(cards_text(h[2:])))) for h in hands[: args.pokerkit_hands]
     ]
     from_game = StandardHighHand.from_game
 

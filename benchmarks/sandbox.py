@@ -35,9 +35,17 @@ async def start_once(server: DealerServer, out: Path, mode: str, n: int) -> floa
     """Launch one bot and return the ms until it has connected; then stop it."""
     session = server.session(f"{mode}-{n}")
     started = time.perf_counter()
-    bot = await BotProcess.launch(session.name, BOT, address=server.address, token=session.token, base=ROOT,
-                                  workdir=out / mode / str(n), log_path=out / mode / f"{n}.log",
-                                  limits=Limits(sandbox=mode), local_address=server.local_address)
+    bot = await BotProcess.launch(
+        session.name,
+        BOT,
+        address=server.address,
+        token=session.token,
+        base=ROOT,
+        workdir=out / mode / str(n),
+        log_path=out / mode / f"{n}.log",
+        limits=Limits(sandbox=mode),
+        local_address=server.local_address,
+    )
     await asyncio.wait_for(session.connected.wait(), 30)
     elapsed = 1000 * (time.perf_counter() - started)
     session.goodbye("done")
@@ -49,8 +57,9 @@ async def start_once(server: DealerServer, out: Path, mode: str, n: int) -> floa
 async def play(server: DealerServer, out: Path, mode: str, hands: int, tables: int) -> float:
     """Hands per second of one heads-up match, bots launched in the given sandbox mode."""
     game = game_config(time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 30000})
-    plan = MatchPlan(f"bench-{mode}", plan_tables(("a", "b"), duplicate=False, tables=tables), game,
-                     hands // tables, seed=1)
+    plan = MatchPlan(
+        f"bench-{mode}", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1
+    )
     bots = {name: BotEntry(name, BOT, limits=Limits(sandbox=mode)) for name in ("a", "b")}
     started = time.perf_counter()
     result = await Match(plan, server, bots, out=out, base=ROOT).run()
@@ -74,11 +83,26 @@ async def main(starts: int, hands: int, tables: int, repeats: int) -> None:
     start = {mode: statistics.median(values) for mode, values in start_ms.items()}
     rate = {mode: statistics.median(values) for mode, values in rates.items()}
     print(f"{sandbox.version()}; memory by {'cgroup' if sandbox.memory_hierarchy() else 'RLIMIT_DATA'}")
-    print(tabulate([[f"start-up ms (median of {starts})", f"{start['on']:.0f}", f"{start['off']:.0f}",
-                     f"{start['on'] / start['off']:.2f}"],
-                    [f"heads-up hands/s, {tables} tables (median of {repeats})", f"{rate['on']:,.0f}",
-                     f"{rate['off']:,.0f}", f"{rate['on'] / rate['off']:.2f}"]],
-                   headers=["", "sandbox on", "sandbox off", "on / off"], disable_numparse=True))
+    print(
+        tabulate(
+            [
+                [
+                    f"start-up ms (median of {starts})",
+                    f"{start['on']:.0f}",
+                    f"{start['off']:.0f}",
+                    f"{start['on'] / start['off']:.2f}",
+                ],
+                [
+                    f"heads-up hands/s, {tables} tables (median of {repeats})",
+                    f"{rate['on']:,.0f}",
+                    f"{rate['off']:,.0f}",
+                    f"{rate['on'] / rate['off']:.2f}",
+                ],
+            ],
+            headers=["", "sandbox on", "sandbox off", "on / off"],
+            disable_numparse=True,
+        )
+    )
     print(f"sandbox start-up cost: {start['on'] - start['off']:+.0f} ms per instance")
 
 

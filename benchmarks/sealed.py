@@ -32,10 +32,20 @@ BOT = (sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py"))
 
 async def play(server: DealerServer, out: Path, hands: int, tables: int, sealed: bool) -> tuple[float, float, int]:
     """One duplicate match of ``hands`` hands over ``tables`` tables; (seconds playing, seconds to connect, hands)."""
-    game = game_config(variant="no-limit", blinds=(50, 100), stack=20000,
-                       time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 30000})
-    plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=True, tables=tables // 2), game, hands // tables,
-                     seed="benchmark-sealed-rotations", sealed=sealed)
+    game = game_config(
+        variant="no-limit",
+        blinds=(50, 100),
+        stack=20000,
+        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 30000},
+    )
+    plan = MatchPlan(
+        "bench",
+        plan_tables(("a", "b"), duplicate=True, tables=tables // 2),
+        game,
+        hands // tables,
+        seed="benchmark-sealed-rotations",
+        sealed=sealed,
+    )
     bots = {"a": BotEntry("a", BOT), "b": BotEntry("b", BOT)}
     match = Match(plan, server, bots, out=out, base=ROOT)
     instances = len({label for labels in plan.instance_labels() for label in labels})
@@ -66,11 +76,24 @@ async def main(hands: int, tables: int, repeats: int) -> None:
                     seconds, connect, n = await play(server, Path(tmp) / f"{k}-{sealed}", hands, tables, sealed)
                     rates[sealed].append(n / seconds)
                     startup[sealed].append(connect)
-    rows = [[("sealed (4 bot processes)" if sealed else "not sealed (2 bot processes)"),
-             f"{statistics.median(rates[sealed]):,.0f}", f"{statistics.median(startup[sealed]) * 1000:,.0f}"]
-            for sealed in (False, True)]
-    print(tabulate(rows, headers=[f"heads-up duplicate, {tables} tables, call bots, median of {repeats}", "hands/s",
-                                  "ms until all connected"]))
+    rows = [
+        [
+            ("sealed (4 bot processes)" if sealed else "not sealed (2 bot processes)"),
+            f"{statistics.median(rates[sealed]):,.0f}",
+            f"{statistics.median(startup[sealed]) * 1000:,.0f}",
+        ]
+        for sealed in (False, True)
+    ]
+    print(
+        tabulate(
+            rows,
+            headers=[
+                f"heads-up duplicate, {tables} tables, call bots, median of {repeats}",
+                "hands/s",
+                "ms until all connected",
+            ],
+        )
+    )
     ratio = statistics.median(rates[True]) / statistics.median(rates[False])
     print(f"sealed / not sealed hands/s: {ratio:.3f}")
 

@@ -218,8 +218,13 @@ def main() -> None:
             new.append(seconds(ours[kind]))
         before, after = statistics.median(old) / count * 1e6, statistics.median(new) / count * 1e6
         rows.append((kind, f"{count / len(hands):.1f}", f"{before:.2f}", f"{after:.2f}", f"{before / after:.1f}x"))
-    print(tabulate(rows, headers=[f"{args.players} seats, median of {args.runs}", "per hand", "pb µs", "HandWire µs",
-                                  "speed-up"], disable_numparse=True))
+    print(
+        tabulate(
+            rows,
+            headers=[f"{args.players} seats, median of {args.runs}", "per hand", "pb µs", "HandWire µs", "speed-up"],
+            disable_numparse=True,
+        )
+    )
 
 
 if __name__ == "__main__":

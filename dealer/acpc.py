@@ -166,8 +166,18 @@ class AcpcBot:
 
     @classmethod
     async def launch(
-        cls, name: str, command: Sequence[str], *, session: BotSession, tables: int, players: int,
-        game: GameConfig, base: Path, workdir: Path, log_path: Path, limits: Limits,
+        cls,
+        name: str,
+        command: Sequence[str],
+        *,
+        session: BotSession,
+        tables: int,
+        players: int,
+        game: GameConfig,
+        base: Path,
+        workdir: Path,
+        log_path: Path,
+        limits: Limits,
     ) -> AcpcBot:
         """Write the game file, listen on a port per table and launch the clients; the session is
         attached (and played) once every client has said its version. Raises OSError if one cannot start."""
@@ -180,15 +190,28 @@ class AcpcBot:
                 game_file = folder / "match.game"
                 game_file.write_text(game_definition(game, players), encoding="utf-8")
                 connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
-                    asyncio.get_running_loop().create_future())
+                    asyncio.get_running_loop().create_future()
+                )
                 server = await asyncio.start_server(
-                    functools.partial(_accept, connected=connected), HOST, 0, limit=MAX_LINE_BYTES)
+                    functools.partial(_accept, connected=connected), HOST, 0, limit=MAX_LINE_BYTES
+                )
                 port = server.sockets[0].getsockname()[1]
-                argv = [word.replace("{game}", str(game_file)).replace("{host}", HOST).replace("{port}", str(port))
-                        for word in command]
+                argv = [
+                    word.replace("{game}", str(game_file)).replace("{host}", HOST).replace("{port}", str(port))
+                    for word in command
+                ]
                 log = log_path if k == 0 else log_path.with_name(f"{log_path.stem}.seat{k}{log_path.suffix}")
-                process = await BotProcess.launch(name, argv, address="", token="", base=base, workdir=folder,
-                                                  log_path=log, limits=limits, stdio=False)
+                process = await BotProcess.launch(
+                    name,
+                    argv,
+                    address="",
+                    token="",
+                    base=base,
+                    workdir=folder,
+                    log_path=log,
+                    limits=limits,
+                    stdio=False,
+                )
                 clients.append(_Client(process, server, port, connected))
         except OSError:
             for client in clients:
@@ -212,8 +235,10 @@ class AcpcBot:
                 return
         owner = object()
         session.open(owner)
-        readers = [asyncio.create_task(self._read(session, client, reader))
-                   for client, (reader, _) in zip(self.clients, connections, strict=True)]
+        readers = [
+            asyncio.create_task(self._read(session, client, reader))
+            for client, (reader, _) in zip(self.clients, connections, strict=True)
+        ]
         by_table: dict[int, _Client] = {}
         error: BaseException | None = None
         try:
@@ -353,8 +378,11 @@ class AcpcBot:
         return "\n".join(c.process.log_tail(max_bytes // len(self.clients)) for c in self.clients)
 
 
-async def _accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                  connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> None:
+async def _accept(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+) -> None:
     """Keep a port's first connection; refuse any other."""
     if connected.done():
         writer.close()

@@ -40,8 +40,10 @@ def unsupported(game: GameConfig, *, seats: int, freezeout: bool = False) -> str
     if not 2 <= seats <= MAX_PLAYERS:
         return f"ACPC tables have 2 to {MAX_PLAYERS} players, not {seats}"
     if game.variant == "fixed-limit" and game.stack < fixed_limit_exposure(game):
-        return (f"ACPC fixed limit has no all-in for less: the stack must cover the cap on every street "
-                f"(at least {fixed_limit_exposure(game)})")
+        return (
+            f"ACPC fixed limit has no all-in for less: the stack must cover the cap on every street "
+            f"(at least {fixed_limit_exposure(game)})"
+        )
     return None
 
 
@@ -54,14 +56,28 @@ def blinds_by_position(game: GameConfig, players: int) -> list[int]:
 
 def game_definition(game: GameConfig, players: int) -> str:
     """The ACPC ``.game`` file of a match (heads-up: reverse blinds, the button acts first pre-flop)."""
-    lines = ["GAMEDEF", "limit" if game.variant == "fixed-limit" else "nolimit", f"numPlayers = {players}",
-             "numRounds = 4", f"stack = {' '.join([str(game.stack)] * players)}",
-             f"blind = {' '.join(map(str, blinds_by_position(game, players)))}"]
+    lines = [
+        "GAMEDEF",
+        "limit" if game.variant == "fixed-limit" else "nolimit",
+        f"numPlayers = {players}",
+        "numRounds = 4",
+        f"stack = {' '.join([str(game.stack)] * players)}",
+        f"blind = {' '.join(map(str, blinds_by_position(game, players)))}",
+    ]
     if game.variant == "fixed-limit":
-        lines += [f"raiseSize = {game.big_blind} {game.big_blind} {2 * game.big_blind} {2 * game.big_blind}",
-                  f"maxRaises = {CAP - 1} {CAP} {CAP} {CAP}"]
-    lines += [f"firstPlayer = {2 if players == 2 else 3} 1 1 1", "numSuits = 4", "numRanks = 13",
-              "numHoleCards = 2", "numBoardCards = 0 3 1 1", "END GAMEDEF", ""]
+        lines += [
+            f"raiseSize = {game.big_blind} {game.big_blind} {2 * game.big_blind} {2 * game.big_blind}",
+            f"maxRaises = {CAP - 1} {CAP} {CAP} {CAP}",
+        ]
+    lines += [
+        f"firstPlayer = {2 if players == 2 else 3} 1 1 1",
+        "numSuits = 4",
+        "numRanks = 13",
+        "numHoleCards = 2",
+        "numBoardCards = 0 3 1 1",
+        "END GAMEDEF",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -112,6 +128,8 @@ def export_states(phhs_text: str) -> list[str]:
         net = [end - start for start, end in zip(hand["starting_stacks"], hand["finishing_stacks"], strict=True)]
         cards = "|".join(holes) + "".join(f"/{cards}" for cards in board)
         names = hand.get("players", [f"p{k + 1}" for k in range(players)])
-        lines.append(f"STATE:{hand.get('hand', int(key) - 1)}:{'/'.join(''.join(r) for r in rounds)}:{cards}:"
-                     f"{'|'.join(map(str, net))}:{'|'.join(names)}")
+        lines.append(
+            f"STATE:{hand.get('hand', int(key) - 1)}:{'/'.join(''.join(r) for r in rounds)}:{cards}:"
+            f"{'|'.join(map(str, net))}:{'|'.join(names)}"
+        )
     return lines

@@ -249,8 +249,11 @@ def chance_terms(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
     for before, contributed, folded in _nodes(hand):
         row = [0.0] * n
         terms.append(row)
-        pots = [(amount, tuple(eligible)) for amount, eligible in side_pots(contributed, folded, hand.order)
-                if len(eligible) > 1]  # a pot of one seat is that seat's whatever comes
+        pots = [
+            (amount, tuple(eligible))
+            for amount, eligible in side_pots(contributed, folded, hand.order)
+            if len(eligible) > 1
+        ]  # a pot of one seat is that seat's whatever comes
         if not pots:
             continue
         groups = tuple(sorted({g for _, g in pots}))

@@ -42,9 +42,13 @@ app = typer.Typer(no_args_is_help=True, help="Bot-versus-bot Texas Hold'em deale
 
 LogLevelName = Literal["debug", "info", "warning", "error"]
 SandboxSwitch = Literal["on", "off"]
-LogLevel = Annotated[LogLevelName, typer.Option(
-    help="What dealer.log in the output folder records: debug, info (launches, connections, faults, restarts, "
-         "stops), warning (faults only) or error.")]
+LogLevel = Annotated[
+    LogLevelName,
+    typer.Option(
+        help="What dealer.log in the output folder records: debug, info (launches, connections, faults, restarts, "
+        "stops), warning (faults only) or error."
+    ),
+]
 
 
 def entry() -> None:
@@ -102,8 +106,11 @@ def _bot_names(commands: list[list[str]]) -> list[str]:
 def _sandbox_limits(switch: SandboxSwitch) -> Limits:
     """The bots' limits for ``--sandbox on|off``; off is said to be unsafe on stderr."""
     if switch == "off":
-        typer.echo("warning: --sandbox off: the bots run without their sandbox (UNSAFE: they can read the "
-                   "dealer's files and each other's processes); recorded in the results", err=True)
+        typer.echo(
+            "warning: --sandbox off: the bots run without their sandbox (UNSAFE: they can read the "
+            "dealer's files and each other's processes); recorded in the results",
+            err=True,
+        )
     return Limits(sandbox=switch)
 
 
@@ -165,9 +172,13 @@ def match(
     if not 2 <= len(commands) <= 10:
         raise typer.BadParameter(f"a match needs 2 to 10 bots, got {len(commands)}")
     try:
-        game = game_config(variant=variant, blinds=_blinds(blinds), ante=ante, stack=stack,
-                           time={"per_action_ms": per_action_ms, "bank_ms": bank_ms, "grace_ms": grace_ms,
-                                 "startup_ms": startup_ms})
+        game = game_config(
+            variant=variant,
+            blinds=_blinds(blinds),
+            ante=ante,
+            stack=stack,
+            time={"per_action_ms": per_action_ms, "bank_ms": bank_ms, "grace_ms": grace_ms, "startup_ms": startup_ms},
+        )
     except ConfigError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
@@ -180,21 +191,36 @@ def match(
     rotations = len(names) if duplicate else 1
     per_table = max(1, hands // (tables * rotations))
     plan = MatchPlan(
-        match_id="match", tables=plan_tables(names, duplicate=duplicate, tables=tables), game=game, hands=per_table,
-        seed=seed_text, fault_policy=fault_policy, sealed=sealed,
+        match_id="match",
+        tables=plan_tables(names, duplicate=duplicate, tables=tables),
+        game=game,
+        hands=per_table,
+        seed=seed_text,
+        fault_policy=fault_policy,
+        sealed=sealed,
     )
     limits = _sandbox_limits(sandbox)
-    entries = {name: BotEntry(name, tuple(argv), limits=limits, protocol=protocol)
-               for name, argv, protocol in zip(names, commands, protocols, strict=True)}
+    entries = {
+        name: BotEntry(name, tuple(argv), limits=limits, protocol=protocol)
+        for name, argv, protocol in zip(names, commands, protocols, strict=True)
+    }
     _log_to(out, log_level)
     result = asyncio.run(_run_match(plan, entries, listen, out))
     lines = standings([result])
     typer.echo(standings_table(lines))
     out.mkdir(parents=True, exist_ok=True)
-    summary = {"match": plan.match_id, "hands": result.hands, **_seed_fields(seed_text), "variant": variant,
-               "duplicate": duplicate, "sealed": sealed, "standings": [s.as_json() for s in lines],
-               "forfeited": result.forfeited, "log_tails": result.log_tails,
-               "sandbox": dict.fromkeys(names, sandbox)}
+    summary = {
+        "match": plan.match_id,
+        "hands": result.hands,
+        **_seed_fields(seed_text),
+        "variant": variant,
+        "duplicate": duplicate,
+        "sealed": sealed,
+        "standings": [s.as_json() for s in lines],
+        "forfeited": result.forfeited,
+        "log_tails": result.log_tails,
+        "sandbox": dict.fromkeys(names, sandbox),
+    }
     _write_private(out / "results.json", json.dumps(summary, indent=2) + "\n")
     typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
 
@@ -204,8 +230,11 @@ def _event_seed(seed_file: Path | None, refused: str | None) -> str:
     commitment (and a warning if it is guessable) on stderr. Never from the command line, which
     every process on the machine can read (/proc/PID/cmdline)."""
     if refused is not None:
-        typer.echo("error: --seed: a seed on the command line can be read by every process (/proc/PID/cmdline); "
-                   "put it in a file (--seed-file FILE) or in DEALER_SEED", err=True)
+        typer.echo(
+            "error: --seed: a seed on the command line can be read by every process (/proc/PID/cmdline); "
+            "put it in a file (--seed-file FILE) or in DEALER_SEED",
+            err=True,
+        )
         raise typer.Exit(2)
     if seed_file is not None:
         try:
@@ -263,12 +292,14 @@ def validate(config: Annotated[Path, typer.Argument(help="The league file, e.g. 
     league = _load(config)
     jobs = build_jobs(league)
     hands = sum(len(j.plan.tables) * j.plan.hands for j in jobs)
-    typer.echo(f"{config}: ok: {len(league.bots)} bots, {len(league.events)} events, {len(jobs)} matches, "
-               f"up to {hands} hands")
+    typer.echo(
+        f"{config}: ok: {len(league.bots)} bots, {len(league.events)} events, {len(jobs)} matches, up to {hands} hands"
+    )
 
 
-async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None,
-                  options: LeagueOptions) -> list[MatchResult]:
+async def _league(
+    league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
+) -> list[MatchResult]:
     credentials = None
     if league.tls_cert and league.tls_key:
         credentials = grpc.ssl_server_credentials([(league.tls_key.read_bytes(), league.tls_cert.read_bytes())])
@@ -297,8 +328,14 @@ async def _league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, l
                         view.on_progress(update)
 
                 executor = LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
-                return await run_league(league, executor, resume=resume, on_progress=progress,
-                                        keep_going=options.keep_going, on_seed=_show_seed)
+                return await run_league(
+                    league,
+                    executor,
+                    resume=resume,
+                    on_progress=progress,
+                    keep_going=options.keep_going,
+                    on_seed=_show_seed,
+                )
         finally:
             if web is not None:
                 await web.stop()
@@ -318,12 +355,19 @@ class LeagueOptions:
     log_level: LogLevelName = "info"
 
 
-KeepGoing = Annotated[bool, typer.Option(
-    help="Play on when a bot cannot start in its first match (default: stop with an error).")]
-Web = Annotated[str | None, typer.Option(
-    metavar="HOST:PORT", help="Serve a live page of the league here (e.g. 127.0.0.1:8080; port 0 picks one).")]
-StandingsEvery = Annotated[int, typer.Option(
-    min=0, help="Also print the overall standings every N matches (they are printed as each event ends).")]
+KeepGoing = Annotated[
+    bool, typer.Option(help="Play on when a bot cannot start in its first match (default: stop with an error).")
+]
+Web = Annotated[
+    str | None,
+    typer.Option(
+        metavar="HOST:PORT", help="Serve a live page of the league here (e.g. 127.0.0.1:8080; port 0 picks one)."
+    ),
+]
+StandingsEvery = Annotated[
+    int,
+    typer.Option(min=0, help="Also print the overall standings every N matches (they are printed as each event ends)."),
+]
 
 
 async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOptions) -> list[MatchResult]:
@@ -339,8 +383,9 @@ async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOption
     try:
         if web is not None:
             typer.echo(f"web view on {await web.start()}")
-        async with dask_executor(commands, league.folder, league.out, workers=workers, scheduler=scheduler,
-                                 log_level=options.log_level) as executor:
+        async with dask_executor(
+            commands, league.folder, league.out, workers=workers, scheduler=scheduler, log_level=options.log_level
+        ) as executor:
             with LeagueDisplay(league, total, standings_every=options.standings_every) as display:
 
                 def progress(update: Progress) -> None:
@@ -348,25 +393,38 @@ async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOption
                     if view is not None:
                         view.on_progress(update)
 
-                return await run_league(league, executor, resume=resume, on_progress=progress,
-                                        keep_going=options.keep_going, on_seed=_show_seed)
+                return await run_league(
+                    league,
+                    executor,
+                    resume=resume,
+                    on_progress=progress,
+                    keep_going=options.keep_going,
+                    on_seed=_show_seed,
+                )
     finally:
         if web is not None:
             await web.stop()
 
 
-def _play_league(league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None,
-                 options: LeagueOptions) -> None:
+def _play_league(
+    league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
+) -> None:
     """Run the league to the end and print the standings; a refused resume, a bot that cannot
     start or a Dask worker that cannot play is a DealerError (one line per problem, see ``entry``)."""
     unsandboxed = [b.name for b in league.bots if not b.remote and b.limits.sandbox == "off"]
     if unsandboxed:
-        typer.echo(f"warning: sandbox: off for {', '.join(unsandboxed)}: these bots run without their sandbox "
-                   "(UNSAFE); recorded in results.json", err=True)
+        typer.echo(
+            f"warning: sandbox: off for {', '.join(unsandboxed)}: these bots run without their sandbox "
+            "(UNSAFE); recorded in results.json",
+            err=True,
+        )
     _log_to(league.out, options.log_level)
     try:
-        results = asyncio.run(_league(league, resume, remote_tokens, options) if options.dask is None else
-                              _dask_league(league, resume, options))
+        results = asyncio.run(
+            _league(league, resume, remote_tokens, options)
+            if options.dask is None
+            else _dask_league(league, resume, options)
+        )
     except OSError as error:  # OSError: e.g. the web view's address is taken
         for line in str(error).splitlines():
             typer.echo(f"error: {line}", err=True)
@@ -387,13 +445,19 @@ def run(
     resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
     keep_going: KeepGoing = False,
     standings_every: StandingsEvery = 0,
-    executor: Annotated[str, typer.Option(
-        help="local: every match in this process; dask: on a Dask cluster (README: many cores, many machines).")
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="local: every match in this process; dask: on a Dask cluster (README: many cores, many machines)."
+        ),
     ] = "local",
-    workers: Annotated[int | None, typer.Option(
-        help="dask: worker processes of the cluster started on this machine (default: one per core).")] = None,
-    scheduler: Annotated[str | None, typer.Option(
-        help="dask: join the running cluster of this scheduler instead, e.g. tcp://HOST:8786.")] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="dask: worker processes of the cluster started on this machine (default: one per core)."),
+    ] = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="dask: join the running cluster of this scheduler instead, e.g. tcp://HOST:8786.")
+    ] = None,
     web: Web = None,
     log_level: LogLevel = "info",
 ) -> None:
@@ -403,8 +467,9 @@ def run(
     if executor == "local" and (workers is not None or scheduler is not None):
         raise typer.BadParameter("--workers and --scheduler need --executor dask")
     if workers is not None and (scheduler is not None or workers < 1):
-        raise typer.BadParameter("--workers must be at least 1, and sizes only the cluster started here "
-                                 "(not a --scheduler's)")
+        raise typer.BadParameter(
+            "--workers must be at least 1, and sizes only the cluster started here (not a --scheduler's)"
+        )
     league = _load(config)
     remote = [b.name for b in league.bots if b.remote]
     if remote:
@@ -440,8 +505,11 @@ def serve(
             given = data.get(name) if isinstance(data, dict) else None
             listed = [given] if isinstance(given, str) else given if isinstance(given, list) else []
             if len(listed) < count or not all(isinstance(t, str) and len(t) >= 16 for t in listed[:count]):
-                typer.echo(f"error: {league.tokens_file}: {name} needs {count} token(s) of 16+ characters "
-                           f"(a list: one per instance, i.e. per rotation of a duplicate deal)", err=True)
+                typer.echo(
+                    f"error: {league.tokens_file}: {name} needs {count} token(s) of 16+ characters "
+                    f"(a list: one per instance, i.e. per rotation of a duplicate deal)",
+                    err=True,
+                )
                 raise typer.Exit(2)
             tokens[name] = listed[:count]
     else:
@@ -500,10 +568,14 @@ def compare(
     beta: Annotated[float, typer.Option(help="Miss rate at the bounds (--worse-than, --better-than).")] = 0.05,
     worse_than: Annotated[float, typer.Option(help="Bound in bb/100 of the difference: 'worse by more than'.")] = -5.0,
     better_than: Annotated[float, typer.Option(help="Bound in bb/100: 'better by more than'.")] = 5.0,
-    estimator: Annotated[str, typer.Option(
-        help="Figures the verdict is taken from: full (aivat, and the versions' own draws corrected where they "
-             "report their strategy), aivat (card luck corrected at every deal), all-in (all-in hands scored by "
-             "equity) or raw.")] = "full",
+    estimator: Annotated[
+        str,
+        typer.Option(
+            help="Figures the verdict is taken from: full (aivat, and the versions' own draws corrected where they "
+            "report their strategy), aivat (card luck corrected at every deal), all-in (all-in hands scored by "
+            "equity) or raw."
+        ),
+    ] = "full",
     adjust: Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")] = True,
     variant: Annotated[VariantName, typer.Option(help="The betting structure (mixed: rotating by hand).")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
@@ -537,12 +609,23 @@ def compare(
     """
     if hands < 1 or tables < 1 or batch < 1:
         raise typer.BadParameter("--hands, --tables and --batch must be at least 1")
-    settings = Settings(worse_than=worse_than, better_than=better_than, alpha=alpha, beta=beta,
-                        until_significant=until_significant, estimator=estimator if adjust else "raw", test=test)
+    settings = Settings(
+        worse_than=worse_than,
+        better_than=better_than,
+        alpha=alpha,
+        beta=beta,
+        until_significant=until_significant,
+        estimator=estimator if adjust else "raw",
+        test=test,
+    )
     try:
         settings.check()
-        game = game_config(variant=variant, blinds=_blinds(blinds), stack=stack,
-                           time={"per_action_ms": per_action_ms, "bank_ms": bank_ms})
+        game = game_config(
+            variant=variant,
+            blinds=_blinds(blinds),
+            stack=stack,
+            time={"per_action_ms": per_action_ms, "bank_ms": bank_ms},
+        )
     except (ValueError, ConfigError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
@@ -553,15 +636,35 @@ def compare(
     limits = _sandbox_limits(sandbox)
     new_entry = BotEntry("new", tuple(shlex.split(new)), limits=limits)
     old_entry = BotEntry("old", tuple(shlex.split(old)), limits=limits)
-    field_entries = [BotEntry(n, tuple(shlex.split(c)), limits=limits)
-                     for n, c in zip(field_names, field or [], strict=True)]
+    field_entries = [
+        BotEntry(n, tuple(shlex.split(c)), limits=limits) for n, c in zip(field_names, field or [], strict=True)
+    ]
     _log_to(out, log_level)
-    comparison = asyncio.run(play_comparison(
-        new_entry, old_entry, field_entries, game, settings, max_hands=hands, deal_sets=tables, seed=seed_text,
-        batch=batch, out=out, sealed=sealed))
-    data = {**comparison.as_json(), "new": new, "old": old, "field": list(field or []), **_seed_fields(seed_text),
-            "sealed": sealed, "hands_played": comparison.hands_played,
-            "sandbox": {entry.name: sandbox for entry in (new_entry, old_entry, *field_entries)}}
+    comparison = asyncio.run(
+        play_comparison(
+            new_entry,
+            old_entry,
+            field_entries,
+            game,
+            settings,
+            max_hands=hands,
+            deal_sets=tables,
+            seed=seed_text,
+            batch=batch,
+            out=out,
+            sealed=sealed,
+        )
+    )
+    data = {
+        **comparison.as_json(),
+        "new": new,
+        "old": old,
+        "field": list(field or []),
+        **_seed_fields(seed_text),
+        "sealed": sealed,
+        "hands_played": comparison.hands_played,
+        "sandbox": {entry.name: sandbox for entry in (new_entry, old_entry, *field_entries)},
+    }
     failed = comparison.failed  # a bot that could not play voids the figures (exit 13)
     out.mkdir(parents=True, exist_ok=True)
     _write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
@@ -574,15 +677,30 @@ def compare(
             fig = comparison.by_estimator[name]
             low, high = fig.ci
             removed = comparison.variance_removed(name) if name != "raw" else None
-            rows.append([label, f"{fig.estimate.mean:+.2f}", f"[{low:+.2f}, {high:+.2f}]", f"{fig.estimate.stderr:.2f}",
-                         f"{fig.p_value:.4g}", "" if removed is None else f"{100 * removed:.0f}%"])
-        typer.echo(tabulate(rows, headers=["new - old", "bb/100", level, "stderr", "p-value", "variance removed"],
-                            disable_numparse=True))
-        typer.echo(f"{comparison.hands} hands used ({len(comparison.samples)} paired deals, "
-                   f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted, "
-                   f"{sum(s.known for s in comparison.samples)} with known strategies); "
-                   f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
-                   f"{settings.estimator} figures); exit code {comparison.exit_code}")
+            rows.append(
+                [
+                    label,
+                    f"{fig.estimate.mean:+.2f}",
+                    f"[{low:+.2f}, {high:+.2f}]",
+                    f"{fig.estimate.stderr:.2f}",
+                    f"{fig.p_value:.4g}",
+                    "" if removed is None else f"{100 * removed:.0f}%",
+                ]
+            )
+        typer.echo(
+            tabulate(
+                rows,
+                headers=["new - old", "bb/100", level, "stderr", "p-value", "variance removed"],
+                disable_numparse=True,
+            )
+        )
+        typer.echo(
+            f"{comparison.hands} hands used ({len(comparison.samples)} paired deals, "
+            f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted, "
+            f"{sum(s.known for s in comparison.samples)} with known strategies); "
+            f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
+            f"{settings.estimator} figures); exit code {comparison.exit_code}"
+        )
     for name, reason in (comparison.strategies_refused or {}).items():
         typer.echo(f"warning: the strategies {name} reported were ignored from then on: {reason}", err=True)
     if failed:
@@ -608,6 +726,8 @@ def verify_command(
         typer.echo(f"error: {out}: no hand histories to check", err=True)
         raise typer.Exit(2)
     verdict = "ok" if checked.ok else f"FAILED: {len(checked.mismatches)} hands are not the seed's deals"
-    typer.echo(f"{out}: {checked.hands} hands in {checked.files} histories re-dealt from seed sha256 "
-               f"{commitment(checked.seed)}: {verdict}")
+    typer.echo(
+        f"{out}: {checked.hands} hands in {checked.files} histories re-dealt from seed sha256 "
+        f"{commitment(checked.seed)}: {verdict}"
+    )
     raise typer.Exit(0 if checked.ok else 1)

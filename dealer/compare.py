@@ -102,13 +102,18 @@ class Settings:
         if self.worse_than >= self.better_than:
             raise ValueError(f"worse_than ({self.worse_than}) must be below better_than ({self.better_than})")
         if self.until_significant and not self.worse_than < 0 < self.better_than:
-            raise ValueError("a sequential test needs worse_than < 0 < better_than, got "
-                             f"{self.worse_than} and {self.better_than}")
+            raise ValueError(
+                f"a sequential test needs worse_than < 0 < better_than, got {self.worse_than} and {self.better_than}"
+            )
 
 
 ESTIMATORS = ("full", "aivat", "all-in", "raw")
-LABELS = {"full": "luck + known strategies (full)", "aivat": "luck corrected (aivat)", "all-in": "all-in adjusted",
-          "raw": "raw"}  # how the text output names them
+LABELS = {
+    "full": "luck + known strategies (full)",
+    "aivat": "luck corrected (aivat)",
+    "all-in": "all-in adjusted",
+    "raw": "raw",
+}  # how the text output names them
 
 
 @dataclass(frozen=True)
@@ -190,8 +195,12 @@ class Figures:
 
     def as_json(self) -> dict[str, object]:
         """A JSON-ready dict."""
-        return {"bb_per_100": _r(self.estimate.mean), "stderr": _r(self.estimate.stderr),
-                "ci": [_r(self.ci[0]), _r(self.ci[1])], "p_value": _r(self.p_value, 6)}
+        return {
+            "bb_per_100": _r(self.estimate.mean),
+            "stderr": _r(self.estimate.stderr),
+            "ci": [_r(self.ci[0]), _r(self.ci[1])],
+            "p_value": _r(self.p_value, 6),
+        }
 
 
 def _r(x: float, digits: int = 3) -> float | None:
@@ -241,8 +250,10 @@ class SequentialTest:
         settings.check()
         self.settings = settings
         a, b, m = settings.alpha / 2, settings.beta, settings.min_samples
-        self.tests = {"better": SPRT(0.0, settings.better_than, a, b, m),
-                      "worse": SPRT(0.0, settings.worse_than, a, b, m)}
+        self.tests = {
+            "better": SPRT(0.0, settings.better_than, a, b, m),
+            "worse": SPRT(0.0, settings.worse_than, a, b, m),
+        }
         self.decisions: dict[str, str | None] = {"better": None, "worse": None}
         self.informative = 0  # samples that are not exactly zero
 
@@ -275,9 +286,16 @@ class SequentialTest:
     def as_json(self) -> dict[str, object]:
         """The state of both tests."""
         return {
-            name: {"h0": 0.0, "h1": test.mu1, "alpha": test.alpha, "beta": test.beta, "samples": test.n,
-                   "llr": _r(test.llr), "bounds": [_r(test.lower_bound), _r(test.upper_bound)],
-                   "decision": self.decisions[name]}
+            name: {
+                "h0": 0.0,
+                "h1": test.mu1,
+                "alpha": test.alpha,
+                "beta": test.beta,
+                "samples": test.n,
+                "llr": _r(test.llr),
+                "bounds": [_r(test.lower_bound), _r(test.upper_bound)],
+                "decision": self.decisions[name],
+            }
             for name, test in self.tests.items()
         }
 
@@ -327,8 +345,14 @@ class ConfidenceSequenceTest:
     def as_json(self) -> dict[str, object]:
         """The state of the confidence sequence."""
         low, high = self.sequence.interval
-        return {"alpha": self.sequence.alpha, "horizon": self.sequence.horizon, "samples": self.sequence.n,
-                "mean": _r(self.sequence.mean), "interval": [_r(low), _r(high)], "decision": self.decision}
+        return {
+            "alpha": self.sequence.alpha,
+            "horizon": self.sequence.horizon,
+            "samples": self.sequence.n,
+            "mean": _r(self.sequence.mean),
+            "interval": [_r(low), _r(high)],
+            "decision": self.decision,
+        }
 
 
 AnyTest = SequentialTest | ConfidenceSequenceTest
@@ -451,7 +475,11 @@ class Comparison:
 
 
 def summarize(
-    samples: Sequence[Sample], new: str, old: str, settings: Settings, field: Sequence[str] = (),
+    samples: Sequence[Sample],
+    new: str,
+    old: str,
+    settings: Settings,
+    field: Sequence[str] = (),
     sequential: AnyTest | None = None,
 ) -> Comparison:
     """The comparison from paired samples; with ``sequential``, its verdict (final at this point)."""
@@ -471,9 +499,7 @@ def summarize(
     return Comparison(new, old, tuple(field), settings, list(samples), by_estimator, verdict, decided_by, sequential)
 
 
-def replay_sequential(
-    samples: Sequence[Sample], settings: Settings, batch: int = 1
-) -> tuple[AnyTest, int]:
+def replay_sequential(samples: Sequence[Sample], settings: Settings, batch: int = 1) -> tuple[AnyTest, int]:
     """Run the sequential test over samples in order, checking every ``batch``; return it and the samples used."""
     test = sequential_test(settings)
     used = 0
@@ -535,8 +561,9 @@ class _SequentialMatch(Match):
     """A match that feeds complete duplicate groups, in hand order, to a sequential test and stops
     its tables as soon as the test decides (checked every ``batch`` samples)."""
 
-    def __init__(self, *args, new: str, old: str, test: AnyTest | None, batch: int,
-                 settings: Settings, **kwargs) -> None:
+    def __init__(
+        self, *args, new: str, old: str, test: AnyTest | None, batch: int, settings: Settings, **kwargs
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.new, self.old, self.test, self.batch, self.settings = new, old, test, batch, settings
         self.group_size = collections.Counter(t.deal_set for t in self.plan.tables)
@@ -562,7 +589,7 @@ class _SequentialMatch(Match):
                     self.unchecked += 1
             self.next_hand += 1
             if self.test is not None and self.unchecked >= self.batch:
-                self.test.update(s.value(self.settings.estimator) for s in self.fed[-self.unchecked:])
+                self.test.update(s.value(self.settings.estimator) for s in self.fed[-self.unchecked :])
                 self.unchecked = 0
                 if self.test.verdict() is not None:
                     self.stop = True
@@ -570,9 +597,20 @@ class _SequentialMatch(Match):
 
 
 async def play_comparison(
-    new: BotEntry, old: BotEntry, field: Sequence[BotEntry], game: GameConfig, settings: Settings, *,
-    max_hands: int, deal_sets: int = 1, seed: int | str | None = None, batch: int = 100,
-    listen: str = "127.0.0.1:0", out: Path, base: Path | None = None, sealed: bool = True,
+    new: BotEntry,
+    old: BotEntry,
+    field: Sequence[BotEntry],
+    game: GameConfig,
+    settings: Settings,
+    *,
+    max_hands: int,
+    deal_sets: int = 1,
+    seed: int | str | None = None,
+    batch: int = 100,
+    listen: str = "127.0.0.1:0",
+    out: Path,
+    base: Path | None = None,
+    sealed: bool = True,
 ) -> Comparison:
     """Play a comparison of two bots (bots named by their entries) and return its result.
 
@@ -588,17 +626,35 @@ async def play_comparison(
         raise ValueError(f"bot names must be distinct: {names}")
     tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
     per_table = max(1, max_hands // len(tables))
-    plan = MatchPlan(match_id="compare", tables=tables, game=game, hands=per_table, seed=seed, sealed=sealed,
-                     luck=True, strategies=(new.name, old.name))
+    plan = MatchPlan(
+        match_id="compare",
+        tables=tables,
+        game=game,
+        hands=per_table,
+        seed=seed,
+        sealed=sealed,
+        luck=True,
+        strategies=(new.name, old.name),
+    )
     test = sequential_test(settings) if settings.until_significant else None
     entries = {e.name: e for e in (new, old, *field)}
     async with DealerServer(listen) as server:
-        match = _SequentialMatch(plan, server, entries, out=out, base=base or Path.cwd(), new=new.name,
-                                 old=old.name, test=test, batch=batch, settings=settings)
+        match = _SequentialMatch(
+            plan,
+            server,
+            entries,
+            out=out,
+            base=base or Path.cwd(),
+            new=new.name,
+            old=old.name,
+            test=test,
+            batch=batch,
+            settings=settings,
+        )
         result = await match.run()
     samples = match.fed
     if test is not None and test.verdict() is None and match.unchecked:
-        test.update(s.value(settings.estimator) for s in samples[-match.unchecked:])
+        test.update(s.value(settings.estimator) for s in samples[-match.unchecked :])
     comparison = summarize(samples, new.name, old.name, settings, [f.name for f in field], test)
     comparison.hands_played = result.hands
     comparison.strategies_refused = dict(result.strategies_refused)
@@ -606,4 +662,3 @@ async def play_comparison(
     if result.forfeited:
         comparison.extra["forfeited"] = result.forfeited
     return comparison
-

@@ -416,8 +416,11 @@ def _float(lo: float, hi: float, *, open_: bool = False) -> Callable[[_Ctx, Node
             return None
         inside = lo < value < hi if open_ else lo <= value <= hi
         if not inside:
-            ctx.error(node, path, f"must be {'between' if open_ else 'in'} {lo} and {hi}"
-                      f"{' (exclusive)' if open_ else ''}, got {value}")
+            ctx.error(
+                node,
+                path,
+                f"must be {'between' if open_ else 'in'} {lo} and {hi}{' (exclusive)' if open_ else ''}, got {value}",
+            )
             return None
         return float(value)
 
@@ -511,8 +514,9 @@ def _pick(layers: Sequence[_Layer], key: str) -> tuple[Node, str, int] | None:
     return None
 
 
-def _read(ctx: _Ctx, layers: Sequence[_Layer], key: str,
-          reader: Callable[[_Ctx, Node, str], T | None], default: T) -> T:
+def _read(
+    ctx: _Ctx, layers: Sequence[_Layer], key: str, reader: Callable[[_Ctx, Node, str], T | None], default: T
+) -> T:
     """Read ``key`` from the last layer that sets it; the default if unset or invalid."""
     picked = _pick(layers, key)
     if picked is None:
@@ -535,8 +539,18 @@ def _sublayers(ctx: _Ctx, layers: Sequence[_Layer], key: str, allowed: Sequence[
 # ----------------------------------------------------------------------------------------------
 # The sections of the file.
 
-_LIMIT_KEYS = ("memory_mb", "cpu_seconds", "processes", "open_files", "file_size_mb", "log_kb", "tmp_mb", "network",
-               "user", "sandbox")
+_LIMIT_KEYS = (
+    "memory_mb",
+    "cpu_seconds",
+    "processes",
+    "open_files",
+    "file_size_mb",
+    "log_kb",
+    "tmp_mb",
+    "network",
+    "user",
+    "sandbox",
+)
 _TIME_KEYS = ("per_action_ms", "bank_ms", "grace_ms", "startup_ms")
 _GAME_KEYS = ("variant", "blinds", "ante", "stack", "rake", "mixed", "time")
 _MIXED_KEYS = ("block_hands", "fixed_limit_blinds", "no_limit_blinds")
@@ -709,8 +723,19 @@ _FORMAT_KEYS: dict[str, tuple[str, ...]] = {
     "round-robin": ("bots", "table_size", "hands", "duplicate", "meetings"),
     "gauntlet": ("bots", "table_size", "hands", "duplicate", "meetings", "challenger"),
     "freezeout": ("bots", "table_size", "blind_levels", "hands_per_level", "max_hands", "points"),
-    "compare": ("new", "old", "field", "hands", "duplicate", "until_significant", "test", "alpha", "beta",
-                "worse_than", "better_than"),
+    "compare": (
+        "new",
+        "old",
+        "field",
+        "hands",
+        "duplicate",
+        "until_significant",
+        "test",
+        "alpha",
+        "beta",
+        "worse_than",
+        "better_than",
+    ),
 }
 _EVENT_KEYS = tuple(dict.fromkeys(("name", "format", "game", *(k for ks in _FORMAT_KEYS.values() for k in ks))))
 
@@ -771,8 +796,9 @@ def _levels(ctx: _Ctx, node: Node, path: str) -> tuple[tuple[int, int, int], ...
     return None if any(v is None for v in levels) else tuple(levels)  # type: ignore[arg-type]
 
 
-def _parse_event(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec],
-                 game_layers: Sequence[_Layer]) -> EventSpec | None:
+def _parse_event(
+    ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec], game_layers: Sequence[_Layer]
+) -> EventSpec | None:
     """Build one EventSpec, checking its keys against its format and its bots against the league."""
     fields = _mapping(ctx, node, path, _EVENT_KEYS)
     if fields is None:
@@ -814,11 +840,17 @@ def _parse_event(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec],
             assert at is not None  # the defaults are ordered, so one of them was given
             ctx.error(at[0], at[1], f"worse_than ({worse}) must be below better_than ({better})")
         bots = tuple(b for b in (new, old, *field_) if b)
-        spec.update(new=new, old=old, field=tuple(field_), worse_than=worse, better_than=better,
-                    until_significant=_read(ctx, layer, "until_significant", _bool, False),
-                    test=_read(ctx, layer, "test", _choice(SEQUENTIAL_TESTS), "cs"),
-                    alpha=_read(ctx, layer, "alpha", _float(0, 0.5, open_=True), 0.05),
-                    beta=_read(ctx, layer, "beta", _float(0, 0.5, open_=True), 0.05))
+        spec.update(
+            new=new,
+            old=old,
+            field=tuple(field_),
+            worse_than=worse,
+            better_than=better,
+            until_significant=_read(ctx, layer, "until_significant", _bool, False),
+            test=_read(ctx, layer, "test", _choice(SEQUENTIAL_TESTS), "cs"),
+            alpha=_read(ctx, layer, "alpha", _float(0, 0.5, open_=True), 0.05),
+            beta=_read(ctx, layer, "beta", _float(0, 0.5, open_=True), 0.05),
+        )
         table_size, hands, duplicate = 2, required("hands", _int(1), 1), True
     else:
         bots = tuple(_read(ctx, layer, "bots", lambda c, n, p: _bot_names(c, n, p, known), list(known)))
@@ -829,18 +861,27 @@ def _parse_event(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec],
                 bots = (challenger, *bots)
             spec.update(challenger=challenger)
         if "table_size" in fields and table_size > len(bots):
-            ctx.error(fields["table_size"], _join(path, "table_size"),
-                      f"table of {table_size} is larger than the {len(bots)} bots of this event")
+            ctx.error(
+                fields["table_size"],
+                _join(path, "table_size"),
+                f"table of {table_size} is larger than the {len(bots)} bots of this event",
+            )
         if fmt == "freezeout":
             default_points = tuple(range(len(bots) - 1, -1, -1))
             points = _read(ctx, layer, "points", _points, default_points)
             if len(points) > len(bots):
-                ctx.error(fields["points"], _join(path, "points"),
-                          f"points for {len(points)} places but the event has {len(bots)} bots")
+                ctx.error(
+                    fields["points"],
+                    _join(path, "points"),
+                    f"points for {len(points)} places but the event has {len(bots)} bots",
+                )
             no_levels: tuple[tuple[int, int, int], ...] = ()
-            spec.update(blind_levels=required("blind_levels", _levels, no_levels),
-                        hands_per_level=required("hands_per_level", _int(1), 1),
-                        max_hands=_read(ctx, layer, "max_hands", _int(1), 5000), points=points)
+            spec.update(
+                blind_levels=required("blind_levels", _levels, no_levels),
+                hands_per_level=required("hands_per_level", _int(1), 1),
+                max_hands=_read(ctx, layer, "max_hands", _int(1), 5000),
+                points=points,
+            )
             hands, duplicate = None, False
         else:
             hands = required("hands", _int(1), 1) if fmt else None
@@ -851,8 +892,17 @@ def _parse_event(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec],
         if reason:
             ctx.error(node, path, f"bot {acpc_bot!r} speaks ACPC, which cannot play this event: {reason}")
             break
-    return EventSpec(name=name, format=fmt, table_size=table_size, hands=hands, duplicate=duplicate,
-                     bots=bots, game=game, line=node.start_mark.line + 1, **spec)
+    return EventSpec(
+        name=name,
+        format=fmt,
+        table_size=table_size,
+        hands=hands,
+        duplicate=duplicate,
+        bots=bots,
+        game=game,
+        line=node.start_mark.line + 1,
+        **spec,
+    )
 
 
 def _listen(ctx: _Ctx, node: Node, path: str) -> str | None:
@@ -882,8 +932,21 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "league"
 
 
-_TOP_KEYS = ("name", "seed", "jobs", "out", "listen", "tls", "tokens_file", "fault_policy", "sealed", "limits",
-             "bots", "game", "events")
+_TOP_KEYS = (
+    "name",
+    "seed",
+    "jobs",
+    "out",
+    "listen",
+    "tls",
+    "tokens_file",
+    "fault_policy",
+    "sealed",
+    "limits",
+    "bots",
+    "game",
+    "events",
+)
 
 
 def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
@@ -909,8 +972,11 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     for i, node in enumerate(_read(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), no_nodes)):
         bot = _parse_bot(ctx, node, _join("bots", i), limit_layers)
         if bot is not None and bot.name in bots:
-            ctx.error(node, _join(_join("bots", i), "name"),
-                      f"duplicate bot name {bot.name!r} (first at line {bots[bot.name].line})")
+            ctx.error(
+                node,
+                _join(_join("bots", i), "name"),
+                f"duplicate bot name {bot.name!r} (first at line {bots[bot.name].line})",
+            )
         elif bot is not None and bot.name:
             bots[bot.name] = bot
 
@@ -919,8 +985,11 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     for i, node in enumerate(_read(ctx, top, "events", lambda c, n, p: _list(c, n, p, min_len=1), no_nodes)):
         event = _parse_event(ctx, node, _join("events", i), bots, game_layers)
         if event is not None and event.name in events:
-            ctx.error(node, _join(_join("events", i), "name"),
-                      f"duplicate event name {event.name!r} (first at line {events[event.name].line})")
+            ctx.error(
+                node,
+                _join(_join("events", i), "name"),
+                f"duplicate event name {event.name!r} (first at line {events[event.name].line})",
+            )
         elif event is not None and event.name:
             events[event.name] = event
 
@@ -983,16 +1052,29 @@ def load_league(path: str | Path) -> LeagueConfig:
     return parse_league(text, str(path))
 
 
-def game_config(*, variant: str = "no-limit", blinds: Sequence[int] = (50, 100), ante: int = 0,
-                stack: int = 20000, rake_percent: float = 0.0, rake_cap: int = 0,
-                mixed: Mapping[str, object] | None = None, time: Mapping[str, int] | None = None) -> GameConfig:
+def game_config(
+    *,
+    variant: str = "no-limit",
+    blinds: Sequence[int] = (50, 100),
+    ante: int = 0,
+    stack: int = 20000,
+    rake_percent: float = 0.0,
+    rake_cap: int = 0,
+    mixed: Mapping[str, object] | None = None,
+    time: Mapping[str, int] | None = None,
+) -> GameConfig:
     """Build a GameConfig without YAML (e.g. from CLI options), checked by the same rules.
 
     ``mixed`` and ``time`` take the keys of the YAML ``game.mixed`` / ``game.time`` mappings.
     Raises LeagueConfigError listing every problem as ``key: message``.
     """
-    options: dict[str, object] = {"variant": variant, "blinds": list(blinds), "ante": ante, "stack": stack,
-                                  "rake": {"percent": rake_percent, "cap": rake_cap}}
+    options: dict[str, object] = {
+        "variant": variant,
+        "blinds": list(blinds),
+        "ante": ante,
+        "stack": stack,
+        "rake": {"percent": rake_percent, "cap": rake_cap},
+    }
     if mixed is not None:
         options["mixed"] = {k: list(v) if isinstance(v, (tuple, list)) else v for k, v in mixed.items()}
     if time is not None:

@@ -26,9 +26,7 @@ CATEGORY_NAMES: tuple[str, ...] = (
     "four of a kind",
     "straight flush",
 )
-_HIGH_CARD, _PAIR, _TWO_PAIR, _TRIPS, _STRAIGHT, _FLUSH, _FULL_HOUSE, _QUADS, _STRAIGHT_FLUSH = (
-    range(9)
-)
+_HIGH_CARD, _PAIR, _TWO_PAIR, _TRIPS, _STRAIGHT, _FLUSH, _FULL_HOUSE, _QUADS, _STRAIGHT_FLUSH = range(9)
 
 _POW5 = tuple(5**rank for rank in range(13))
 _SUIT_SHIFT = 16  # the rank multiset key sits above the four suit counters

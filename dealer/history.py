@@ -117,9 +117,13 @@ def phh_text(
     final = hand.final_stacks()
     parts = [
         header,
-        "starting_stacks = [", ", ".join(map(_int, stacks[first:] + stacks[:first])),
-        ']\nactions = ["', '", "'.join(actions),
-        '"]\nfinishing_stacks = [', ", ".join(map(_int, final[first:] + final[:first])), "]\n",
+        "starting_stacks = [",
+        ", ".join(map(_int, stacks[first:] + stacks[:first])),
+        ']\nactions = ["',
+        '", "'.join(actions),
+        '"]\nfinishing_stacks = [',
+        ", ".join(map(_int, final[first:] + final[:first])),
+        "]\n",
     ]
     if names is not None:
         players = [names[s] for s in order]

@@ -106,11 +106,17 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
             match_id = f"{event.name}/{deal_set:04d}"
             tables = tuple(TableSpec(s.seats, match_id, s.rotation) for s in specs)
             plan = MatchPlan(
-                match_id=match_id, tables=tables, game=event.game,
+                match_id=match_id,
+                tables=tables,
+                game=event.game,
                 hands=(event.max_hands or 5000) if freezeout else _hands_per_table(event, len(tables)),
-                seed=None if config.seed is None else f"{config.seed}", mode="freezeout" if freezeout else "reset",
-                blind_levels=event.blind_levels, hands_per_level=event.hands_per_level or 0,
-                fault_policy=config.fault_policy, sealed=config.sealed, luck=event.format == "compare",
+                seed=None if config.seed is None else f"{config.seed}",
+                mode="freezeout" if freezeout else "reset",
+                blind_levels=event.blind_levels,
+                hands_per_level=event.hands_per_level or 0,
+                fault_policy=config.fault_policy,
+                sealed=config.sealed,
+                luck=event.format == "compare",
                 strategies=tuple(n for n in (event.new, event.old) if n) if event.format == "compare" else (),
             )
             bots = {name: entries[name] for t in tables for name in t.seats}
@@ -132,11 +138,16 @@ def sealing(config: LeagueConfig) -> dict[str, object]:
     """What results.json says about sealed rotations: launched bots are sealed (unless switched
     off); remote bots never can be, whatever their tokens."""
     remote = sorted(b.name for b in config.bots if b.remote)
-    note = ("rotations of launched bots are sealed: one process per rotation" if config.sealed else
-            "not sealed (sealed: false): one process of each bot plays every rotation of a deal")
+    note = (
+        "rotations of launched bots are sealed: one process per rotation"
+        if config.sealed
+        else "not sealed (sealed: false): one process of each bot plays every rotation of a deal"
+    )
     if remote:
-        note += (f"; remote bots ({', '.join(remote)}) cannot be sealed: each rotation has its own token, "
-                 "but the other side may play them all in one process")
+        note += (
+            f"; remote bots ({', '.join(remote)}) cannot be sealed: each rotation has its own token, "
+            "but the other side may play them all in one process"
+        )
     return {"sealed": config.sealed, "remote_not_sealed": remote, "note": note}
 
 
@@ -160,8 +171,10 @@ class Journal:
             with self.db:
                 self.db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
         elif row[0] != fingerprint:
-            raise RunError(f"{path}: the journal belongs to a different league configuration; "
-                             "use another output folder or run without --resume")
+            raise RunError(
+                f"{path}: the journal belongs to a different league configuration; "
+                "use another output folder or run without --resume"
+            )
         self.fingerprint = fingerprint
         self.path = path
 
@@ -184,15 +197,18 @@ class Journal:
             try:
                 results.append(_result_from_json(json.loads(text)))
             except ValueError as error:
-                raise RunError(f"{self.path}: match {match_id}: {error}; use another output folder or run "
-                               "without --resume") from None
+                raise RunError(
+                    f"{self.path}: match {match_id}: {error}; use another output folder or run without --resume"
+                ) from None
         return {r.match_id: r for r in results}
 
     def commit(self, event: str, result: MatchResult) -> None:
         """Record a finished match (atomic)."""
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO matches VALUES (?, ?, ?)",
-                            (result.match_id, event, json.dumps(_result_to_json(result))))
+            self.db.execute(
+                "INSERT OR REPLACE INTO matches VALUES (?, ?, ?)",
+                (result.match_id, event, json.dumps(_result_to_json(result))),
+            )
 
     def close(self) -> None:
         """Close the database."""
@@ -213,11 +229,19 @@ def _record_row(h: HandRecord) -> list[object]:
 
 
 def _result_to_json(result: MatchResult) -> dict[str, object]:
-    return {"format": JOURNAL_FORMAT, "match_id": result.match_id, "bots": list(result.bots),
-            "tally": result.tally.as_json(), "faults": result.faults, "forfeited": result.forfeited,
-            "places": result.places, "log_tails": result.log_tails, "unstarted": result.unstarted,
-            "strategies_refused": result.strategies_refused,
-            "records": None if result.records is None else [_record_row(h) for h in result.records]}
+    return {
+        "format": JOURNAL_FORMAT,
+        "match_id": result.match_id,
+        "bots": list(result.bots),
+        "tally": result.tally.as_json(),
+        "faults": result.faults,
+        "forfeited": result.forfeited,
+        "places": result.places,
+        "log_tails": result.log_tails,
+        "unstarted": result.unstarted,
+        "strategies_refused": result.strategies_refused,
+        "records": None if result.records is None else [_record_row(h) for h in result.records],
+    }
 
 
 def _result_from_json(data: dict) -> MatchResult:
@@ -265,8 +289,13 @@ class Executor(Protocol):
 class LocalExecutor:
     """Plays matches in this process on one shared dealer server, ``jobs`` at a time."""
 
-    def __init__(self, server: DealerServer, jobs: int, sessions: dict[str, BotSession] | None = None,
-                 on_hand: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        server: DealerServer,
+        jobs: int,
+        sessions: dict[str, BotSession] | None = None,
+        on_hand: Callable[[str, str], None] | None = None,
+    ) -> None:
         """``sessions``: remote bots' sessions by instance label, kept for the whole league; ``on_hand``
         sees every finished hand once it is safe to show (``Match``'s hook)."""
         self.server = server
@@ -277,8 +306,16 @@ class LocalExecutor:
     async def run(self, job: MatchJob) -> MatchResult:
         """Wait for a free slot, then play the match."""
         async with self.slots:
-            match = Match(job.plan, self.server, job.bots, out=job.out, base=job.base, sessions=self.sessions,
-                          on_hand=self.on_hand, records=job.plan.luck)
+            match = Match(
+                job.plan,
+                self.server,
+                job.bots,
+                out=job.out,
+                base=job.base,
+                sessions=self.sessions,
+                on_hand=self.on_hand,
+                records=job.plan.luck,
+            )
             return await match.run()
 
 
@@ -329,8 +366,14 @@ def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[st
     """A compare event's answer (dealer.compare): new - old in bb/100, raw and all-in adjusted, and
     the verdict (post hoc sequential test over the hands in order when ``until_significant``)."""
     assert event.new is not None and event.old is not None
-    settings = CompareSettings(worse_than=event.worse_than, better_than=event.better_than, alpha=event.alpha,
-                               beta=event.beta, until_significant=event.until_significant, test=event.test)
+    settings = CompareSettings(
+        worse_than=event.worse_than,
+        better_than=event.better_than,
+        alpha=event.alpha,
+        beta=event.beta,
+        until_significant=event.until_significant,
+        test=event.test,
+    )
     try:
         return compare_results(results, event.new, event.old, settings, event.field).as_json()
     except ValueError as error:  # e.g. sequential bounds that do not surround 0
@@ -349,28 +392,39 @@ def _rated(event: EventSpec) -> bool:
 def ranking_rule(event: EventSpec) -> str:
     """How an event's standings are ranked, in words (printed above its table)."""
     if event.format == "freezeout":
-        return (f"ranked by freezeout points (places score {list(event.points)}; a bot that crashed scores none), "
-                "then by OpenSkill rating")
+        return (
+            f"ranked by freezeout points (places score {list(event.points)}; a bot that crashed scores none), "
+            "then by OpenSkill rating"
+        )
     if _rated(event):
-        return ("ranked by OpenSkill rating (Plackett-Luce; each match ranks its bots by big blinds won), "
-                "95% interval mu +/- 1.96 sigma; bb/100 shown")
+        return (
+            "ranked by OpenSkill rating (Plackett-Luce; each match ranks its bots by big blinds won), "
+            "95% interval mu +/- 1.96 sigma; bb/100 shown"
+        )
     return "ranked by bb/100, 95% interval with each duplicate group as one sample"
 
 
 def overall_rule(config: LeagueConfig) -> str:
     """How the overall standings are ranked, in words."""
     cash = [e.name for e in config.events if e.format != "freezeout"]
-    return (f"ranked by bb/100 over the cash events ({', '.join(cash) or 'none'}), 95% interval with each duplicate "
-            "group as one sample; freezeouts are ranked by points in their own tables; rating: OpenSkill over "
-            "every match")
+    return (
+        f"ranked by bb/100 over the cash events ({', '.join(cash) or 'none'}), 95% interval with each duplicate "
+        "group as one sample; freezeouts are ranked by points in their own tables; rating: OpenSkill over "
+        "every match"
+    )
 
 
 def event_standings(config: LeagueConfig, event: EventSpec, results: Sequence[MatchResult]) -> list[Standing]:
     """One event's standings, ranked as ``ranking_rule`` says."""
     results = sorted(results, key=lambda r: r.match_id)
     ratings = openskill_ratings(results) if _rated(event) else None
-    return standings(results, event_points(config, results), by_points=event.format == "freezeout",
-                     ratings=ratings, by_rating=ratings is not None)
+    return standings(
+        results,
+        event_points(config, results),
+        by_points=event.format == "freezeout",
+        ratings=ratings,
+        by_rating=ratings is not None,
+    )
 
 
 def overall_standings(config: LeagueConfig, results: Sequence[MatchResult]) -> list[Standing]:
@@ -403,15 +457,19 @@ def report(
         "standings": [s.as_json() for s in overall],
         "events": {
             event.name: [s.as_json() for s in event_standings(config, event, by_event[event.name])]
-            for event in config.events if by_event.get(event.name)
+            for event in config.events
+            if by_event.get(event.name)
         },
         "event_rankings": {event.name: ranking_rule(event) for event in config.events if by_event.get(event.name)},
         "head_to_head": {a: {b: round(e.mean, 3) for b, e in row.items()} for a, row in pairs.items()},
-        "head_to_head_ci95": {a: {b: [round(x, 3) for x in e.ci95()] if e.n > 1 else None for b, e in row.items()}
-                              for a, row in pairs.items()},
+        "head_to_head_ci95": {
+            a: {b: [round(x, 3) for x in e.ci95()] if e.n > 1 else None for b, e in row.items()}
+            for a, row in pairs.items()
+        },
         "comparisons": {
             event.name: compare_summary(event, by_event[event.name])
-            for event in config.events if event.format == "compare" and by_event.get(event.name)
+            for event in config.events
+            if event.format == "compare" and by_event.get(event.name)
         },
         "failures": {name: dict(sorted(reasons.items())) for name, reasons in sorted(faults.items()) if reasons},
         "forfeits": sorted({(r.match_id, name) for r in results for name in r.forfeited}),
@@ -470,8 +528,10 @@ def _start_failure(job: MatchJob, result: MatchResult, seen: set[str]) -> BotSta
             tail = [line for line in result.log_tails.get(name, "").splitlines() if line.strip()]
             last = f": {tail[-1].strip()[:200]}" if tail else ""
             log = job.out / "logs" / f"{instance_label(name, 0)}.log"
-            return BotStartError(f"bot {name!r} could not start in its first match {result.match_id} "
-                                 f"({reasons}){last}; log {log}; fix its command or pass --keep-going")
+            return BotStartError(
+                f"bot {name!r} could not start in its first match {result.match_id} "
+                f"({reasons}){last}; log {log}; fix its command or pass --keep-going"
+            )
     return None
 
 
@@ -532,8 +592,19 @@ async def run_league(
                     finished_now = len(results) - (len(jobs) - len(todo))
                     remaining = len(jobs) - len(results)
                     eta = elapsed / max(finished_now, 1) * remaining
-                    on_progress(Progress(len(results), len(jobs), played, played / elapsed, eta, lines, result,
-                                         job.event if left[job.event] == 0 else None, results))
+                    on_progress(
+                        Progress(
+                            len(results),
+                            len(jobs),
+                            played,
+                            played / elapsed,
+                            eta,
+                            lines,
+                            result,
+                            job.event if left[job.event] == 0 else None,
+                            results,
+                        )
+                    )
         finally:
             for task in tasks:
                 task.cancel()

@@ -109,8 +109,10 @@ class MatchPlan:
 
     def instance_labels(self) -> list[tuple[str, ...]]:
         """Each table's seats as instance labels (``<bot>.<k>``): who plays where, process by process."""
-        return [tuple(instance_label(name, k) for name, k in zip(t.seats, ks, strict=True))
-                for t, ks in zip(self.tables, self.instances(), strict=True)]
+        return [
+            tuple(instance_label(name, k) for name, k in zip(t.seats, ks, strict=True))
+            for t, ks in zip(self.tables, self.instances(), strict=True)
+        ]
 
 
 def instance_label(name: str, instance: int) -> str:
@@ -170,8 +172,15 @@ class Match:
     """Plays a ``MatchPlan`` on a running ``DealerServer``; ``await Match(...).run()``."""
 
     def __init__(
-        self, plan: MatchPlan, server: DealerServer, bots: Mapping[str, BotEntry], *, out: Path, base: Path,
-        sessions: Mapping[str, BotSession] | None = None, on_hand: Callable[[str, str], None] | None = None,
+        self,
+        plan: MatchPlan,
+        server: DealerServer,
+        bots: Mapping[str, BotEntry],
+        *,
+        out: Path,
+        base: Path,
+        sessions: Mapping[str, BotSession] | None = None,
+        on_hand: Callable[[str, str], None] | None = None,
         records: bool = False,
     ) -> None:
         """``sessions`` are remote bots' sessions by instance label, that outlive the match (a
@@ -192,12 +201,18 @@ class Match:
         for name, entry in bots.items():
             unkept = [label for label, bot in self.instances.items() if bot == name and label not in self.kept]
             if entry.token is not None and len(unkept) > 1:
-                raise ValueError(f"bot {name!r} has one fixed token for {len(unkept)} instances (sealed "
-                                 "rotations): give each instance its own session")
+                raise ValueError(
+                    f"bot {name!r} has one fixed token for {len(unkept)} instances (sealed "
+                    "rotations): give each instance its own session"
+                )
         self.secret = str(plan.seed) if plan.seed is not None else secrets.token_hex(16)
         self._deal_tables = collections.Counter(spec.deal_set for spec in plan.tables)  # tables per deal set
-        self.result = MatchResult(plan.match_id, tuple(sorted({n for t in plan.tables for n in t.seats})),
-                                  Tally(dict(self._deal_tables)), records=[] if records else None)
+        self.result = MatchResult(
+            plan.match_id,
+            tuple(sorted({n for t in plan.tables for n in t.seats})),
+            Tally(dict(self._deal_tables)),
+            records=[] if records else None,
+        )
         self.stop = False
         self._restart_locks: dict[str, asyncio.Lock] = {}
         self._histories: list[PhhsWriter] = []  # of the tables that started, in the match's private folder
@@ -215,8 +230,14 @@ class Match:
         the match and is raised, never charged to a bot."""
         self.out.mkdir(parents=True, exist_ok=True)
         plan = self.plan
-        log.info("match %s: %d tables, %d hands each, bots %s, fault policy %s", plan.match_id, len(plan.tables),
-                 plan.hands, ", ".join(self.result.bots), plan.fault_policy)
+        log.info(
+            "match %s: %d tables, %d hands each, bots %s, fault policy %s",
+            plan.match_id,
+            len(plan.tables),
+            plan.hands,
+            ", ".join(self.result.bots),
+            plan.fault_policy,
+        )
         # Histories are streamed into a folder of the dealer's own (mode 0700) and moved into
         # ``hands/`` once the match is over: no bot reads a deal while another rotation of it is played.
         self._private = Path(tempfile.mkdtemp(prefix=".hands-", dir=self.out))
@@ -243,8 +264,12 @@ class Match:
             await self._shutdown()
             self._publish_histories()
             self.result.tally.close()
-        log.info("match %s over: %d hands, faults %s", plan.match_id, self.result.hands,
-                 {name: reasons for name, reasons in self.result.faults.items() if reasons} or "none")
+        log.info(
+            "match %s over: %d hands, faults %s",
+            plan.match_id,
+            self.result.hands,
+            {name: reasons for name, reasons in self.result.faults.items() if reasons} or "none",
+        )
         return self.result
 
     async def _play(self) -> None:
@@ -282,16 +307,29 @@ class Match:
             try:
                 if entry.protocol == "acpc":  # a client per table the instance plays (dealer.acpc)
                     seat.process = await AcpcBot.launch(
-                        seat.label, entry.command, session=session, game=self.plan.game, base=self.base,
+                        seat.label,
+                        entry.command,
+                        session=session,
+                        game=self.plan.game,
+                        base=self.base,
                         tables=sum(seat.label in labels for labels in self.labels),
-                        players=len(self.plan.tables[0].seats), workdir=self.out / "scratch" / seat.label,
-                        log_path=self.out / "logs" / f"{seat.label}{suffix}.log", limits=entry.limits)
+                        players=len(self.plan.tables[0].seats),
+                        workdir=self.out / "scratch" / seat.label,
+                        log_path=self.out / "logs" / f"{seat.label}{suffix}.log",
+                        limits=entry.limits,
+                    )
                 else:
                     seat.process = await BotProcess.launch(
-                        seat.label, entry.command, address=self.server.address, token=session.token, base=self.base,
+                        seat.label,
+                        entry.command,
+                        address=self.server.address,
+                        token=session.token,
+                        base=self.base,
                         workdir=self.out / "scratch" / seat.label,
-                        log_path=self.out / "logs" / f"{seat.label}{suffix}.log", limits=entry.limits,
-                        local_address=self.server.local_address, stdio=entry.protocol == "stdio",
+                        log_path=self.out / "logs" / f"{seat.label}{suffix}.log",
+                        limits=entry.limits,
+                        local_address=self.server.local_address,
+                        stdio=entry.protocol == "stdio",
                     )
                     if entry.protocol == "stdio":
                         seat.process.attach(stdio.serve(session, *seat.process.pipes))
@@ -305,8 +343,9 @@ class Match:
         connected = asyncio.ensure_future(session.connected.wait())
         charged = session.faults.total()
         waiting = {connected} | ({exited} if exited else set())
-        done, _ = await asyncio.wait(waiting, timeout=self.plan.game.time.startup_ms / 1000,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            waiting, timeout=self.plan.game.time.startup_ms / 1000, return_when=asyncio.FIRST_COMPLETED
+        )
         for task in waiting:
             task.cancel()
         if connected not in done:
@@ -318,13 +357,15 @@ class Match:
                 if process.out_of_memory():
                     session.fault(Fault.MEMORY, f"match {match_id}: out of memory before connecting")
                 elif process.crashed:
-                    session.fault(Fault.CRASH, f"match {match_id}: exited with status {process.returncode} "
-                                  "before connecting")
+                    session.fault(
+                        Fault.CRASH, f"match {match_id}: exited with status {process.returncode} before connecting"
+                    )
                 else:
                     session.fault(Fault.NO_CONNECT, f"match {match_id}: exited before connecting")
             else:
-                session.fault(Fault.NO_CONNECT, f"match {match_id}: no connection within "
-                              f"{self.plan.game.time.startup_ms} ms")
+                session.fault(
+                    Fault.NO_CONNECT, f"match {match_id}: no connection within {self.plan.game.time.startup_ms} ms"
+                )
             seat.counted = process
             self._never_started(seat)
 
@@ -358,8 +399,9 @@ class Match:
         if seat.failed:
             return
         seat.failed = True
-        log.warning("match %s: bot %s disqualified (fault policy %s)", self.plan.match_id, seat.label,
-                    self.plan.fault_policy)
+        log.warning(
+            "match %s: bot %s disqualified (fault policy %s)", self.plan.match_id, seat.label, self.plan.fault_policy
+        )
         seat.session.notice(pb.FAULT_REASON_DISQUALIFIED, "no longer deciding in this match")
         if self.plan.fault_policy == "forfeit" and seat.entry.name not in self.result.forfeited:
             self.result.forfeited.append(seat.entry.name)
@@ -380,8 +422,13 @@ class Match:
                     await seat.process.stop(grace_s=0.2)
                     await self._count_crash(seat)
                 seat.restarts += 1
-                log.warning("match %s: restarting bot %s before its next hand on table %d (restart %d)",
-                            self.plan.match_id, seat.label, table, seat.restarts)
+                log.warning(
+                    "match %s: restarting bot %s before its next hand on table %d (restart %d)",
+                    self.plan.match_id,
+                    seat.label,
+                    table,
+                    seat.restarts,
+                )
                 seat.failed, seat.strikes = False, 0
                 await self._launch(seat)
                 for start in seat.match_starts:  # the new process joins the tables in progress
@@ -407,8 +454,13 @@ class Match:
         if seat.process is None:
             return
         code = await seat.process.stop()
-        log.info("match %s: stopped bot %s (exit status %s%s)", self.plan.match_id, seat.label, code,
-                 ", killed" if seat.process.killed else "")
+        log.info(
+            "match %s: stopped bot %s (exit status %s%s)",
+            self.plan.match_id,
+            seat.label,
+            code,
+            ", killed" if seat.process.killed else "",
+        )
         if seat.session.faults[Fault.DISCONNECT] > seat.disconnects:
             await self._count_crash(seat, stopped=True)
         if seat.session.faults:
@@ -442,8 +494,14 @@ class Match:
             if len(self._configs) >= 4096:
                 self._configs.clear()
             self._configs[key] = config = TableConfig(
-                stacks=stacks, button=button, small_blind=small, big_blind=big, variant=Variant(variant), ante=ante,
-                rake_bps=round(game.rake_percent * 100), rake_cap=game.rake_cap or None,
+                stacks=stacks,
+                button=button,
+                small_blind=small,
+                big_blind=big,
+                variant=Variant(variant),
+                ante=ante,
+                rake_bps=round(game.rake_percent * 100),
+                rake_cap=game.rake_cap or None,
             )
         return config
 
@@ -454,15 +512,28 @@ class Match:
         table = _Table(spec, next(_table_ids), seats, self.plan.game.stack)
         game = self.plan.game
         for s, seat in enumerate(table.seats):
-            start = frame(pb.Item(table=table.id, match_start=pb.MatchStart(
-                match_id=self.plan.match_id, seat=s, players=spec.seats, hands=self.plan.hands, mode=self.plan.mode,
-                variant_name=game.variant, starting_stack=game.stack, per_action_ms=game.time.per_action_ms,
-                bank_ms=game.time.bank_ms)))
+            start = frame(
+                pb.Item(
+                    table=table.id,
+                    match_start=pb.MatchStart(
+                        match_id=self.plan.match_id,
+                        seat=s,
+                        players=spec.seats,
+                        hands=self.plan.hands,
+                        mode=self.plan.mode,
+                        variant_name=game.variant,
+                        starting_stack=game.stack,
+                        per_action_ms=game.time.per_action_ms,
+                        bank_ms=game.time.bank_ms,
+                    ),
+                )
+            )
             seat.match_starts.append(start)
             seat.session.send_framed(start)
         assert self._private is not None
         table.history = PhhsWriter(
-            self._private / f"table-{index:03d}-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs")
+            self._private / f"table-{index:03d}-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs"
+        )
         self._histories.append(table.history)
         loop = asyncio.get_running_loop()
         waiting = self._deal(table)
@@ -479,8 +550,13 @@ class Match:
             standing = sorted((s for s in range(n) if chips[s] > 0), key=lambda s: -chips[s])
             self.result.places[:0] = [spec.seats[s] for s in standing]
         for seat in table.seats:
-            seat.session.send(pb.Item(table=table.id, match_end=pb.MatchEnd(
-                match_id=self.plan.match_id, net=table.net, hands=table.played)), flush=True)
+            seat.session.send(
+                pb.Item(
+                    table=table.id,
+                    match_end=pb.MatchEnd(match_id=self.plan.match_id, net=table.net, hands=table.played),
+                ),
+                flush=True,
+            )
 
     def _deal(self, table: _Table, *, checked: bool = False) -> list[_Seat] | None:
         """Deal the table's next hand and send its HandStarts; None once dealt. Otherwise what
@@ -610,8 +686,9 @@ class Match:
         else:
             hand.check_call()
 
-    def _note_strategy(self, table: _Table, seat: _Seat, legal: Legal, bet: int, index: int,
-                       reply: pb.ActionReply) -> None:
+    def _note_strategy(
+        self, table: _Table, seat: _Seat, legal: Legal, bet: int, index: int, reply: pb.ActionReply
+    ) -> None:
         """Keep the strategy a bot reported with its answer for the hand's decision terms
         (``dealer.aivat``); a strategy that cannot be used is logged and the bot's later ones ignored."""
         acted = table.encoder.hand.events[index]  # the record of the answer just applied
@@ -621,9 +698,15 @@ class Match:
             name = seat.entry.name
             self._trusted.discard(name)
             self.result.strategies_refused[name] = got
-            log.warning("strategy of bot %s ignored from now on in match %s (table %d, request %d): %s; its "
-                        "decisions count as a black box's", name, self.plan.match_id, reply.table, reply.request_id,
-                        got)
+            log.warning(
+                "strategy of bot %s ignored from now on in match %s (table %d, request %d): %s; its "
+                "decisions count as a black box's",
+                name,
+                self.plan.match_id,
+                reply.table,
+                reply.request_id,
+                got,
+            )
             return
         table.decisions[index] = got
 
@@ -650,18 +733,32 @@ class Match:
         luck, known = hand_luck(hand, table.decisions) if self.plan.luck else (None, None)
         table.played += 1
         text = phh_text(
-            hand, names=[spec.seats[s] for s in live], hand_number=number, table_seats=live, seat_count=n,
-            extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation})
+            hand,
+            names=[spec.seats[s] for s in live],
+            hand_number=number,
+            table_seats=live,
+            seat_count=n,
+            extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation},
+        )
         table.history.add(text)
         if self.on_hand is not None:
             self._publish(spec.deal_set, table.id, text)
-        self._record(HandRecord(
-            table=table.id, deal_set=spec.deal_set, hand=number, big_blind=hand.config.big_blind,
-            net={spec.seats[s]: net[s] for s in live},
-            ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)},
-            luck_net=None if luck is None else {spec.seats[s]: round(net[s] - luck[k], 2) for k, s in enumerate(live)},
-            full_net=None if luck is None or known is None or not table.decisions else
-            {spec.seats[s]: round(net[s] - luck[k] - known[k], 2) for k, s in enumerate(live)}))
+        self._record(
+            HandRecord(
+                table=table.id,
+                deal_set=spec.deal_set,
+                hand=number,
+                big_blind=hand.config.big_blind,
+                net={spec.seats[s]: net[s] for s in live},
+                ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)},
+                luck_net=None
+                if luck is None
+                else {spec.seats[s]: round(net[s] - luck[k], 2) for k, s in enumerate(live)},
+                full_net=None
+                if luck is None or known is None or not table.decisions
+                else {spec.seats[s]: round(net[s] - luck[k] - known[k], 2) for k, s in enumerate(live)},
+            )
+        )
 
     def _publish(self, deal_set: str, table_id: int, text: str) -> None:
         """Pass on the hands of a deal set that every table dealt its cards has finished: a hand
@@ -692,6 +789,7 @@ def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: s
     """
     rotations = duplicate_rotations(tuple(seats))
     if not duplicate:
-        return tuple(TableSpec(rotations[k % len(rotations)], f"{prefix}/{k}", k % len(rotations))
-                     for k in range(tables))
+        return tuple(
+            TableSpec(rotations[k % len(rotations)], f"{prefix}/{k}", k % len(rotations)) for k in range(tables)
+        )
     return tuple(TableSpec(table, f"{prefix}/{k}", r) for k in range(tables) for r, table in enumerate(rotations))

@@ -38,8 +38,16 @@ CGROUP_REMOVE_S = 5.0  # time for the kernel to end the last processes of a stop
 CGROUP_SWEEP_S = 30.0  # at a match's end, for cgroups whose last processes (freeing memory) were slow
 # What runtimes print when an allocation fails (the bot's memory limit): Python, C/C++, Java,
 # Node, Go, Rust, and the libc message of a failed mmap/brk.
-MEMORY_MARKERS = ("MemoryError", "std::bad_alloc", "OutOfMemoryError", "JavaScript heap out of memory",
-                  "runtime: out of memory", "memory allocation of", "Cannot allocate memory", "out of memory")
+MEMORY_MARKERS = (
+    "MemoryError",
+    "std::bad_alloc",
+    "OutOfMemoryError",
+    "JavaScript heap out of memory",
+    "runtime: out of memory",
+    "memory allocation of",
+    "Cannot allocate memory",
+    "out of memory",
+)
 _PYTHONS = {"python", "python3", f"python3.{sys.version_info.minor}"}
 
 
@@ -85,8 +93,10 @@ def _prepare_scratch(workdir: Path, owner: tuple[int, int] | None, *, reach: boo
         for folder in workdir.resolve().parents:
             mode = os.stat(folder).st_mode
             if not mode & stat.S_IXOTH:
-                raise OSError(f"the bot's user cannot reach its scratch folder: {folder} is not searchable by "
-                              "others (chmod o+x, or put the output folder elsewhere)")
+                raise OSError(
+                    f"the bot's user cannot reach its scratch folder: {folder} is not searchable by "
+                    "others (chmod o+x, or put the output folder elsewhere)"
+                )
     os.chmod(workdir, 0o700)
 
 
@@ -153,17 +163,36 @@ class BotProcess:
             env.update(POKER_DEALER=address, POKER_TOKEN=token)
         cgroup = sandbox.MemoryCgroup.create(limits.memory_mb)
         fds = [] if cgroup is None else [cgroup.open_procs()]
-        launcher = [sys.executable, "-I", "-m", "dealer.launch", *limit_args({
-            "memory_mb": limits.memory_mb if cgroup is None else None, "cpu_seconds": limits.cpu_seconds,
-            "open_files": limits.open_files, "file_size_mb": limits.file_size_mb, "processes": limits.processes,
-            "user": None if owner is None else f"{owner[0]}:{owner[1]}",
-            "cgroup_fd": fds[0] if fds else None,
-        }), "--", *argv]
+        launcher = [
+            sys.executable,
+            "-I",
+            "-m",
+            "dealer.launch",
+            *limit_args(
+                {
+                    "memory_mb": limits.memory_mb if cgroup is None else None,
+                    "cpu_seconds": limits.cpu_seconds,
+                    "open_files": limits.open_files,
+                    "file_size_mb": limits.file_size_mb,
+                    "processes": limits.processes,
+                    "user": None if owner is None else f"{owner[0]}:{owner[1]}",
+                    "cgroup_fd": fds[0] if fds else None,
+                }
+            ),
+            "--",
+            *argv,
+        ]
         try:
             if sandboxed:
                 launcher, options = sandbox.wrap(
-                    launcher, program=argv, workdir=workdir, private=(base.resolve(), workdir.resolve()),
-                    socket=socket, tmp_mb=limits.tmp_mb, keep_setuid=owner is not None)
+                    launcher,
+                    program=argv,
+                    workdir=workdir,
+                    private=(base.resolve(), workdir.resolve()),
+                    socket=socket,
+                    tmp_mb=limits.tmp_mb,
+                    keep_setuid=owner is not None,
+                )
                 fds.append(options)
             process = await asyncio.create_subprocess_exec(
                 *launcher,

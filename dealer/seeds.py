@@ -33,8 +33,10 @@ def draw_seed() -> str:
 def guessable(seed: str) -> str | None:
     """The warning for a seed short enough to guess, or None."""
     if len(seed) < MIN_SEED_CHARS or seed.isdigit():
-        return (f"the seed is short enough to guess (under {MIN_SEED_CHARS} characters, or digits only): bots "
-                "could recover it from their own cards and know every deal; use it for tests only")
+        return (
+            f"the seed is short enough to guess (under {MIN_SEED_CHARS} characters, or digits only): bots "
+            "could recover it from their own cards and know every deal; use it for tests only"
+        )
     return None
 
 

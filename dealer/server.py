@@ -139,8 +139,15 @@ class BotSession:
         FAULTS_LOGGED of each reason: a flood is not also a flood of the log)."""
         count = self.faults[reason] = self.faults[reason] + 1
         if count <= FAULTS_LOGGED:
-            log.warning("fault %s: bot %s, table %d, request %d: %s%s", reason, self.name, table, request_id, detail,
-                        " (further faults of this reason are counted, not logged)" if count == FAULTS_LOGGED else "")
+            log.warning(
+                "fault %s: bot %s, table %d, request %d: %s%s",
+                reason,
+                self.name,
+                table,
+                request_id,
+                detail,
+                " (further faults of this reason are counted, not logged)" if count == FAULTS_LOGGED else "",
+            )
 
     def uncount(self, reason: str) -> None:
         """Take back one fault of ``reason``: the event it belonged to is counted by another reason."""
@@ -572,9 +579,10 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
         version = first.hello.protocol_version
         if version not in SUPPORTED_VERSIONS:
             session.fault(Fault.PROTOCOL, f"Hello asks for protocol version {version}")
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
-                                f"protocol version {version} is not supported: this dealer speaks version "
-                                f"{PROTOCOL_VERSION}")
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {version} is not supported: this dealer speaks version {PROTOCOL_VERSION}",
+            )
             return
         session._attach(context, first.hello.version[:64])
         log.info("bot %s connected from %s (version %r)", session.name, peer, session.version)
@@ -653,7 +661,10 @@ class DealerServer:
     ``async with DealerServer(...) as server:`` starts it and stops it when the block ends."""
 
     def __init__(
-        self, address: str = "127.0.0.1:0", *, credentials: grpc.ServerCredentials | None = None,
+        self,
+        address: str = "127.0.0.1:0",
+        *,
+        credentials: grpc.ServerCredentials | None = None,
         local_socket: bool = True,
     ) -> None:
         """``local_socket``: also listen on a Unix socket in a fresh folder, for bots that have no

@@ -41,8 +41,13 @@ class Standing:
         """A JSON-ready dict."""
         low, high = self.bb100.ci95() if self.bb100.n > 1 else (None, None)
         return {
-            "name": self.name, "hands": self.hands, "chips": self.chips, "bb_per_100": round(self.bb100.mean, 3),
-            "ci95": [_round(low), _round(high)], "samples": self.bb100.n, "points": self.points,
+            "name": self.name,
+            "hands": self.hands,
+            "chips": self.chips,
+            "bb_per_100": round(self.bb100.mean, 3),
+            "ci95": [_round(low), _round(high)],
+            "samples": self.bb100.n,
+            "points": self.points,
             "rating": None if self.rating is None else self.rating.as_json(),
             "faults": dict(sorted(self.faults.items())),
         }
@@ -62,8 +67,12 @@ def group_sums(results: Sequence[MatchResult]) -> dict[str, GroupedSums]:
 
 
 def standings(
-    results: Sequence[MatchResult], points: dict[str, int] | None = None, *, by_points: bool = False,
-    ratings: dict[str, Rating] | None = None, by_rating: bool = False,
+    results: Sequence[MatchResult],
+    points: dict[str, int] | None = None,
+    *,
+    by_points: bool = False,
+    ratings: dict[str, Rating] | None = None,
+    by_rating: bool = False,
 ) -> list[Standing]:
     """Every bot's standing, best first: by bb/100, by rating (multi-way), or by points then rating
     (freezeout events)."""
@@ -81,8 +90,17 @@ def standings(
     for name in names:
         groups = sums.get(name)
         estimate = groups.bb_per_100(1) if groups is not None and groups.groups else Estimate(0.0, float("inf"), 0)
-        lines.append(Standing(name, hands[name], chips[name], estimate, dict(faults.get(name, {})),
-                              (points or {}).get(name, 0), (ratings or {}).get(name)))
+        lines.append(
+            Standing(
+                name,
+                hands[name],
+                chips[name],
+                estimate,
+                dict(faults.get(name, {})),
+                (points or {}).get(name, 0),
+                (ratings or {}).get(name),
+            )
+        )
 
     def key(s: Standing) -> tuple[float, float, float, str]:
         mu = s.rating.mu if s.rating is not None else 0.0

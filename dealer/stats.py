@@ -63,9 +63,7 @@ def bb_per_100(samples_chips: Sequence[float], big_blind: int) -> Estimate:
     return estimate(samples_chips).scaled(100 / big_blind)
 
 
-def bb_per_100_grouped(
-    group_totals: Sequence[float], hands_per_group: Sequence[int], big_blind: int
-) -> Estimate:
+def bb_per_100_grouped(group_totals: Sequence[float], hands_per_group: Sequence[int], big_blind: int) -> Estimate:
     """Return bb/100 when the independent unit is a group of hands (a duplicate group).
 
     Ratio estimator: mean R = sum(T) / sum(H); stderr^2 = sum((T_i - R*H_i)^2) / ((g-1) * g * Hbar^2)
@@ -147,7 +145,7 @@ class GroupedSums:
         else:  # sum((T - R H)^2) = sum T^2 - 2 R sum T H + R^2 sum H^2, with R the float ratio, exactly
             rn, rd = ratio.as_integer_ratio()
             s = self.shift
-            numerator = (self.tt * rd * rd - ((2 * rn * self.th * rd) << s) + ((rn * rn * self.hands_sq) << (2 * s)))
+            numerator = self.tt * rd * rd - ((2 * rn * self.th * rd) << s) + ((rn * rn * self.hands_sq) << (2 * s))
             residual = numerator / ((rd * rd) << (2 * s))
             stderr = math.sqrt(residual / ((g - 1) * g)) / (hands / g)
         return Estimate(ratio, stderr, g).scaled(100 / big_blind)
@@ -191,9 +189,7 @@ class SPRT:
     after ``min_samples`` samples; callers stop at the first decision (status is not latched).
     """
 
-    def __init__(
-        self, mu0: float, mu1: float, alpha: float = 0.05, beta: float = 0.05, min_samples: int = 30
-    ) -> None:
+    def __init__(self, mu0: float, mu1: float, alpha: float = 0.05, beta: float = 0.05, min_samples: int = 30) -> None:
         if mu0 == mu1:
             raise ValueError("SPRT needs distinct hypotheses (mu0 == mu1)")
         if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):

@@ -269,7 +269,7 @@ class HandWire:
             return b""
         frames = []
         street = self._street
-        for event in events[self._published:]:
+        for event in events[self._published :]:
             if type(event) is Dealt:
                 self._street = street = event.street
             framed = self.event(event, street)
@@ -370,8 +370,12 @@ class HandWire:
         for event in events[settled:]:
             if isinstance(event, Shown):
                 first, second = event.cards
-                shown.append(_message(_END_SHOWN, b"".join((_FIELDS[1][seat_map[event.seat]], _SHOWN_CARD[first],
-                                                             _SHOWN_CARD[second]))))
+                shown.append(
+                    _message(
+                        _END_SHOWN,
+                        b"".join((_FIELDS[1][seat_map[event.seat]], _SHOWN_CARD[first], _SHOWN_CARD[second])),
+                    )
+                )
             elif isinstance(event, Awarded):
                 shares = event.shares
                 if len(shares) == 1:  # one winner, the common case, without the comprehensions
@@ -398,15 +402,18 @@ class HandWire:
 
 def _enum_names(prefix: str, enum: object) -> dict[int, str]:
     """An enum's values by number, as the stdio contract names them: lower case, prefix dropped."""
-    return {number: name[len(prefix):].lower() for name, number in enum.items()}  # type: ignore[attr-defined]
+    return {number: name[len(prefix) :].lower() for name, number in enum.items()}  # type: ignore[attr-defined]
 
 
 _JSON_VARIANTS = _enum_names("VARIANT_", pb.Variant)
 _JSON_STREETS = _enum_names("STREET_", pb.Street)
 _JSON_EVENTS = _enum_names("EVENT_TYPE_", pb.EventType)
 _JSON_REASONS = _enum_names("FAULT_REASON_", pb.FaultReason)
-_JSON_ACTIONS = {"fold": pb.ACTION_TYPE_FOLD, "check_call": pb.ACTION_TYPE_CHECK_CALL,
-                 "bet_raise": pb.ACTION_TYPE_BET_RAISE}
+_JSON_ACTIONS = {
+    "fold": pb.ACTION_TYPE_FOLD,
+    "check_call": pb.ACTION_TYPE_CHECK_CALL,
+    "bet_raise": pb.ACTION_TYPE_BET_RAISE,
+}
 _UINT64, _INT64 = 1 << 64, 1 << 63
 
 
@@ -424,8 +431,16 @@ def _json_body(kind: str, item: pb.Item) -> dict[str, object]:
         }  # fmt: skip
     if kind == "event":
         e = item.event
-        return {"type": _JSON_EVENTS[e.type], "seat": e.seat, "amount": e.amount, "to": e.to, "all_in": e.all_in,
-                "cards": list(e.cards), "street": _JSON_STREETS[e.street], "hand": e.hand}
+        return {
+            "type": _JSON_EVENTS[e.type],
+            "seat": e.seat,
+            "amount": e.amount,
+            "to": e.to,
+            "all_in": e.all_in,
+            "cards": list(e.cards),
+            "street": _JSON_STREETS[e.street],
+            "hand": e.hand,
+        }
     if kind == "hand_start":
         s = item.hand_start
         return {
@@ -513,8 +528,11 @@ def _json_strategy(data: dict[str, object]) -> list[pb.ActionProbability]:
         probability = option.get("probability")
         if type(probability) is not float and type(probability) is not int:
             raise ValueError(f'"strategy" option {k}: "probability" must be a number')
-        options.append(pb.ActionProbability(type=kind, amount=_json_int(option, "amount", -_INT64, _INT64, 0),
-                                            probability=float(probability)))
+        options.append(
+            pb.ActionProbability(
+                type=kind, amount=_json_int(option, "amount", -_INT64, _INT64, 0), probability=float(probability)
+            )
+        )
     return options
 
 
@@ -533,8 +551,11 @@ def _json_reply(line: bytes) -> pb.ActionReply:
         given = orjson.dumps(action).decode()[:40]
         raise ValueError(f'"action" must be "fold", "check_call" or "bet_raise", not {given}')
     return pb.ActionReply(
-        table=_json_int(data, "table", 0, _UINT64), request_id=_json_int(data, "request_id", 0, _UINT64),
-        type=kind, amount=_json_int(data, "amount", -_INT64, _INT64, 0), strategy=_json_strategy(data),
+        table=_json_int(data, "table", 0, _UINT64),
+        request_id=_json_int(data, "request_id", 0, _UINT64),
+        type=kind,
+        amount=_json_int(data, "amount", -_INT64, _INT64, 0),
+        strategy=_json_strategy(data),
     )
 
 
@@ -553,5 +574,9 @@ def json_replies(lines: list[bytes]) -> tuple[pb.BotMessage | None, list[str]]:
 
 def reply_message(replies: list[tuple[int, int, str, int]]) -> pb.BotMessage:
     """Replies (table, request_id, action name as in the stdio contract, amount) as one BotMessage."""
-    return pb.BotMessage(actions=[pb.ActionReply(table=table, request_id=request_id, type=_JSON_ACTIONS[action],
-                                                 amount=amount) for table, request_id, action, amount in replies])
+    return pb.BotMessage(
+        actions=[
+            pb.ActionReply(table=table, request_id=request_id, type=_JSON_ACTIONS[action], amount=amount)
+            for table, request_id, action, amount in replies
+        ]
+    )

@@ -46,8 +46,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     for compiled in (ROOT / "dealer").glob("*.so"):
         source = compiled.with_name(compiled.name.split(".")[0] + ".py")
         if source.exists() and source.stat().st_mtime > compiled.stat().st_mtime:
-            pytest.exit(f"{source.relative_to(ROOT)} changed after it was compiled: run `make setup` "
-                        "(or `pip install -e .`) again", returncode=2)
+            pytest.exit(
+                f"{source.relative_to(ROOT)} changed after it was compiled: run `make setup` "
+                "(or `pip install -e .`) again",
+                returncode=2,
+            )
 
 
 def node_command() -> tuple[str, ...]:
@@ -75,20 +78,37 @@ def bot_command(kind: str, *, bot_seed: str | None = None) -> tuple[str, ...]:
 def stdio_samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, ...]]:
     """The C, Java and Rust stdio sample bots, built from source for this test run: commands by language."""
     out = tmp_path_factory.mktemp("stdio-samples")
-    done = subprocess.run(["bash", str(ROOT / "sample_bots" / "build.sh"), str(out)], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        ["bash", str(ROOT / "sample_bots" / "build.sh"), str(out)], capture_output=True, text=True, check=False
+    )
     if done.returncode != 0:
         pytest.fail(f"sample_bots/build.sh failed: {done.stderr.strip()}")
-    return {"c": (str(out / "c" / "bot"),), "java": ("java", "-cp", str(out / "java" / "build"), "Bot"),
-            "rust": (str(out / "rust" / "bot"),)}
+    return {
+        "c": (str(out / "c" / "bot"),),
+        "java": ("java", "-cp", str(out / "java" / "build"), "Bot"),
+        "rust": (str(out / "rust" / "bot"),),
+    }
 
 
 @pytest.fixture(scope="session")
 def acpc_client(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The project's ACPC reference client (tests/bots/acpc_client.c), compiled for this test run."""
     binary = tmp_path_factory.mktemp("acpc") / "acpc_client"
-    done = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(binary),
-                           str(ROOT / "tests" / "bots" / "acpc_client.c")], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            "gcc",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-o",
+            str(binary),
+            str(ROOT / "tests" / "bots" / "acpc_client.c"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         pytest.fail(f"cannot build the ACPC reference client: {done.stderr.strip()}")
     return binary
@@ -125,13 +145,29 @@ def run_match(
 ) -> MatchRun:
     """Play a real match between ``bots`` (name -> command, in seat order); ``hands`` per table.
     ``protocols``: a bot's protocol when not gRPC (name -> "stdio"); ``time``: other clocks."""
-    game = game_config(variant=variant, blinds=blinds, ante=ante, stack=stack, rake_percent=rake_percent,
-                       rake_cap=rake_cap, mixed=mixed, time=dict(time or TIME))
+    game = game_config(
+        variant=variant,
+        blinds=blinds,
+        ante=ante,
+        stack=stack,
+        rake_percent=rake_percent,
+        rake_cap=rake_cap,
+        mixed=mixed,
+        time=dict(time or TIME),
+    )
     names = list(bots)
-    plan = MatchPlan(match_id="e2e", tables=plan_tables(names, duplicate=duplicate, tables=tables), game=game,
-                     hands=hands, seed=seed, mode=mode)
-    entries = {name: BotEntry(name, tuple(command), protocol=(protocols or {}).get(name, "grpc"))
-               for name, command in bots.items()}
+    plan = MatchPlan(
+        match_id="e2e",
+        tables=plan_tables(names, duplicate=duplicate, tables=tables),
+        game=game,
+        hands=hands,
+        seed=seed,
+        mode=mode,
+    )
+    entries = {
+        name: BotEntry(name, tuple(command), protocol=(protocols or {}).get(name, "grpc"))
+        for name, command in bots.items()
+    }
 
     async def play() -> MatchRun:
         async with DealerServer("127.0.0.1:0") as server:
@@ -202,7 +238,7 @@ class PhhHand:
 
 
 def split_cards(text: str) -> list[str]:
-    return [text[i:i + 2] for i in range(0, len(text), 2)]
+    return [text[i : i + 2] for i in range(0, len(text), 2)]
 
 
 def read_phhs(path: Path) -> list[PhhHand]:
@@ -232,7 +268,7 @@ def _mount_source(path: Path) -> tuple[str, str]:
         if (str(path) + "/").startswith(point.rstrip("/") + "/") and len(point) > len(best[2]):
             best = (fields[2], root, point)
     device, root, point = best
-    return device, root.rstrip("/") + "/" + str(path)[len(point):].lstrip("/")
+    return device, root.rstrip("/") + "/" + str(path)[len(point) :].lstrip("/")
 
 
 def processes_under(folder: Path) -> list[tuple[int, str]]:

@@ -236,15 +236,11 @@ def standard_script() -> list[dealer_pb2.DealerMessage]:
             ),
             dealer_pb2.Item(
                 table=table,
-                event=dealer_pb2.Event(
-                    type=dealer_pb2.EVENT_TYPE_SMALL_BLIND, seat=0, amount=10, to=10, street=1
-                ),
+                event=dealer_pb2.Event(type=dealer_pb2.EVENT_TYPE_SMALL_BLIND, seat=0, amount=10, to=10, street=1),
             ),
             dealer_pb2.Item(
                 table=table,
-                event=dealer_pb2.Event(
-                    type=dealer_pb2.EVENT_TYPE_BIG_BLIND, seat=1, amount=20, to=20, street=1
-                ),
+                event=dealer_pb2.Event(type=dealer_pb2.EVENT_TYPE_BIG_BLIND, seat=1, amount=20, to=20, street=1),
             ),
         ]
     batched = _message(
@@ -252,42 +248,87 @@ def standard_script() -> list[dealer_pb2.DealerMessage]:
         request(7, 101, hole=("Ah", "Kd")),
         # Big blind facing a limp: a free check, folding not offered.
         request(
-            9, 201, seat=1, hole=("7c", "2d"), bets=(20, 20), stacks=(980, 980), pot=40,
-            can_fold=False, call_amount=0, min_raise_to=40, max_raise_to=1000,
+            9,
+            201,
+            seat=1,
+            hole=("7c", "2d"),
+            bets=(20, 20),
+            stacks=(980, 980),
+            pot=40,
+            can_fold=False,
+            call_amount=0,
+            min_raise_to=40,
+            max_raise_to=1000,
         ),
     )
     flop = _message(
         dealer_pb2.Item(
             table=7,
-            event=dealer_pb2.Event(
-                type=dealer_pb2.EVENT_TYPE_BOARD, cards=["As", "Kh", "2c"], street=2
-            ),
+            event=dealer_pb2.Event(type=dealer_pb2.EVENT_TYPE_BOARD, cards=["As", "Kh", "2c"], street=2),
         ),
         request(
-            7, 102, street=dealer_pb2.STREET_FLOP, board=("As", "Kh", "2c"), bets=(0, 50),
-            stacks=(940, 890), pot=170, call_amount=50, min_raise_to=100, max_raise_to=940,
+            7,
+            102,
+            street=dealer_pb2.STREET_FLOP,
+            board=("As", "Kh", "2c"),
+            bets=(0, 50),
+            stacks=(940, 890),
+            pot=170,
+            call_amount=50,
+            min_raise_to=100,
+            max_raise_to=940,
         ),
         request(
-            9, 202, seat=1, street=dealer_pb2.STREET_FLOP, hole=("7c", "2d"),
-            board=("Qs", "Jh", "9c"), bets=(80, 0), stacks=(900, 960), pot=200,
-            call_amount=80, min_raise_to=160, max_raise_to=960,
+            9,
+            202,
+            seat=1,
+            street=dealer_pb2.STREET_FLOP,
+            hole=("7c", "2d"),
+            board=("Qs", "Jh", "9c"),
+            bets=(80, 0),
+            stacks=(900, 960),
+            pot=200,
+            call_amount=80,
+            min_raise_to=160,
+            max_raise_to=960,
         ),
     )
     # Multiway river, opponents partly folded; short stack: no raise allowed, call is all-in.
     river = _message(
         request(
-            7, 103, hand=1, street=dealer_pb2.STREET_RIVER, hole=("Td", "Tc"),
-            board=("2h", "5s", "9d", "Jc", "3h"), seat=2, stacks=(500, 0, 30, 700),
-            bets=(0, 0, 0, 100), folded=(True, False, False, False), pot=600,
-            call_amount=30, min_raise_to=0, max_raise_to=0,
+            7,
+            103,
+            hand=1,
+            street=dealer_pb2.STREET_RIVER,
+            hole=("Td", "Tc"),
+            board=("2h", "5s", "9d", "Jc", "3h"),
+            seat=2,
+            stacks=(500, 0, 30, 700),
+            bets=(0, 0, 0, 100),
+            folded=(True, False, False, False),
+            pot=600,
+            call_amount=30,
+            min_raise_to=0,
+            max_raise_to=0,
         )
     )
     # A free check on the turn with a wide raise range: a single-item message.
     turn = _message(
         request(
-            9, 203, hand=1, seat=1, street=dealer_pb2.STREET_TURN, hole=("8s", "8h"),
-            board=("8d", "Qs", "2c", "8c"), bets=(0, 0), stacks=(800, 800), pot=400,
-            can_fold=False, call_amount=0, min_raise_to=20, max_raise_to=800,
+            9,
+            203,
+            hand=1,
+            seat=1,
+            street=dealer_pb2.STREET_TURN,
+            hole=("8s", "8h"),
+            board=("8d", "Qs", "2c", "8c"),
+            bets=(0, 0),
+            stacks=(800, 800),
+            pot=400,
+            can_fold=False,
+            call_amount=0,
+            min_raise_to=20,
+            max_raise_to=800,
         )
     )
     ends = _message(
@@ -295,20 +336,18 @@ def standard_script() -> list[dealer_pb2.DealerMessage]:
             dealer_pb2.Item(
                 table=table,
                 hand_end=dealer_pb2.HandEnd(
-                    hand=0, stacks=[1000, 1000], net=[0, 0],
+                    hand=0,
+                    stacks=[1000, 1000],
+                    net=[0, 0],
                     pots=[dealer_pb2.Pot(amount=40, winners=[0, 1], shares=[20, 20])],
                 ),
             )
             for table in (7, 9)
         ),
         *(
-            dealer_pb2.Item(
-                table=table, match_end=dealer_pb2.MatchEnd(match_id=f"test/{table}", net=[0, 0], hands=1)
-            )
+            dealer_pb2.Item(table=table, match_end=dealer_pb2.MatchEnd(match_id=f"test/{table}", net=[0, 0], hands=1))
             for table in (7, 9)
         ),
-        dealer_pb2.Item(
-            notice=dealer_pb2.Notice(reason=dealer_pb2.FAULT_REASON_TIMEOUT, detail="just a test")
-        ),
+        dealer_pb2.Item(notice=dealer_pb2.Notice(reason=dealer_pb2.FAULT_REASON_TIMEOUT, detail="just a test")),
     )
     return [batched, flop, river, turn, ends]

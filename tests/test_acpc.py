@@ -34,22 +34,35 @@ def acpc(client: Path, *extra: str) -> tuple[str, ...]:
 
 def test_game_definitions_heads_up_reverse_blinds_and_three_handed_limit() -> None:
     assert game_definition(game_config(blinds=(50, 100), stack=20000), 2).splitlines() == [
-        "GAMEDEF", "nolimit", "numPlayers = 2", "numRounds = 4", "stack = 20000 20000", "blind = 100 50",
-        "firstPlayer = 2 1 1 1", "numSuits = 4", "numRanks = 13", "numHoleCards = 2", "numBoardCards = 0 3 1 1",
-        "END GAMEDEF"]
+        "GAMEDEF",
+        "nolimit",
+        "numPlayers = 2",
+        "numRounds = 4",
+        "stack = 20000 20000",
+        "blind = 100 50",
+        "firstPlayer = 2 1 1 1",
+        "numSuits = 4",
+        "numRanks = 13",
+        "numHoleCards = 2",
+        "numBoardCards = 0 3 1 1",
+        "END GAMEDEF",
+    ]
     limit = game_definition(game_config(variant="fixed-limit", blinds=(5, 10), stack=1000), 3).splitlines()
     assert limit[1] == "limit" and "blind = 5 10 0" in limit and "raiseSize = 10 10 20 20" in limit
     assert "maxRaises = 3 4 4 4" in limit and "firstPlayer = 3 1 1 1" in limit
 
 
-@pytest.mark.parametrize("game, seats, freezeout, reason", [
-    (game_config(variant="pot-limit"), 2, False, "no pot limit"),
-    (game_config(variant="mixed"), 2, False, "no mixed games"),
-    (game_config(ante=10), 2, False, "no antes"),
-    (game_config(rake_percent=5, rake_cap=100), 2, False, "no rake"),
-    (game_config(), 6, True, "no freezeout"),
-    (game_config(variant="fixed-limit", blinds=(50, 100), stack=2000), 2, False, "at least 2400"),
-])
+@pytest.mark.parametrize(
+    "game, seats, freezeout, reason",
+    [
+        (game_config(variant="pot-limit"), 2, False, "no pot limit"),
+        (game_config(variant="mixed"), 2, False, "no mixed games"),
+        (game_config(ante=10), 2, False, "no antes"),
+        (game_config(rake_percent=5, rake_cap=100), 2, False, "no rake"),
+        (game_config(), 6, True, "no freezeout"),
+        (game_config(variant="fixed-limit", blinds=(50, 100), stack=2000), 2, False, "at least 2400"),
+    ],
+)
 def test_what_acpc_cannot_express_is_refused_with_a_reason(game, seats: int, freezeout: bool, reason: str) -> None:
     text = unsupported(game, seats=seats, freezeout=freezeout)
     assert text is not None and reason in text and "\n" not in text
@@ -65,16 +78,20 @@ def item(table: int, kind: str, **body: object) -> dict[str, object]:
 
 
 def event(kind: str, seat: int, to: int = 0, cards: tuple[str, ...] = ()) -> dict[str, object]:
-    return item(1, "event", type=kind, seat=seat, to=to, amount=0, all_in=False, cards=list(cards), street="preflop",
-                hand=0)
+    return item(
+        1, "event", type=kind, seat=seat, to=to, amount=0, all_in=False, cards=list(cards), street="preflop", hand=0
+    )
 
 
 def test_items_become_the_protocol_examples_states_and_answers_become_replies() -> None:
     """The protocol's limit example: position 0 (the big blind heads-up) holds TdAs."""
     view, out = AcpcView(1, no_limit=False), []
-    for it in (item(1, "match_start", seat=0, players=["me", "them"]),
-               item(1, "hand_start", hand=0, button=1, seat=0, hole_cards=["Td", "As"]),
-               event("small_blind", 1, 50), event("big_blind", 0, 100)):
+    for it in (
+        item(1, "match_start", seat=0, players=["me", "them"]),
+        item(1, "hand_start", hand=0, button=1, seat=0, hole_cards=["Td", "As"]),
+        event("small_blind", 1, 50),
+        event("big_blind", 0, 100),
+    ):
         view.feed(it, out)
     view.flush(out)
     view.feed(event("raise", 1, 200), out)
@@ -93,8 +110,11 @@ def test_items_become_the_protocol_examples_states_and_answers_become_replies() 
     view.feed(event("bet", 1, 100), out)
     view.feed(event("fold", 0), out)
     view.feed(item(1, "hand_end", shown=[]), out)
-    assert out[4:] == ["MATCHSTATE:0:0:rrc/c:TdAs|/2c8c3h", "MATCHSTATE:0:0:rrc/cr:TdAs|/2c8c3h",
-                       "MATCHSTATE:0:0:rrc/crf:TdAs|/2c8c3h"]
+    assert out[4:] == [
+        "MATCHSTATE:0:0:rrc/c:TdAs|/2c8c3h",
+        "MATCHSTATE:0:0:rrc/cr:TdAs|/2c8c3h",
+        "MATCHSTATE:0:0:rrc/crf:TdAs|/2c8c3h",
+    ]
     for bad in ("MATCHSTATE:0:0:r:TdAs|", "MATCHSTATE:0:0:r:TdAs|:x", "hello:c", "MATCHSTATE:0:0:r:TdAs|:r1x"):
         with pytest.raises(ValueError):
             view.answer(bad)
@@ -102,21 +122,32 @@ def test_items_become_the_protocol_examples_states_and_answers_become_replies() 
 
 def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed() -> None:
     view, out = AcpcView(4, no_limit=True), []
-    for it in (item(4, "match_start", seat=1, players=["a", "b", "c"]),
-               item(4, "hand_start", hand=3, button=0, seat=1, hole_cards=["Ah", "Kh"]),
-               event("small_blind", 1, 50), event("big_blind", 2, 100), event("raise", 0, 300),
-               event("call", 1, 300), event("call", 2, 300), event("board", 0, cards=("2c", "3c", "4c"))):
+    for it in (
+        item(4, "match_start", seat=1, players=["a", "b", "c"]),
+        item(4, "hand_start", hand=3, button=0, seat=1, hole_cards=["Ah", "Kh"]),
+        event("small_blind", 1, 50),
+        event("big_blind", 2, 100),
+        event("raise", 0, 300),
+        event("call", 1, 300),
+        event("call", 2, 300),
+        event("board", 0, cards=("2c", "3c", "4c")),
+    ):
         view.feed(it, out)
     view.feed(item(4, "request", request_id=2, min_raise_to=100), out)
     assert out[-1] == "MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c"  # seat 1 is position 0, the small blind
     assert view.answer("MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c:r700") == (4, 2, "bet_raise", 400)
     with pytest.raises(ValueError, match="needs its size"):
         view.answer("MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c:r")
-    for it in (event("bet", 1, 400), event("fold", 2), event("raise", 0, 1200), event("call", 1, 1200),
-               event("board", 0, cards=("9d",)), event("board", 0, cards=("Td",))):
+    for it in (
+        event("bet", 1, 400),
+        event("fold", 2),
+        event("raise", 0, 1200),
+        event("call", 1, 1200),
+        event("board", 0, cards=("9d",)),
+        event("board", 0, cards=("Td",)),
+    ):
         view.feed(it, out)
-    view.feed(item(4, "hand_end", shown=[{"seat": 0, "cards": ["Qs", "Qd"]}, {"seat": 1, "cards": ["Ah", "Kh"]}]),
-              out)
+    view.feed(item(4, "hand_end", shown=[{"seat": 0, "cards": ["Qs", "Qd"]}, {"seat": 1, "cards": ["Ah", "Kh"]}]), out)
     assert out[-1] == "MATCHSTATE:0:3:r300cc/r700fr1500c//:AhKh||QsQd/2c3c4c/9d/Td"
 
 
@@ -127,8 +158,14 @@ def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed(
 def test_the_reference_client_plays_a_grpc_bot_and_the_histories_replay_in_pokerkit(
     tmp_path: Path, acpc_client: Path, variant: str
 ) -> None:
-    run = run_match(tmp_path, {"acpc": acpc(acpc_client, "trace"), "random": bot_command("random")},
-                    protocols={"acpc": "acpc"}, variant=variant, hands=16, seed=f"acpc-{variant}")
+    run = run_match(
+        tmp_path,
+        {"acpc": acpc(acpc_client, "trace"), "random": bot_command("random")},
+        protocols={"acpc": "acpc"},
+        variant=variant,
+        hands=16,
+        seed=f"acpc-{variant}",
+    )
     histories = check_match(run)  # duplicate: two tables, so two ACPC clients, one per table
     actions = " ".join(a for hands in histories.values() for h in hands for a in h.fields["actions"])
     assert " cbr " in actions and " f" in actions
@@ -154,14 +191,30 @@ def test_dealer_match_plays_an_acpc_bot_and_export_prints_its_states(tmp_path: P
     dealer = Path(sys.executable).with_name("dealer")
     out = tmp_path / "cli"
     done = subprocess.run(
-        [str(dealer), "match", f"acpc:{acpc_client} {{game}} {{host}} {{port}}",
-         "python sample_bots/python/call_bot.py",
-         "--hands", "8", "--variant", "fixed-limit", "--out", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False, env={**os.environ, "DEALER_SEED": "1"})
+        [
+            str(dealer),
+            "match",
+            f"acpc:{acpc_client} {{game}} {{host}} {{port}}",
+            "python sample_bots/python/call_bot.py",
+            "--hands",
+            "8",
+            "--variant",
+            "fixed-limit",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "DEALER_SEED": "1"},
+    )
     assert done.returncode == 0, done.stderr
     assert "acpc_client" in done.stdout and "8 hands" in done.stdout
-    exported = subprocess.run([str(dealer), "export", "--acpc", str(out / "hands")], capture_output=True, text=True,
-                              timeout=60, check=False)
+    exported = subprocess.run(
+        [str(dealer), "export", "--acpc", str(out / "hands")], capture_output=True, text=True, timeout=60, check=False
+    )
     assert exported.returncode == 0, exported.stderr
     lines = exported.stdout.splitlines()
     assert len(lines) == 8
@@ -177,13 +230,27 @@ def test_dealer_match_plays_an_acpc_bot_and_export_prints_its_states(tmp_path: P
 def test_an_acpc_bot_at_a_variant_acpc_cannot_express_is_refused(tmp_path: Path, acpc_client: Path) -> None:
     dealer = Path(sys.executable).with_name("dealer")
     done = subprocess.run(
-        [str(dealer), "match", f"acpc:{acpc_client} {{game}} {{host}} {{port}}",
-         "python sample_bots/python/call_bot.py",
-         "--variant", "pot-limit", "--out", str(tmp_path / "cli")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+        [
+            str(dealer),
+            "match",
+            f"acpc:{acpc_client} {{game}} {{host}} {{port}}",
+            "python sample_bots/python/call_bot.py",
+            "--variant",
+            "pot-limit",
+            "--out",
+            str(tmp_path / "cli"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
-    assert done.stderr.strip() == ("error: an ACPC bot cannot play this match: ACPC game definitions have no pot "
-                                   "limit (use no-limit or fixed-limit)")
+    assert done.stderr.strip() == (
+        "error: an ACPC bot cannot play this match: ACPC game definitions have no pot "
+        "limit (use no-limit or fixed-limit)"
+    )
     assert not (tmp_path / "cli").exists()  # nothing was started
     league = tmp_path / "league.yaml"
     league.write_text(f"""\
@@ -195,8 +262,11 @@ events:
   - {{name: ok, format: round-robin, table_size: 2, hands: 10}}
   - {{name: antes, format: round-robin, table_size: 2, hands: 10, game: {{ante: 5}}}}
 """)
-    done = subprocess.run([str(dealer), "validate", str(league)], capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = subprocess.run(
+        [str(dealer), "validate", str(league)], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 2
-    assert done.stderr.strip() == (f"error: {league}:7: events[1]: bot 'old' speaks ACPC, which cannot play this "
-                                   "event: ACPC game definitions have no antes")
+    assert done.stderr.strip() == (
+        f"error: {league}:7: events[1]: bot 'old' speaks ACPC, which cannot play this "
+        "event: ACPC game definitions have no antes"
+    )

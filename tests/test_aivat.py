@@ -22,8 +22,18 @@ HU = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=10
 def _deck(holes: list[list[int]], board: list[int]) -> list[int]:
     """A heads-up deck dealing ``holes`` by position and ``board``, the other cards in order."""
     rest = [c for c in range(52) if c not in set(board) | {c for h in holes for c in h}]
-    deck = [holes[0][0], holes[1][0], holes[0][1], holes[1][1], rest.pop(), *board[:3], rest.pop(), board[3],
-            rest.pop(), board[4]]
+    deck = [
+        holes[0][0],
+        holes[1][0],
+        holes[0][1],
+        holes[1][1],
+        rest.pop(),
+        *board[:3],
+        rest.pop(),
+        board[3],
+        rest.pop(),
+        board[4],
+    ]
     return deck + rest
 
 
@@ -82,8 +92,13 @@ def test_preflop_estimate_is_exchangeable_so_the_deal_term_averages_to_zero_exac
         a = shares([(cards[0], cards[1]), (cards[2], cards[3])], [], ((0, 1),))[0]
         b = shares([(cards[2], cards[3]), (cards[0], cards[1])], [], ((0, 1),))[0]
         assert a == [b[1], b[0]]
-        three = shares([(cards[0], cards[1]), (cards[2], cards[3]), (0, 1)] if 0 not in cards and 1 not in cards
-                       else [(cards[0], cards[1]), (cards[2], cards[3]), (50, 51)], [], ((0, 1, 2), (0, 1)))
+        three = shares(
+            [(cards[0], cards[1]), (cards[2], cards[3]), (0, 1)]
+            if 0 not in cards and 1 not in cards
+            else [(cards[0], cards[1]), (cards[2], cards[3]), (50, 51)],
+            [],
+            ((0, 1, 2), (0, 1)),
+        )
         assert sum(three[0]) == pytest.approx(1) and sum(three[1]) == pytest.approx(1) and three[1][2] == 0
 
 

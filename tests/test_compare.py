@@ -59,8 +59,10 @@ def test_paired_samples_head_to_head_and_adjusted():
 
 def test_paired_samples_field_mode():
     hands = [
-        HandRecord(1, "m/0", 0, 100, {"new": 300, "f": -300}), HandRecord(2, "m/0", 0, 100, {"f": 100, "new": -100}),
-        HandRecord(3, "m/0", 0, 100, {"old": -200, "f": 200}), HandRecord(4, "m/0", 0, 100, {"f": 0, "old": 0}),
+        HandRecord(1, "m/0", 0, 100, {"new": 300, "f": -300}),
+        HandRecord(2, "m/0", 0, 100, {"f": 100, "new": -100}),
+        HandRecord(3, "m/0", 0, 100, {"old": -200, "f": 200}),
+        HandRecord(4, "m/0", 0, 100, {"f": 0, "old": 0}),
         HandRecord(1, "m/0", 1, 100, {"new": 100, "f": -100}),  # an incomplete group (a stopped match): left out
     ]
     samples = paired_samples([result_of("m", ("f", "new", "old"), hands, keep=True)], "new", "old")
@@ -85,10 +87,16 @@ def test_figures_against_hand_computed_values():
     assert wide.ci[0] < fig.ci[0] and wide.ci[1] > fig.ci[1]
 
 
-@pytest.mark.parametrize(("ci", "verdict"), [
-    ((1.0, 9.0), "better"), ((-9.0, -1.0), "worse"), ((-4.0, 30.0), "not worse"), ((-6.0, 30.0), "inconclusive"),
-    ((float("nan"), float("nan")), "inconclusive"),
-])
+@pytest.mark.parametrize(
+    ("ci", "verdict"),
+    [
+        ((1.0, 9.0), "better"),
+        ((-9.0, -1.0), "worse"),
+        ((-4.0, 30.0), "not worse"),
+        ((-6.0, 30.0), "inconclusive"),
+        ((float("nan"), float("nan")), "inconclusive"),
+    ],
+)
 def test_verdict_from_ci(ci, verdict):
     assert verdict_from_ci(ci, worse_than=-5.0) == verdict
 
@@ -190,9 +198,23 @@ def test_cli_compare_strength_beats_random(tmp_path):
     strength = f"{sys.executable} {PY_BOTS / 'strength_bot.py'}"
     rand = f"{sys.executable} {PY_BOTS / 'random_bot.py'}"
     run = subprocess.run(
-        [str(Path(sys.executable).parent / "dealer"), "compare", strength, rand, "--hands", "600", "--json",
-         "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300,
-        env={**os.environ, "DEALER_SEED": "3"})
+        [
+            str(Path(sys.executable).parent / "dealer"),
+            "compare",
+            strength,
+            rand,
+            "--hands",
+            "600",
+            "--json",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, "DEALER_SEED": "3"},
+    )
     data = json.loads(run.stdout.strip().splitlines()[-1])
     assert data["verdict"] == "better", run.stderr[-2000:]
     assert run.returncode == 0
@@ -210,10 +232,16 @@ def test_league_journal_keeps_ev_net_luck_net_and_full_net():
     records = _h2h([200, -400], ev=[50.0, 0.0]).records
     assert records is not None
     lucky = HandRecord(3, "m/0", 2, 100, {"new": 10, "old": -10}, None, {"new": -4.5, "old": 4.5})
-    known = HandRecord(3, "m/0", 3, 100, {"new": 10, "old": -10}, None, {"new": -4.5, "old": 4.5},
-                       {"new": 2.25, "old": -2.25})
-    result = result_of("m", ("new", "old"), [*records, lucky, known], keep=True,
-                       strategies_refused={"old": "probabilities sum to 0.9, not 1"})
+    known = HandRecord(
+        3, "m/0", 3, 100, {"new": 10, "old": -10}, None, {"new": -4.5, "old": 4.5}, {"new": 2.25, "old": -2.25}
+    )
+    result = result_of(
+        "m",
+        ("new", "old"),
+        [*records, lucky, known],
+        keep=True,
+        strategies_refused={"old": "probabilities sum to 0.9, not 1"},
+    )
     back = _result_from_json(json.loads(json.dumps(_result_to_json(result))))
     assert back.records == result.records and back.records is not None
     assert back.strategies_refused == result.strategies_refused
@@ -250,8 +278,16 @@ def test_estimators_and_the_variance_each_removes():
 def test_full_estimator_takes_the_known_strategy_figures_where_a_hand_has_them():
     # Deal 0 had a decision with a known strategy (full_net), deal 1 none: full falls back to aivat there.
     hands = [
-        HandRecord(1, "m/0", 0, 100, {"new": 500, "old": -500}, None, {"new": 300.0, "old": -300.0},
-                   {"new": 100.0, "old": -100.0}),
+        HandRecord(
+            1,
+            "m/0",
+            0,
+            100,
+            {"new": 500, "old": -500},
+            None,
+            {"new": 300.0, "old": -300.0},
+            {"new": 100.0, "old": -100.0},
+        ),
         HandRecord(2, "m/0", 0, 100, {"old": 0, "new": 0}, None, {"old": 0.0, "new": 0.0}),
         HandRecord(1, "m/0", 1, 100, {"new": -200, "old": 200}, None, {"new": -50.0, "old": 50.0}),
         HandRecord(2, "m/0", 1, 100, {"old": 0, "new": 0}, None, {"old": 0.0, "new": 0.0}),

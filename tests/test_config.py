@@ -132,7 +132,12 @@ def test_full_example_parses_into_expected_values(folder: Path) -> None:
 
     heads_up, six_max, gauntlet, final, compare = config.events
     assert (heads_up.format, heads_up.table_size, heads_up.hands, heads_up.duplicate, heads_up.line) == (
-        "round-robin", 2, 2000, False, 25)
+        "round-robin",
+        2,
+        2000,
+        False,
+        25,
+    )
     assert heads_up.bots == ("strength", "node", "alice", "random")
     assert heads_up.game == config.game
 
@@ -309,9 +314,11 @@ def test_each_error_is_reported_with_line_and_key(
 
 
 def test_commands_naming_existing_scripts_or_code_are_accepted(folder: Path) -> None:
-    bots = ("  - {name: c, command: sh bots/strength.sh}\n"
-            "  - {name: d, command: [python3, -c, 'import x.py']}\n"
-            "  - {name: e, command: python3 -m pkg.main.py}\n")
+    bots = (
+        "  - {name: c, command: sh bots/strength.sh}\n"
+        "  - {name: d, command: [python3, -c, 'import x.py']}\n"
+        "  - {name: e, command: python3 -m pkg.main.py}\n"
+    )
     assert [b.name for b in parse_league(minimal(bots), str(folder / "t.yaml")).bots] == ["a", "b", "c", "d", "e"]
 
 

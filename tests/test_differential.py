@@ -24,9 +24,7 @@ def random_config(rng: random.Random, variant: Variant, players: int) -> TableCo
     big = rng.choice((2, 4, 10, 20, 25))
     small = rng.choice((big // 2, big // 2, big // 2, big // 5, big))
     ante = rng.choice((0, 0, 1, big // 10, big // 4))
-    stacks = tuple(
-        rng.randint(1, 4 * big) if rng.random() < 0.4 else rng.randint(1, 60 * big) for _ in range(players)
-    )
+    stacks = tuple(rng.randint(1, 4 * big) if rng.random() < 0.4 else rng.randint(1, 60 * big) for _ in range(players))
     return TableConfig(stacks=stacks, button=rng.randrange(players), small_blind=small, big_blind=big,
                        variant=variant, ante=ante)  # fmt: skip
 

@@ -129,8 +129,14 @@ def check_no_processes(run: MatchRun) -> None:
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("opponent", PYTHON_BOTS)
 def test_heads_up_node_against_python_bot(tmp_path: Path, opponent: str, variant: str) -> None:
-    run = run_match(tmp_path, {"node": bot_command("node"), opponent: bot_command(opponent)},
-                    variant=variant, hands=30, ante=ANTES[variant], seed=f"hu-{opponent}-{variant}")
+    run = run_match(
+        tmp_path,
+        {"node": bot_command("node"), opponent: bot_command(opponent)},
+        variant=variant,
+        hands=30,
+        ante=ANTES[variant],
+        seed=f"hu-{opponent}-{variant}",
+    )
     histories = check_match(run)
     if variant == "mixed":  # blocks of table-size hands: fixed limit first, then no limit
         codes = [h.fields["variant"] for h in histories["m/0", 0]]
@@ -148,8 +154,17 @@ def test_six_max(tmp_path: Path, variant: str) -> None:
 
 
 def test_six_max_with_rake_and_two_deal_sets(tmp_path: Path) -> None:
-    run = run_match(tmp_path, six_bots(), variant="no-limit", hands=12, tables=2, rake_percent=5, rake_cap=300,
-                    ante=20, seed="raked")
+    run = run_match(
+        tmp_path,
+        six_bots(),
+        variant="no-limit",
+        hands=12,
+        tables=2,
+        rake_percent=5,
+        rake_cap=300,
+        ante=20,
+        seed="raked",
+    )
     histories = check_match(run)
     assert len(histories) == 12
     rakes = [h.rake for hands in histories.values() for h in hands]
@@ -169,8 +184,12 @@ def test_three_tables_not_duplicate(tmp_path: Path) -> None:
 
 def deterministic_bots() -> dict[str, tuple[str, ...]]:
     """Bots whose every answer depends only on the request (so also on no table interleaving)."""
-    return {"node": bot_command("node"), "strength": bot_command("strength", bot_seed="9"),
-            "call": bot_command("call"), "raise": bot_command("raise")}
+    return {
+        "node": bot_command("node"),
+        "strength": bot_command("strength", bot_seed="9"),
+        "call": bot_command("call"),
+        "raise": bot_command("raise"),
+    }
 
 
 def phhs_bytes(out: Path) -> dict[str, bytes]:
@@ -178,8 +197,10 @@ def phhs_bytes(out: Path) -> dict[str, bytes]:
 
 
 def test_same_seed_gives_identical_histories(tmp_path: Path) -> None:
-    runs = [run_match(tmp_path / f"run{k}", deterministic_bots(), variant="mixed", hands=20, ante=10,
-                      seed="same-seed") for k in range(2)]
+    runs = [
+        run_match(tmp_path / f"run{k}", deterministic_bots(), variant="mixed", hands=20, ante=10, seed="same-seed")
+        for k in range(2)
+    ]
     for run in runs:
         check_match(run)
     first, second = (phhs_bytes(run.out) for run in runs)
@@ -192,8 +213,10 @@ def test_same_seed_gives_identical_histories(tmp_path: Path) -> None:
 def test_same_seed_random_bot_single_table(tmp_path: Path) -> None:
     """A seeded random bot is deterministic when it plays one table at a time."""
     bots = {"random": bot_command("random", bot_seed="3"), "node": bot_command("node")}
-    runs = [run_match(tmp_path / f"run{k}", bots, variant="no-limit", hands=100, duplicate=False, seed=12345)
-            for k in range(2)]
+    runs = [
+        run_match(tmp_path / f"run{k}", bots, variant="no-limit", hands=100, duplicate=False, seed=12345)
+        for k in range(2)
+    ]
     for run in runs:
         check_match(run)
     assert phhs_bytes(runs[0].out) == phhs_bytes(runs[1].out)
@@ -203,9 +226,21 @@ def test_cli_match(tmp_path: Path) -> None:
     """`dealer match` end to end: results.json, histories that replay, no bot left behind."""
     out = tmp_path / "out"
     dealer = Path(sys.executable).with_name("dealer")
-    command = [str(dealer), "match", "python sample_bots/python/random_bot.py", "node sample_bots/node/bot.js",
-               "python sample_bots/python/strength_bot.py", "--hands", "60", "--variant",
-               "pot-limit", "--ante", "5", "--out", str(out)]
+    command = [
+        str(dealer),
+        "match",
+        "python sample_bots/python/random_bot.py",
+        "node sample_bots/node/bot.js",
+        "python sample_bots/python/strength_bot.py",
+        "--hands",
+        "60",
+        "--variant",
+        "pot-limit",
+        "--ante",
+        "5",
+        "--out",
+        str(out),
+    ]
     seed = {**os.environ, "DEALER_SEED": "cli-1"}  # never on the command line, where every process can read it
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, env=seed)
     assert done.returncode == 0, done.stderr
@@ -225,8 +260,9 @@ def test_cli_match(tmp_path: Path) -> None:
 
 def freezeout(tmp_path: Path) -> MatchRun:
     bots = {name: bot_command(name) for name in ("random", "raise", "call", "node")}
-    return run_match(tmp_path, bots, variant="no-limit", hands=300, seed="freeze", mode="freezeout", stack=2000,
-                     duplicate=False)
+    return run_match(
+        tmp_path, bots, variant="no-limit", hands=300, seed="freeze", mode="freezeout", stack=2000, duplicate=False
+    )
 
 
 def test_freezeout(tmp_path: Path) -> None:
@@ -261,8 +297,7 @@ def test_freezeout_history_names_table_seats(tmp_path: Path) -> None:
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_six_max_long(tmp_path: Path, variant: str) -> None:
-    run = run_match(tmp_path, six_bots(), variant=variant, hands=167, ante=ANTES[variant] or 5,
-                    seed=f"long-{variant}")
+    run = run_match(tmp_path, six_bots(), variant=variant, hands=167, ante=ANTES[variant] or 5, seed=f"long-{variant}")
     check_match(run)
     assert run.result.hands >= 1000
 
@@ -271,6 +306,13 @@ def test_six_max_long(tmp_path: Path, variant: str) -> None:
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("opponent", PYTHON_BOTS)
 def test_heads_up_long(tmp_path: Path, opponent: str) -> None:
-    run = run_match(tmp_path, {"node": bot_command("node"), opponent: bot_command(opponent)}, variant="mixed",
-                    hands=500, tables=2, ante=5, seed=f"hu-long-{opponent}")
+    run = run_match(
+        tmp_path,
+        {"node": bot_command("node"), opponent: bot_command(opponent)},
+        variant="mixed",
+        hands=500,
+        tables=2,
+        ante=5,
+        seed=f"hu-long-{opponent}",
+    )
     check_match(run)

@@ -50,8 +50,9 @@ def _play(config: TableConfig, deck: list[int], actions: list[Action]) -> Hand:
     return hand
 
 
-def _brute_force(config: TableConfig, holes: list[list[int]], board: list[int], actions: list[Action],
-                 live_positions: list[int]) -> list[float]:
+def _brute_force(
+    config: TableConfig, holes: list[list[int]], board: list[int], actions: list[Action], live_positions: list[int]
+) -> list[float]:
     """Average engine net per seat over every run-out of ``board`` (folded players' cards unseen)."""
     n = config.seats
     known = set(board) | {c for k in live_positions for c in holes[k]}
@@ -87,11 +88,14 @@ def _case(config, holes_text, board_text, actions, runout_text, live):
 HU = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100)
 
 
-@pytest.mark.parametrize(("holes", "board", "runout"), [
-    (["AhKh", "QsQd"], "2h7hJc", "3c4d"),  # flop all-in: a flush draw against an overpair
-    (["AhKh", "QsQd"], "2h7hJc9s", "3c"),  # turn all-in
-    (["AsKd", "AcKh"], "2c7d9s", "3h4s"),  # mostly chopped pots: the odd chip rule
-])
+@pytest.mark.parametrize(
+    ("holes", "board", "runout"),
+    [
+        (["AhKh", "QsQd"], "2h7hJc", "3c4d"),  # flop all-in: a flush draw against an overpair
+        (["AhKh", "QsQd"], "2h7hJc9s", "3c"),  # turn all-in
+        (["AsKd", "AcKh"], "2c7d9s", "3h4s"),  # mostly chopped pots: the odd chip rule
+    ],
+)
 def test_heads_up_all_in_equals_brute_force(holes, board, runout):
     # Seat 0 is the big blind (position 0), seat 1 the button; check/call to the street, then all-in and call.
     streets = len(_cards(board)) - 2  # 1 flop, 2 turn
@@ -137,8 +141,7 @@ def test_three_way_side_pots_and_folded_cards_unseen():
 
 
 def test_rake_is_applied_as_the_engine_applies_it():
-    config = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100, rake_bps=500,
-                         rake_cap=300)
+    config = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100, rake_bps=500, rake_cap=300)
     actions: list[Action] = ["c", "c", 9_900, "c"]
     hand, hs, b = _case(config, ["AhKh", "QsQd"], "2h7hJc", actions, "3c4d", [0, 1])
     expected = _brute_force(config, hs, b, actions, [0, 1])
@@ -148,11 +151,14 @@ def test_rake_is_applied_as_the_engine_applies_it():
     assert sum(f - s for f, s in zip(hand.final_stacks(), config.stacks, strict=True)) == -300
 
 
-@pytest.mark.parametrize("actions", [
-    ["f"],  # pre-flop fold: no showdown
-    ["c", "c", "c", "c", "c", "c", "c", "c"],  # checked down to the river
-    ["c", "c", "c", "c", "c", "c", 9_900, "c"],  # all-in on the river: nothing left to deal
-])
+@pytest.mark.parametrize(
+    "actions",
+    [
+        ["f"],  # pre-flop fold: no showdown
+        ["c", "c", "c", "c", "c", "c", "c", "c"],  # checked down to the river
+        ["c", "c", "c", "c", "c", "c", 9_900, "c"],  # all-in on the river: nothing left to deal
+    ],
+)
 def test_no_adjustment_without_a_run_out(actions):
     hand = _play(HU, list(range(52)), actions)
     assert adjusted_net(hand) is None
@@ -186,19 +192,28 @@ def test_preflop_sample_mean_is_unbiased_over_seeds():
 pokerkit = pytest.importorskip("pokerkit")
 
 
-@pytest.mark.parametrize(("hero", "villain", "board"), [
-    ("AhKh", "QsQd", "2h7hJc"),
-    ("7c7d", "AsKs", "Kd8d2c"),
-    ("JhTh", "9c9d", "8h7c2s"),
-])
+@pytest.mark.parametrize(
+    ("hero", "villain", "board"),
+    [
+        ("AhKh", "QsQd", "2h7hJc"),
+        ("7c7d", "AsKs", "Kd8d2c"),
+        ("JhTh", "9c9d", "8h7c2s"),
+    ],
+)
 def test_flop_equity_matches_pokerkit(hero, villain, board):
     hole = [tuple(_cards(hero)), tuple(_cards(villain))]
     won, exact = expected_winnings(hole, _cards(board), [(2, [0, 1])])
     assert exact
     ranges = [pokerkit.parse_range(hero), pokerkit.parse_range(villain)]
     equities = pokerkit.calculate_equities(
-        ranges, pokerkit.Card.parse(board), 2, 5, pokerkit.Deck.STANDARD, (pokerkit.StandardHighHand,),
-        sample_count=1000)
+        ranges,
+        pokerkit.Card.parse(board),
+        2,
+        5,
+        pokerkit.Deck.STANDARD,
+        (pokerkit.StandardHighHand,),
+        sample_count=1000,
+    )
     # Ours is exact (won / pot); PokerKit samples: 1000 run-outs, standard error <= 0.016.
     assert won[0] / 2 == pytest.approx(equities[0], abs=0.06)
 
@@ -206,7 +221,8 @@ def test_flop_equity_matches_pokerkit(hero, villain, board):
 def test_preflop_equity_matches_pokerkit():
     ranges = [pokerkit.parse_range("AhAs"), pokerkit.parse_range("KdKc")]
     equities = pokerkit.calculate_equities(
-        ranges, (), 2, 5, pokerkit.Deck.STANDARD, (pokerkit.StandardHighHand,), sample_count=2000)
+        ranges, (), 2, 5, pokerkit.Deck.STANDARD, (pokerkit.StandardHighHand,), sample_count=2000
+    )
     hole = [tuple(_cards("AhAs")), tuple(_cards("KdKc"))]
     won, exact = expected_winnings(hole, [], [(2, [0, 1])], samples=4000)
     assert not exact

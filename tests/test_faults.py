@@ -62,13 +62,23 @@ class Played:
         return pids
 
 
-def play(tmp_path: Path, bad: tuple[str, ...], *, honest: tuple[str, ...] = HONEST, hands: int = 6,
-         policy: str = "fold", duplicate: bool = True, game=GAME, tables: int = 1) -> Played:
+def play(
+    tmp_path: Path,
+    bad: tuple[str, ...],
+    *,
+    honest: tuple[str, ...] = HONEST,
+    hands: int = 6,
+    policy: str = "fold",
+    duplicate: bool = True,
+    game=GAME,
+    tables: int = 1,
+) -> Played:
     """Play honest vs bad and return the result, with a guard against a match that never ends."""
     out = tmp_path / "out"
     names = ["honest", "bad"]
-    plan = MatchPlan("faults", plan_tables(names, duplicate=duplicate, tables=tables), game, hands=hands, seed=7,
-                     fault_policy=policy)
+    plan = MatchPlan(
+        "faults", plan_tables(names, duplicate=duplicate, tables=tables), game, hands=hands, seed=7, fault_policy=policy
+    )
     entries = {"honest": BotEntry("honest", honest), "bad": BotEntry("bad", bad)}
 
     async def main() -> tuple[MatchResult, dict[str, int]]:
@@ -266,10 +276,28 @@ def test_flood_of_stray_messages_cuts_the_bot_off(tmp_path: Path) -> None:
 def test_cli_match_prints_the_failures_column(tmp_path: Path) -> None:
     dealer = Path(sys.executable).with_name("dealer")
     done = subprocess.run(
-        [str(dealer), "match", f"python {BOTS / 'crashes.py'} 2", "python sample_bots/python/call_bot.py",
-         "--hands", "8", "--per-action-ms", "200", "--bank-ms", "300", "--startup-ms", "10000",
-         "--out", str(tmp_path / "cli")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False, env={**os.environ, "DEALER_SEED": str(SEED)},
+        [
+            str(dealer),
+            "match",
+            f"python {BOTS / 'crashes.py'} 2",
+            "python sample_bots/python/call_bot.py",
+            "--hands",
+            "8",
+            "--per-action-ms",
+            "200",
+            "--bank-ms",
+            "300",
+            "--startup-ms",
+            "10000",
+            "--out",
+            str(tmp_path / "cli"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "DEALER_SEED": str(SEED)},
     )
     assert done.returncode == 0, done.stderr
     header = next(line for line in done.stdout.splitlines() if "failures" in line)
@@ -281,8 +309,14 @@ def test_cli_match_prints_the_failures_column(tmp_path: Path) -> None:
     # The dealer's log in the output folder: launch, connection, the fault, the stop, by bot and
     # table; no seed, no token (43 url-safe characters), nothing on the console.
     text = (tmp_path / "cli" / "dealer.log").read_text()
-    for needle in ("launched bot crashes", "bot crashes connected from", "fault crash: bot crashes",
-                   "disqualified (fault policy fold)", "stopped bot crashes", "match match over: 8 hands"):
+    for needle in (
+        "launched bot crashes",
+        "bot crashes connected from",
+        "fault crash: bot crashes",
+        "disqualified (fault policy fold)",
+        "stopped bot crashes",
+        "match match over: 8 hands",
+    ):
         assert needle in text, (needle, text)
     assert SEED not in text and not re.search(r"[A-Za-z0-9_-]{40}", text), text
     assert (tmp_path / "cli" / "dealer.log").stat().st_mode & 0o077 == 0
@@ -293,8 +327,9 @@ def test_cli_match_prints_the_failures_column(tmp_path: Path) -> None:
 SEED = "a-seed-that-must-stay-secret-0123"
 
 
-def test_cli_turns_only_deliberate_errors_into_one_line(monkeypatch: pytest.MonkeyPatch,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_turns_only_deliberate_errors_into_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dealer import cli
     from dealer.errors import RunError
 
@@ -344,8 +379,9 @@ def test_an_oversized_message_is_a_protocol_fault_not_a_disconnect(tmp_path: Pat
 def test_an_unsupported_protocol_version_is_refused_clearly_and_counted_once(tmp_path: Path) -> None:
     played = play(tmp_path, bot("faulty.py", "version"))
     assert_honest_results_stand(played)
-    assert ("stream ended: StatusCode.FAILED_PRECONDITION protocol version 2 is not supported: "
-            "this dealer speaks version 1") in played.log()
+    assert (
+        "stream ended: StatusCode.FAILED_PRECONDITION protocol version 2 is not supported: this dealer speaks version 1"
+    ) in played.log()
     assert played.faults() == {Fault.PROTOCOL: INSTANCES}, played.faults()  # not also a crash when it then exits 1
 
 
@@ -356,7 +392,7 @@ def test_a_silent_bot_is_disqualified_once_and_then_sent_only_its_match_ends(tmp
     assert played.faults()[Fault.TIMEOUT] >= STRIKES, played.faults()
     kinds = re.findall(r"^got (\w+)(?: (\d+))?", played.log(), re.M)
     assert kinds.count(("notice", "5")) == 1, kinds  # DISQUALIFIED once, though it timed out on two tables
-    after = [kind for kind, _ in kinds[kinds.index(("notice", "5")) + 1:]]
+    after = [kind for kind, _ in kinds[kinds.index(("notice", "5")) + 1 :]]
     # Nothing more of the hands it no longer plays (a backlog that once reached 4.8 MB at MatchEnd,
     # above the bot's receive limit): only what is still due, each table's MatchEnd and Goodbye.
     assert after.count("match_end") == 2 and after[-1] == "goodbye", after
@@ -445,8 +481,9 @@ def test_restart_with_two_tables_restarts_once_per_crash_and_every_new_process_p
     # in need: it must wait for that restart, not stop the fresh process and start another.
     played = play(tmp_path, bot("crashes.py", "3", "exit", "late"), honest=CALLER, policy="restart", hands=6)
     assert_honest_results_stand(played)
-    logs = sorted((played.out / "logs").glob("bad*.log"), key=lambda p: int(p.suffixes[0][1:]) if
-                  len(p.suffixes) > 1 else 0)
+    logs = sorted(
+        (played.out / "logs").glob("bad*.log"), key=lambda p: int(p.suffixes[0][1:]) if len(p.suffixes) > 1 else 0
+    )
     restarts = len(logs) - 1
     assert restarts >= 2, logs
     for path in logs[:-1]:  # every process but the last played until it crashed by itself
@@ -459,8 +496,13 @@ def test_restart_with_two_tables_restarts_once_per_crash_and_every_new_process_p
 def test_junk_streams_cannot_lock_out_an_honest_bot_that_starts_late(tmp_path: Path) -> None:
     # 2 s an action: what this tests is the lock-out, not the honest bot's clock on a loaded machine
     # while 300 streams are opened beside it
-    played = play(tmp_path, bot("junk_streams.py", "300"), honest=bot("late.py", "3"), hands=10,
-                  game=game_config(time={**TIME, "per_action_ms": 2000}))
+    played = play(
+        tmp_path,
+        bot("junk_streams.py", "300"),
+        honest=bot("late.py", "3"),
+        hands=10,
+        game=game_config(time={**TIME, "per_action_ms": 2000}),
+    )
     assert_honest_results_stand(played, hands_per_table=10)
     assert "junk streams open" in played.log()
     assert "starting" in played.log("honest")

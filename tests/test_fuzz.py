@@ -32,8 +32,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PY = ROOT / "sample_bots" / "python"
 PLAY = "/poker.v1.Dealer/Play"
 GAME = game_config(time={"per_action_ms": 500, "bank_ms": 2000, "grace_ms": 50, "startup_ms": 15000})
-ANSWERS = {grpc.StatusCode.OK, grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.INVALID_ARGUMENT,
-           grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.DEADLINE_EXCEEDED}
+ANSWERS = {
+    grpc.StatusCode.OK,
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.ALREADY_EXISTS,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+}
 CALL_TIMEOUT_S = 3.0
 
 
@@ -70,10 +76,17 @@ class Dealer:
                 k = 0
                 while not self._stop.is_set() or not self.results:
                     names = ["random", "caller"]
-                    plan = MatchPlan(f"honest-{k}", plan_tables(names, duplicate=True, tables=2, prefix=f"h{k}"), GAME,
-                                     hands=10, seed=k)
-                    entries = {"random": BotEntry("random", ("python", str(PY / "random_bot.py"))),
-                               "caller": BotEntry("caller", ("python", str(PY / "call_bot.py")))}
+                    plan = MatchPlan(
+                        f"honest-{k}",
+                        plan_tables(names, duplicate=True, tables=2, prefix=f"h{k}"),
+                        GAME,
+                        hands=10,
+                        seed=k,
+                    )
+                    entries = {
+                        "random": BotEntry("random", ("python", str(PY / "random_bot.py"))),
+                        "caller": BotEntry("caller", ("python", str(PY / "call_bot.py"))),
+                    }
                     match = Match(plan, server, entries, out=self.out / str(k), base=ROOT, records=True)
                     self.results.append(await match.run())
                     k += 1

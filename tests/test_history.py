@@ -84,7 +84,7 @@ def test_names_are_escaped_exactly() -> None:
     hand = random_hand(rng, 2, Variant.NO_LIMIT)
     names = ['say "hi"\\', "日本語 ü"]
     text = phh_text(hand, names=names)
-    assert 'players = [' in text and '"say \\"hi\\"\\\\"' in text and '"日本語 ü"' in text
+    assert "players = [" in text and '"say \\"hi\\"\\\\"' in text and '"日本語 ü"' in text
     assert tomllib.loads(text)["players"] == [names[s] for s in hand.order]
 
 
@@ -125,5 +125,6 @@ def test_phhs_writer_streams_the_tables_of_a_phhs_file(tmp_path: Path, chunk_cha
     data = path.read_text(encoding="utf-8")
     assert data == "\n".join(f"[{k}]\n{text}" for k, text in enumerate(texts, 1))
     assert [table["hand"] for _, table in sorted(tomllib.loads(data).items(), key=lambda kv: int(kv[0]))] == list(
-        range(37))
+        range(37)
+    )
     assert writer.hands == 37

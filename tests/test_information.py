@@ -35,7 +35,7 @@ def read_record(path: Path) -> list[bytes]:
     messages, at = [], 0
     while at < len(data):
         (size,) = struct.unpack_from(">I", data, at)
-        messages.append(data[at + 4:at + 4 + size])
+        messages.append(data[at + 4 : at + 4 + size])
         at += 4 + size
     assert at == len(data), f"{path} ends in a partial record"
     return messages
@@ -108,7 +108,7 @@ def check_the_checker(items: list[pb.Item], tables: dict) -> None:
             leaky.CopyFrom(item)
             leaky.event.cards.append(other)
             with pytest.raises(AssertionError, match="was told"):
-                check_bot_view(name, [*items[:index], leaky, *items[index + 1:]], tables, defaultdict(set), 1)
+                check_bot_view(name, [*items[:index], leaky, *items[index + 1 :]], tables, defaultdict(set), 1)
             return
     raise AssertionError("no fold event to tamper with")
 
@@ -126,8 +126,15 @@ def check_bot_view(name: str, items: list[pb.Item], tables: dict, covered: dict[
             assert item.table not in state, where
             spec, hands = tables[tuple(item.match_start.players)]
             assert spec.seats[item.match_start.seat] == name, where
-            state[item.table] = {"spec": spec, "seat": item.match_start.seat, "hands": hands, "hand": None,
-                                 "board": [], "ended": True, "seen": []}
+            state[item.table] = {
+                "spec": spec,
+                "seat": item.match_start.seat,
+                "hands": hands,
+                "hand": None,
+                "board": [],
+                "ended": True,
+                "seen": [],
+            }
             covered[item.match_start.seat].add(name)
         elif kind in ("hand_start", "event", "request", "hand_end"):
             table = state[item.table]
@@ -145,7 +152,7 @@ def check_bot_view(name: str, items: list[pb.Item], tables: dict, covered: dict[
                 assert list(item.hand_start.hole_cards) == own and item.hand_start.seat == seat, where
             elif kind == "event" and item.event.type == pb.EVENT_TYPE_BOARD:
                 table["board"] += list(item.event.cards)
-                assert table["board"] == board[:len(table["board"])], f"board out of order: {where}"
+                assert table["board"] == board[: len(table["board"])], f"board out of order: {where}"
             elif kind == "request":
                 assert list(item.request.hole_cards) == own and list(item.request.board) == table["board"], where
             allowed = set(own) | set(table["board"])
@@ -162,8 +169,10 @@ def check_bot_view(name: str, items: list[pb.Item], tables: dict, covered: dict[
                 table["ended"] = True
             leaked = cards_in(item) - allowed
             owners = {c: s for s, cards in holes.items() for c in cards}
-            assert not leaked, f"{name} (seat {seat}) was told {sorted(leaked)} of seats " \
-                               f"{sorted({owners.get(c) for c in leaked}, key=str)}: {where}"
+            assert not leaked, (
+                f"{name} (seat {seat}) was told {sorted(leaked)} of seats "
+                f"{sorted({owners.get(c) for c in leaked}, key=str)}: {where}"
+            )
             continue
         elif kind == "match_end":
             table = state[item.table]

@@ -68,8 +68,9 @@ async def play_async(server: DealerServer, matches: list[tuple[MatchPlan, dict[s
     return await asyncio.wait_for(asyncio.gather(*runs), MATCH_TIMEOUT_S)
 
 
-def run_one(out: Path, entries: dict[str, BotEntry], *, hands: int = 4, game=GAME,
-            entries_for=None) -> tuple[MatchResult, DealerServer]:
+def run_one(
+    out: Path, entries: dict[str, BotEntry], *, hands: int = 4, game=GAME, entries_for=None
+) -> tuple[MatchResult, DealerServer]:
     """One match honest-vs-bad; ``entries_for(server)`` builds entries that need the server's address."""
 
     async def main():
@@ -127,9 +128,12 @@ def log(out: Path, name: str = "bad", instance: int = 0) -> str:
 def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_only(tmp_path: Path) -> None:
     league = ROOT / "tournaments.yaml"
     limits = Limits(tmp_mb=8)
-    entries = {"honest": BotEntry("honest", HONEST),
-               "bad": BotEntry("bad", bot("sandbox_view.py", f"see:{tmp_path}", f"see:{league}", f"see:{sys.prefix}"),
-                               limits=limits)}
+    entries = {
+        "honest": BotEntry("honest", HONEST),
+        "bad": BotEntry(
+            "bad", bot("sandbox_view.py", f"see:{tmp_path}", f"see:{league}", f"see:{sys.prefix}"), limits=limits
+        ),
+    }
     result, _ = run_one(tmp_path, entries)
     assert_stands(result)
     assert result.faults["bad"] == {}, result.log_tails
@@ -156,9 +160,21 @@ def test_a_launcher_whose_dealer_is_gone_kills_its_bot_and_exits(tmp_path: Path)
     closes (as when the dealer dies before bwrap's death signal is set) and the bot goes too."""
     marker = f"orphan-{secrets.token_hex(6)}"
     launcher = subprocess.Popen(
-        [sys.executable, "-I", "-m", "dealer.launch", "--", sys.executable, "-c",
-         "import sys, time; print('up', flush=True); time.sleep(3600)", marker],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-I",
+            "-m",
+            "dealer.launch",
+            "--",
+            sys.executable,
+            "-c",
+            "import sys, time; print('up', flush=True); time.sleep(3600)",
+            marker,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         assert launcher.stdout.readline() == b"up\n"
         assert len(with_marker(marker)) == 2  # the launcher and the bot
@@ -197,8 +213,20 @@ def test_bots_see_no_other_process_no_other_token_and_no_dealer_command_line(tmp
     out = tmp_path / "out"
     seed = tmp_path / "seed.txt"
     seed.write_text("a-seed-for-the-isolation-test-0123\n")
-    argv = [str(DEALER), "match", f"python {BOTS / 'env_reader.py'} {out}", f"python {BOTS / 'env_reader.py'}",
-            "--hands", "4", "--seed-file", str(seed), "--per-action-ms", "200", "--out", str(out)]
+    argv = [
+        str(DEALER),
+        "match",
+        f"python {BOTS / 'env_reader.py'} {out}",
+        f"python {BOTS / 'env_reader.py'}",
+        "--hands",
+        "4",
+        "--seed-file",
+        str(seed),
+        "--per-action-ms",
+        "200",
+        "--out",
+        str(out),
+    ]
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     for name in ("env_reader", "env_reader-2"):
@@ -209,8 +237,14 @@ def test_bots_see_no_other_process_no_other_token_and_no_dealer_command_line(tmp
     results = json.loads((out / "results.json").read_text())
     assert results["sandbox"] == {"env_reader": "on", "env_reader-2": "on"}
     # The contrast, and what `sandbox: off` is documented to allow: a root bot reads every environment.
-    done = subprocess.run([*argv[:-1], str(tmp_path / "off"), "--sandbox", "off"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [*argv[:-1], str(tmp_path / "off"), "--sandbox", "off"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "UNSAFE" in done.stderr
     text = log(tmp_path / "off", "env_reader")
@@ -223,8 +257,10 @@ def test_setns_into_the_dealers_network_namespace_is_refused(tmp_path: Path) -> 
     need_root("setns (a root bot)")
 
     def entries_for(server: DealerServer) -> dict[str, BotEntry]:
-        return {"honest": BotEntry("honest", HONEST),
-                "bad": BotEntry("bad", bot("setns_bot.py", server.address, str(os.getpid())))}
+        return {
+            "honest": BotEntry("honest", HONEST),
+            "bad": BotEntry("bad", bot("setns_bot.py", server.address, str(os.getpid()))),
+        }
 
     result, _ = run_one(tmp_path, {}, entries_for=entries_for)
     assert_stands(result)
@@ -292,8 +328,10 @@ def test_memory_hog_is_stopped_by_its_limit_with_reason_memory(tmp_path: Path, m
             pytest.fail("the dealer cannot create a memory cgroup here (cgroup v1 memory or v2 with memory)")
     else:  # a machine that allows no memory cgroup: RLIMIT_DATA
         monkeypatch.setattr(sandbox, "memory_hierarchy", lambda: None)
-    entries = {"honest": BotEntry("honest", HONEST),
-               "bad": BotEntry("bad", bot("memory_hog.py"), limits=Limits(memory_mb=300))}
+    entries = {
+        "honest": BotEntry("honest", HONEST),
+        "bad": BotEntry("bad", bot("memory_hog.py"), limits=Limits(memory_mb=300)),
+    }
     started = time.monotonic()
     # 2 s an action: room for the limit to bite before three timeouts fail the bot on a loaded machine
     result, _ = run_one(tmp_path, entries, game=game_config(time={**TIME, "per_action_ms": 2000}))
@@ -359,8 +397,10 @@ def test_bot_with_its_own_user_has_a_private_scratch_folder_and_a_process_limit(
     """Bots as their own users, in a 0700 output folder under /root's Python: the sandbox makes what
     they need reachable (no o+x on the dealer's folders needed)."""
     need_root("limits.user")
-    entries = {"honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
-               "bad": BotEntry("bad", bot("forker.py"), limits=Limits(user=f"{USERS[1]}:{USERS[1]}"))}
+    entries = {
+        "honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+        "bad": BotEntry("bad", bot("forker.py"), limits=Limits(user=f"{USERS[1]}:{USERS[1]}")),
+    }
     result, _ = run_one(tmp_path, entries)
     assert_stands(result)
     for name, uid in (("honest", USERS[0]), ("bad", USERS[1])):
@@ -371,8 +411,10 @@ def test_bot_with_its_own_user_has_a_private_scratch_folder_and_a_process_limit(
         assert stat.S_IMODE(os.stat(path).st_mode) == 0o600  # no bot reads another's log
     assert_gone(tmp_path)
     # RLIMIT_NPROC applies to a bot with its own user: a bot that cannot start a thread fails to start
-    entries = {"honest": BotEntry("honest", HONEST),
-               "bad": BotEntry("bad", bot("forker.py"), limits=Limits(user=str(USERS[2]), processes=1))}
+    entries = {
+        "honest": BotEntry("honest", HONEST),
+        "bad": BotEntry("bad", bot("forker.py"), limits=Limits(user=str(USERS[2]), processes=1)),
+    }
     result, _ = run_one(tmp_path / "nproc", entries)
     assert result.faults["bad"].keys() & {Fault.CRASH, Fault.DISCONNECT}, result.faults
     assert_gone(tmp_path / "nproc")
@@ -384,9 +426,12 @@ def test_a_bot_with_its_own_user_cannot_read_the_histories_of_a_match_in_play(tm
     given on its command line) finds nothing of its deal, because it cannot even see the folder."""
     need_root("limits.user")
     hands = 100  # per table: enough for the histories to be written to disk during the match
-    entries = {"honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
-               "bad": BotEntry("bad", bot("recorder_bot.py", "--snoop-all", f"--out={tmp_path}"),
-                               limits=Limits(user=str(USERS[1])))}
+    entries = {
+        "honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+        "bad": BotEntry(
+            "bad", bot("recorder_bot.py", "--snoop-all", f"--out={tmp_path}"), limits=Limits(user=str(USERS[1]))
+        ),
+    }
     result, _ = run_one(tmp_path, entries, hands=hands)
     assert_stands(result, hands=hands)
     assert result.faults["bad"] == {}, result.log_tails
@@ -401,8 +446,10 @@ def test_a_bot_with_its_own_user_cannot_read_the_histories_of_a_match_in_play(tm
 def test_unsandboxed_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_start_failure(tmp_path: Path) -> None:
     need_root("limits.user")
     os.chmod(tmp_path, 0o700)
-    entries = {"honest": BotEntry("honest", HONEST),
-               "bad": BotEntry("bad", CALLER, limits=Limits(user="61001", sandbox="off"))}
+    entries = {
+        "honest": BotEntry("honest", HONEST),
+        "bad": BotEntry("bad", CALLER, limits=Limits(user="61001", sandbox="off")),
+    }
     result, _ = run_one(tmp_path / "out", entries)
     assert result.faults["bad"] == {Fault.START: INSTANCES}
     assert "not searchable" in result.log_tails["bad"]
@@ -414,8 +461,10 @@ def test_unsandboxed_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_star
 @pytest.mark.parametrize("user", [None, str(USERS[0])])
 def test_by_default_a_bot_has_no_network_and_plays_through_the_unix_socket(tmp_path: Path, user: str | None) -> None:
     def entries_for(server: DealerServer) -> dict[str, BotEntry]:
-        return {"honest": BotEntry("honest", HONEST),
-                "bad": BotEntry("bad", bot("network_probe.py", server.address, "1.1.1.1:53"), limits=Limits(user=user))}
+        return {
+            "honest": BotEntry("honest", HONEST),
+            "bad": BotEntry("bad", bot("network_probe.py", server.address, "1.1.1.1:53"), limits=Limits(user=user)),
+        }
 
     if user is not None:
         need_root("limits.user")
@@ -431,8 +480,10 @@ def test_by_default_a_bot_has_no_network_and_plays_through_the_unix_socket(tmp_p
 
 def test_network_host_keeps_the_loopback(tmp_path: Path) -> None:
     def entries_for(server: DealerServer) -> dict[str, BotEntry]:
-        return {"honest": BotEntry("honest", HONEST),
-                "bad": BotEntry("bad", bot("network_probe.py", server.address), limits=Limits(network="host"))}
+        return {
+            "honest": BotEntry("honest", HONEST),
+            "bad": BotEntry("bad", bot("network_probe.py", server.address), limits=Limits(network="host")),
+        }
 
     result, server = run_one(tmp_path, {}, entries_for=entries_for)
     assert_stands(result)
@@ -445,8 +496,10 @@ def test_network_host_keeps_the_loopback(tmp_path: Path) -> None:
 def test_instances_with_their_own_user_find_no_token_but_their_own(tmp_path: Path) -> None:
     """Each instance is its own sandbox: even its sibling instances (same bot, same user) are out of sight."""
     need_root("limits.user")
-    entries = {"honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
-               "bad": BotEntry("bad", bot("env_reader.py", str(tmp_path)), limits=Limits(user=str(USERS[1])))}
+    entries = {
+        "honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+        "bad": BotEntry("bad", bot("env_reader.py", str(tmp_path)), limits=Limits(user=str(USERS[1]))),
+    }
     result, _ = run_one(tmp_path, entries)
     assert_stands(result)
     texts = [log(tmp_path, instance=k) for k in range(INSTANCES)]
@@ -476,8 +529,10 @@ def test_replayed_tokens_are_refused(tmp_path: Path) -> None:
         async with DealerServer() as server:
             stale = server.session("old-match-bot")  # a token from a finished match
             server.close_session(stale)
-            entries = {"honest": BotEntry("honest", HONEST, token=victim_token),
-                       "bad": BotEntry("bad", bot("replay_token.py", victim_token, stale.token))}
+            entries = {
+                "honest": BotEntry("honest", HONEST, token=victim_token),
+                "bad": BotEntry("bad", bot("replay_token.py", victim_token, stale.token)),
+            }
             # not duplicate: one instance per bot, so the victim's token is one fixed token
             replayed = MatchPlan("iso", plan_tables(list(entries), duplicate=False, tables=2), GAME, hands=4, seed=11)
             (result,) = await play_async(server, [(replayed, entries, tmp_path)])
@@ -498,15 +553,30 @@ def test_replayed_tokens_are_refused(tmp_path: Path) -> None:
 def test_tokens_are_never_written_to_results_histories_or_other_logs(tmp_path: Path) -> None:
     league = tmp_path / "league.yaml"
     out = tmp_path / "out"
-    league.write_text(yaml.safe_dump({
-        "name": "tokens", "seed": 3, "jobs": 1, "out": str(out),
-        "bots": [{"name": "a", "command": ["python", str(BOTS / "env_reader.py")]},
-                 {"name": "b", "command": ["python", str(BOTS / "env_reader.py")]}],
-        "game": {"time": TIME},
-        "events": [{"name": "hu", "format": "round-robin", "table_size": 2, "hands": 4}],
-    }))
-    done = subprocess.run([str(Path(sys.executable).with_name("dealer")), "run", str(league)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, check=False)
+    league.write_text(
+        yaml.safe_dump(
+            {
+                "name": "tokens",
+                "seed": 3,
+                "jobs": 1,
+                "out": str(out),
+                "bots": [
+                    {"name": "a", "command": ["python", str(BOTS / "env_reader.py")]},
+                    {"name": "b", "command": ["python", str(BOTS / "env_reader.py")]},
+                ],
+                "game": {"time": TIME},
+                "events": [{"name": "hu", "format": "round-robin", "table_size": 2, "hands": 4}],
+            }
+        )
+    )
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("dealer")), "run", str(league)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     logs = {path: path.read_text() for path in out.rglob("*.log") if path.name != "dealer.log"}  # the bots' own
     assert (out / "dealer.log").is_file()  # searched below with every other file
@@ -530,9 +600,30 @@ def _self_signed(folder: Path) -> tuple[Path, Path]:
     if shutil.which("openssl") is None:
         pytest.fail("the TLS test makes its certificate with the openssl command, which is missing")
     cert, key = folder / "server.crt", folder / "server.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return cert, key
 
 
@@ -541,15 +632,29 @@ def test_serve_with_tls_admits_remote_bots_that_trust_its_certificate(tmp_path: 
     tokens = {"alice": ["alice-" + "a" * 40, "alice-" + "A" * 40], "bob": ["bob-" + "b" * 40, "bob-" + "B" * 40]}
     (tmp_path / "tokens.yaml").write_text(yaml.safe_dump(tokens))  # one token per instance (rotation)
     league = tmp_path / "league.yaml"
-    league.write_text(yaml.safe_dump({
-        "name": "tls", "seed": 5, "jobs": 1, "out": str(tmp_path / "out"), "listen": "127.0.0.1:0",
-        "tls": {"cert": "server.crt", "key": "server.key"}, "tokens_file": "tokens.yaml",
-        "bots": [{"name": "alice", "remote": True}, {"name": "bob", "remote": True}],
-        "game": {"time": TIME},
-        "events": [{"name": "hu", "format": "round-robin", "table_size": 2, "hands": 4}],
-    }))
-    dealer = subprocess.Popen([str(Path(sys.executable).with_name("dealer")), "serve", str(league)], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    league.write_text(
+        yaml.safe_dump(
+            {
+                "name": "tls",
+                "seed": 5,
+                "jobs": 1,
+                "out": str(tmp_path / "out"),
+                "listen": "127.0.0.1:0",
+                "tls": {"cert": "server.crt", "key": "server.key"},
+                "tokens_file": "tokens.yaml",
+                "bots": [{"name": "alice", "remote": True}, {"name": "bob", "remote": True}],
+                "game": {"time": TIME},
+                "events": [{"name": "hu", "format": "round-robin", "table_size": 2, "hands": 4}],
+            }
+        )
+    )
+    dealer = subprocess.Popen(
+        [str(Path(sys.executable).with_name("dealer")), "serve", str(league)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     bots: list[subprocess.Popen] = []
     try:
         assert dealer.stdout is not None
@@ -558,14 +663,26 @@ def test_serve_with_tls_admits_remote_bots_that_trust_its_certificate(tmp_path: 
             line = dealer.stdout.readline()
         address = re.search(r"dealer listening on (\S+)", line).group(1)
         base_env = {"PATH": os.environ["PATH"], "POKER_DEALER": address}
-        plain = subprocess.run([sys.executable, str(PY / "call_bot.py")],
-                               env={**base_env, "POKER_TOKEN": tokens["bob"][0]},
-                               capture_output=True, text=True, timeout=30, check=False)
+        plain = subprocess.run(
+            [sys.executable, str(PY / "call_bot.py")],
+            env={**base_env, "POKER_TOKEN": tokens["bob"][0]},
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
         assert plain.returncode == 1, plain.stderr  # no TLS: cannot even say Hello
         for token in [t for instance_tokens in tokens.values() for t in instance_tokens]:
             env = {**base_env, "POKER_TOKEN": token, "POKER_TLS_CA": str(cert)}
-            bots.append(subprocess.Popen([sys.executable, str(PY / "call_bot.py")], env=env,
-                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+            bots.append(
+                subprocess.Popen(
+                    [sys.executable, str(PY / "call_bot.py")],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
+            )
         stdout, stderr = dealer.communicate(timeout=60)
         assert dealer.returncode == 0, stderr
         for process in bots:

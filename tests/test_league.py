@@ -103,8 +103,9 @@ def _signature(jobs: list[MatchJob]) -> list[tuple[object, ...]]:
     meetings=st.integers(1, 2),
     seed=st.integers(0, 10_000),
 )
-def test_build_jobs_properties(n_bots: int, table_data: st.DataObject, duplicate: bool, meetings: int,
-                               seed: int) -> None:
+def test_build_jobs_properties(
+    n_bots: int, table_data: st.DataObject, duplicate: bool, meetings: int, seed: int
+) -> None:
     table_size = table_data.draw(st.integers(2, min(n_bots, 6)), label="table_size")
     text = _league_text(n_bots, table_size, duplicate=duplicate, meetings=meetings, seed=seed)
     jobs = build_jobs(parse_league(text))
@@ -185,7 +186,8 @@ def league_yaml(folder: Path, out: Path, *, name: str = "league.yaml", jobs: int
     """The test league: 4 bots (one Node), heads-up duplicate, 3-max duplicate and a 4-max freezeout."""
     node = " ".join(node_command())
     path = folder / name
-    path.write_text(f"""\
+    path.write_text(
+        f"""\
 name: test league
 seed: 4242
 jobs: {jobs}
@@ -201,13 +203,14 @@ events:
   - {{name: three-max, format: round-robin, table_size: 3, hands: 8, duplicate: true}}
   - {{name: final, format: freezeout, table_size: 4, blind_levels: [[50, 100], [200, 400], [1000, 2000, 100]],
      hands_per_level: 8, max_hands: 60}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return path
 
 
 def dealer(*args: str | Path, timeout: float = RUN_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(DEALER), *map(str, args)], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT)
+    return subprocess.run([str(DEALER), *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
 def results_of(out: Path) -> dict:
@@ -259,8 +262,10 @@ def test_league_run_results(league: LeagueRun) -> None:
     by_name = {s["name"]: s for s in standings}
     for name in names:
         cash = ("heads-up", "three-max")
-        assert sum(next(s for s in data["events"][e] if s["name"] == name)["hands"] for e in cash) \
+        assert (
+            sum(next(s for s in data["events"][e] if s["name"] == name)["hands"] for e in cash)
             == by_name[name]["hands"]
+        )
         assert by_name[name]["points"] == 0 and by_name[name]["rating"]["matches"] > 0
     # Multi-way and freezeout events are ranked by OpenSkill rating (after points for the freezeout).
     three = data["events"]["three-max"]
@@ -283,11 +288,16 @@ def test_league_run_results(league: LeagueRun) -> None:
     # standings.txt: overall and per event standings, head to head, failures; the terminal shows
     # each event's standings once, when it ends, and one plain line per match (not a terminal).
     text = (league.out / "standings.txt").read_text(encoding="utf-8")
-    sections = ["Overall standings: ranked by bb/100", "Event heads-up: ranked by bb/100",
-                "Event three-max: ranked by OpenSkill", "Event final: ranked by freezeout points",
-                "Head to head (heads-up matches", "Failures: none."]
+    sections = [
+        "Overall standings: ranked by bb/100",
+        "Event heads-up: ranked by bb/100",
+        "Event three-max: ranked by OpenSkill",
+        "Event final: ranked by freezeout points",
+        "Head to head (heads-up matches",
+        "Failures: none.",
+    ]
     assert [text.index(s) for s in sections] == sorted(text.index(s) for s in sections)
-    h2h_lines = text[text.index("Head to head"):].splitlines()
+    h2h_lines = text[text.index("Head to head") :].splitlines()
     assert all(any(line.startswith(name) for line in h2h_lines) for name in names)
     err = league.proc.stderr
     for event in ("heads-up", "three-max", "final"):
@@ -345,8 +355,13 @@ def test_killed_run_resumes_to_the_same_standings(league: LeagueRun, tmp_path: P
     yaml = league_yaml(tmp_path, out)
     total = len(league.jobs)
     journal = out / "journal.sqlite"
-    proc = subprocess.Popen([str(DEALER), "run", str(yaml)], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(DEALER), "run", str(yaml)],
+        cwd=ROOT,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + RUN_TIMEOUT_S
         while (rows := _journal_rows(journal)) < 1:
@@ -400,8 +415,10 @@ def test_resume_refuses_a_journal_row_of_an_unknown_format(league: LeagueRun, tm
     copy = sqlite3.connect(out / "journal.sqlite")
     with copy:
         match_id, text = copy.execute("SELECT match_id, result FROM matches ORDER BY match_id").fetchone()
-        copy.execute("UPDATE matches SET result = ? WHERE match_id = ?", (json.dumps({**json.loads(text), "format": 3}),
-                                                                         match_id))
+        copy.execute(
+            "UPDATE matches SET result = ? WHERE match_id = ?",
+            (json.dumps({**json.loads(text), "format": 3}), match_id),
+        )
     copy.close()
     proc = dealer("run", "--resume", league_yaml(tmp_path, out))
     assert proc.returncode == 2, proc.stderr[-3000:]
@@ -500,7 +517,8 @@ def test_validate_ok(tmp_path: Path) -> None:
 def _ghost_league(tmp_path: Path, ghost: str) -> tuple[Path, Path]:
     out = tmp_path / "out"
     yaml = tmp_path / "ghost.yaml"
-    yaml.write_text(f"""\
+    yaml.write_text(
+        f"""\
 name: ghost league
 seed: 3
 jobs: 2
@@ -512,7 +530,9 @@ bots:
 game: {{time: {CLOCK}}}
 events:
   - {{name: hu, format: round-robin, table_size: 2, hands: 10}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return yaml, out
 
 
@@ -533,8 +553,10 @@ def test_bot_failing_at_start_stops_the_league(tmp_path: Path) -> None:
     proc = dealer("run", yaml)
     assert proc.returncode == 2, proc.stderr[-3000:]
     error = proc.stderr.strip().splitlines()[-1]
-    expected = (r"error: bot 'ghost' could not start in its first match hu/\d{4} \(crash\): "
-                r"ghost: no such model file; log .*ghost\.0\.log; fix its command or pass --keep-going")
+    expected = (
+        r"error: bot 'ghost' could not start in its first match hu/\d{4} \(crash\): "
+        r"ghost: no such model file; log .*ghost\.0\.log; fix its command or pass --keep-going"
+    )
     assert re.fullmatch(expected, error), error
     assert results_of(out)["matches"]["finished"] <= 1  # at most the match without the ghost
 

@@ -35,9 +35,7 @@ def command(bot: str) -> list[str]:
         if node is None:
             pytest.fail("Node.js is not installed: the Node sample bot needs `node` on PATH")
         if not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
-            pytest.fail(
-                "sample_bots/node/node_modules is missing: run `npm ci` in sample_bots/node"
-            )
+            pytest.fail("sample_bots/node/node_modules is missing: run `npm ci` in sample_bots/node")
         return [node, str(NODE_DIR / "bot.js")]
     return [sys.executable, str(ROOT / "sample_bots" / "python" / f"{bot}.py")]
 

@@ -48,9 +48,7 @@ def fields(draw: st.DrawFn, max_bots: int = 40) -> tuple[list[str], int]:
     return names(draw(st.integers(size, max(size, max_bots)))), size
 
 
-def check_round_robin(
-    bots: list[str], size: int, tables: list[tuple[str, ...]], min_meetings: int = 1
-) -> None:
+def check_round_robin(bots: list[str], size: int, tables: list[tuple[str, ...]], min_meetings: int = 1) -> None:
     """Assert coverage and balance of a round-robin draw."""
     assert all(len(t) == size and len(set(t)) == size for t in tables)
     assert set().union(*tables) == set(bots)

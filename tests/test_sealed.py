@@ -49,7 +49,10 @@ def test_a_bots_kth_table_of_each_deal_set_goes_to_its_instance_k() -> None:
     tables = [(("a", "b"), 0), (("b", "a"), 0), (("a", "b"), 1), (("b", "a"), 1), (("a", "c"), 2)]
     assert sealed_instances(tables) == [(0, 0), (1, 1), (0, 0), (1, 1), (0, 0)]
     assert sealed_instances([(("a", "b", "c"), "x"), (("b", "c", "a"), "x"), (("c", "a", "b"), "x")]) == [
-        (0, 0, 0), (1, 1, 1), (2, 2, 2)]
+        (0, 0, 0),
+        (1, 1, 1),
+        (2, 2, 2),
+    ]
 
 
 @pytest.mark.parametrize("seats", [2, 3, 6])
@@ -109,16 +112,25 @@ def outcome(run: MatchRun) -> list[dict[str, object]]:
     for record in sorted(run.result.records, key=lambda r: (index[r.table], r.hand)):
         spec = run.plan.tables[index[record.table]]
         nets[index[record.table]].append([record.net[name] for name in spec.seats])
-    return [{"seats": list(spec.seats), "deal_set": spec.deal_set, "rotation": spec.rotation, "nets": n}
-            for spec, n in zip(run.plan.tables, nets, strict=True)]
+    return [
+        {"seats": list(spec.seats), "deal_set": spec.deal_set, "rotation": spec.rotation, "nets": n}
+        for spec, n in zip(run.plan.tables, nets, strict=True)
+    ]
 
 
 CASES = {
-    "heads_up": (lambda: {"strength": bot_command("strength"), "random": bot_command("random", bot_seed="7")},
-                 {"hands": 40, "tables": 3, "seed": "sealed-reference-hu"}),
-    "three_seats": (lambda: {"strength": bot_command("strength"), "random": bot_command("random", bot_seed="3"),
-                             "raise": bot_command("raise")},
-                    {"variant": "mixed", "hands": 20, "tables": 2, "seed": "sealed-reference-3"}),
+    "heads_up": (
+        lambda: {"strength": bot_command("strength"), "random": bot_command("random", bot_seed="7")},
+        {"hands": 40, "tables": 3, "seed": "sealed-reference-hu"},
+    ),
+    "three_seats": (
+        lambda: {
+            "strength": bot_command("strength"),
+            "random": bot_command("random", bot_seed="3"),
+            "raise": bot_command("raise"),
+        },
+        {"variant": "mixed", "hands": 20, "tables": 2, "seed": "sealed-reference-3"},
+    ),
 }
 
 
@@ -137,29 +149,42 @@ def test_an_honest_seeded_duplicate_match_gives_the_results_recorded_before_seal
 
 def memory_facts(out: Path) -> dict[str, list[list[str]]]:
     """What each process of the memory bot wrote, by instance label."""
-    return {path.parent.name: [line.split() for line in path.read_text().splitlines()]
-            for path in sorted((out / "scratch").glob("memory.*/memory.txt"))}
+    return {
+        path.parent.name: [line.split() for line in path.read_text().splitlines()]
+        for path in sorted((out / "scratch").glob("memory.*/memory.txt"))
+    }
 
 
 def deal_of_table(run: MatchRun, facts: list[list[str]]) -> dict[str, tuple[str, int]]:
     """Which (deal set, rotation) each table id the memory bot's process played is, from the
     hole cards it was dealt at hand 0 and its seat: one history has them with the bot in that seat."""
-    histories = {(spec.deal_set, spec.rotation): (spec, read_phhs(history_path(run.out, spec.deal_set, spec.rotation)))
-                 for spec in run.plan.tables}
+    histories = {
+        (spec.deal_set, spec.rotation): (spec, read_phhs(history_path(run.out, spec.deal_set, spec.rotation)))
+        for spec in run.plan.tables
+    }
     found = {}
     for kind, table, hand, *rest in facts:
         if kind == "hole" and hand == "0":
             seat, cards = int(rest[0]), rest[1]
-            (deal,) = [key for key, (spec, hands) in histories.items()
-                       if spec.seats[seat] == "memory" and "".join(hands[0].hole_by_seat()[seat]) == cards]
+            (deal,) = [
+                key
+                for key, (spec, hands) in histories.items()
+                if spec.seats[seat] == "memory" and "".join(hands[0].hole_by_seat()[seat]) == cards
+            ]
             found[table] = deal
     return found
 
 
 def play_memory_bot(out: Path, *, sealed: bool) -> tuple[MatchRun, dict[str, list[list[str]]]]:
     game = game_config(time={"per_action_ms": 5000, "bank_ms": 60000, "grace_ms": 200, "startup_ms": 30000})
-    plan = MatchPlan("attack", plan_tables(["memory", "caller"], duplicate=True, tables=2), game, 30,
-                     seed="rotation-memory", sealed=sealed)
+    plan = MatchPlan(
+        "attack",
+        plan_tables(["memory", "caller"], duplicate=True, tables=2),
+        game,
+        30,
+        seed="rotation-memory",
+        sealed=sealed,
+    )
     entries = {"memory": BotEntry("memory", MEMORY_BOT), "caller": BotEntry("caller", bot_command("call"))}
 
     async def main() -> MatchResult:
@@ -202,8 +227,9 @@ def test_memory_across_rotations_never_sees_a_deal_twice_in_one_process(tmp_path
 
 def test_a_restart_restarts_only_the_instance_that_failed(tmp_path: Path) -> None:
     game = game_config(time={"per_action_ms": 2000, "bank_ms": 2000, "grace_ms": 200, "startup_ms": 30000})
-    plan = MatchPlan("restart", plan_tables(["bad", "caller"], duplicate=True, tables=1), game, 8, seed=5,
-                     fault_policy="restart")
+    plan = MatchPlan(
+        "restart", plan_tables(["bad", "caller"], duplicate=True, tables=1), game, 8, seed=5, fault_policy="restart"
+    )
     crashes = ("python", str(ROOT / "tests" / "bots" / "crashes.py"), "3")
     entries = {"bad": BotEntry("bad", crashes), "caller": BotEntry("caller", bot_command("call"))}
 

@@ -67,8 +67,23 @@ def test_a_short_seed_from_a_file_stays_secret_until_the_end_then_verifies_and_c
     (tmp_path / "seed.txt").write_text(seed + "\n")
     out = tmp_path / "out"
     done, copies, cmdline = watch(
-        [str(DEALER), "match", f"python {PAUSES}", f"python {CALLER}", "--hands", "40", "--seed-file",
-         str(tmp_path / "seed.txt"), "--per-action-ms", "5000", "--out", str(out)], out, "playing")
+        [
+            str(DEALER),
+            "match",
+            f"python {PAUSES}",
+            f"python {CALLER}",
+            "--hands",
+            "40",
+            "--seed-file",
+            str(tmp_path / "seed.txt"),
+            "--per-action-ms",
+            "5000",
+            "--out",
+            str(out),
+        ],
+        out,
+        "playing",
+    )
     assert done.returncode == 0, done.stderr
     assert seed not in cmdline and "--seed-file" in cmdline
     assert copies and not any(_holds(data, seed) for data in copies.values())  # logs only, mid-event
@@ -84,9 +99,14 @@ def test_a_short_seed_from_a_file_stays_secret_until_the_end_then_verifies_and_c
     (history,) = (out / "hands").glob("table-*-m-0-r0.phhs")
     text = history.read_text()
     holes = re.search(r'"d dh p1 (\w{4})", "d dh p2 (\w{4})"', text).groups()  # a bot's own and, say, a showdown
-    found = [s for s in range(10000)
-             if (lambda deck: (cards_text([deck[0], deck[2]]), cards_text([deck[1], deck[3]])))(
-                 shuffled_deck(f"{s}/m/0/0", 12)) == holes]
+    found = [
+        s
+        for s in range(10000)
+        if (lambda deck: (cards_text([deck[0], deck[2]]), cards_text([deck[1], deck[3]])))(
+            shuffled_deck(f"{s}/m/0/0", 12)
+        )
+        == holes
+    ]
     assert found == [2026]
 
     verified = subprocess.run([str(DEALER), "verify", str(out)], capture_output=True, text=True, timeout=60)

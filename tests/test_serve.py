@@ -64,14 +64,21 @@ def remote_bot(port: int, token: str) -> subprocess.Popen[bytes]:
     """Alice's bot on her laptop: the SDK's random bot dialling in with its token."""
     return subprocess.Popen(
         [sys.executable, str(PY_BOTS / "random_bot.py"), "--dealer", f"127.0.0.1:{port}", "--token", token],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
 
 
 def test_serve_plays_a_remote_bot_that_joins_with_its_token_from_the_tokens_file(tmp_path: Path) -> None:
     port = free_port()
-    dealer = subprocess.Popen([str(DEALER), "serve", str(league(tmp_path, port, True))], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    dealer = subprocess.Popen(
+        [str(DEALER), "serve", str(league(tmp_path, port, True))],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         note = wait_for_line(dealer, "note:")
         assert "remote bots (alice) cannot be sealed" in note
@@ -87,8 +94,11 @@ def test_serve_plays_a_remote_bot_that_joins_with_its_token_from_the_tokens_file
     hands = {s["name"]: s["hands"] for s in results["standings"]}
     assert hands == {"alice": 40, "caller": 40}  # one pair: 20 hands in each of the two seat rotations
     assert all(not s["faults"] for s in results["standings"])
-    outputs = [p.read_text(errors="replace") for p in (tmp_path / "out").rglob("*") if p.is_file()
-               and p.suffix in (".json", ".txt", ".phhs", ".log")]
+    outputs = [
+        p.read_text(errors="replace")
+        for p in (tmp_path / "out").rglob("*")
+        if p.is_file() and p.suffix in (".json", ".txt", ".phhs", ".log")
+    ]
     assert not any(token in text for token in TOKENS for text in outputs)
     assert results["sealing"]["remote_not_sealed"] == ["alice"]
     assert "cannot be sealed" in results["sealing"]["note"]
@@ -96,8 +106,13 @@ def test_serve_plays_a_remote_bot_that_joins_with_its_token_from_the_tokens_file
 
 def test_serve_prints_a_fresh_token_once_and_the_bot_joins_with_it(tmp_path: Path) -> None:
     port = free_port()
-    dealer = subprocess.Popen([str(DEALER), "serve", str(league(tmp_path, port, False))], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    dealer = subprocess.Popen(
+        [str(DEALER), "serve", str(league(tmp_path, port, False))],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         tokens = [wait_for_line(dealer, f"token for alice.{k}:").split(":", 1)[1].strip() for k in range(2)]
         assert len(set(tokens)) == 2 and all(len(token) >= 32 for token in tokens)
@@ -111,7 +126,13 @@ def test_serve_prints_a_fresh_token_once_and_the_bot_joins_with_it(tmp_path: Pat
 
 
 def test_serve_refuses_a_tokens_file_with_fewer_tokens_than_instances(tmp_path: Path) -> None:
-    done = subprocess.run([str(DEALER), "serve", str(league(tmp_path, free_port(), True, TOKENS[0]))], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [str(DEALER), "serve", str(league(tmp_path, free_port(), True, TOKENS[0]))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
     assert "alice needs 2 token(s)" in done.stderr and "one per instance" in done.stderr, done.stderr

@@ -31,8 +31,13 @@ def test_each_request_of_a_batch_keeps_its_own_clock() -> None:
         session = live_session()
         answers: dict[int, list[tuple[pb.ActionReply | None, float]]] = {2: [], 3: [], 4: []}
         for request_id, allowance in ((2, 0.05), (3, 0.25), (4, 0.05)):
-            session.request(request_id, bytes([request_id]), allowance,
-                            lambda r, e, k=request_id: answers[k].append((r, e)), table=1)
+            session.request(
+                request_id,
+                bytes([request_id]),
+                allowance,
+                lambda r, e, k=request_id: answers[k].append((r, e)),
+                table=1,
+            )
         sent = loop.time()
         assert session._take_batch(sent) == b"\x02\x03\x04"  # one message for the three
         assert session._receive(reply(4))  # answered in time: settles 4 only

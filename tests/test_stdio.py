@@ -69,17 +69,36 @@ def expected_line(item: pb.Item) -> dict[str, object]:
 def random_hand_items(rng: random.Random) -> list[pb.Item]:
     """The items of a random hand (reference encoders) with every connection-level item around them."""
     seats = rng.randint(2, 6)
-    config = TableConfig(stacks=tuple(rng.randint(50, 3000) for _ in range(seats)), button=rng.randint(0, seats - 1),
-                         small_blind=5, big_blind=10, variant=rng.choice(list(Variant)), ante=rng.choice((0, 2)),
-                         rake_bps=rng.choice((0, 500)))
+    config = TableConfig(
+        stacks=tuple(rng.randint(50, 3000) for _ in range(seats)),
+        button=rng.randint(0, seats - 1),
+        small_blind=5,
+        big_blind=10,
+        variant=rng.choice(list(Variant)),
+        ante=rng.choice((0, 2)),
+        rake_bps=rng.choice((0, 500)),
+    )
     deck = list(range(52))
     rng.shuffle(deck)
     hand = Hand(config, deck)
     seat_map, table = list(range(seats)), rng.randint(1, 2**40)
-    items = [pb.Item(welcome=pb.Welcome(name="bot", protocol_version=1)),
-             pb.Item(table=table, match_start=pb.MatchStart(match_id="m", seat=1, players=["a", "b"], hands=9,
-                                                           mode="reset", variant_name="mixed", starting_stack=3000,
-                                                           per_action_ms=1000, bank_ms=30000))]
+    items = [
+        pb.Item(welcome=pb.Welcome(name="bot", protocol_version=1)),
+        pb.Item(
+            table=table,
+            match_start=pb.MatchStart(
+                match_id="m",
+                seat=1,
+                players=["a", "b"],
+                hands=9,
+                mode="reset",
+                variant_name="mixed",
+                starting_stack=3000,
+                per_action_ms=1000,
+                bank_ms=30000,
+            ),
+        ),
+    ]
     items += [reference.hand_start(table, hand, 4, s, seat_map, seats) for s in range(seats)]
     done, street = 0, 0
     while True:
@@ -92,8 +111,9 @@ def random_hand_items(rng: random.Random) -> list[pb.Item]:
         if hand.actor is None:
             break
         legal = hand.legal()
-        items.append(reference.action_request(table, rng.randint(1, 2**53 - 1), hand, legal, 4, seat_map, seats,
-                                              1000, 5000))
+        items.append(
+            reference.action_request(table, rng.randint(1, 2**53 - 1), hand, legal, 4, seat_map, seats, 1000, 5000)
+        )
         choice = rng.choice(["call", "call", "raise"] + ["fold"] * legal.fold)
         if choice == "raise" and legal.can_raise:
             hand.raise_to(rng.randint(legal.min_to, legal.max_to))
@@ -103,9 +123,11 @@ def random_hand_items(rng: random.Random) -> list[pb.Item]:
             hand.check_call()
     net = [hand.stacks[s] - config.stacks[s] for s in range(seats)]
     items.append(reference.hand_end(table, hand, 4, seat_map, seats, net))
-    items += [pb.Item(table=table, match_end=pb.MatchEnd(match_id="m", net=[-5, 5], hands=9)),
-              pb.Item(notice=pb.Notice(reason=pb.FAULT_REASON_ILLEGAL_ACTION, detail="no", request_id=3)),
-              pb.Item(goodbye=pb.Goodbye(reason="over"))]
+    items += [
+        pb.Item(table=table, match_end=pb.MatchEnd(match_id="m", net=[-5, 5], hands=9)),
+        pb.Item(notice=pb.Notice(reason=pb.FAULT_REASON_ILLEGAL_ACTION, detail="no", request_id=3)),
+        pb.Item(goodbye=pb.Goodbye(reason="over")),
+    ]
     return items
 
 
@@ -123,22 +145,28 @@ def test_every_item_becomes_one_line_with_every_field_under_its_proto_name() -> 
             assert line == json.dumps(expected_line(item), separators=(",", ":"))  # compact, keys in proto order
             kinds.add(item.WhichOneof("kind"))
     assert kinds == {field.name for field in pb.Item.DESCRIPTOR.oneofs_by_name["kind"].fields}
-    shown = json.loads(wire.json_lines(wire.frame(pb.Item(event=pb.Event(type=pb.EVENT_TYPE_RAISE,
-                                                                         street=pb.STREET_FLOP)))))
+    shown = json.loads(
+        wire.json_lines(wire.frame(pb.Item(event=pb.Event(type=pb.EVENT_TYPE_RAISE, street=pb.STREET_FLOP))))
+    )
     assert shown["event"]["type"] == "raise" and shown["event"]["street"] == "flop"
 
 
 def test_reply_lines_become_one_message_and_malformed_lines_get_a_reason() -> None:
-    message, errors = wire.json_replies([
-        b'{"table": 3, "request_id": 9, "action": "bet_raise", "amount": 400}',
-        b'{"table":3,"request_id":10,"action":"fold"}\r',
-        b"   ",
-        b'{"table": 3, "request_id": 11, "action": "check_call", "amount": 0, "comment": "extra keys are ignored"}',
-    ])
+    message, errors = wire.json_replies(
+        [
+            b'{"table": 3, "request_id": 9, "action": "bet_raise", "amount": 400}',
+            b'{"table":3,"request_id":10,"action":"fold"}\r',
+            b"   ",
+            b'{"table": 3, "request_id": 11, "action": "check_call", "amount": 0, "comment": "extra keys are ignored"}',
+        ]
+    )
     assert errors == []
     assert message is not None
     assert [(a.table, a.request_id, a.type, a.amount) for a in message.actions] == [
-        (3, 9, pb.ACTION_TYPE_BET_RAISE, 400), (3, 10, pb.ACTION_TYPE_FOLD, 0), (3, 11, pb.ACTION_TYPE_CHECK_CALL, 0)]
+        (3, 9, pb.ACTION_TYPE_BET_RAISE, 400),
+        (3, 10, pb.ACTION_TYPE_FOLD, 0),
+        (3, 11, pb.ACTION_TYPE_CHECK_CALL, 0),
+    ]
     bad = {
         b"fold": "not a JSON line",
         b"[1]": "not a JSON object",
@@ -163,35 +191,70 @@ def test_reply_lines_become_one_message_and_malformed_lines_get_a_reason() -> No
 
 @pytest.mark.parametrize("variant", ["no-limit", "fixed-limit"])
 def test_stdio_bots_play_grpc_bots_and_their_histories_replay_in_pokerkit(tmp_path: Path, variant: str) -> None:
-    run = run_match(tmp_path, {"jsonbot": stdio_bot("raise"), "random": bot_command("random")},
-                    protocols={"jsonbot": "stdio"}, variant=variant, hands=20, seed=f"stdio-{variant}")
+    run = run_match(
+        tmp_path,
+        {"jsonbot": stdio_bot("raise"), "random": bot_command("random")},
+        protocols={"jsonbot": "stdio"},
+        variant=variant,
+        hands=20,
+        seed=f"stdio-{variant}",
+    )
     check_match(run)  # no faults, every hand, chips conserved, PokerKit replays, no process left
 
 
 def test_mixed_protocols_at_one_table_with_the_c_java_and_rust_samples(
     tmp_path: Path, stdio_samples: dict[str, tuple[str, ...]]
 ) -> None:
-    bots = {"c": stdio_samples["c"], "java": stdio_samples["java"], "rust": stdio_samples["rust"],
-            "grpc": bot_command("strength"), "py": stdio_bot("call")}
-    run = run_match(tmp_path, bots, protocols={"c": "stdio", "java": "stdio", "rust": "stdio", "py": "stdio"},
-                    hands=12, duplicate=False, tables=2, seed="mixed-protocols")
+    bots = {
+        "c": stdio_samples["c"],
+        "java": stdio_samples["java"],
+        "rust": stdio_samples["rust"],
+        "grpc": bot_command("strength"),
+        "py": stdio_bot("call"),
+    }
+    run = run_match(
+        tmp_path,
+        bots,
+        protocols={"c": "stdio", "java": "stdio", "rust": "stdio", "py": "stdio"},
+        hands=12,
+        duplicate=False,
+        tables=2,
+        seed="mixed-protocols",
+    )
     check_match(run)
-    actions = " ".join(a for spec in run.plan.tables for h in read_phhs(history_path(run.out, spec.deal_set,
-                                                                                     spec.rotation))
-                       for a in h.fields["actions"])
+    actions = " ".join(
+        a
+        for spec in run.plan.tables
+        for h in read_phhs(history_path(run.out, spec.deal_set, spec.rotation))
+        for a in h.fields["actions"]
+    )
     assert " cbr " in actions and " f" in actions  # the samples raise (C, Java) and fold (Rust) as written
 
 
 def test_a_stdio_bot_receives_its_own_cards_only_and_the_documented_lines(tmp_path: Path) -> None:
     record = tmp_path / "out" / "scratch" / "rec.0" / "lines.jsonl"  # its HOME (a sandboxed bot writes nowhere else)
-    run = run_match(tmp_path / "out", {"rec": stdio_bot("record", "lines.jsonl"), "call": bot_command("call")},
-                    protocols={"rec": "stdio"}, hands=6, duplicate=False, seed="stdio-record")
+    run = run_match(
+        tmp_path / "out",
+        {"rec": stdio_bot("record", "lines.jsonl"), "call": bot_command("call")},
+        protocols={"rec": "stdio"},
+        hands=6,
+        duplicate=False,
+        seed="stdio-record",
+    )
     check_match(run)
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     assert lines[0] == {"type": "welcome", "table": 0, "welcome": {"name": "rec", "protocol_version": 1}}
     assert lines[-1]["type"] == "goodbye"
-    assert {line["type"] for line in lines} == {"welcome", "match_start", "hand_start", "event", "request",
-                                                "hand_end", "match_end", "goodbye"}
+    assert {line["type"] for line in lines} == {
+        "welcome",
+        "match_start",
+        "hand_start",
+        "event",
+        "request",
+        "hand_end",
+        "match_end",
+        "goodbye",
+    }
     seat = lines[1]["match_start"]["seat"]
     hands = read_phhs(history_path(run.out, run.plan.tables[0].deal_set, 0))
     for line in lines:
@@ -209,8 +272,15 @@ def test_a_stdio_bot_receives_its_own_cards_only_and_the_documented_lines(tmp_pa
 
 def faulty(tmp_path: Path, bad: tuple[str, ...], hands: int = 6, duplicate: bool = False) -> dict[str, int]:
     """Play a stdio bot against the gRPC call bot on fast clocks; the stdio bot's faults (the other has none)."""
-    run = run_match(tmp_path, {"honest": bot_command("call"), "bad": bad}, protocols={"bad": "stdio"}, hands=hands,
-                    duplicate=duplicate, time=FAST, seed="stdio-faults")
+    run = run_match(
+        tmp_path,
+        {"honest": bot_command("call"), "bad": bad},
+        protocols={"bad": "stdio"},
+        hands=hands,
+        duplicate=duplicate,
+        time=FAST,
+        seed="stdio-faults",
+    )
     records = run.result.records
     assert len(records) == hands * len(run.plan.tables)
     assert all(sum(r.net.values()) == 0 for r in records)
@@ -256,7 +326,8 @@ def test_a_league_names_each_bots_protocol_and_reports_a_bad_one_with_its_line()
     assert [b.protocol for b in league.bots] == ["grpc", "stdio", "grpc"]
     bad = LEAGUE.replace("protocol: stdio", "protocol: stdin").replace(
         "  - {name: plain, command: python sample_bots/python/call_bot.py, protocol: grpc}",
-        "  - {name: far, remote: true, protocol: stdio}")
+        "  - {name: far, remote: true, protocol: stdio}",
+    )
     with pytest.raises(LeagueConfigError) as caught:
         parse_league(bad, "league.yaml")
     assert caught.value.errors == [
@@ -276,9 +347,23 @@ def test_match_commands_name_their_protocol_by_prefix() -> None:
 def test_dealer_match_plays_a_stdio_bot_named_by_its_prefix(tmp_path: Path) -> None:
     dealer = Path(sys.executable).with_name("dealer")
     done = subprocess.run(
-        [str(dealer), "match", "stdio:python sample_bots/python/stdio_bot.py", "python sample_bots/python/call_bot.py",
-         "--hands", "6", "--out", str(tmp_path / "cli")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False, env={**os.environ, "DEALER_SEED": "1"})
+        [
+            str(dealer),
+            "match",
+            "stdio:python sample_bots/python/stdio_bot.py",
+            "python sample_bots/python/call_bot.py",
+            "--hands",
+            "6",
+            "--out",
+            str(tmp_path / "cli"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "DEALER_SEED": "1"},
+    )
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if "stdio_bot" in line or "call_bot" in line]
     assert len(rows) == 2 and all(row.rstrip().endswith("-") for row in rows), done.stdout  # no failures

@@ -25,8 +25,15 @@ import pokerbot
 
 
 def _request(**fields: object) -> pb.ActionRequest:
-    base: dict[str, object] = {"request_id": 5, "can_fold": True, "call_amount": 100, "min_raise_to": 400,
-                               "max_raise_to": 2000, "big_blind": 100, "pot": 300}
+    base: dict[str, object] = {
+        "request_id": 5,
+        "can_fold": True,
+        "call_amount": 100,
+        "min_raise_to": 400,
+        "max_raise_to": 2000,
+        "big_blind": 100,
+        "pot": 300,
+    }
     return pb.ActionRequest(**{**base, **fields})
 
 
@@ -39,10 +46,16 @@ def test_sdk_mixed_draws_by_the_probabilities_and_reports_them_made_legal():
     reply = pokerbot.answer(lambda r: pokerbot.mixed(options, random.Random(3)), 7, _request())
     assert reply.table == 7 and reply.request_id == 5
     assert [(o.type, o.amount, o.probability) for o in reply.strategy] == [
-        (pokerbot.FOLD, 0, 0.25), (pokerbot.CHECK_CALL, 0, 0.5), (pokerbot.BET_RAISE, 2000, 0.25)]  # raise clamped
+        (pokerbot.FOLD, 0, 0.25),
+        (pokerbot.CHECK_CALL, 0, 0.5),
+        (pokerbot.BET_RAISE, 2000, 0.25),
+    ]  # raise clamped
     assert (reply.type, reply.amount) in {(o.type, o.amount) for o in reply.strategy}
-    free = pokerbot.answer(lambda r: pokerbot.mixed(options, random.Random(3)), 7,
-                           _request(can_fold=False, call_amount=0, min_raise_to=0, max_raise_to=0))
+    free = pokerbot.answer(
+        lambda r: pokerbot.mixed(options, random.Random(3)),
+        7,
+        _request(can_fold=False, call_amount=0, min_raise_to=0, max_raise_to=0),
+    )
     assert [(o.type, o.probability) for o in free.strategy] == [(pokerbot.CHECK_CALL, 1.0)]  # all became a check
     assert not pokerbot.answer(lambda r: pokerbot.check_call(), 7, _request()).strategy  # a black box says nothing
     with pytest.raises(ValueError, match="sum to 1"):
@@ -50,18 +63,19 @@ def test_sdk_mixed_draws_by_the_probabilities_and_reports_them_made_legal():
 
 
 def test_stdio_reply_lines_carry_a_strategy_and_a_malformed_one_is_a_protocol_reason():
-    message, errors = wire.json_replies([
-        b'{"table": 3, "request_id": 9, "action": "fold", "strategy": [{"action": "fold", "probability": 0.25},'
-        b' {"action": "bet_raise", "amount": 400, "probability": 0.75}]}'])
+    message, errors = wire.json_replies(
+        [
+            b'{"table": 3, "request_id": 9, "action": "fold", "strategy": [{"action": "fold", "probability": 0.25},'
+            b' {"action": "bet_raise", "amount": 400, "probability": 0.75}]}'
+        ]
+    )
     assert errors == [] and message is not None
     assert wire.reply_strategy(message.actions[0]) == [("fold", 0, 0.25), ("bet_raise", 400, 0.75)]
     bad = {
         b'{"table": 1, "request_id": 2, "action": "fold", "strategy": {"fold": 1}}': '"strategy" must be a list',
         b'{"table": 1, "request_id": 2, "action": "fold", "strategy": [1]}': '"strategy" option 0 is not an object',
-        b'{"table": 1, "request_id": 2, "action": "fold", "strategy": [{"action": "x", "probability": 1}]}':
-            '"strategy" option 0: "action" must be',
-        b'{"table": 1, "request_id": 2, "action": "fold", "strategy": [{"action": "fold", "probability": "1"}]}':
-            '"strategy" option 0: "probability" must be a number',
+        b'{"table": 1, "request_id": 2, "action": "fold", "strategy": [{"action": "x", "probability": 1}]}': '"strategy" option 0: "action" must be',
+        b'{"table": 1, "request_id": 2, "action": "fold", "strategy": [{"action": "fold", "probability": "1"}]}': '"strategy" option 0: "probability" must be a number',
     }
     for line, reason in bad.items():
         message, errors = wire.json_replies([line])
@@ -71,8 +85,9 @@ def test_stdio_reply_lines_carry_a_strategy_and_a_malformed_one_is_a_protocol_re
 def _mixed(request: pb.ActionRequest) -> pokerbot.Decision:
     """A cheap mixed strategy: call, fold or min-raise with fixed odds, drawn from the situation."""
     rng = random.Random(f"{request.hand}|{request.street}|{list(request.hole_cards)}|{list(request.bets)}")
-    return pokerbot.mixed([(pokerbot.check_call(), 0.6), (pokerbot.fold(), 0.2),
-                           (pokerbot.raise_to(request.min_raise_to), 0.2)], rng)
+    return pokerbot.mixed(
+        [(pokerbot.check_call(), 0.6), (pokerbot.fold(), 0.2), (pokerbot.raise_to(request.min_raise_to), 0.2)], rng
+    )
 
 
 def _liar(request: pb.ActionRequest) -> pokerbot.Decision:
@@ -89,16 +104,27 @@ async def _answer(session: BotSession, decide) -> None:
     while session.live:
         await session._wake.wait()
         batch = session._take_batch(loop.time())
-        replies = [pokerbot.answer(decide, item.table, item.request)
-                   for item in pb.DealerMessage.FromString(batch).items if item.WhichOneof("kind") == "request"]
+        replies = [
+            pokerbot.answer(decide, item.table, item.request)
+            for item in pb.DealerMessage.FromString(batch).items
+            if item.WhichOneof("kind") == "request"
+        ]
         if replies:
             session._receive(pb.BotMessage(actions=replies))
 
 
 async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: int = 40):
     server = DealerServer("127.0.0.1:0", local_socket=False)
-    plan = MatchPlan("known", plan_tables(tuple(decides), duplicate=True, tables=1), game_config(), hands, seed=4,
-                     luck=True, strategies=strategies, sealed=False)
+    plan = MatchPlan(
+        "known",
+        plan_tables(tuple(decides), duplicate=True, tables=1),
+        game_config(),
+        hands,
+        seed=4,
+        luck=True,
+        strategies=strategies,
+        sealed=False,
+    )
     sessions = {instance_label(name, 0): server.session(name) for name in decides}
     for session in sessions.values():
         session._attach(object(), "in-process")  # type: ignore[arg-type]
@@ -128,6 +154,7 @@ def test_a_match_corrects_the_compared_bots_decisions_and_drops_a_bad_strategy_w
     # Only the compared versions are trusted: the same match with no one named uses no strategy.
     again = asyncio.run(_play({"mix": _mixed, "liar": _liar}, (), tmp_path / "b"))
     assert again.records is not None and all(h.full_net is None for h in again.records) and not again.strategies_refused
+
     def plays(r):
         return sorted((h.deal_set, h.hand, sorted(h.net.items())) for h in r.records)
 

@@ -54,7 +54,12 @@ def check(framed: bytes | None, item: pb.Item | None) -> None:
 
 
 def play_checked(
-    config: TableConfig, deck: Sequence[int], seat_map: list[int], table_seats: int, table: int, number: int,
+    config: TableConfig,
+    deck: Sequence[int],
+    seat_map: list[int],
+    table_seats: int,
+    table: int,
+    number: int,
     rng: Chooser,
 ) -> None:
     """Play a hand with random legal actions, checking every item as the match sends it."""
@@ -82,8 +87,10 @@ def play_checked(
         legal = hand.legal()
         request_id = rng.choice((0, 1, rng.randint(2, 2**16), 2**40 + 1, 2**53 - 1))
         time_ms, bank_ms = rng.choice((0, 1000, 2**32 - 1)), rng.choice((0, rng.randint(1, 2**32 - 1)))
-        sent(encoder.request(request_id, legal, time_ms, bank_ms),
-             reference.action_request(table, request_id, hand, legal, number, seat_map, table_seats, time_ms, bank_ms))
+        sent(
+            encoder.request(request_id, legal, time_ms, bank_ms),
+            reference.action_request(table, request_id, hand, legal, number, seat_map, table_seats, time_ms, bank_ms),
+        )
         action = rng.choice(["call"] * 3 + ["fold"] * legal.fold + ["raise"] * 2 * legal.can_raise)
         if action == "fold":
             hand.fold()
@@ -147,8 +154,13 @@ def test_values_beyond_the_memo_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(5)
     for number in range(20):
         big = 10**12 + 7 * number  # values no earlier test has remembered
-        config = TableConfig(stacks=tuple(rng.randint(1, 40 * big) for _ in range(3)), button=number % 3,
-                             small_blind=big // 2, big_blind=big, rake_bps=100)
+        config = TableConfig(
+            stacks=tuple(rng.randint(1, 40 * big) for _ in range(3)),
+            button=number % 3,
+            small_blind=big // 2,
+            big_blind=big,
+            rake_bps=100,
+        )
         play_checked(config, rng.sample(range(52), 52), [0, 1, 2], 3, 2**40, number, rng)
 
 

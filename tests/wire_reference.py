@@ -79,8 +79,13 @@ def public_item(table: int, event: Event, street: int, number: int, seat_map: li
     """The public Event item for an engine record, or None for records sent in HandEnd."""
     if isinstance(event, Acted):
         message = pb.Event(
-            type=_ACTS[event.kind], seat=seat_map[event.seat], amount=event.amount, to=event.to,
-            all_in=event.all_in, street=_STREETS[street], hand=number,
+            type=_ACTS[event.kind],
+            seat=seat_map[event.seat],
+            amount=event.amount,
+            to=event.to,
+            all_in=event.all_in,
+            street=_STREETS[street],
+            hand=number,
         )
     elif isinstance(event, Dealt):
         message = pb.Event(
@@ -88,32 +93,61 @@ def public_item(table: int, event: Event, street: int, number: int, seat_map: li
         )
     elif isinstance(event, Posted):
         message = pb.Event(
-            type=_POSTS[event.kind], seat=seat_map[event.seat], amount=event.amount,
-            to=0 if event.kind == "ante" else event.amount, all_in=event.all_in, street=pb.STREET_PREFLOP, hand=number,
+            type=_POSTS[event.kind],
+            seat=seat_map[event.seat],
+            amount=event.amount,
+            to=0 if event.kind == "ante" else event.amount,
+            all_in=event.all_in,
+            street=pb.STREET_PREFLOP,
+            hand=number,
         )
     elif isinstance(event, Returned):
-        message = pb.Event(type=pb.EVENT_TYPE_RETURNED, seat=seat_map[event.seat], amount=event.amount,
-                           street=_STREETS[street], hand=number)
+        message = pb.Event(
+            type=pb.EVENT_TYPE_RETURNED,
+            seat=seat_map[event.seat],
+            amount=event.amount,
+            street=_STREETS[street],
+            hand=number,
+        )
     else:
         return None
     return pb.Item(table=table, event=message)
 
 
 def action_request(
-    table: int, request_id: int, hand: Hand, legal: Legal, number: int, seat_map: list[int], table_seats: int,
-    time_ms: int, bank_ms: int,
+    table: int,
+    request_id: int,
+    hand: Hand,
+    legal: Legal,
+    number: int,
+    seat_map: list[int],
+    table_seats: int,
+    time_ms: int,
+    bank_ms: int,
 ) -> pb.Item:
     """Everything the actor needs to decide, without tracking state itself."""
     seat = hand.actors[0]
     return pb.Item(
         table=table,
         request=pb.ActionRequest(
-            request_id=request_id, hand=number, street=_STREETS[hand.street], seat=seat_map[seat],
-            hole_cards=names(hand.hole[seat]), board=names(hand.board),
-            stacks=laid_out(hand.stacks, seat_map, table_seats, 0), bets=laid_out(hand.bets, seat_map, table_seats, 0),
-            folded=laid_out(hand.folded, seat_map, table_seats, True), pot=hand.total_pot(), can_fold=legal.fold,
-            call_amount=legal.call, min_raise_to=legal.min_to, max_raise_to=legal.max_to, time_ms=time_ms,
-            bank_ms=bank_ms, variant=VARIANTS[hand.config.variant], big_blind=hand.config.big_blind,
+            request_id=request_id,
+            hand=number,
+            street=_STREETS[hand.street],
+            seat=seat_map[seat],
+            hole_cards=names(hand.hole[seat]),
+            board=names(hand.board),
+            stacks=laid_out(hand.stacks, seat_map, table_seats, 0),
+            bets=laid_out(hand.bets, seat_map, table_seats, 0),
+            folded=laid_out(hand.folded, seat_map, table_seats, True),
+            pot=hand.total_pot(),
+            can_fold=legal.fold,
+            call_amount=legal.call,
+            min_raise_to=legal.min_to,
+            max_raise_to=legal.max_to,
+            time_ms=time_ms,
+            bank_ms=bank_ms,
+            variant=VARIANTS[hand.config.variant],
+            big_blind=hand.config.big_blind,
             button=seat_map[hand.config.button],
         ),
     )
@@ -126,12 +160,24 @@ def hand_end(table: int, hand: Hand, number: int, seat_map: list[int], table_sea
         if isinstance(event, Shown):
             shown.append(pb.ShownHand(seat=seat_map[event.seat], cards=names(event.cards)))
         elif isinstance(event, Awarded):
-            pots.append(pb.Pot(amount=event.amount, winners=[seat_map[s] for s, _ in event.shares],
-                               shares=[w for _, w in event.shares]))
+            pots.append(
+                pb.Pot(
+                    amount=event.amount,
+                    winners=[seat_map[s] for s, _ in event.shares],
+                    shares=[w for _, w in event.shares],
+                )
+            )
         elif isinstance(event, Raked):
             rake = event.amount
     return pb.Item(
         table=table,
-        hand_end=pb.HandEnd(hand=number, shown=shown, pots=pots, stacks=laid_out(hand.stacks, seat_map, table_seats, 0),
-                            net=net, board=names(hand.board), rake=rake),
+        hand_end=pb.HandEnd(
+            hand=number,
+            shown=shown,
+            pots=pots,
+            stacks=laid_out(hand.stacks, seat_map, table_seats, 0),
+            net=net,
+            board=names(hand.board),
+            rake=rake,
+        ),
     )

@@ -30,8 +30,10 @@ def decide(request):
 
 def decide_with(request, call_margin=CALL_MARGIN):
     """``decide`` with the post-flop calling margin as a parameter (benchmarks/loose_mixed_bot.py)."""
-    situation = (f"{strength_bot.SEED}|{request.hand}|{request.street}|{request.hole_cards}|{request.board}|"
-                 f"{list(request.bets)}|{request.pot}")
+    situation = (
+        f"{strength_bot.SEED}|{request.hand}|{request.street}|{request.hole_cards}|{request.board}|"
+        f"{list(request.bets)}|{request.pot}"
+    )
     draw = random.Random(situation + "|draw")
     hole = [strength_bot.card(c) for c in request.hole_cards]
     board = [strength_bot.card(c) for c in request.board]
@@ -43,8 +45,11 @@ def decide_with(request, call_margin=CALL_MARGIN):
         score = strength_bot.chen(hole)
         raise_p = _ramp(score, 8, 12)
         call_p = (1 - raise_p) * (_ramp(score, 4, 8) if call <= 4 * bb else 0.0)
-        options = [(pokerbot.raise_to(3 * max(top_bet, bb)), raise_p), (pokerbot.check_call(), call_p),
-                   (passive, 1 - raise_p - call_p)]
+        options = [
+            (pokerbot.raise_to(3 * max(top_bet, bb)), raise_p),
+            (pokerbot.check_call(), call_p),
+            (passive, 1 - raise_p - call_p),
+        ]
         return pokerbot.mixed([(d, p) for d, p in options if p > 0], draw)
     opponents = sum(1 for seat, folded in enumerate(request.folded) if seat != request.seat and not folded)
     win = strength_bot.equity(hole, board, max(opponents, 1), random.Random(situation))
@@ -55,8 +60,11 @@ def decide_with(request, call_margin=CALL_MARGIN):
     else:
         edge = win - (call / (request.pot + call) + call_margin)
         call_p = (1 - raise_p) / (1 + math.exp(-edge / CALL_SPREAD))
-    options = [(pokerbot.raise_to(top_bet + round(share * (request.pot + call))), raise_p),
-               (pokerbot.check_call(), call_p), (pokerbot.fold(), 1 - raise_p - call_p)]
+    options = [
+        (pokerbot.raise_to(top_bet + round(share * (request.pot + call))), raise_p),
+        (pokerbot.check_call(), call_p),
+        (pokerbot.fold(), 1 - raise_p - call_p),
+    ]
     return pokerbot.mixed([(d, p) for d, p in options if p > 0], draw)
 
 

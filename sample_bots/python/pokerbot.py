@@ -126,7 +126,9 @@ def answer(
         print(f"pokerbot: decide failed: {error!r}", file=sys.stderr, flush=True)
         chosen, merged = Decision(CHECK_CALL), {}
     return dealer_pb2.ActionReply(
-        table=table, request_id=request.request_id, type=chosen.type,
+        table=table,
+        request_id=request.request_id,
+        type=chosen.type,
         amount=chosen.amount if chosen.type == BET_RAISE else 0,
         strategy=[dealer_pb2.ActionProbability(type=d.type, amount=d.amount, probability=p) for d, p in merged.items()],
     )
@@ -176,11 +178,7 @@ def run(
         _fail(f"pokerbot: cannot set up the channel to {options.dealer}: {error}")
 
     outbox: queue.SimpleQueue[dealer_pb2.BotMessage | None] = queue.SimpleQueue()
-    outbox.put(
-        dealer_pb2.BotMessage(
-            hello=dealer_pb2.Hello(token=options.token, name=name, version=version)
-        )
-    )
+    outbox.put(dealer_pb2.BotMessage(hello=dealer_pb2.Hello(token=options.token, name=name, version=version)))
     stub = dealer_pb2_grpc.DealerStub(channel)
     responses = stub.Play(iter(outbox.get, None))
     welcomed = False

@@ -77,9 +77,7 @@ def decide_with(request, call_margin=0.05):
     bb = max(request.big_blind, 1)
     top_bet = max(request.bets, default=0)
     call = request.call_amount
-    opponents = sum(
-        1 for seat, folded in enumerate(request.folded) if seat != request.seat and not folded
-    )
+    opponents = sum(1 for seat, folded in enumerate(request.folded) if seat != request.seat and not folded)
     if request.street == pokerbot.dealer_pb2.STREET_PREFLOP:
         score = chen(hole)
         if score >= 10:

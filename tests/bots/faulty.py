@@ -43,16 +43,24 @@ try:
                 continue
             request = item.request
             if MODE == "wrong-table":
-                replies.append(dealer_pb2.ActionReply(table=item.table + 1000, request_id=request.request_id,
-                                                      type=BET_RAISE, amount=request.max_raise_to))
-                replies.append(dealer_pb2.ActionReply(table=item.table, request_id=request.request_id,
-                                                      type=CHECK_CALL))
+                replies.append(
+                    dealer_pb2.ActionReply(
+                        table=item.table + 1000,
+                        request_id=request.request_id,
+                        type=BET_RAISE,
+                        amount=request.max_raise_to,
+                    )
+                )
+                replies.append(dealer_pb2.ActionReply(table=item.table, request_id=request.request_id, type=CHECK_CALL))
             elif MODE == "oversized":
                 botlib.say("sending 8 MiB")
                 outbox.put(b"\x12" + b"\x80\x80\x80\x04" + b"\x00" * (8 << 20))
             elif MODE == "marked":
-                replies.append(dealer_pb2.ActionReply(table=item.table, request_id=request.request_id,
-                                                      type=CHECK_CALL, amount=4242))
+                replies.append(
+                    dealer_pb2.ActionReply(
+                        table=item.table, request_id=request.request_id, type=CHECK_CALL, amount=4242
+                    )
+                )
         if replies:
             outbox.put(dealer_pb2.BotMessage(actions=replies).SerializeToString())
 except botlib.grpc.RpcError as error:

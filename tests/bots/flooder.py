@@ -11,8 +11,9 @@ import botlib
 from botlib import dealer_pb2
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "empty"
-bogus = dealer_pb2.BotMessage(actions=[dealer_pb2.ActionReply(table=k, request_id=10**6 + k, type=2, amount=k)
-                                       for k in range(60000)]).SerializeToString()
+bogus = dealer_pb2.BotMessage(
+    actions=[dealer_pb2.ActionReply(table=k, request_id=10**6 + k, type=2, amount=k) for k in range(60000)]
+).SerializeToString()
 botlib.say(f"bogus message: {len(bogus)} bytes")
 
 botlib.record_pid()

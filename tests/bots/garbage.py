@@ -19,8 +19,12 @@ CHECK_CALL, BET_RAISE = dealer_pb2.ACTION_TYPE_CHECK_CALL, dealer_pb2.ACTION_TYP
 
 
 def reply(item, kind=CHECK_CALL, amount=0, request_id=None):
-    return dealer_pb2.ActionReply(table=item.table, request_id=item.request.request_id if request_id is None
-                                  else request_id, type=kind, amount=amount)
+    return dealer_pb2.ActionReply(
+        table=item.table,
+        request_id=item.request.request_id if request_id is None else request_id,
+        type=kind,
+        amount=amount,
+    )
 
 
 def send(*replies):

@@ -46,8 +46,8 @@ def snoop(request: dealer_pb2.ActionRequest) -> None:
         except OSError:
             continue
         if key in text:
-            before = text[:text.index(key)]
-            actions = before[before.rfind("actions = "):].split("\n")[0]
+            before = text[: text.index(key)]
+            actions = before[before.rfind("actions = ") :].split("\n")[0]
             with open(HOME / "snooped.txt", "a", encoding="utf-8") as found:
                 found.write(f"hand {request.hand} street {request.street}: {path.name}: {actions}\n")
 
@@ -87,9 +87,14 @@ def main() -> None:
                         if SNOOP:
                             snoop(item.request)
                         decision = pokerbot._legal(random_bot.decide(item.request), item.request)
-                        replies.append(dealer_pb2.ActionReply(
-                            table=item.table, request_id=item.request.request_id, type=decision.type,
-                            amount=decision.amount if decision.type == pokerbot.BET_RAISE else 0))
+                        replies.append(
+                            dealer_pb2.ActionReply(
+                                table=item.table,
+                                request_id=item.request.request_id,
+                                type=decision.type,
+                                amount=decision.amount if decision.type == pokerbot.BET_RAISE else 0,
+                            )
+                        )
                     goodbye = goodbye or item.HasField("goodbye")
                 if replies:
                     outbox.put(dealer_pb2.BotMessage(actions=replies))

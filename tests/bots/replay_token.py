@@ -14,8 +14,7 @@ tried = []
 def replay(k: int, token: str) -> None:
     channel = botlib.grpc.insecure_channel(botlib.address())
     try:
-        for message in dealer_pb2_grpc.DealerStub(channel).Play(iter([botlib.hello(token, name="thief")]),
-                                                               timeout=10):
+        for message in dealer_pb2_grpc.DealerStub(channel).Play(iter([botlib.hello(token, name="thief")]), timeout=10):
             botlib.say(f"replay {k}: got", [i.WhichOneof("kind") for i in message.items])
             break
         botlib.say(f"replay {k}: ACCEPTED")

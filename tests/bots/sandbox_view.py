@@ -29,8 +29,17 @@ for entry in sorted(Path("/proc").iterdir(), key=lambda p: p.name):
             pass
 botlib.say("processes: " + " | ".join(commands))
 here = Path(__file__).resolve().parent
-for place in ("/", "/usr", "/etc", "/dev", str(here), os.environ["HOME"], os.path.dirname(os.environ["HOME"]), "/tmp",
-              "/dev/shm"):
+for place in (
+    "/",
+    "/usr",
+    "/etc",
+    "/dev",
+    str(here),
+    os.environ["HOME"],
+    os.path.dirname(os.environ["HOME"]),
+    "/tmp",
+    "/dev/shm",
+):
     try:
         with open(os.path.join(place, f"probe-{os.getpid()}"), "w") as f:
             f.write("x")
