@@ -71,11 +71,12 @@ def test_stdio_reply_lines_carry_a_strategy_and_a_malformed_one_is_a_protocol_re
     )
     assert errors == [] and message is not None
     assert wire.reply_strategy(message.actions[0]) == [("fold", 0, 0.25), ("bet_raise", 400, 0.75)]
+    head = b'{"table": 1, "request_id": 2, "action": "fold", "strategy": '
     bad = {
-        b'{"table": 1, "request_id": 2, "action": "fold", "strategy": {"fold": 1}}': '"strategy" must be a list',
-        b'{"table": 1, "request_id": 2, "action": "fold", "strategy": [1]}': '"strategy" option 0 is not an object',
-        b'{"table": 1, "request_id": 2, "action": "fold", "strategy": [{"action": "x", "probability": 1}]}': '"strategy" option 0: "action" must be',
-        b'{"table": 1, "request_id": 2, "action": "fold", "strategy": [{"action": "fold", "probability": "1"}]}': '"strategy" option 0: "probability" must be a number',
+        head + b'{"fold": 1}}': '"strategy" must be a list',
+        head + b"[1]}": '"strategy" option 0 is not an object',
+        head + b'[{"action": "x", "probability": 1}]}': '"strategy" option 0: "action" must be',
+        head + b'[{"action": "fold", "probability": "1"}]}': '"strategy" option 0: "probability" must be a number',
     }
     for line, reason in bad.items():
         message, errors = wire.json_replies([line])
