@@ -238,13 +238,13 @@ def wrap(
         "--dir",
         "/home",
         "--bind",
-        str(workdir),
+        str(workdir.resolve()),  # bwrap runs in the bot's folder: a relative path would miss it
         HOME,
         "--chdir",
         "/",
     ]
     if socket is not None:
-        args += ["--perms", "0755", "--dir", "/run", "--ro-bind", socket, SOCKET]
+        args += ["--perms", "0755", "--dir", "/run", "--ro-bind", os.path.abspath(socket), SOCKET]
     args += ["--remount-ro", "/"]
     read, write = os.pipe()
     with os.fdopen(write, "wb") as pipe:

@@ -155,6 +155,14 @@ def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_
     assert_gone(tmp_path)
 
 
+def test_a_relative_output_folder_is_found_inside_the_sandbox(tmp_path: Path, monkeypatch) -> None:
+    """As `make league` runs (out: out/thursday, from the checkout): the scratch folder is relative."""
+    monkeypatch.chdir(tmp_path)
+    result, _ = run_one(Path("out"), {"honest": BotEntry("honest", HONEST), "caller": BotEntry("caller", CALLER)})
+    assert result.faults == {"honest": {}, "caller": {}}, result.log_tails
+    assert result.hands == 4 * INSTANCES
+
+
 def test_a_launcher_whose_dealer_is_gone_kills_its_bot_and_exits(tmp_path: Path) -> None:
     """The launcher's last guard against an orphaned sandbox: the dealer's end of its output pipe
     closes (as when the dealer dies before bwrap's death signal is set) and the bot goes too."""
