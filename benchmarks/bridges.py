@@ -27,7 +27,8 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
+from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -49,7 +49,8 @@ from pathlib import Path
 
 from dealer.compare import Sample, SequentialTest, Settings, paired_samples
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
+from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -63,8 +63,9 @@ from dealer.compare import (
     paired_samples,
 )
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, instance_label, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan, instance_label
 from dealer.records import MatchResult
+from dealer.scheduler import plan_tables
 from dealer.server import BotSession, DealerServer
 from dealer.stats import ConfidenceSequence
 from poker.v1 import dealer_pb2 as pb

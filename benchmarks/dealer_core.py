@@ -23,7 +23,8 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, instance_label, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.scheduler import plan_tables
 from dealer.server import BotSession, DealerServer, tune_gc
 from poker.v1 import dealer_pb2 as pb
 

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
 from dealer.records import MatchResult
+from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
 from dealer.standings import group_sums
 

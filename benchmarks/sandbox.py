@@ -22,8 +22,9 @@ from tabulate import tabulate
 
 from dealer import sandbox
 from dealer.config import Limits, game_config
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
 from dealer.processes import BotProcess
+from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,8 +27,9 @@ from dealer.compare import LABELS, Settings, play_comparison
 from dealer.config import FaultPolicy, LeagueConfig, Limits, VariantName, game_config, load_league, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
-from dealer.match import BotEntry, Match, MatchPlan, instance_label, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan, instance_label
 from dealer.records import MatchResult
+from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, draw_seed, guessable, verify
 from dealer.server import DealerServer, tune_gc
 from dealer.standings import standings, standings_table

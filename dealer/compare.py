@@ -62,8 +62,9 @@ from typing import Literal
 
 from dealer.config import SEQUENTIAL_TESTS as TESTS
 from dealer.config import GameConfig
-from dealer.match import BotEntry, Match, MatchPlan, TableSpec
+from dealer.match import BotEntry, Match, MatchPlan
 from dealer.records import HandRecord, MatchResult
+from dealer.scheduler import compare_tables
 from dealer.server import DealerServer
 from dealer.stats import SPRT, ConfidenceSequence, Estimate, bb_per_100_grouped, two_sided_p_value
 
@@ -538,23 +539,6 @@ def _faults(results: Iterable[MatchResult]) -> dict[str, dict[str, int]]:
 
 
 # --------------------------------------------------------------------------- playing a comparison
-
-
-def compare_tables(
-    new: str, old: str, field: Sequence[str], deal_sets: int, prefix: str = "c"
-) -> tuple[TableSpec, ...]:
-    """The tables of a comparison: per deal set, (new, old) in both seatings, or each version
-    against each opponent in both seatings (one deal set per opponent, shared by the versions)."""
-    specs = []
-    for k in range(deal_sets):
-        if not field:
-            specs += [TableSpec((new, old), f"{prefix}/{k}", 0), TableSpec((old, new), f"{prefix}/{k}", 1)]
-            continue
-        for f in field:
-            deal_set = f"{prefix}/{k}/{f}"
-            for version in (new, old):
-                specs += [TableSpec((version, f), deal_set, 0), TableSpec((f, version), deal_set, 1)]
-    return tuple(specs)
 
 
 class _SequentialMatch(Match):

@@ -27,12 +27,13 @@ from dealer.compare import Settings as CompareSettings
 from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
 from dealer.errors import RunError
-from dealer.match import BotEntry, Match, MatchPlan, TableSpec, instance_label
+from dealer.match import BotEntry, Match, MatchPlan, instance_label
 from dealer.ratings import openskill_ratings
 from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
 from dealer.scheduler import (
     MatchSpec,
-    duplicate_rotations,
+    TableSpec,
+    compare_event,
     gauntlet_tables,
     round_robin_tables,
     schedule_event,
@@ -64,26 +65,15 @@ def _tables(event: EventSpec, seed: object) -> list[tuple[str, ...]]:
         assert event.challenger is not None
         field = [b for b in event.bots if b != event.challenger]
         return gauntlet_tables(event.challenger, field, event.table_size, seed=f"{seed}/{event.name}")
-    if event.format == "compare":
-        assert event.new is not None and event.old is not None
-        if event.field:
-            return [(version, opponent) for opponent in event.field for version in (event.new, event.old)]
-        return [(event.new, event.old)]
     return round_robin_tables(event.bots, event.table_size, seed=f"{seed}/{event.name}", min_meetings=event.meetings)
 
 
 def _match_specs(event: EventSpec, seed: object) -> list[MatchSpec]:
-    tables = _tables(event, seed)
-    if event.format == "compare" and event.field:
-        # Both versions meet each opponent on the same deals: pair (new, f) and (old, f) in one deal set.
-        specs: list[MatchSpec] = []
-        for k in range(0, len(tables), 2):
-            for version_table in tables[k : k + 2]:
-                for r, seats in enumerate(duplicate_rotations(version_table)):
-                    specs.append(MatchSpec(event.name, len(specs), seats, k // 2, r))
-        return specs
+    if event.format == "compare":
+        assert event.new is not None and event.old is not None
+        return compare_event(event.name, event.new, event.old, event.field)
     duplicate = event.duplicate and event.format != "freezeout"
-    return schedule_event(event.name, tables, duplicate=duplicate, seed=f"{seed}/{event.name}")
+    return schedule_event(event.name, _tables(event, seed), duplicate=duplicate, seed=f"{seed}/{event.name}")
 
 
 def _hands_per_table(event: EventSpec, tables: int) -> int:

@@ -37,7 +37,7 @@ import logging
 import os
 import secrets
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,7 @@ from dealer.history import PhhsWriter, phh_text
 from dealer.processes import BotProcess, sweep_cgroups
 from dealer.records import HandRecord, MatchResult, Tally
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
-from dealer.scheduler import duplicate_rotations, sealed_instances
+from dealer.scheduler import TableSpec, sealed_instances
 from dealer.server import BotSession, DealerServer, Fault
 from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
@@ -61,15 +61,6 @@ from poker.v1 import dealer_pb2 as pb
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
 _table_ids = itertools.count(1)
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """One table of a match: bot names by seat, and the deals it plays."""
-
-    seats: tuple[str, ...]
-    deal_set: str
-    rotation: int = 0
 
 
 @dataclass(frozen=True)
@@ -779,17 +770,3 @@ class Match:
         self.result.tally.add(record)
         if self.result.records is not None:
             self.result.records.append(record)
-
-
-def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:
-    """Tables for a single match: ``tables`` deal sets, each replayed in every seat rotation if duplicate.
-
-    Without duplicate, deal set ``k`` is played in rotation ``k mod n``: tables in different
-    rotations wait on different bots at once, so no bot (nor the dealer) idles while another thinks.
-    """
-    rotations = duplicate_rotations(tuple(seats))
-    if not duplicate:
-        return tuple(
-            TableSpec(rotations[k % len(rotations)], f"{prefix}/{k}", k % len(rotations)) for k in range(tables)
-        )
-    return tuple(TableSpec(table, f"{prefix}/{k}", r) for k in range(tables) for r, table in enumerate(rotations))

@@ -1,5 +1,8 @@
 """Pure pairing and seating: which bots play together, in which seats, on which deals.
 
+Every table is planned here: a league event's, a single match's (``dealer match``) and a
+comparison's (``dealer compare``); the callers only turn the plan into what they run.
+
 Knows nothing about cards or poker rules. Every function is deterministic for a given seed and
 uses only a private ``random.Random(str(seed))``, never the global generator.
 """
@@ -28,6 +31,15 @@ class MatchSpec:
     seats: tuple[str, ...]
     deal_set: int
     rotation: int
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table of a match: bot names by seat, and the deals it plays."""
+
+    seats: tuple[str, ...]
+    deal_set: str
+    rotation: int = 0
 
 
 def _check_bots(bots: Sequence[str], table_size: int) -> None:
@@ -237,6 +249,50 @@ def schedule_event(
         MatchSpec(event, number, duplicate_rotations(table)[r], number, 0)
         for number, (table, r) in enumerate(zip(tables, rotations, strict=True))
     ]
+
+
+def compare_event(event: str, new: str, old: str, field: Sequence[str]) -> list[MatchSpec]:
+    """A league's compare event: (new, old) as one duplicate group, or per opponent one deal set on
+    which both versions meet it in both seatings (both versions meet each opponent on the same deals)."""
+    if not field:
+        return schedule_event(event, [(new, old)], duplicate=True)
+    specs: list[MatchSpec] = []
+    for k, opponent in enumerate(field):
+        for version in (new, old):
+            for r, seats in enumerate(duplicate_rotations((version, opponent))):
+                specs.append(MatchSpec(event, len(specs), seats, k, r))
+    return specs
+
+
+def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:
+    """Tables for a single match: ``tables`` deal sets, each replayed in every seat rotation if duplicate.
+
+    Without duplicate, deal set ``k`` is played in rotation ``k mod n``: tables in different
+    rotations wait on different bots at once, so no bot (nor the dealer) idles while another thinks.
+    """
+    rotations = duplicate_rotations(tuple(seats))
+    if not duplicate:
+        return tuple(
+            TableSpec(rotations[k % len(rotations)], f"{prefix}/{k}", k % len(rotations)) for k in range(tables)
+        )
+    return tuple(TableSpec(table, f"{prefix}/{k}", r) for k in range(tables) for r, table in enumerate(rotations))
+
+
+def compare_tables(
+    new: str, old: str, field: Sequence[str], deal_sets: int, prefix: str = "c"
+) -> tuple[TableSpec, ...]:
+    """The tables of a comparison: per deal set, (new, old) in both seatings, or each version
+    against each opponent in both seatings (one deal set per opponent, shared by the versions)."""
+    specs = []
+    for k in range(deal_sets):
+        if not field:
+            specs += [TableSpec((new, old), f"{prefix}/{k}", 0), TableSpec((old, new), f"{prefix}/{k}", 1)]
+            continue
+        for f in field:
+            deal_set = f"{prefix}/{k}/{f}"
+            for version in (new, old):
+                specs += [TableSpec((version, f), deal_set, 0), TableSpec((f, version), deal_set, 1)]
+    return tuple(specs)
 
 
 def sealed_instances(tables: Sequence[tuple[Sequence[str], Hashable]]) -> list[tuple[int, ...]]:

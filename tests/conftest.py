@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
 from dealer.records import MatchResult
+from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,8 +21,9 @@ import pytest
 
 from conftest import processes_under
 from dealer.config import game_config
-from dealer.match import STRIKES, BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import STRIKES, BotEntry, Match, MatchPlan
 from dealer.records import MatchResult
+from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, Fault
 from poker.v1 import dealer_pb2 as pb
 

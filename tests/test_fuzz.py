@@ -23,8 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
 from dealer.records import MatchResult
+from dealer.scheduler import plan_tables
 from dealer.server import MAX_MESSAGE_BYTES, DealerServer
 from poker.v1 import dealer_pb2 as pb
 

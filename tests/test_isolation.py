@@ -31,8 +31,9 @@ import yaml
 from conftest import processes_under
 from dealer import sandbox
 from dealer.config import Limits, game_config
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
 from dealer.records import MatchResult
+from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, Fault
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -20,12 +20,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, MatchRun, bot_command, history_path, read_phhs, run_match
-from dealer.compare import compare_tables
 from dealer.config import game_config, parse_league
 from dealer.league import build_jobs, instance_counts
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
 from dealer.records import MatchResult
-from dealer.scheduler import sealed_instances
+from dealer.scheduler import compare_tables, plan_tables, sealed_instances
 from dealer.server import DealerServer, Fault
 
 REFERENCE = Path(__file__).parent / "data" / "sealed_reference.json"

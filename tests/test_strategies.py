@@ -16,7 +16,8 @@ from conftest import PY_BOTS, ROOT
 from dealer import wire
 from dealer.compare import paired_samples
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, instance_label, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.scheduler import plan_tables
 from dealer.server import BotSession, DealerServer
 from poker.v1 import dealer_pb2 as pb
 

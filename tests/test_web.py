@@ -20,7 +20,8 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from conftest import PY_BOTS, ROOT
 from dealer.config import game_config, parse_league
 from dealer.league import Progress
-from dealer.match import BotEntry, Match, MatchPlan, plan_tables
+from dealer.match import BotEntry, Match, MatchPlan
+from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
 from dealer.web.view import LeagueView, replay
 
