@@ -31,7 +31,7 @@ from tabulate import tabulate
 
 from dealer.cluster import dask_executor
 from dealer.config import LeagueConfig, parse_league
-from dealer.league import LocalExecutor, MatchJob, _match_specs, build_jobs, run_league
+from dealer.league import LocalExecutor, MatchJob, _tables, build_jobs, run_league
 from dealer.server import DealerServer, tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,7 +127,7 @@ events:
     config = parse_league(text)
     rows = []
     for label, work in (
-        ("scheduler (pairings, seats)", lambda: [_match_specs(e, config.seed) for e in config.events]),
+        ("scheduler (pairings, seats)", lambda: [_tables(e, config.seed) for e in config.events]),
         ("build_jobs (all of planning)", lambda: build_jobs(config)),
     ):
         started, cpu = time.perf_counter(), time.process_time()

@@ -30,14 +30,7 @@ from dealer.errors import RunError
 from dealer.match import BotEntry, Match, MatchPlan, instance_label
 from dealer.ratings import openskill_ratings
 from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
-from dealer.scheduler import (
-    MatchSpec,
-    TableSpec,
-    compare_event,
-    gauntlet_tables,
-    round_robin_tables,
-    schedule_event,
-)
+from dealer.scheduler import TableSpec, compare_event, gauntlet_tables, round_robin_tables, schedule_event
 from dealer.seeds import commitment, draw_seed, guessable
 from dealer.server import BotSession, DealerServer
 from dealer.standings import BROKEN, Standing, group_sums, standings
@@ -60,20 +53,20 @@ def _entry(bot: BotSpec) -> BotEntry:
     return BotEntry(bot.name, bot.command, None, bot.limits, protocol=bot.protocol)
 
 
-def _tables(event: EventSpec, seed: object) -> list[tuple[str, ...]]:
-    if event.format == "gauntlet":
-        assert event.challenger is not None
-        field = [b for b in event.bots if b != event.challenger]
-        return gauntlet_tables(event.challenger, field, event.table_size, seed=f"{seed}/{event.name}")
-    return round_robin_tables(event.bots, event.table_size, seed=f"{seed}/{event.name}", min_meetings=event.meetings)
-
-
-def _match_specs(event: EventSpec, seed: object) -> list[MatchSpec]:
+def _tables(event: EventSpec, seed: object) -> list[TableSpec]:
+    """The event's tables, planned by the scheduler (seeded by the league's seed and the event's name)."""
+    event_seed = f"{seed}/{event.name}"
     if event.format == "compare":
         assert event.new is not None and event.old is not None
         return compare_event(event.name, event.new, event.old, event.field)
+    if event.format == "gauntlet":
+        assert event.challenger is not None
+        field = [b for b in event.bots if b != event.challenger]
+        lineups = gauntlet_tables(event.challenger, field, event.table_size, seed=event_seed)
+    else:
+        lineups = round_robin_tables(event.bots, event.table_size, seed=event_seed, min_meetings=event.meetings)
     duplicate = event.duplicate and event.format != "freezeout"
-    return schedule_event(event.name, _tables(event, seed), duplicate=duplicate, seed=f"{seed}/{event.name}")
+    return schedule_event(event.name, lineups, duplicate=duplicate, seed=event_seed)
 
 
 def _hands_per_table(event: EventSpec, tables: int) -> int:
@@ -88,13 +81,12 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
     base = config.path.parent if config.path else Path.cwd()
     jobs = []
     for event in config.events:
-        groups: dict[int, list[MatchSpec]] = collections.defaultdict(list)
-        for spec in _match_specs(event, config.seed):
-            groups[spec.deal_set].append(spec)
+        matches: dict[str, list[TableSpec]] = collections.defaultdict(list)  # a match per deal set
+        for table in _tables(event, config.seed):
+            matches[table.deal_set].append(table)
         freezeout = event.format == "freezeout"
-        for deal_set, specs in sorted(groups.items()):
-            match_id = f"{event.name}/{deal_set:04d}"
-            tables = tuple(TableSpec(s.seats, match_id, s.rotation) for s in specs)
+        for match_id, group in matches.items():  # in the scheduler's order: <event>/0000, /0001, ...
+            tables = tuple(group)
             plan = MatchPlan(
                 match_id=match_id,
                 tables=tables,
@@ -110,7 +102,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
                 strategies=tuple(n for n in (event.new, event.old) if n) if event.format == "compare" else (),
             )
             bots = {name: entries[name] for t in tables for name in t.seats}
-            jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / event.name / f"{deal_set:04d}", base))
+            jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / match_id, base))
     return jobs
 
 

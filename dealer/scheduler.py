@@ -19,23 +19,12 @@ MAX_TABLE_SIZE = 10
 
 
 @dataclass(frozen=True)
-class MatchSpec:
-    """One match of an event: who sits where and which set of deals it replays.
-
-    Matches of one duplicate group share ``deal_set`` (hence the same cards) and differ by
-    ``rotation`` (0..n-1); outside duplicate play ``rotation`` is 0.
-    """
-
-    event: str
-    index: int
-    seats: tuple[str, ...]
-    deal_set: int
-    rotation: int
-
-
-@dataclass(frozen=True)
 class TableSpec:
-    """One table of a match: bot names by seat, and the deals it plays."""
+    """One table: bot names by seat, the deal set whose cards it plays, and its seat rotation.
+
+    The tables of a duplicate group share ``deal_set`` (hence the same cards) and differ by
+    ``rotation`` (0..n-1); a deal set played once has rotation 0.
+    """
 
     seats: tuple[str, ...]
     deal_set: str
@@ -228,40 +217,48 @@ def _balanced_rotations(tables: Sequence[tuple[str, ...]], rng: random.Random) -
     return chosen
 
 
+def _event_deal_set(event: str, number: int) -> str:
+    """The name of an event's deal set ``number``: a league plays each as one match of that id."""
+    return f"{event}/{number:04d}"
+
+
 def schedule_event(
     event: str, tables: Sequence[tuple[str, ...]], *, duplicate: bool, seed: int | str = 0
-) -> list[MatchSpec]:
-    """Turn tables into numbered MatchSpecs: one duplicate group per table, or one match each.
+) -> list[TableSpec]:
+    """Seat an event's tables, each on its own deal set ``<event>/NNNN`` (in table order).
 
-    Duplicate groups are n consecutive matches on one deal_set with rotations 0..n-1; otherwise
-    each table gets its own deal_set and a cyclic seat rotation chosen to balance seat counts
-    (``seed`` only breaks ties there).
+    Duplicate: a table becomes n tables on its deal set, rotations 0..n-1. Otherwise each table is
+    played once, in the cyclic seat rotation that balances seat counts (``seed`` only breaks ties).
     """
     if duplicate:
-        seatings = [
-            (group, r, seats)
-            for group, table in enumerate(tables)
+        return [
+            TableSpec(seats, _event_deal_set(event, number), r)
+            for number, table in enumerate(tables)
             for r, seats in enumerate(duplicate_rotations(table))
         ]
-        return [MatchSpec(event, i, seats, group, r) for i, (group, r, seats) in enumerate(seatings)]
     rotations = _balanced_rotations(tables, random.Random(str(seed)))
     return [
-        MatchSpec(event, number, duplicate_rotations(table)[r], number, 0)
+        TableSpec(duplicate_rotations(table)[r], _event_deal_set(event, number))
         for number, (table, r) in enumerate(zip(tables, rotations, strict=True))
     ]
 
 
-def compare_event(event: str, new: str, old: str, field: Sequence[str]) -> list[MatchSpec]:
-    """A league's compare event: (new, old) as one duplicate group, or per opponent one deal set on
-    which both versions meet it in both seatings (both versions meet each opponent on the same deals)."""
-    if not field:
-        return schedule_event(event, [(new, old)], duplicate=True)
-    specs: list[MatchSpec] = []
-    for k, opponent in enumerate(field):
-        for version in (new, old):
-            for r, seats in enumerate(duplicate_rotations((version, opponent))):
-                specs.append(MatchSpec(event, len(specs), seats, k, r))
-    return specs
+def _compare_groups(new: str, old: str, field: Sequence[str]) -> list[list[tuple[tuple[str, ...], int]]]:
+    """A comparison's duplicate groups of (seats, rotation), one deal set each: new against old in
+    both seatings, or per field opponent each version against it in both seatings (so both
+    versions meet each opponent on the same deals)."""
+    pairs = [[(new, old)]] if not field else [[(new, f), (old, f)] for f in field]
+    return [[(seats, r) for pair in group for r, seats in enumerate(duplicate_rotations(pair))] for group in pairs]
+
+
+def compare_event(event: str, new: str, old: str, field: Sequence[str]) -> list[TableSpec]:
+    """A league's compare event: one deal set ``<event>/NNNN`` (one match) per field opponent, or a
+    single one of new against old."""
+    return [
+        TableSpec(seats, _event_deal_set(event, number), r)
+        for number, group in enumerate(_compare_groups(new, old, field))
+        for seats, r in group
+    ]
 
 
 def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:
@@ -281,18 +278,16 @@ def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: s
 def compare_tables(
     new: str, old: str, field: Sequence[str], deal_sets: int, prefix: str = "c"
 ) -> tuple[TableSpec, ...]:
-    """The tables of a comparison: per deal set, (new, old) in both seatings, or each version
-    against each opponent in both seatings (one deal set per opponent, shared by the versions)."""
-    specs = []
-    for k in range(deal_sets):
-        if not field:
-            specs += [TableSpec((new, old), f"{prefix}/{k}", 0), TableSpec((old, new), f"{prefix}/{k}", 1)]
-            continue
-        for f in field:
-            deal_set = f"{prefix}/{k}/{f}"
-            for version in (new, old):
-                specs += [TableSpec((version, f), deal_set, 0), TableSpec((f, version), deal_set, 1)]
-    return tuple(specs)
+    """The tables of a comparison played as one match: ``deal_sets`` times each of its duplicate
+    groups, on deal sets ``<prefix>/<k>`` (no field) or ``<prefix>/<k>/<opponent>``."""
+    groups = _compare_groups(new, old, field)
+    names = [f"/{f}" for f in field] or [""]
+    return tuple(
+        TableSpec(seats, f"{prefix}/{k}{name}", r)
+        for k in range(deal_sets)
+        for name, group in zip(names, groups, strict=True)
+        for seats, r in group
+    )
 
 
 def sealed_instances(tables: Sequence[tuple[Sequence[str], Hashable]]) -> list[tuple[int, ...]]:

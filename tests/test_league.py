@@ -163,6 +163,24 @@ def test_build_jobs_full_table_and_seed() -> None:
     assert {j.plan.seed for j in one} == {"1"}
 
 
+def test_a_compare_event_is_one_match_per_opponent_with_both_versions_on_its_deals() -> None:
+    bots = "\n".join(f"  - {{name: {n}, command: [{sys.executable}, -c, pass, {n}]}}" for n in ("a", "b", "f", "g"))
+    events = """\
+  - {name: cmp, format: compare, new: a, old: b, field: [f, g], hands: 800}
+  - {name: alone, format: compare, new: a, old: b, hands: 300}
+"""
+    jobs = build_jobs(parse_league(f"name: cmp\nseed: 5\nbots:\n{bots}\nevents:\n{events}"))
+    assert [j.plan.match_id for j in jobs] == ["cmp/0000", "cmp/0001", "alone/0000"]
+    for job, opponent in zip(jobs, ["f", "g"], strict=False):
+        tables = job.plan.tables
+        assert [t.seats for t in tables] == [("a", opponent), (opponent, "a"), ("b", opponent), (opponent, "b")]
+        assert {t.deal_set for t in tables} == {job.plan.match_id}  # both versions on the opponent's deals
+        assert job.plan.hands == 200 and job.plan.luck and job.plan.strategies == ("a", "b")
+    alone = jobs[2].plan
+    assert [(t.seats, t.rotation) for t in alone.tables] == [(("a", "b"), 0), (("b", "a"), 1)]
+    assert alone.hands == 150 and {t.deal_set for t in alone.tables} == {"alone/0000"}
+
+
 def test_build_jobs_of_the_shipped_league() -> None:
     config = load_league(ROOT / "tournaments.yaml")
     jobs = build_jobs(config)

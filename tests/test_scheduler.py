@@ -10,7 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.scheduler import MatchSpec, duplicate_rotations, gauntlet_tables, round_robin_tables, schedule_event
+from dealer.scheduler import (
+    TableSpec,
+    compare_event,
+    compare_tables,
+    duplicate_rotations,
+    gauntlet_tables,
+    plan_tables,
+    round_robin_tables,
+    schedule_event,
+)
 
 # Balance bounds the greedy draw meets (measured over 3..40 bots at every size, and 200 bots).
 # Typical draws do better (pairs 2..3 apart); the worst cases are fields of about twice the table
@@ -20,7 +29,7 @@ PAIR_SPREAD = 5  # max - min meetings over all pairs
 SEAT_SPREAD = 4  # max - min seat count of one bot (cyclic rotations only, so not perfect)
 
 
-def seat_counts(specs: Sequence[MatchSpec]) -> dict[str, list[int]]:
+def seat_counts(specs: Sequence[TableSpec]) -> dict[str, list[int]]:
     """Return how often each bot sat in each seat (lists as long as the largest table)."""
     width = max((len(s.seats) for s in specs), default=0)
     counts: dict[str, list[int]] = {}
@@ -30,12 +39,20 @@ def seat_counts(specs: Sequence[MatchSpec]) -> dict[str, list[int]]:
     return counts
 
 
-def pair_counts(specs: Sequence[MatchSpec]) -> dict[frozenset[str], int]:
+def pair_counts(specs: Sequence[TableSpec]) -> dict[frozenset[str], int]:
     """Return how many matches each pair of bots played together (pairs that never met are absent)."""
     counts: Counter[frozenset[str]] = Counter()
     for spec in specs:
         counts.update(frozenset(p) for p in combinations(spec.seats, 2))
     return dict(counts)
+
+
+def by_deal_set(specs: Sequence[TableSpec]) -> dict[str, list[TableSpec]]:
+    """The tables of each deal set, deal sets in order of first appearance."""
+    groups: dict[str, list[TableSpec]] = {}
+    for spec in specs:
+        groups.setdefault(spec.deal_set, []).append(spec)
+    return groups
 
 
 def names(n: int) -> list[str]:
@@ -150,23 +167,20 @@ def test_duplicate_groups_are_complete(field: tuple[list[str], int], seed: int) 
     bots, size = field
     tables = round_robin_tables(bots, size, seed=seed)
     specs = schedule_event("dup", tables, duplicate=True, seed=seed)
-    assert [s.index for s in specs] == list(range(len(specs)))
     assert len(specs) == size * len(tables)
-    groups: dict[int, list[MatchSpec]] = {}
-    for spec in specs:
-        groups.setdefault(spec.deal_set, []).append(spec)
-    assert len(groups) == len(tables)
-    for deal_set, group in groups.items():
+    groups = by_deal_set(specs)
+    assert list(groups) == [f"dup/{k:04d}" for k in range(len(tables))]
+    assert [s for group in groups.values() for s in group] == specs  # each group's tables are consecutive
+    for table, group in zip(tables, groups.values(), strict=True):
         assert [s.rotation for s in group] == list(range(size))
-        assert group[0].seats == tables[deal_set]
-        assert [specs.index(s) for s in group] == list(range(group[0].index, group[0].index + size))
+        assert group[0].seats == table
         for seat in range(size):
-            assert sorted(s.seats[seat] for s in group) == sorted(tables[deal_set])
+            assert sorted(s.seats[seat] for s in group) == sorted(table)
     # Over the whole event every bot sits in every seat equally often.
     assert all(len(set(c)) == 1 for c in seat_counts(specs).values())
 
 
-def check_seat_balance(specs: list[MatchSpec]) -> None:
+def check_seat_balance(specs: list[TableSpec]) -> None:
     for counts in seat_counts(specs).values():
         assert max(counts) - min(counts) <= SEAT_SPREAD
 
@@ -177,9 +191,8 @@ def test_non_duplicate_event_balances_seats(field: tuple[list[str], int], seed: 
     bots, size = field
     tables = round_robin_tables(bots, size, seed=seed)
     specs = schedule_event("ev", tables, duplicate=False, seed=seed)
-    assert [s.index for s in specs] == list(range(len(tables)))
-    assert [s.deal_set for s in specs] == list(range(len(tables)))
-    assert all(s.rotation == 0 and s.event == "ev" for s in specs)
+    assert [s.deal_set for s in specs] == [f"ev/{k:04d}" for k in range(len(tables))]
+    assert all(s.rotation == 0 for s in specs)
     # Each table keeps its bots and their cyclic order (neighbours), only the start seat moves.
     assert all(s.seats in duplicate_rotations(t) for s, t in zip(specs, tables, strict=True))
     check_seat_balance(specs)
@@ -192,7 +205,7 @@ def test_heads_up_seats_are_balanced_within_one() -> None:
 
 
 def test_seat_and_pair_counts() -> None:
-    specs = [MatchSpec("e", 0, ("a", "b", "c"), 0, 0), MatchSpec("e", 1, ("b", "a"), 1, 0)]
+    specs = [TableSpec(("a", "b", "c"), "e/0000"), TableSpec(("b", "a"), "e/0001")]
     assert seat_counts(specs) == {"a": [1, 1, 0], "b": [1, 1, 0], "c": [0, 0, 1]}
     assert pair_counts(specs) == {frozenset("ab"): 2, frozenset("ac"): 1, frozenset("bc"): 1}
     assert seat_counts([]) == {} and pair_counts([]) == {}
@@ -220,3 +233,86 @@ def test_gauntlet_heads_up_meets_each_once_and_rejects_challenger_in_field() -> 
     assert sorted(t[1] for t in tables) == names(7)
     with pytest.raises(ValueError, match="also in the field"):
         gauntlet_tables("bot001", names(3), 2)
+
+
+# ------------------------------------------------------------------ a single match, a comparison
+
+
+@pytest.mark.parametrize("size", [2, 3, 6])
+@pytest.mark.parametrize("deal_sets", [1, 4])
+def test_a_duplicate_match_replays_each_deal_set_in_every_rotation(size: int, deal_sets: int) -> None:
+    bots = names(size)
+    specs = plan_tables(bots, duplicate=True, tables=deal_sets, prefix="m")
+    groups = by_deal_set(specs)
+    assert list(groups) == [f"m/{k}" for k in range(deal_sets)]
+    for group in groups.values():
+        assert [s.seats for s in group] == duplicate_rotations(tuple(bots))
+        assert [s.rotation for s in group] == list(range(size))
+    assert seat_counts(specs) == {b: [deal_sets] * size for b in bots}  # each bot once in each seat of a deal
+
+
+@pytest.mark.parametrize("size", [2, 3, 6])
+def test_a_plain_match_plays_deal_set_k_once_in_rotation_k_mod_n(size: int) -> None:
+    bots = names(size)
+    specs = plan_tables(bots, duplicate=False, tables=2 * size + 1)
+    rotations = duplicate_rotations(tuple(bots))
+    assert [(s.seats, s.deal_set, s.rotation) for s in specs] == [
+        (rotations[k % size], f"m/{k}", k % size) for k in range(2 * size + 1)
+    ]
+    assert seat_counts(specs[: 2 * size]) == {b: [2] * size for b in bots}  # n tables in a row: every seat once
+
+
+def met_on(specs: Sequence[TableSpec]) -> dict[frozenset[str], set[str]]:
+    """The deal sets on which each pair of bots played each other (heads-up tables)."""
+    deals: dict[frozenset[str], set[str]] = {}
+    for spec in specs:
+        deals.setdefault(frozenset(spec.seats), set()).add(spec.deal_set)
+    return deals
+
+
+def check_comparison(specs: Sequence[TableSpec], field: list[str], deal_sets: list[str]) -> None:
+    """Assert a comparison's plan: heads-up duplicate groups, new and old sharing each deal set
+    with the opponent it has, every bot in each seat equally often."""
+    groups = by_deal_set(specs)
+    assert list(groups) == deal_sets
+    for group in groups.values():
+        if not field:
+            assert [(s.seats, s.rotation) for s in group] == [(("new", "old"), 0), (("old", "new"), 1)]
+            continue
+        (opponent,) = {b for s in group for b in s.seats} - {"new", "old"}
+        assert [(s.seats, s.rotation) for s in group] == [
+            (("new", opponent), 0),
+            ((opponent, "new"), 1),
+            (("old", opponent), 0),
+            ((opponent, "old"), 1),
+        ]
+    counts = seat_counts(specs)
+    assert set(counts) == {"new", "old", *field}
+    assert all(seat0 == seat1 > 0 for seat0, seat1 in counts.values()), counts
+    met = met_on(specs)
+    if not field:
+        assert met == {frozenset(("new", "old")): set(deal_sets)}
+        return
+    assert frozenset(("new", "old")) not in met  # against the field, the versions never meet
+    opponent_deals = [met[frozenset(("new", f))] for f in field]
+    assert opponent_deals == [met[frozenset(("old", f))] for f in field]  # the same deals for both versions
+    assert sorted(d for deals in opponent_deals for d in deals) == sorted(deal_sets)  # each deal set: one opponent
+
+
+@pytest.mark.parametrize("field_size", [0, 1, 3])
+@pytest.mark.parametrize("deal_sets", [1, 3])
+def test_dealer_compare_plays_both_versions_on_each_opponents_deals(field_size: int, deal_sets: int) -> None:
+    field = [f"f{i}" for i in range(field_size)]
+    specs = compare_tables("new", "old", field, deal_sets)
+    per_set = [f"/{f}" for f in field] or [""]
+    check_comparison(specs, field, [f"c/{k}{name}" for k in range(deal_sets) for name in per_set])
+    assert len(specs) == deal_sets * (4 * field_size or 2)
+
+
+@pytest.mark.parametrize("field_size", [0, 1, 3])
+def test_a_league_compare_event_seats_as_dealer_compare_one_deal_set_per_opponent(field_size: int) -> None:
+    field = [f"f{i}" for i in range(field_size)]
+    specs = compare_event("v2", "new", "old", field)
+    check_comparison(specs, field, [f"v2/{k:04d}" for k in range(max(1, field_size))])
+    single = compare_tables("new", "old", field, deal_sets=1)
+    assert [(s.seats, s.rotation) for s in specs] == [(s.seats, s.rotation) for s in single]
