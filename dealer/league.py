@@ -30,7 +30,7 @@ from dealer.errors import RunError
 from dealer.match import BotEntry, Match, MatchPlan, instance_label
 from dealer.ratings import openskill_ratings
 from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
-from dealer.scheduler import TableSpec, compare_event, gauntlet_tables, round_robin_tables, schedule_event
+from dealer.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
 from dealer.seeds import commitment, draw_seed, guessable
 from dealer.server import BotSession, DealerServer
 from dealer.standings import BROKEN, Standing, group_sums, standings
@@ -53,7 +53,7 @@ def _entry(bot: BotSpec) -> BotEntry:
     return BotEntry(bot.name, bot.command, None, bot.limits, protocol=bot.protocol)
 
 
-def _tables(event: EventSpec, seed: object) -> list[TableSpec]:
+def _tables(event: EventSpec, seed: object) -> list[Seating]:
     """The event's tables, planned by the scheduler (seeded by the league's seed and the event's name)."""
     event_seed = f"{seed}/{event.name}"
     if event.format == "compare":
@@ -81,7 +81,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
     base = config.path.parent if config.path else Path.cwd()
     jobs = []
     for event in config.events:
-        matches: dict[str, list[TableSpec]] = collections.defaultdict(list)  # a match per deal set
+        matches: dict[str, list[Seating]] = collections.defaultdict(list)  # a match per deal set
         for table in _tables(event, config.seed):
             matches[table.deal_set].append(table)
         freezeout = event.format == "freezeout"

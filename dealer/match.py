@@ -53,7 +53,7 @@ from dealer.history import PhhsWriter, phh_text
 from dealer.processes import BotProcess, sweep_cgroups
 from dealer.records import HandRecord, MatchResult, Tally
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
-from dealer.scheduler import TableSpec, sealed_instances
+from dealer.scheduler import Seating, sealed_instances
 from dealer.server import BotSession, DealerServer, Fault
 from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
@@ -80,7 +80,7 @@ class MatchPlan:
     """Everything that defines a match, so that it can be replayed exactly."""
 
     match_id: str
-    tables: tuple[TableSpec, ...]
+    tables: tuple[Seating, ...]
     game: GameConfig
     hands: int
     seed: int | str | None = None
@@ -139,7 +139,7 @@ class _Seat:
 class _Table:
     """A table's state over the match, and over the hand in play."""
 
-    spec: TableSpec
+    spec: Seating
     id: int
     seats: list[_Seat]
     stack: int
@@ -496,7 +496,7 @@ class Match:
             )
         return config
 
-    async def _play_table(self, index: int, spec: TableSpec) -> None:
+    async def _play_table(self, index: int, spec: Seating) -> None:
         """Play a table's hands: bot answers drive play (``_advance``), from hand to hand, and
         this task only sees to lost connections and restarts between hands."""
         seats = [self.seats[label] for label in self.labels[index]]

@@ -19,8 +19,8 @@ MAX_TABLE_SIZE = 10
 
 
 @dataclass(frozen=True)
-class TableSpec:
-    """One table: bot names by seat, the deal set whose cards it plays, and its seat rotation.
+class Seating:
+    """How one table is seated: bot names by seat, the deal set whose cards it plays, its rotation.
 
     The tables of a duplicate group share ``deal_set`` (hence the same cards) and differ by
     ``rotation`` (0..n-1); a deal set played once has rotation 0.
@@ -224,7 +224,7 @@ def _event_deal_set(event: str, number: int) -> str:
 
 def schedule_event(
     event: str, tables: Sequence[tuple[str, ...]], *, duplicate: bool, seed: int | str = 0
-) -> list[TableSpec]:
+) -> list[Seating]:
     """Seat an event's tables, each on its own deal set ``<event>/NNNN`` (in table order).
 
     Duplicate: a table becomes n tables on its deal set, rotations 0..n-1. Otherwise each table is
@@ -232,13 +232,13 @@ def schedule_event(
     """
     if duplicate:
         return [
-            TableSpec(seats, _event_deal_set(event, number), r)
+            Seating(seats, _event_deal_set(event, number), r)
             for number, table in enumerate(tables)
             for r, seats in enumerate(duplicate_rotations(table))
         ]
     rotations = _balanced_rotations(tables, random.Random(str(seed)))
     return [
-        TableSpec(duplicate_rotations(table)[r], _event_deal_set(event, number))
+        Seating(duplicate_rotations(table)[r], _event_deal_set(event, number))
         for number, (table, r) in enumerate(zip(tables, rotations, strict=True))
     ]
 
@@ -251,17 +251,17 @@ def _compare_groups(new: str, old: str, field: Sequence[str]) -> list[list[tuple
     return [[(seats, r) for pair in group for r, seats in enumerate(duplicate_rotations(pair))] for group in pairs]
 
 
-def compare_event(event: str, new: str, old: str, field: Sequence[str]) -> list[TableSpec]:
+def compare_event(event: str, new: str, old: str, field: Sequence[str]) -> list[Seating]:
     """A league's compare event: one deal set ``<event>/NNNN`` (one match) per field opponent, or a
     single one of new against old."""
     return [
-        TableSpec(seats, _event_deal_set(event, number), r)
+        Seating(seats, _event_deal_set(event, number), r)
         for number, group in enumerate(_compare_groups(new, old, field))
         for seats, r in group
     ]
 
 
-def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[TableSpec, ...]:
+def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: str = "m") -> tuple[Seating, ...]:
     """Tables for a single match: ``tables`` deal sets, each replayed in every seat rotation if duplicate.
 
     Without duplicate, deal set ``k`` is played in rotation ``k mod n``: tables in different
@@ -269,21 +269,17 @@ def plan_tables(seats: Sequence[str], *, duplicate: bool, tables: int, prefix: s
     """
     rotations = duplicate_rotations(tuple(seats))
     if not duplicate:
-        return tuple(
-            TableSpec(rotations[k % len(rotations)], f"{prefix}/{k}", k % len(rotations)) for k in range(tables)
-        )
-    return tuple(TableSpec(table, f"{prefix}/{k}", r) for k in range(tables) for r, table in enumerate(rotations))
+        return tuple(Seating(rotations[k % len(rotations)], f"{prefix}/{k}", k % len(rotations)) for k in range(tables))
+    return tuple(Seating(table, f"{prefix}/{k}", r) for k in range(tables) for r, table in enumerate(rotations))
 
 
-def compare_tables(
-    new: str, old: str, field: Sequence[str], deal_sets: int, prefix: str = "c"
-) -> tuple[TableSpec, ...]:
+def compare_tables(new: str, old: str, field: Sequence[str], deal_sets: int, prefix: str = "c") -> tuple[Seating, ...]:
     """The tables of a comparison played as one match: ``deal_sets`` times each of its duplicate
     groups, on deal sets ``<prefix>/<k>`` (no field) or ``<prefix>/<k>/<opponent>``."""
     groups = _compare_groups(new, old, field)
     names = [f"/{f}" for f in field] or [""]
     return tuple(
-        TableSpec(seats, f"{prefix}/{k}{name}", r)
+        Seating(seats, f"{prefix}/{k}{name}", r)
         for k in range(deal_sets)
         for name, group in zip(names, groups, strict=True)
         for seats, r in group

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer.scheduler import (
-    TableSpec,
+    Seating,
     compare_event,
     compare_tables,
     duplicate_rotations,
@@ -29,7 +29,7 @@ PAIR_SPREAD = 5  # max - min meetings over all pairs
 SEAT_SPREAD = 4  # max - min seat count of one bot (cyclic rotations only, so not perfect)
 
 
-def seat_counts(specs: Sequence[TableSpec]) -> dict[str, list[int]]:
+def seat_counts(specs: Sequence[Seating]) -> dict[str, list[int]]:
     """Return how often each bot sat in each seat (lists as long as the largest table)."""
     width = max((len(s.seats) for s in specs), default=0)
     counts: dict[str, list[int]] = {}
@@ -39,7 +39,7 @@ def seat_counts(specs: Sequence[TableSpec]) -> dict[str, list[int]]:
     return counts
 
 
-def pair_counts(specs: Sequence[TableSpec]) -> dict[frozenset[str], int]:
+def pair_counts(specs: Sequence[Seating]) -> dict[frozenset[str], int]:
     """Return how many matches each pair of bots played together (pairs that never met are absent)."""
     counts: Counter[frozenset[str]] = Counter()
     for spec in specs:
@@ -47,9 +47,9 @@ def pair_counts(specs: Sequence[TableSpec]) -> dict[frozenset[str], int]:
     return dict(counts)
 
 
-def by_deal_set(specs: Sequence[TableSpec]) -> dict[str, list[TableSpec]]:
+def by_deal_set(specs: Sequence[Seating]) -> dict[str, list[Seating]]:
     """The tables of each deal set, deal sets in order of first appearance."""
-    groups: dict[str, list[TableSpec]] = {}
+    groups: dict[str, list[Seating]] = {}
     for spec in specs:
         groups.setdefault(spec.deal_set, []).append(spec)
     return groups
@@ -180,7 +180,7 @@ def test_duplicate_groups_are_complete(field: tuple[list[str], int], seed: int) 
     assert all(len(set(c)) == 1 for c in seat_counts(specs).values())
 
 
-def check_seat_balance(specs: list[TableSpec]) -> None:
+def check_seat_balance(specs: list[Seating]) -> None:
     for counts in seat_counts(specs).values():
         assert max(counts) - min(counts) <= SEAT_SPREAD
 
@@ -205,7 +205,7 @@ def test_heads_up_seats_are_balanced_within_one() -> None:
 
 
 def test_seat_and_pair_counts() -> None:
-    specs = [TableSpec(("a", "b", "c"), "e/0000"), TableSpec(("b", "a"), "e/0001")]
+    specs = [Seating(("a", "b", "c"), "e/0000"), Seating(("b", "a"), "e/0001")]
     assert seat_counts(specs) == {"a": [1, 1, 0], "b": [1, 1, 0], "c": [0, 0, 1]}
     assert pair_counts(specs) == {frozenset("ab"): 2, frozenset("ac"): 1, frozenset("bc"): 1}
     assert seat_counts([]) == {} and pair_counts([]) == {}
@@ -262,7 +262,7 @@ def test_a_plain_match_plays_deal_set_k_once_in_rotation_k_mod_n(size: int) -> N
     assert seat_counts(specs[: 2 * size]) == {b: [2] * size for b in bots}  # n tables in a row: every seat once
 
 
-def met_on(specs: Sequence[TableSpec]) -> dict[frozenset[str], set[str]]:
+def met_on(specs: Sequence[Seating]) -> dict[frozenset[str], set[str]]:
     """The deal sets on which each pair of bots played each other (heads-up tables)."""
     deals: dict[frozenset[str], set[str]] = {}
     for spec in specs:
@@ -270,7 +270,7 @@ def met_on(specs: Sequence[TableSpec]) -> dict[frozenset[str], set[str]]:
     return deals
 
 
-def check_comparison(specs: Sequence[TableSpec], field: list[str], deal_sets: list[str]) -> None:
+def check_comparison(specs: Sequence[Seating], field: list[str], deal_sets: list[str]) -> None:
     """Assert a comparison's plan: heads-up duplicate groups, new and old sharing each deal set
     with the opponent it has, every bot in each seat equally often."""
     groups = by_deal_set(specs)
