@@ -55,8 +55,7 @@ from dealer.records import HandRecord, MatchResult, Tally
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import Seating, sealed_instances
 from dealer.server import BotSession, DealerServer, Fault
-from dealer.wire import frame
-from poker.v1 import dealer_pb2 as pb
+from dealer.wire import BET_RAISE, CHECK_CALL, DISQUALIFIED, FOLD, Reply
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
 _table_ids = itertools.count(1)
@@ -393,7 +392,7 @@ class Match:
         log.warning(
             "match %s: bot %s disqualified (fault policy %s)", self.plan.match_id, seat.label, self.plan.fault_policy
         )
-        seat.session.notice(pb.FAULT_REASON_DISQUALIFIED, "no longer deciding in this match")
+        seat.session.notice(DISQUALIFIED, "no longer deciding in this match")
         if self.plan.fault_policy == "forfeit" and seat.entry.name not in self.result.forfeited:
             self.result.forfeited.append(seat.entry.name)
             self.stop = True
@@ -503,21 +502,17 @@ class Match:
         table = _Table(spec, next(_table_ids), seats, self.plan.game.stack)
         game = self.plan.game
         for s, seat in enumerate(table.seats):
-            start = frame(
-                pb.Item(
-                    table=table.id,
-                    match_start=pb.MatchStart(
-                        match_id=self.plan.match_id,
-                        seat=s,
-                        players=spec.seats,
-                        hands=self.plan.hands,
-                        mode=self.plan.mode,
-                        variant_name=game.variant,
-                        starting_stack=game.stack,
-                        per_action_ms=game.time.per_action_ms,
-                        bank_ms=game.time.bank_ms,
-                    ),
-                )
+            start = wire.match_start(
+                table.id,
+                self.plan.match_id,
+                s,
+                spec.seats,
+                self.plan.hands,
+                self.plan.mode,
+                game.variant,
+                game.stack,
+                game.time.per_action_ms,
+                game.time.bank_ms,
             )
             seat.match_starts.append(start)
             seat.session.send_framed(start)
@@ -541,13 +536,7 @@ class Match:
             standing = sorted((s for s in range(n) if chips[s] > 0), key=lambda s: -chips[s])
             self.result.places[:0] = [spec.seats[s] for s in standing]
         for seat in table.seats:
-            seat.session.send(
-                pb.Item(
-                    table=table.id,
-                    match_end=pb.MatchEnd(match_id=self.plan.match_id, net=table.net, hands=table.played),
-                ),
-                flush=True,
-            )
+            seat.session.send_framed(wire.match_end(table.id, self.plan.match_id, table.net, table.played), flush=True)
 
     def _deal(self, table: _Table, *, checked: bool = False) -> list[_Seat] | None:
         """Deal the table's next hand and send its HandStarts; None once dealt. Otherwise what
@@ -578,7 +567,7 @@ class Match:
                 seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
         return None
 
-    def _advance(self, table: _Table, answer: tuple[Legal, _Seat, pb.ActionReply | None] | None = None) -> None:
+    def _advance(self, table: _Table, answer: tuple[Legal, _Seat, Reply | None] | None = None) -> None:
         """Apply ``answer`` (to the request asked of a seat: what was legal, the seat, its reply
         or None), publish new public events and play on, dealing hand after hand, until a bot
         must answer, the table is over or a seat needs seeing to (``_deal``).
@@ -636,7 +625,7 @@ class Match:
         allowance = (time.per_action_ms + bank.ms + time.grace_ms) / 1000
         free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
 
-        def answered(reply: pb.ActionReply | None, elapsed: float) -> None:
+        def answered(reply: Reply | None, elapsed: float) -> None:
             if elapsed >= free_s:  # past the per-action limit: the bank pays
                 used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
                 bank.ms = max(0, bank.ms - max(0, used_ms - time.per_action_ms))
@@ -644,7 +633,7 @@ class Match:
                 if session.live:
                     seat.strikes += 1
                     if not seat.failed:
-                        session.notice(pb.FAULT_REASON_TIMEOUT, "no answer in time", request_id)
+                        session.notice(Fault.TIMEOUT, "no answer in time", request_id)
                 if seat.strikes >= STRIKES or not session.live:
                     self._fail(seat)
             else:
@@ -653,38 +642,36 @@ class Match:
 
         session.request(request_id, framed, allowance, answered, table=table.id)
 
-    def _apply(self, hand: Hand, legal: Legal, seat: _Seat, reply: pb.ActionReply | None) -> None:
+    def _apply(self, hand: Hand, legal: Legal, seat: _Seat, reply: Reply | None) -> None:
         """Apply the bot's answer, or the policy's default (check, else fold) when it has none or
         its answer breaks the rules."""
-        kind = None if reply is None else reply.type
-        if kind == pb.ACTION_TYPE_CHECK_CALL:
+        kind = None if reply is None else reply.action
+        if kind == CHECK_CALL:
             hand.check_call()
             return
-        if kind == pb.ACTION_TYPE_BET_RAISE:
+        if kind == BET_RAISE:
             assert reply is not None
             if legal.can_raise and legal.min_to <= reply.amount <= legal.max_to:
                 hand.raise_to(reply.amount)
                 return
             detail = f"raise to {reply.amount} is outside {legal.min_to}..{legal.max_to}"
             seat.session.fault(Fault.ILLEGAL, detail, table=reply.table, request_id=reply.request_id)
-            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION, detail, reply.request_id)
-        elif reply is not None and kind != pb.ACTION_TYPE_FOLD:
+            seat.session.notice(Fault.ILLEGAL, detail, reply.request_id)
+        elif reply is not None and kind != FOLD:
             detail = f"unknown action type {kind}"
             seat.session.fault(Fault.ILLEGAL, detail, table=reply.table, request_id=reply.request_id)
-            seat.session.notice(pb.FAULT_REASON_ILLEGAL_ACTION, detail, reply.request_id)
+            seat.session.notice(Fault.ILLEGAL, detail, reply.request_id)
         if legal.fold:
             hand.fold()
         else:
             hand.check_call()
 
-    def _note_strategy(
-        self, table: _Table, seat: _Seat, legal: Legal, bet: int, index: int, reply: pb.ActionReply
-    ) -> None:
+    def _note_strategy(self, table: _Table, seat: _Seat, legal: Legal, bet: int, index: int, reply: Reply) -> None:
         """Keep the strategy a bot reported with its answer for the hand's decision terms
         (``dealer.aivat``); a strategy that cannot be used is logged and the bot's later ones ignored."""
         acted = table.encoder.hand.events[index]  # the record of the answer just applied
         assert isinstance(acted, Acted)
-        got = read_strategy(wire.reply_strategy(reply), legal, bet, acted)
+        got = read_strategy(reply.strategy, legal, bet, acted)
         if isinstance(got, str):
             name = seat.entry.name
             self._trusted.discard(name)

@@ -35,7 +35,8 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from dealer.wire import frame
+from dealer import wire
+from dealer.wire import Reply, frame
 from poker.v1 import dealer_pb2 as pb
 from poker.v1 import dealer_pb2_grpc
 
@@ -82,7 +83,7 @@ class Fault:
     STALLED = "stalled"  # more than MAX_BACKLOG_BYTES waited for a bot that does not read its stream
 
 
-Answered = Callable[[pb.ActionReply | None, float], None]
+Answered = Callable[[Reply | None, float], None]
 
 
 @dataclass(slots=True)
@@ -192,9 +193,10 @@ class BotSession:
         self.requests += 1
         self._wake.set()
 
-    def notice(self, reason: pb.FaultReason, detail: str, request_id: int = 0) -> None:
-        """Tell the bot that something it did was not accepted."""
-        self.send(pb.Item(notice=pb.Notice(reason=reason, detail=detail, request_id=request_id)))
+    def notice(self, reason: str, detail: str, request_id: int = 0) -> None:
+        """Tell the bot that something it did was not accepted (``reason``: a ``Fault`` a Notice
+        can name, or ``wire.DISQUALIFIED``)."""
+        self.send_framed(wire.notice(reason, detail, request_id))
 
     def goodbye(self, reason: str) -> None:
         """Say goodbye: the bot should exit; a disconnect after this is not a fault (for good:
@@ -229,7 +231,7 @@ class BotSession:
             self._close(pending)
         self._settle([(pending, None, now - pending.sent_at if pending.sent_at else 0.0) for pending in lost.values()])
 
-    def _settle(self, answers: Sequence[tuple[_Pending, pb.ActionReply | None, float]]) -> None:
+    def _settle(self, answers: Sequence[tuple[_Pending, Reply | None, float]]) -> None:
         """Tell each request's owner its answer. An error there is the dealer's own: every other
         request is still answered (no table is left waiting), then the error is reported."""
         errors = []
@@ -338,29 +340,29 @@ class BotSession:
             self._stray += 1
         opened = self._open
         errors = []
-        for reply in message.actions:
+        for answer in message.actions:
             if self._stray > FLOOD_LIMIT:
                 break
-            request_id = reply.request_id
+            request_id = answer.request_id
             pending = opened.get(request_id)
-            if pending is not None and pending.sent_at and pending.table == reply.table:
+            if pending is not None and pending.sent_at and pending.table == answer.table:
                 del opened[request_id]
                 self._close(pending)
                 try:
-                    pending.answered(reply, now - pending.sent_at)
+                    pending.answered(wire.reply(answer), now - pending.sent_at)
                 except Exception as error:  # noqa: BLE001 - the dealer's own: reported after the other replies
                     errors.append(error)
             elif pending is None and request_id in self._late:
                 del self._late[request_id]  # answered too late: already counted as a timeout
-                self.notice(pb.FAULT_REASON_TIMEOUT, "answer came after the time limit", request_id)
+                self.notice(Fault.TIMEOUT, "answer came after the time limit", request_id)
             else:
                 if pending is not None and pending.sent_at:
-                    detail = f"request {request_id} belongs to table {pending.table}, not {reply.table}"
+                    detail = f"request {request_id} belongs to table {pending.table}, not {answer.table}"
                 else:
                     detail = "no open request with this id"
-                self.fault(Fault.UNEXPECTED, detail, table=reply.table, request_id=request_id)
+                self.fault(Fault.UNEXPECTED, detail, table=answer.table, request_id=request_id)
                 self._stray += 1
-                self.notice(pb.FAULT_REASON_UNEXPECTED_REPLY, detail, request_id)
+                self.notice(Fault.UNEXPECTED, detail, request_id)
         for failure in errors:
             self._dealer_error(failure)
         if self._stray > FLOOD_LIMIT:
@@ -408,7 +410,7 @@ class BotSession:
         flood limit, so False when the bot must be cut off."""
         self.fault(Fault.PROTOCOL, detail)
         self._stray += 1
-        self.notice(pb.FAULT_REASON_PROTOCOL, detail)
+        self.notice(Fault.PROTOCOL, detail)
         if self._stray > FLOOD_LIMIT:
             self.fault(Fault.FLOOD, f"more than {FLOOD_LIMIT} lines that answer no request")
             return False

@@ -1,4 +1,6 @@
-"""The one edge where a hand's engine records become the protobuf bytes bots receive.
+"""The one edge where a hand's engine records become the protobuf bytes bots receive, and
+bots' answers become the plain ``Reply`` the match reads (with ``server.py``, the only module
+that imports the generated classes: the match builds no protobuf message and reads none).
 
 A hand's items (HandStart, Event, ActionRequest, HandEnd) are encoded nowhere else. What a bot
 may see is decided here: hole cards go only into the owner's HandStart and ActionRequest; other
@@ -414,6 +416,7 @@ _JSON_ACTIONS = {
     "check_call": pb.ACTION_TYPE_CHECK_CALL,
     "bet_raise": pb.ACTION_TYPE_BET_RAISE,
 }
+_REPLY_ACTIONS = {number: name for name, number in _JSON_ACTIONS.items()}
 _UINT64, _INT64 = 1 << 64, 1 << 63
 
 
@@ -502,15 +505,6 @@ def _json_int(data: dict[str, object], key: str, low: int, high: int, default: i
     return value
 
 
-_REPLY_ACTIONS = {number: name for name, number in _JSON_ACTIONS.items()}
-
-
-def reply_strategy(reply: pb.ActionReply) -> list[tuple[str, int, float]]:
-    """The strategy a reply reports (``ActionReply.strategy``) as (action name as in the stdio
-    contract, "raise to" amount, probability) per option; an unknown action type is named by its number."""
-    return [(_REPLY_ACTIONS.get(o.type, str(o.type)), o.amount, o.probability) for o in reply.strategy]
-
-
 def _json_strategy(data: dict[str, object]) -> list[pb.ActionProbability]:
     """A reply line's optional ``"strategy"``: a list of ``{"action", "amount", "probability"}``;
     ValueError when its form is wrong (whether it makes sense is the dealer's check, as over gRPC)."""
@@ -580,3 +574,92 @@ def reply_message(replies: list[tuple[int, int, str, int]]) -> pb.BotMessage:
             for table, request_id, action, amount in replies
         ]
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The match's side of the wire: what a bot answered, the notices it is sent, each table's
+# MatchStart and MatchEnd. The match speaks these plain values; protobuf stays here and in server.py.
+
+FOLD, CHECK_CALL, BET_RAISE = "fold", "check_call", "bet_raise"  # a reply's actions, as the stdio contract names them
+DISQUALIFIED = "disqualified"  # the notice that a bot no longer decides in a match (no fault of its own)
+_NOTICE_REASONS = {  # a Notice's reason by its name in the stdio contract
+    "timeout": pb.FAULT_REASON_TIMEOUT,
+    "illegal_action": pb.FAULT_REASON_ILLEGAL_ACTION,
+    "unexpected_reply": pb.FAULT_REASON_UNEXPECTED_REPLY,
+    "protocol": pb.FAULT_REASON_PROTOCOL,
+    DISQUALIFIED: pb.FAULT_REASON_DISQUALIFIED,
+}
+
+
+class Reply:
+    """A bot's answer to one ActionRequest: its table and request, its action (FOLD, CHECK_CALL,
+    BET_RAISE, or an unknown action type's number as a string), its "raise to" total, and the
+    strategy it reported as (action, amount, probability) per option (empty: a black box).
+
+    A plain class, not a frozen dataclass: compiled, one is made in a fraction of the time, on
+    the path of every decision."""
+
+    __slots__ = ("action", "amount", "request_id", "strategy", "table")
+
+    def __init__(
+        self, table: int, request_id: int, action: str, amount: int, strategy: tuple[tuple[str, int, float], ...] = ()
+    ) -> None:
+        self.table = table
+        self.request_id = request_id
+        self.action = action
+        self.amount = amount
+        self.strategy = strategy
+
+
+def reply(message: pb.ActionReply) -> Reply:
+    """An ActionReply off the wire as the match reads it."""
+    kind = message.type
+    action = _REPLY_ACTIONS.get(kind) or str(kind)
+    options = message.strategy
+    if not options:
+        return Reply(message.table, message.request_id, action, message.amount)
+    strategy = tuple([(_REPLY_ACTIONS.get(o.type) or str(o.type), o.amount, o.probability) for o in options])
+    return Reply(message.table, message.request_id, action, message.amount, strategy)
+
+
+def notice(reason: str, detail: str, request_id: int = 0) -> bytes:
+    """A framed Notice; ``reason`` is the stdio contract's name of a FaultReason ("timeout",
+    "illegal_action", "unexpected_reply", "protocol" as in ``server.Fault``, or DISQUALIFIED)."""
+    return frame(pb.Item(notice=pb.Notice(reason=_NOTICE_REASONS[reason], detail=detail, request_id=request_id)))
+
+
+def match_start(
+    table: int,
+    match_id: str,
+    seat: int,
+    players: Sequence[str],
+    hands: int,
+    mode: str,
+    variant: str,
+    starting_stack: int,
+    per_action_ms: int,
+    bank_ms: int,
+) -> bytes:
+    """A table's framed MatchStart for the bot at ``seat`` (``mode`` "reset" or "freezeout",
+    ``variant`` the match's variant as configured: "no-limit", ..., "mixed")."""
+    return frame(
+        pb.Item(
+            table=table,
+            match_start=pb.MatchStart(
+                match_id=match_id,
+                seat=seat,
+                players=players,
+                hands=hands,
+                mode=mode,
+                variant_name=variant,
+                starting_stack=starting_stack,
+                per_action_ms=per_action_ms,
+                bank_ms=bank_ms,
+            ),
+        )
+    )
+
+
+def match_end(table: int, match_id: str, net: Sequence[int], hands: int) -> bytes:
+    """A table's framed MatchEnd: net chips by seat over the match and the hands played."""
+    return frame(pb.Item(table=table, match_end=pb.MatchEnd(match_id=match_id, net=net, hands=hands)))

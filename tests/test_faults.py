@@ -25,7 +25,6 @@ from dealer.match import STRIKES, BotEntry, Match, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, Fault
-from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests" / "bots"
@@ -430,8 +429,8 @@ def test_an_error_in_a_batch_timer_never_leaves_a_table_waiting(
 
     notice = BotSession.notice
 
-    def buggy(self: BotSession, reason: int, detail: str, request_id: int = 0) -> None:
-        if reason == pb.FAULT_REASON_TIMEOUT and self.name == "bad":
+    def buggy(self: BotSession, reason: str, detail: str, request_id: int = 0) -> None:
+        if reason == Fault.TIMEOUT and self.name == "bad":
             raise KeyError("a bug of the dealer's own, in a timeout's callback")
         notice(self, reason, detail, request_id)
 

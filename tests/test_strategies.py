@@ -71,7 +71,7 @@ def test_stdio_reply_lines_carry_a_strategy_and_a_malformed_one_is_a_protocol_re
         ]
     )
     assert errors == [] and message is not None
-    assert wire.reply_strategy(message.actions[0]) == [("fold", 0, 0.25), ("bet_raise", 400, 0.75)]
+    assert wire.reply(message.actions[0]).strategy == (("fold", 0, 0.25), ("bet_raise", 400, 0.75))
     head = b'{"table": 1, "request_id": 2, "action": "fold", "strategy": '
     bad = {
         head + b'{"fold": 1}}': '"strategy" must be a list',

@@ -180,3 +180,48 @@ def test_frame_prefixes_a_long_item() -> None:
     framed = frame(item)
     assert framed[:3] == b"\x0a" + bytes(((len(framed) - 3) & 0x7F | 0x80, (len(framed) - 3) >> 7))
     assert list(pb.DealerMessage.FromString(framed + framed).items) == [item, item]
+
+
+def test_the_match_side_reads_replies_and_writes_its_items_as_protobuf_does() -> None:
+    """The match's plain values in and out: replies with and without a strategy (an unknown action
+    type kept as its number), notices by the stdio names of their reasons, MatchStart and MatchEnd."""
+    message = pb.ActionReply(
+        table=3,
+        request_id=2**40,
+        type=pb.ACTION_TYPE_BET_RAISE,
+        amount=-5,
+        strategy=[pb.ActionProbability(type=pb.ACTION_TYPE_FOLD, probability=0.5), pb.ActionProbability(type=9)],
+    )
+
+    def fields(reply: wire.Reply) -> tuple[object, ...]:
+        return reply.table, reply.request_id, reply.action, reply.amount, reply.strategy
+
+    assert fields(wire.reply(message)) == (3, 2**40, wire.BET_RAISE, -5, (("fold", 0, 0.5), ("9", 0, 0.0)))
+    assert fields(wire.reply(pb.ActionReply(type=7))) == (0, 0, "7", 0, ())
+    assert wire.reply(pb.ActionReply(type=pb.ACTION_TYPE_CHECK_CALL)).action == wire.CHECK_CALL
+    for reason, number in [
+        ("timeout", pb.FAULT_REASON_TIMEOUT),
+        ("illegal_action", pb.FAULT_REASON_ILLEGAL_ACTION),
+        ("unexpected_reply", pb.FAULT_REASON_UNEXPECTED_REPLY),
+        ("protocol", pb.FAULT_REASON_PROTOCOL),
+        (wire.DISQUALIFIED, pb.FAULT_REASON_DISQUALIFIED),
+    ]:
+        expected = pb.Item(notice=pb.Notice(reason=number, detail="why", request_id=4))
+        assert wire.notice(reason, "why", 4) == frame(expected)
+    with pytest.raises(KeyError):
+        wire.notice("unspecified", "a dealer bug: no such reason")
+    start = pb.MatchStart(
+        match_id="m/1",
+        seat=1,
+        players=["a", "b"],
+        hands=10,
+        mode="freezeout",
+        variant_name="no-limit",
+        starting_stack=2**40,
+        per_action_ms=200,
+        bank_ms=3000,
+    )
+    framed = wire.match_start(5, "m/1", 1, ("a", "b"), 10, "freezeout", "no-limit", 2**40, 200, 3000)
+    assert framed == frame(pb.Item(table=5, match_start=start))
+    end = pb.MatchEnd(match_id="m/1", net=[-3, 3], hands=10)
+    assert wire.match_end(5, "m/1", [-3, 3], 10) == frame(pb.Item(table=5, match_end=end))
