@@ -75,6 +75,7 @@ async def round_trips(server: DealerServer, out: Path, count: int) -> float:
         BOT,
         address=server.address,
         token=session.token,
+        local_address=server.local_address,
         base=ROOT,
         workdir=out / "echo",
         log_path=out / "echo.log",
