@@ -275,7 +275,7 @@ class SequentialTest:
         """The verdict so far (``None``: keep playing); ``final``: the hands have run out."""
         better, worse = self.decisions["better"], self.decisions["worse"]
         if better == "accept_h1" and worse == "accept_h1":  # only with absurd settings: by the mean
-            return "better" if self.tests["better"]._mean > 0 else "worse"
+            return "better" if self.tests["better"].mean > 0 else "worse"
         if better == "accept_h1":
             return "better"
         if worse == "accept_h1":

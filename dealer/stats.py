@@ -6,7 +6,7 @@ Amounts are chips per hand unless a name says otherwise; bb/100 is big blinds pe
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -162,24 +162,34 @@ class GroupedSums:
         return sums
 
 
-def normal_cdf(x: float) -> float:
-    """Return P(Z <= x) for a standard normal Z (via erfc, accurate in the tails)."""
-    return 0.5 * math.erfc(-x / math.sqrt(2))
-
-
 def two_sided_p_value(z: float) -> float:
     """Return P(|Z| >= |z|) for a standard normal Z."""
     return math.erfc(abs(z) / math.sqrt(2))
 
 
-def paired_difference(a: Sequence[float], b: Sequence[float]) -> Estimate:
-    """Return the estimate of the mean of ``a[i] - b[i]`` (e.g. two bots on the same deals)."""
-    if len(a) != len(b):
-        raise ValueError(f"paired samples differ in length: {len(a)} and {len(b)}")
-    return estimate([x - y for x, y in zip(a, b, strict=True)])
+class RunningMoments:
+    """The count, mean and sum of squared deviations of samples seen one at a time (Welford's update):
+    what both sequential tests need, kept in constant memory and stable for long runs."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.mean = 0.0
+        self.m2 = 0.0
+
+    def update(self, x: float) -> None:
+        """Add one sample (e.g. one duplicate group's paired difference)."""
+        self.n += 1
+        delta = x - self.mean
+        self.mean += delta / self.n
+        self.m2 += delta * (x - self.mean)
+
+    def extend(self, xs: Iterable[float]) -> None:
+        """Add several samples in order."""
+        for x in xs:
+            self.update(x)
 
 
-class SPRT:
+class SPRT(RunningMoments):
     """Generalised sequential probability ratio test of H0: mean = mu0 against H1: mean = mu1.
 
     For i.i.d. normal samples with variance s^2 the log-likelihood ratio of n samples summing to S is
@@ -201,9 +211,7 @@ class SPRT:
         self.alpha = alpha
         self.beta = beta
         self.min_samples = min_samples
-        self.n = 0
-        self._mean = 0.0
-        self._m2 = 0.0  # Welford's running sum of squared deviations
+        super().__init__()
 
     @property
     def lower_bound(self) -> float:
@@ -215,25 +223,13 @@ class SPRT:
         """Return the LLR at or above which H1 is accepted."""
         return math.log((1 - self.beta) / self.alpha)
 
-    def update(self, x: float) -> None:
-        """Add one sample (e.g. one duplicate group's paired difference)."""
-        self.n += 1
-        delta = x - self._mean
-        self._mean += delta / self.n
-        self._m2 += delta * (x - self._mean)
-
-    def extend(self, xs: Sequence[float]) -> None:
-        """Add several samples in order."""
-        for x in xs:
-            self.update(x)
-
     @property
     def llr(self) -> float:
         """Return the log-likelihood ratio of H1 to H0 so far (0 before two samples)."""
         if self.n < 2:
             return 0.0
-        numerator = (self.mu1 - self.mu0) * self.n * (self._mean - (self.mu0 + self.mu1) / 2)
-        var = self._m2 / (self.n - 1)
+        numerator = (self.mu1 - self.mu0) * self.n * (self.mean - (self.mu0 + self.mu1) / 2)
+        var = self.m2 / (self.n - 1)
         if var <= 0:
             return math.copysign(math.inf, numerator) if numerator else 0.0
         return numerator / var
@@ -251,7 +247,7 @@ class SPRT:
         return "continue"
 
 
-class ConfidenceSequence:
+class ConfidenceSequence(RunningMoments):
     """A two-sided ``1 - alpha`` confidence sequence for a mean, valid under continuous monitoring.
 
     Robbins' normal-mixture boundary with the running sample variance (the asymptotic confidence
@@ -273,26 +269,7 @@ class ConfidenceSequence:
         self.min_samples = min_samples
         log_term = -2 * math.log(alpha)
         self.rho2 = (log_term + math.log(1 + log_term)) / horizon
-        self.n = 0
-        self._mean = 0.0
-        self._m2 = 0.0  # Welford's running sum of squared deviations
-
-    def update(self, x: float) -> None:
-        """Add one sample."""
-        self.n += 1
-        delta = x - self._mean
-        self._mean += delta / self.n
-        self._m2 += delta * (x - self._mean)
-
-    def extend(self, xs: Sequence[float]) -> None:
-        """Add several samples in order."""
-        for x in xs:
-            self.update(x)
-
-    @property
-    def mean(self) -> float:
-        """The running mean (0 before any sample)."""
-        return self._mean
+        super().__init__()
 
     def margin(self, n: int) -> float:
         """The half-width of the interval after ``n`` samples for a unit standard deviation."""
@@ -304,5 +281,5 @@ class ConfidenceSequence:
         """The interval so far; (-inf, inf) before ``min_samples`` samples."""
         if self.n < max(2, self.min_samples):
             return (-math.inf, math.inf)
-        half = math.sqrt(self._m2 / (self.n - 1)) * self.margin(self.n)
-        return (self._mean - half, self._mean + half)
+        half = math.sqrt(self.m2 / (self.n - 1)) * self.margin(self.n)
+        return (self.mean - half, self.mean + half)
