@@ -48,7 +48,16 @@ import random
 import zlib
 from collections.abc import Sequence
 
-from dealer.evaluator import _CARD_KEY, _FIVE_OF_A_SUIT, _PLAIN_VALUES, _SUIT_SHIFT, _SUIT_START, evaluate
+from dealer.evaluator import (
+    _CARD_KEY,
+    _FIVE_OF_A_SUIT,
+    _PLAIN_VALUES,
+    _SUIT_SHIFT,
+    _SUIT_START,
+    evaluate,
+    heads_up_showdowns,
+    seven_card_value,
+)
 from dealer.rules import Acted, Dealt, Hand, Legal, Posted, Returned, side_pots
 
 PREFLOP_BOARDS = 200  # boards of the pre-flop equity estimate
@@ -99,13 +108,6 @@ def _runouts(hole: Sequence[tuple[int, int]], board: Sequence[int]) -> list[tupl
     return list(itertools.combinations([c for c in range(52) if c not in seen], 5 - len(board)))
 
 
-def _value(key: int, cards: tuple[int, ...], extra: tuple[int, ...]) -> int:
-    """The value of a seat's seven cards from their evaluator key (``evaluate``'s own tables)."""
-    if key & _FIVE_OF_A_SUIT:
-        return evaluate(cards + extra)
-    return _PLAIN_VALUES[key >> _SUIT_SHIFT]
-
-
 def shares(hole: Sequence[tuple[int, int]], board: Sequence[int], groups: Groups) -> list[list[float]]:
     """For each group of seats (a pot's eligible seats), each seat's expected share of a pot over the
     completions of ``board`` (ties split evenly); by seat, 0 outside the group. Pre-flop the sample."""
@@ -125,17 +127,7 @@ def shares(hole: Sequence[tuple[int, int]], board: Sequence[int], groups: Groups
     if len(groups) == 1 and len(groups[0]) == 2:  # heads-up, one pot, pre-flop
         s0, s1 = groups[0][0], groups[0][1]
         key0, key1, cards0, cards1 = start[s0], start[s1], cards[s0], cards[s1]
-        w0 = ties = 0
-        for extra in runouts:
-            k = 0
-            for c in extra:
-                k += keys[c]
-            v0 = _value(key0 + k, cards0, extra)
-            v1 = _value(key1 + k, cards1, extra)
-            if v0 > v1:
-                w0 += 1
-            elif v0 == v1:
-                ties += 1
+        w0, _, ties = heads_up_showdowns(key0, cards0, key1, cards1, runouts)
         out[0][s0] = (w0 + ties / 2) / count
         out[0][s1] = (count - w0 - ties + ties / 2) / count  # not 1 - share: exactly mirrored
         return out
@@ -145,7 +137,7 @@ def shares(hole: Sequence[tuple[int, int]], board: Sequence[int], groups: Groups
         for c in extra:
             k += keys[c]
         for s in live:
-            values[s] = _value(start[s] + k, cards[s], extra)
+            values[s] = seven_card_value(start[s] + k, cards[s], extra)
         for g in range(len(groups)):
             group = groups[g]
             best = max([values[s] for s in group])
@@ -171,8 +163,8 @@ def _heads_up(hole: Sequence[tuple[int, int]], board: Sequence[int], s0: int, s1
     if len(board) == 4:
         for c in unseen:
             k0, k1 = key0 + keys[c], key1 + keys[c]
-            v0 = _value(k0, cards0, (c,))
-            v1 = _value(k1, cards1, (c,))
+            v0 = seven_card_value(k0, cards0, (c,))
+            v1 = seven_card_value(k1, cards1, (c,))
             count += 1
             if v0 > v1:
                 w0 += 1
@@ -187,8 +179,8 @@ def _heads_up(hole: Sequence[tuple[int, int]], board: Sequence[int], s0: int, s1
                 r = unseen[j]
                 k0, k1 = t0 + keys[r], t1 + keys[r]
                 if (k0 | k1) & _FIVE_OF_A_SUIT:
-                    v0 = _value(k0, cards0, (t, r))
-                    v1 = _value(k1, cards1, (t, r))
+                    v0 = seven_card_value(k0, cards0, (t, r))
+                    v1 = seven_card_value(k1, cards1, (t, r))
                 else:
                     v0 = _PLAIN_VALUES[k0 >> _SUIT_SHIFT]
                     v1 = _PLAIN_VALUES[k1 >> _SUIT_SHIFT]

@@ -37,14 +37,7 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 
-from dealer.evaluator import (
-    _CARD_KEY,
-    _FIVE_OF_A_SUIT,
-    _PLAIN_VALUES,
-    _SUIT_SHIFT,
-    _SUIT_START,
-    evaluate,
-)
+from dealer.evaluator import _CARD_KEY, _SUIT_START, evaluate, heads_up_showdowns, seven_card_value
 from dealer.rules import Acted, Dealt, Hand, Posted, award
 
 PREFLOP_SAMPLES = 1000  # run-outs drawn for a pre-flop all-in (an unbiased estimate)
@@ -68,13 +61,6 @@ def runout_start(hand: Hand) -> int | None:
     if not dealt:
         return None
     return len(hand.board) - dealt
-
-
-def _value(key: int, known: tuple[int, ...], extra: Sequence[int]) -> int:
-    """The value of seven cards from their evaluator key (``evaluate``'s own tables, unrolled)."""
-    if key & _FIVE_OF_A_SUIT:
-        return evaluate((*known, *extra))
-    return _PLAIN_VALUES[key >> _SUIT_SHIFT]
 
 
 def _sampled_runouts(rng: random.Random, unseen: list[int], missing: int, count: int) -> list[tuple[int, ...]]:
@@ -145,19 +131,7 @@ def expected_winnings(
         amount = pots[0][0]
         (s0, cards0, key0), (s1, cards1, key1) = holes
         first = pots[0][1][0]
-        w0 = w1 = ties = 0
-        for extra in runouts:
-            k = 0
-            for c in extra:
-                k += keys[c]
-            v0 = _value(key0 + k, cards0, extra)
-            v1 = _value(key1 + k, cards1, extra)
-            if v0 > v1:
-                w0 += 1
-            elif v1 > v0:
-                w1 += 1
-            else:
-                ties += 1
+        w0, w1, ties = heads_up_showdowns(key0, cards0, key1, cards1, runouts)
         half, odd = divmod(amount, 2)
         won[s0] = w0 * amount + ties * (half + (odd if first == s0 else 0))
         won[s1] = w1 * amount + ties * (half + (odd if first == s1 else 0))
@@ -167,7 +141,7 @@ def expected_winnings(
             for c in extra:
                 k += keys[c]
             for s, cards, key in holes:
-                values[s] = _value(key + k, cards, extra)
+                values[s] = seven_card_value(key + k, cards, extra)
             _settle_share(values, pots, won)
     return [w / count for w in won], exact
 

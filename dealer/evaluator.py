@@ -12,7 +12,7 @@ house or quads can also hide among seven cards) is one list lookup keyed by that
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations_with_replacement
 
 CATEGORY_NAMES: tuple[str, ...] = (
@@ -138,6 +138,38 @@ def evaluate(cards: Sequence[int]) -> int:
         suit = _FLUSH_SUIT[key & _FIVE_OF_A_SUIT]
         return _FLUSH_VALUES[sum([_CARD_BIT[c] for c in cards if c & 3 == suit])]
     return _PLAIN_VALUES[key >> _SUIT_SHIFT]
+
+
+def seven_card_value(key: int, cards: tuple[int, ...], extra: tuple[int, ...]) -> int:
+    """The value of ``cards + extra`` (seven cards) from their summed key: one lookup, unless five share a suit.
+
+    For run-out loops, which add each run-out's card keys to a key computed once per seat.
+    """
+    if key & _FIVE_OF_A_SUIT:
+        return evaluate(cards + extra)
+    return _PLAIN_VALUES[key >> _SUIT_SHIFT]
+
+
+def heads_up_showdowns(
+    key0: int, cards0: tuple[int, ...], key1: int, cards1: tuple[int, ...], runouts: Iterable[tuple[int, ...]]
+) -> tuple[int, int, int]:
+    """Over run-outs completing two seats' cards (each seat's key and known cards, summed from
+    ``_SUIT_START``): how often the first wins, the second wins, and they tie."""
+    keys = _CARD_KEY
+    w0 = w1 = ties = 0
+    for extra in runouts:
+        k = 0
+        for c in extra:
+            k += keys[c]
+        v0 = seven_card_value(key0 + k, cards0, extra)
+        v1 = seven_card_value(key1 + k, cards1, extra)
+        if v0 > v1:
+            w0 += 1
+        elif v1 > v0:
+            w1 += 1
+        else:
+            ties += 1
+    return w0, w1, ties
 
 
 def hand_category(value: int) -> int:
