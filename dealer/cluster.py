@@ -31,7 +31,7 @@ from distributed import Client, LocalCluster, WorkerPlugin
 import dealer
 from dealer.errors import ClusterError
 from dealer.league import MatchJob, run_job
-from dealer.processes import _PYTHONS, resolve_command
+from dealer.processes import is_python, resolve_command
 from dealer.records import MatchResult
 from dealer.server import tune_gc
 
@@ -58,7 +58,7 @@ def bot_needs(commands: Mapping[str, Sequence[str] | None], base: Path) -> dict[
         if command is None:
             continue
         argv = resolve_command(command, base)
-        program = None if command[0] in _PYTHONS else argv[0]
+        program = None if is_python(command[0]) else argv[0]
         files = tuple(a for a in argv[1:] if os.path.isabs(a) and os.path.exists(a))
         needs[name] = Needs(program, files)
     return needs

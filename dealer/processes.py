@@ -51,11 +51,16 @@ MEMORY_MARKERS = (
 _PYTHONS = {"python", "python3", f"python3.{sys.version_info.minor}"}
 
 
+def is_python(program: str) -> bool:
+    """Whether a command's program names Python, which the dealer runs with its own interpreter."""
+    return program in _PYTHONS
+
+
 def resolve_command(command: Sequence[str], base: Path) -> list[str]:
     """The argv to run: ``python`` means this interpreter; relative paths that exist under ``base``
     become absolute, so the bot can run in its own scratch folder."""
     argv = list(command)
-    if argv and argv[0] in _PYTHONS:
+    if argv and is_python(argv[0]):
         argv[0] = sys.executable
     for i, arg in enumerate(argv):
         if not arg.startswith("-") and not os.path.isabs(arg) and (base / arg).exists() and ("/" in arg or i > 0):
