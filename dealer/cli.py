@@ -51,6 +51,19 @@ LogLevel = Annotated[
     ),
 ]
 
+# Options that `dealer match` and `dealer compare` share.
+Variant = Annotated[VariantName, typer.Option(help="The betting structure (mixed: rotating by hand).")]
+Blinds = Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")]
+Stack = Annotated[int, typer.Option(help="Starting stack, reset every hand.")]
+SeedFile = Annotated[
+    Path | None,
+    typer.Option(
+        help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
+        "seed, committed to at the start and revealed in the results."
+    ),
+]
+SeedRefused = Annotated[str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")]
+
 
 def entry() -> None:
     """The ``dealer`` program: a DealerError is one line on stderr and exit code 2; a bug stays a traceback."""
@@ -132,21 +145,13 @@ def match(
             'docs/bots-stdio.md) or "acpc:CMD {game} {host} {port}" (the ACPC protocol).'
         ),
     ],
-    variant: Annotated[VariantName, typer.Option(help="The betting structure (mixed: rotating by hand).")] = "no-limit",
-    blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
+    variant: Variant = "no-limit",
+    blinds: Blinds = "50/100",
     ante: Annotated[int, typer.Option(help="Ante per player.")] = 0,
-    stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
+    stack: Stack = 20000,
     hands: Annotated[int, typer.Option(help="Total hands (rounded down to whole duplicate rotations).")] = 1000,
-    seed_file: Annotated[
-        Path | None,
-        typer.Option(
-            help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
-            "seed, committed to at the start and revealed in the results."
-        ),
-    ] = None,
-    seed: Annotated[
-        str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")
-    ] = None,
+    seed_file: SeedFile = None,
+    seed: SeedRefused = None,
     duplicate: Annotated[bool, typer.Option(help="Replay every deal with the seats rotated.")] = True,
     tables: Annotated[int, typer.Option(help="Deal sets played at once (each on its rotations' tables).")] = 1,
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
@@ -578,19 +583,11 @@ def compare(
         ),
     ] = "full",
     adjust: Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")] = True,
-    variant: Annotated[VariantName, typer.Option(help="The betting structure (mixed: rotating by hand).")] = "no-limit",
-    blinds: Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")] = "50/100",
-    stack: Annotated[int, typer.Option(help="Starting stack, reset every hand.")] = 20000,
-    seed_file: Annotated[
-        Path | None,
-        typer.Option(
-            help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
-            "seed, committed to at the start and revealed in the results."
-        ),
-    ] = None,
-    seed: Annotated[
-        str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")
-    ] = None,
+    variant: Variant = "no-limit",
+    blinds: Blinds = "50/100",
+    stack: Stack = 20000,
+    seed_file: SeedFile = None,
+    seed: SeedRefused = None,
     tables: Annotated[int, typer.Option(help="Deal sets played at once (each a duplicate group of tables).")] = 4,
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
     batch: Annotated[int, typer.Option(help="Paired deals between two looks of the sequential test.")] = 100,
