@@ -116,6 +116,9 @@ def test_serve_prints_a_fresh_token_once_and_the_bot_joins_with_it(tmp_path: Pat
     try:
         tokens = [wait_for_line(dealer, f"token for alice.{k}:").split(":", 1)[1].strip() for k in range(2)]
         assert len(set(tokens)) == 2 and all(len(token) >= 32 for token in tokens)
+        # The tokens are printed before the server listens; a bot dialling in before that exits
+        # ("cannot connect") and the dealer would wait for it for ever.
+        wait_for_line(dealer, "dealer listening on")
         alices = [remote_bot(port, token) for token in tokens]
         assert dealer.wait(120) == 0
         assert [alice.wait(30) for alice in alices] == [0, 0]
