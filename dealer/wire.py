@@ -590,6 +590,14 @@ _NOTICE_REASONS = {  # a Notice's reason by its name in the stdio contract
     DISQUALIFIED: pb.FAULT_REASON_DISQUALIFIED,
 }
 
+_MATCH_MODES = {"reset": pb.MATCH_MODE_RESET, "freezeout": pb.MATCH_MODE_FREEZEOUT}
+_MATCH_VARIANTS = {
+    "no-limit": pb.MATCH_VARIANT_NO_LIMIT,
+    "pot-limit": pb.MATCH_VARIANT_POT_LIMIT,
+    "fixed-limit": pb.MATCH_VARIANT_FIXED_LIMIT,
+    "mixed": pb.MATCH_VARIANT_MIXED,
+}
+
 
 class Reply:
     """A bot's answer to one ActionRequest: its table and request, its action (FOLD, CHECK_CALL,
@@ -641,7 +649,8 @@ def match_start(
     bank_ms: int,
 ) -> bytes:
     """A table's framed MatchStart for the bot at ``seat`` (``mode`` "reset" or "freezeout",
-    ``variant`` the match's variant as configured: "no-limit", ..., "mixed")."""
+    ``variant`` the match's variant as configured: "no-limit", ..., "mixed"), each both as its
+    enum field and as the deprecated string that bots written before the enums read."""
     return frame(
         pb.Item(
             table=table,
@@ -655,6 +664,8 @@ def match_start(
                 starting_stack=starting_stack,
                 per_action_ms=per_action_ms,
                 bank_ms=bank_ms,
+                match_mode=_MATCH_MODES[mode],
+                variant=_MATCH_VARIANTS[variant],
             ),
         )
     )

@@ -40,10 +40,16 @@ def stdio_bot(mode: str, *args: str) -> tuple[str, ...]:
 # ------------------------------------------------------------------------- the JSON form
 
 
+# The enum forms of MatchStart's mode and variant_name: the lines keep the strings alone (docs/bots-stdio.md).
+NOT_IN_JSON = {"poker.v1.MatchStart.match_mode", "poker.v1.MatchStart.variant"}
+
+
 def oracle(message: Message) -> dict[str, object]:
     """Every field of ``message`` under its proto name: enums lower case without their prefix."""
     out: dict[str, object] = {}
     for descriptor in message.DESCRIPTOR.fields:
+        if descriptor.full_name in NOT_IN_JSON:
+            continue
         value = getattr(message, descriptor.name)
 
         def convert(v: object, d: FieldDescriptor = descriptor) -> object:

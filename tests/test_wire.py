@@ -10,7 +10,9 @@ are played with random legal actions; at every step each frame must parse as the
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -220,8 +222,40 @@ def test_the_match_side_reads_replies_and_writes_its_items_as_protobuf_does() ->
         starting_stack=2**40,
         per_action_ms=200,
         bank_ms=3000,
+        match_mode=pb.MATCH_MODE_FREEZEOUT,
+        variant=pb.MATCH_VARIANT_NO_LIMIT,
     )
     framed = wire.match_start(5, "m/1", 1, ("a", "b"), 10, "freezeout", "no-limit", 2**40, 200, 3000)
     assert framed == frame(pb.Item(table=5, match_start=start))
     end = pb.MatchEnd(match_id="m/1", net=[-3, 3], hands=10)
     assert wire.match_end(5, "m/1", [-3, 3], 10) == frame(pb.Item(table=5, match_end=end))
+
+
+def test_match_start_sends_the_enums_and_the_deprecated_strings_and_the_sdk_reads_either() -> None:
+    """MatchStart carries the mode and variant twice: the enum fields (new) and the deprecated
+    strings (for bots written before them); the Python SDK reads the enums, and the strings of a
+    dealer older than the enums the same."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sample_bots" / "python"))
+    import pokerbot
+
+    modes = {"reset": pb.MATCH_MODE_RESET, "freezeout": pb.MATCH_MODE_FREEZEOUT}
+    variants = {
+        "no-limit": pb.MATCH_VARIANT_NO_LIMIT,
+        "pot-limit": pb.MATCH_VARIANT_POT_LIMIT,
+        "fixed-limit": pb.MATCH_VARIANT_FIXED_LIMIT,
+        "mixed": pb.MATCH_VARIANT_MIXED,
+    }
+    for mode, mode_enum in modes.items():
+        for variant, variant_enum in variants.items():
+            framed = wire.match_start(1, "m", 0, ("a", "b"), 4, mode, variant, 100, 200, 300)
+            (item,) = pb.DealerMessage.FromString(framed).items
+            start = item.match_start
+            assert (start.mode, start.variant_name) == (mode, variant)
+            assert (start.match_mode, start.variant) == (mode_enum, variant_enum)
+            assert (pokerbot.match_mode(start), pokerbot.match_variant(start)) == (mode_enum, variant_enum)
+            older = pb.MatchStart(mode=mode, variant_name=variant)  # what a dealer before the enums sent
+            assert (pokerbot.match_mode(older), pokerbot.match_variant(older)) == (mode_enum, variant_enum)
+    assert pokerbot.match_mode(pb.MatchStart()) == pb.MATCH_MODE_UNSPECIFIED
+    assert pokerbot.match_variant(pb.MatchStart(variant_name="omaha")) == pb.MATCH_VARIANT_UNSPECIFIED
+    with pytest.raises(KeyError):
+        wire.match_start(1, "m", 0, ("a", "b"), 4, "sit-and-go", "no-limit", 100, 200, 300)  # a dealer bug: loud

@@ -29,6 +29,20 @@ class Street(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STREET_TURN: _ClassVar[Street]
     STREET_RIVER: _ClassVar[Street]
 
+class MatchMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_MODE_UNSPECIFIED: _ClassVar[MatchMode]
+    MATCH_MODE_RESET: _ClassVar[MatchMode]
+    MATCH_MODE_FREEZEOUT: _ClassVar[MatchMode]
+
+class MatchVariant(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_VARIANT_UNSPECIFIED: _ClassVar[MatchVariant]
+    MATCH_VARIANT_NO_LIMIT: _ClassVar[MatchVariant]
+    MATCH_VARIANT_POT_LIMIT: _ClassVar[MatchVariant]
+    MATCH_VARIANT_FIXED_LIMIT: _ClassVar[MatchVariant]
+    MATCH_VARIANT_MIXED: _ClassVar[MatchVariant]
+
 class EventType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     EVENT_TYPE_UNSPECIFIED: _ClassVar[EventType]
@@ -64,6 +78,14 @@ STREET_PREFLOP: Street
 STREET_FLOP: Street
 STREET_TURN: Street
 STREET_RIVER: Street
+MATCH_MODE_UNSPECIFIED: MatchMode
+MATCH_MODE_RESET: MatchMode
+MATCH_MODE_FREEZEOUT: MatchMode
+MATCH_VARIANT_UNSPECIFIED: MatchVariant
+MATCH_VARIANT_NO_LIMIT: MatchVariant
+MATCH_VARIANT_POT_LIMIT: MatchVariant
+MATCH_VARIANT_FIXED_LIMIT: MatchVariant
+MATCH_VARIANT_MIXED: MatchVariant
 EVENT_TYPE_UNSPECIFIED: EventType
 EVENT_TYPE_ANTE: EventType
 EVENT_TYPE_SMALL_BLIND: EventType
@@ -165,7 +187,7 @@ class Welcome(_message.Message):
     def __init__(self, name: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "seat", "players", "hands", "mode", "variant_name", "starting_stack", "per_action_ms", "bank_ms")
+    __slots__ = ("match_id", "seat", "players", "hands", "mode", "variant_name", "starting_stack", "per_action_ms", "bank_ms", "match_mode", "variant")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -175,6 +197,8 @@ class MatchStart(_message.Message):
     STARTING_STACK_FIELD_NUMBER: _ClassVar[int]
     PER_ACTION_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    MATCH_MODE_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     players: _containers.RepeatedScalarFieldContainer[str]
@@ -184,7 +208,9 @@ class MatchStart(_message.Message):
     starting_stack: int
     per_action_ms: int
     bank_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[int] = ..., mode: _Optional[str] = ..., variant_name: _Optional[str] = ..., starting_stack: _Optional[int] = ..., per_action_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
+    match_mode: MatchMode
+    variant: MatchVariant
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., hands: _Optional[int] = ..., mode: _Optional[str] = ..., variant_name: _Optional[str] = ..., starting_stack: _Optional[int] = ..., per_action_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., match_mode: _Optional[_Union[MatchMode, str]] = ..., variant: _Optional[_Union[MatchVariant, str]] = ...) -> None: ...
 
 class HandStart(_message.Message):
     __slots__ = ("hand", "button", "seat", "hole_cards", "stacks", "variant", "small_blind", "big_blind", "ante", "small_bet", "big_bet", "cap")

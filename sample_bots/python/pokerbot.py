@@ -25,6 +25,10 @@ with the answer (``ActionReply.strategy``, options made legal as above and equal
 ``dealer compare`` then removes the luck of the bot's own draws from the comparison of its
 versions (AIVAT with known strategies): report the probabilities you really draw from, or the
 comparison is biased. They are used for nothing else.
+
+``match_mode(start)`` and ``match_variant(start)`` read a MatchStart (seen by ``on_item``) as the
+enums MatchMode and MatchVariant, from the strings ``mode`` and ``variant_name`` when the dealer
+is older than the enums.
 """
 
 from __future__ import annotations
@@ -47,11 +51,30 @@ except ImportError:  # run from a checkout without the project installed: use th
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from poker.v1 import dealer_pb2, dealer_pb2_grpc
 
-__all__ = ["Decision", "answer", "check_call", "dealer_pb2", "fold", "mixed", "raise_to", "run"]
+__all__ = [
+    "Decision",
+    "answer",
+    "check_call",
+    "dealer_pb2",
+    "fold",
+    "match_mode",
+    "match_variant",
+    "mixed",
+    "raise_to",
+    "run",
+]
 
 FOLD = dealer_pb2.ACTION_TYPE_FOLD
 CHECK_CALL = dealer_pb2.ACTION_TYPE_CHECK_CALL
 BET_RAISE = dealer_pb2.ACTION_TYPE_BET_RAISE
+# MatchStart.mode and .variant_name, the strings a dealer older than the enum fields sends alone.
+_MODES = {"reset": dealer_pb2.MATCH_MODE_RESET, "freezeout": dealer_pb2.MATCH_MODE_FREEZEOUT}
+_VARIANTS = {
+    "no-limit": dealer_pb2.MATCH_VARIANT_NO_LIMIT,
+    "pot-limit": dealer_pb2.MATCH_VARIANT_POT_LIMIT,
+    "fixed-limit": dealer_pb2.MATCH_VARIANT_FIXED_LIMIT,
+    "mixed": dealer_pb2.MATCH_VARIANT_MIXED,
+}
 
 
 class Decision(NamedTuple):
@@ -94,6 +117,18 @@ def mixed(options: Sequence[tuple[Decision, float]], rng: random.Random) -> Deci
             chosen = decision
             break
     return Decision(chosen.type, chosen.amount, strategy)
+
+
+def match_mode(start: dealer_pb2.MatchStart) -> dealer_pb2.MatchMode.ValueType:
+    """The match's MatchMode (RESET or FREEZEOUT): the enum field, else the deprecated string
+    ``mode`` (a dealer older than the enum); UNSPECIFIED if neither says."""
+    return start.match_mode or _MODES.get(start.mode, dealer_pb2.MATCH_MODE_UNSPECIFIED)
+
+
+def match_variant(start: dealer_pb2.MatchStart) -> dealer_pb2.MatchVariant.ValueType:
+    """The match's MatchVariant (NO_LIMIT, POT_LIMIT, FIXED_LIMIT or MIXED): the enum field, else
+    the deprecated string ``variant_name`` (a dealer older than the enum); UNSPECIFIED if neither says."""
+    return start.variant or _VARIANTS.get(start.variant_name, dealer_pb2.MATCH_VARIANT_UNSPECIFIED)
 
 
 def _legal(decision: Decision, request: dealer_pb2.ActionRequest) -> Decision:
