@@ -150,6 +150,14 @@ class GroupedSums:
             stderr = math.sqrt(residual / ((g - 1) * g)) / (hands / g)
         return Estimate(ratio, stderr, g).scaled(100 / big_blind)
 
+    def moments(self) -> tuple[int, float, float]:
+        """Units, mean and sum of squared deviations of the totals (each group one unit), each exact and
+        rounded once: the state of a sequential test, the same whatever order the totals came in."""
+        g, scale = self.groups, 1 << self.shift
+        if not g:
+            return 0, 0.0, 0.0
+        return g, self.t / (scale * g), (g * self.tt - self.t * self.t) / (g * scale * scale)
+
     def as_json(self) -> list[int]:
         """The sums as integers (JSON keeps them exactly)."""
         return [self.groups, self.hands, self.hands_sq, self.shift, self.t, self.th, self.tt]
@@ -187,6 +195,11 @@ class RunningMoments:
         """Add several samples in order."""
         for x in xs:
             self.update(x)
+
+    def load(self, n: int, mean: float, m2: float) -> None:
+        """Take the state of ``n`` samples summed elsewhere (``GroupedSums.moments``): their mean and
+        sum of squared deviations."""
+        self.n, self.mean, self.m2 = n, mean, m2
 
 
 class SPRT(RunningMoments):
