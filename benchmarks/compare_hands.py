@@ -47,9 +47,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from dealer.compare import Sample, SequentialTest, Settings, paired_samples
+from dealer.compare import SequentialTest, Settings
 from dealer.config import game_config
 from dealer.match import BotEntry, Match, MatchPlan
+from dealer.paired import Sample, paired_samples
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
 

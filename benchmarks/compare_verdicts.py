@@ -52,18 +52,10 @@ from pathlib import Path
 
 from compare_hands import resample, sign_flipped, sprt_hands
 
-from dealer.compare import (
-    ConfidenceSequenceTest,
-    Sample,
-    SequentialTest,
-    Settings,
-    _add,
-    _group,
-    _sample,
-    paired_samples,
-)
+from dealer.compare import ConfidenceSequenceTest, SequentialTest, Settings
 from dealer.config import game_config
 from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.paired import Sample, paired_samples, sample_of
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.server import BotSession, DealerServer
@@ -138,9 +130,9 @@ def plain_samples(result: MatchResult) -> list[Sample]:
     out = []
     for r in result.records:
         if r.table == first_table[r.deal_set]:
-            g = _group()
-            _add(g, r, "new", "old")
-            out.append(_sample(("pool", r.deal_set, r.hand), g))
+            sample = sample_of(("pool", r.deal_set, r.hand), [r], "new", "old")
+            assert sample is not None  # one hand of each version
+            out.append(sample)
     return out
 
 

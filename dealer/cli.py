@@ -693,9 +693,9 @@ def compare(
             )
         )
         typer.echo(
-            f"{comparison.hands} hands used ({len(comparison.samples)} paired deals, "
-            f"{sum(s.all_in for s in comparison.samples)} hands all-in adjusted, "
-            f"{sum(s.known for s in comparison.samples)} with known strategies); "
+            f"{comparison.hands} hands used ({comparison.sums.deals} paired deals, "
+            f"{comparison.sums.all_in} hands all-in adjusted, "
+            f"{comparison.sums.known} with known strategies); "
             f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
             f"{settings.estimator} figures); exit code {comparison.exit_code}"
         )

@@ -54,7 +54,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
@@ -63,17 +63,18 @@ from typing import Literal
 from dealer.config import SEQUENTIAL_TESTS as TESTS
 from dealer.config import GameConfig
 from dealer.match import BotEntry, Match, MatchPlan
-from dealer.paired import ESTIMATORS, Sample, _add, _group, _sample, paired_samples
+from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing
 from dealer.records import HandRecord, MatchResult
 from dealer.scheduler import compare_tables
 from dealer.server import DealerServer
-from dealer.stats import SPRT, ConfidenceSequence, Estimate, bb_per_100_grouped, two_sided_p_value
+from dealer.stats import SPRT, ConfidenceSequence, Estimate, GroupedSums, two_sided_p_value
 
 Verdict = Literal["better", "not worse", "worse", "inconclusive"]
 EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
 VOID = 13  # the exit code of a comparison whose figures a failed bot made meaningless
 # Faults after which a bot did not really play its hands (it never started, crashed or left).
 VOIDING_FAULTS = frozenset({"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory"})
+BATCH = 100  # paired samples between two looks of the sequential test (``dealer compare --batch``, a league's)
 
 
 @dataclass(frozen=True)
@@ -139,13 +140,12 @@ def _r(x: float, digits: int = 3) -> float | None:
     return round(x, digits) if math.isfinite(x) else None
 
 
-def figures(samples: Sequence[Sample], estimator: str, level: float = 0.95) -> Figures:
-    """Estimate, two-sided ``level`` interval and p-value (H0: no difference) from paired samples."""
-    if not samples:
+def figures(sums: PairedSums, estimator: str, level: float = 0.95) -> Figures:
+    """Estimate, two-sided ``level`` interval and p-value (H0: no difference) from paired samples' sums."""
+    if not sums.deals:
         nan = float("nan")
         return Figures(Estimate(nan, math.inf, 0), (nan, nan), nan)
-    totals = [s.value(estimator) * s.hands / 100 for s in samples]
-    est = bb_per_100_grouped(totals, [s.hands for s in samples], 1)
+    est = sums.totals[estimator].bb_per_100(1)
     z = NormalDist().inv_cdf(0.5 + level / 2)
     ci = (est.mean - z * est.stderr, est.mean + z * est.stderr)
     if est.stderr == 0:
@@ -174,8 +174,10 @@ def verdict_from_ci(ci: tuple[float, float], worse_than: float) -> Verdict:
 class SequentialTest:
     """Two one-sided SPRTs (each at alpha / 2) on paired differences in bb/100; see the module doc.
 
-    Feed samples with ``update``; ``decision`` is latched per test at its first decision, and
-    ``verdict`` says better / worse / not worse once the question is answered, else ``None``.
+    Feed samples with ``update`` (or show it the sums of samples with ``observe``); ``decision`` is
+    latched per test at its first decision, and ``verdict`` says better / worse / not worse once the
+    question is answered, else ``None``. Its state is the exact sums of the samples (``GroupedSums``):
+    the same whatever order they were summed in, so sums merged from several matches look the same.
     """
 
     def __init__(self, settings: Settings) -> None:
@@ -187,15 +189,24 @@ class SequentialTest:
             "worse": SPRT(0.0, settings.worse_than, a, b, m),
         }
         self.decisions: dict[str, str | None] = {"better": None, "worse": None}
+        self.sums = GroupedSums()  # the samples fed by ``update``, each one unit
         self.informative = 0  # samples that are not exactly zero
 
     def update(self, values: Iterable[float]) -> None:
         """Add samples (bb/100 units), then latch any decision (call at batch ends)."""
-        values = list(values)
-        self.informative += sum(1 for v in values if v != 0)
+        self.informative += _extend(self.sums, values)
+        self._look(self.sums)
+
+    def observe(self, sums: PairedSums) -> None:
+        """Look at every sample so far, summed elsewhere (a comparison's stream), and latch any decision."""
+        self.informative = sums.informative
+        self._look(sums.values)
+
+    def _look(self, values: GroupedSums) -> None:
+        moments = values.moments()
         for name, test in self.tests.items():
             if self.decisions[name] is None:
-                test.extend(values)
+                test.load(*moments)
                 if self.informative < self.settings.min_informative:
                     continue
                 status = test.status
@@ -247,16 +258,24 @@ class ConfidenceSequenceTest:
         settings.check()
         self.settings = settings
         self.sequence = ConfidenceSequence(settings.alpha, settings.cs_horizon, settings.min_samples)
+        self.sums = GroupedSums()  # the samples fed by ``update``, each one unit
         self.informative = 0  # samples that are not exactly zero
         self.decision: Verdict | None = None
 
     def update(self, values: Iterable[float]) -> None:
         """Add samples (bb/100 units), then latch a decision if the interval allows one."""
-        values = list(values)
-        self.informative += sum(1 for v in values if v != 0)
+        self.informative += _extend(self.sums, values)
+        self._look(self.sums)
+
+    def observe(self, sums: PairedSums) -> None:
+        """Look at every sample so far, summed elsewhere (a comparison's stream), and latch any decision."""
+        self.informative = sums.informative
+        self._look(sums.values)
+
+    def _look(self, values: GroupedSums) -> None:
         if self.decision is not None:
             return
-        self.sequence.extend(values)
+        self.sequence.load(*values.moments())
         if self.informative < self.settings.min_informative:
             return
         low, high = self.sequence.interval
@@ -290,6 +309,15 @@ class ConfidenceSequenceTest:
 AnyTest = SequentialTest | ConfidenceSequenceTest
 
 
+def _extend(sums: GroupedSums, values: Iterable[float]) -> int:
+    """Add samples to sums, each one unit; return how many are not exactly zero."""
+    informative = 0
+    for value in values:
+        sums.add(value, 1)
+        informative += value != 0
+    return informative
+
+
 def sequential_test(settings: Settings) -> AnyTest:
     """The sequential test the settings name: a confidence sequence (``cs``) or two SPRTs (``sprt``)."""
     return ConfidenceSequenceTest(settings) if settings.test == "cs" else SequentialTest(settings)
@@ -303,7 +331,7 @@ class Comparison:
     old: str
     field: tuple[str, ...]
     settings: Settings
-    samples: list[Sample]
+    sums: PairedSums  # the paired samples used, summed
     by_estimator: dict[str, Figures]
     verdict: Verdict
     decided_by: str  # "sprt", "confidence sequence" (either ": maximum hands"), "confidence interval"
@@ -316,7 +344,7 @@ class Comparison:
     @property
     def hands(self) -> int:
         """Hands used: every hand of the samples (both versions' tables, the field's included)."""
-        return sum(s.hands for s in self.samples) * (2 if self.field else 1)
+        return self.sums.hands * (2 if self.field else 1)
 
     @property
     def failed(self) -> dict[str, dict[str, int]]:
@@ -370,10 +398,10 @@ class Comparison:
             "exit_code": self.exit_code,
             "decided_by": self.decided_by,
             "hands": self.hands,
-            "deals": len(self.samples),
-            "all_in_adjusted_hands": sum(x.all_in for x in self.samples),
-            "luck_corrected_hands": sum(x.corrected for x in self.samples),
-            "known_strategy_hands": sum(x.known for x in self.samples),
+            "deals": self.sums.deals,
+            "all_in_adjusted_hands": self.sums.all_in,
+            "luck_corrected_hands": self.sums.corrected,
+            "known_strategy_hands": self.sums.known,
             "strategies_refused": self.strategies_refused or {},
             "ci_level": round(1 - s.alpha, 6),
             "raw": self.raw.as_json(),
@@ -407,19 +435,21 @@ class Comparison:
 
 
 def summarize(
-    samples: Sequence[Sample],
+    sums: PairedSums,
     new: str,
     old: str,
     settings: Settings,
     field: Sequence[str] = (),
     sequential: AnyTest | None = None,
 ) -> Comparison:
-    """The comparison from paired samples; with ``sequential``, its verdict (final at this point)."""
+    """The comparison from paired samples' sums; with ``sequential``, its verdict (final at this point;
+    without it, a sequential test looks once, at the sums)."""
     level = 1 - settings.alpha
-    by_estimator = {e: figures(samples, e, level) for e in ESTIMATORS}
+    by_estimator = {e: figures(sums, e, level) for e in ESTIMATORS}
     if settings.until_significant:
-        if sequential is None:  # replay the samples in order, checking after each (post hoc, e.g. a league)
-            sequential = replay_sequential(samples, settings)[0]
+        if sequential is None:
+            sequential = sequential_test(settings)
+            sequential.observe(sums)
         verdict = sequential.verdict()
         decided_by = "sprt" if isinstance(sequential, SequentialTest) else "confidence sequence"
         if verdict is None:
@@ -428,36 +458,82 @@ def summarize(
         verdict = verdict_from_ci(by_estimator[settings.estimator].ci, settings.worse_than)
         decided_by = "confidence interval"
     assert verdict is not None
-    return Comparison(new, old, tuple(field), settings, list(samples), by_estimator, verdict, decided_by, sequential)
+    return Comparison(new, old, tuple(field), settings, sums, by_estimator, verdict, decided_by, sequential)
 
 
-def replay_sequential(samples: Sequence[Sample], settings: Settings, batch: int = 1) -> tuple[AnyTest, int]:
-    """Run the sequential test over samples in order, checking every ``batch``; return it and the samples used."""
-    test = sequential_test(settings)
-    used = 0
-    for start in range(0, len(samples), batch):
-        chunk = samples[start : start + batch]
-        test.update(s.value(settings.estimator) for s in chunk)
-        used += len(chunk)
-        if test.verdict() is not None:
-            break
-    return test, used
+def looker(test: AnyTest | None) -> Callable[[PairedSums], bool] | None:
+    """What a comparison's stream calls at each look (``PairedTally``): show the sequential test the
+    sums so far; True (stop) once it has a verdict."""
+    if test is None:
+        return None
+
+    def look(sums: PairedSums) -> bool:
+        test.observe(sums)
+        return test.verdict() is not None
+
+    return look
+
+
+def finish(tally: PairedTally, test: AnyTest | None) -> PairedSums:
+    """The samples a comparison reports once its hands are over: all of them, or with a sequential
+    test those it had seen at its verdict; an undecided test looks a last time at samples it has
+    not seen (the stretch after its last look)."""
+    total = tally.finish()
+    if test is not None and test.verdict() is None and tally.rest.deals:
+        test.observe(total)
+        return total
+    return tally.sums if test is not None else total
 
 
 def compare_results(
-    results: Sequence[MatchResult], new: str, old: str, settings: Settings, field: Sequence[str] = ()
+    results: Sequence[MatchResult],
+    new: str,
+    old: str,
+    settings: Settings,
+    field: Sequence[str] = (),
+    batch: int = BATCH,
 ) -> Comparison:
-    """The comparison of finished matches (a league's compare event); sequential tests stop early."""
-    samples = paired_samples(results, new, old)
-    sequential = None
-    if settings.until_significant:
-        sequential, used = replay_sequential(samples, settings)
-        samples = samples[:used]
-    comparison = summarize(samples, new, old, settings, field, sequential)
+    """The comparison of finished matches (a league's compare event, split into matches played
+    anywhere, in any order): each match's stream (``MatchResult.paired``, or its hand records run
+    through one) is merged, look by look, into the stream ``dealer compare`` would have seen on
+    the same deals, and the sequential test looks where it would have looked."""
+    pairings = {r.paired.pairing for r in results if r.paired is not None}
+    if not pairings:  # hand records only (tests, older journals): a look every ``batch`` samples
+        groups = sum(len({h.deal_set for h in r.records or ()}) for r in results)
+        pairings = {Pairing.looking(new, old, settings.estimator, batch, groups)}
+    pairing = pairings.pop()
+    if pairings or (pairing.new, pairing.old, pairing.estimator) != (new, old, settings.estimator):
+        raise ValueError(f"the matches of {new} against {old} were paired differently: {pairing}, {pairings}")
+    tallies = [_tally(r, pairing) for r in sorted(results, key=lambda r: r.match_id)]
+    test = sequential_test(settings) if settings.until_significant else None
+    merged = PairedTally(pairing, {}, look=looker(test))
+    for k in range(max((len(t.checks) for t in tallies), default=0)):
+        stretch = PairedSums(pairing.estimator)
+        for tally in tallies:
+            if k < len(tally.checks):
+                stretch.merge(tally.checks[k])
+        merged.close(stretch)
+    for tally in tallies:
+        merged.rest.merge(tally.rest)
+    comparison = summarize(finish(merged, test), new, old, settings, field, test)
     comparison.hands_played = sum(r.hands for r in results)
     comparison.strategies_refused = {k: v for r in results for k, v in r.strategies_refused.items()}
     comparison.faults = _faults(results)
     return comparison
+
+
+def _tally(result: MatchResult, pairing: Pairing) -> PairedTally:
+    """A finished match's stream: the one it kept, or its hand records (tests, older journals) run through one."""
+    if result.paired is not None:
+        return result.paired
+    if result.records is None:
+        raise ValueError(f"match {result.match_id} kept neither its paired samples nor its hand records")
+    sizes = collections.Counter(d for d, _ in {(h.deal_set, h.table) for h in result.records})
+    tally = PairedTally(pairing, sizes, match_id=result.match_id, keep=True)
+    for record in result.records:
+        tally.add(record)
+    tally.finish()
+    return tally
 
 
 def _faults(results: Iterable[MatchResult]) -> dict[str, dict[str, int]]:
@@ -472,43 +548,31 @@ def _faults(results: Iterable[MatchResult]) -> dict[str, dict[str, int]]:
 # --------------------------------------------------------------------------- playing a comparison
 
 
-class _SequentialMatch(Match):
-    """A match that feeds complete duplicate groups, in hand order, to a sequential test and stops
-    its tables as soon as the test decides (checked every ``batch`` samples)."""
+class ComparingMatch(Match):
+    """A match whose hands are paired as they end (``PairedTally``, in ``result.paired``): with a
+    sequential test, which looks at the sums at each close and stops the tables at its verdict;
+    with ``keep`` (a league's match), keeping the sums at each look for the league to merge."""
 
-    def __init__(
-        self, *args, new: str, old: str, test: AnyTest | None, batch: int, settings: Settings, **kwargs
-    ) -> None:
+    def __init__(self, *args, pairing: Pairing, test: AnyTest | None = None, keep: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.new, self.old, self.test, self.batch, self.settings = new, old, test, batch, settings
-        self.group_size = collections.Counter(t.deal_set for t in self.plan.tables)
-        self.deal_sets = sorted(self.group_size)
-        self.pending: dict[tuple[str, int], list[HandRecord]] = collections.defaultdict(list)
-        self.next_hand = 0
-        self.fed: list[Sample] = []
-        self.unchecked = 0
+        sizes = collections.Counter(t.deal_set for t in self.plan.tables)
+        self.paired = PairedTally(pairing, sizes, match_id=self.plan.match_id, look=looker(test), keep=keep)
+        self.result.paired = self.paired
 
     def _record(self, record: HandRecord) -> None:
         super()._record(record)
-        if self.stop:  # decided: the hands still finishing are not part of the answer
+        if self.stop:  # decided (or forfeited): the hands still finishing are not part of the answer
             return
-        self.pending[(record.deal_set, record.hand)].append(record)
-        # Feed every hand number whose groups are all complete, in order: deterministic, whatever the timing.
-        while all(len(self.pending.get((d, self.next_hand), ())) == self.group_size[d] for d in self.deal_sets):
-            for d in self.deal_sets:
-                g = _group()
-                for r in self.pending.pop((d, self.next_hand)):
-                    _add(g, r, self.new, self.old)
-                if g[2] and g[2] == g[3]:
-                    self.fed.append(_sample((self.plan.match_id, d, self.next_hand), g))
-                    self.unchecked += 1
-            self.next_hand += 1
-            if self.test is not None and self.unchecked >= self.batch:
-                self.test.update(s.value(self.settings.estimator) for s in self.fed[-self.unchecked :])
-                self.unchecked = 0
-                if self.test.verdict() is not None:
-                    self.stop = True
-                    return
+        self.paired.add(record)
+        if self.paired.stopped:
+            self.stop = True
+
+    async def run(self) -> MatchResult:
+        """Play the match (see ``Match.run``), then close the pairing: what was never closed goes to ``rest``."""
+        result = await super().run()
+        if self.paired.keep:
+            self.paired.finish()
+        return result
 
 
 async def play_comparison(
@@ -553,24 +617,11 @@ async def play_comparison(
     )
     test = sequential_test(settings) if settings.until_significant else None
     entries = {e.name: e for e in (new, old, *field)}
+    pairing = Pairing.looking(new.name, old.name, settings.estimator, batch, len({t.deal_set for t in tables}))
     async with DealerServer(listen) as server:
-        match = _SequentialMatch(
-            plan,
-            server,
-            entries,
-            out=out,
-            base=base or Path.cwd(),
-            new=new.name,
-            old=old.name,
-            test=test,
-            batch=batch,
-            settings=settings,
-        )
+        match = ComparingMatch(plan, server, entries, out=out, base=base or Path.cwd(), pairing=pairing, test=test)
         result = await match.run()
-    samples = match.fed
-    if test is not None and test.verdict() is None and match.unchecked:
-        test.update(s.value(settings.estimator) for s in samples[-match.unchecked :])
-    comparison = summarize(samples, new.name, old.name, settings, [f.name for f in field], test)
+    comparison = summarize(finish(match.paired, test), new.name, old.name, settings, [f.name for f in field], test)
     comparison.hands_played = result.hands
     comparison.strategies_refused = dict(result.strategies_refused)
     comparison.faults = _faults([result])

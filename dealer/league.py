@@ -23,11 +23,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from dealer.compare import BATCH, ComparingMatch, compare_results
 from dealer.compare import Settings as CompareSettings
-from dealer.compare import compare_results
 from dealer.config import BotSpec, EventSpec, LeagueConfig
 from dealer.errors import RunError
 from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.paired import PairedTally, Pairing
 from dealer.ratings import openskill_ratings
 from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
 from dealer.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
@@ -40,13 +41,22 @@ from dealer.summary import summary_text
 
 @dataclasses.dataclass(frozen=True)
 class MatchJob:
-    """One match, complete enough to run anywhere: plan, bots, output folder, base folder."""
+    """One match, complete enough to run anywhere: plan, bots, output folder, base folder; a compare
+    event's match also pairs its hands (``pairing``: looks placed as for the whole event)."""
 
     event: str
     plan: MatchPlan
     bots: dict[str, BotEntry]
     out: Path
     base: Path
+    pairing: Pairing | None = None
+
+    def match(self, server: DealerServer, **options: object) -> Match:
+        """The match to play on ``server`` (``options``: ``Match``'s keywords)."""
+        kwargs: dict = {"out": self.out, "base": self.base, **options}
+        if self.pairing is None:
+            return Match(self.plan, server, self.bots, **kwargs)
+        return ComparingMatch(self.plan, server, self.bots, pairing=self.pairing, keep=True, **kwargs)
 
 
 def _entry(bot: BotSpec) -> BotEntry:
@@ -85,6 +95,11 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
         for table in _tables(event, config.seed):
             matches[table.deal_set].append(table)
         freezeout = event.format == "freezeout"
+        pairing = None
+        if event.format == "compare":  # one deal set per match: the groups of a hand number are the matches
+            assert event.new is not None and event.old is not None
+            estimator = compare_settings(event).estimator
+            pairing = Pairing.looking(event.new, event.old, estimator, BATCH, len(matches))
         for match_id, group in matches.items():  # in the scheduler's order: <event>/0000, /0001, ...
             tables = tuple(group)
             plan = MatchPlan(
@@ -102,7 +117,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
                 strategies=tuple(n for n in (event.new, event.old) if n) if event.format == "compare" else (),
             )
             bots = {name: entries[name] for t in tables for name in t.seats}
-            jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / match_id, base))
+            jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / match_id, base, pairing))
     return jobs
 
 
@@ -197,17 +212,10 @@ class Journal:
         self.db.close()
 
 
-JOURNAL_FORMAT = 2
-"""A journal row's ``format``: 2 keeps a match's tally (``dealer.records.Tally``, no row per hand)
-and hand records only for comparisons; rows without one (format 1) list every hand and are still read."""
-
-
-def _record_row(h: HandRecord) -> list[object]:
-    """[table, deal_set, hand, bb, net(, ev_net(, luck_net(, full_net)))]: the optional tail only as far as needed."""
-    tail = [h.ev_net, h.luck_net, h.full_net]
-    while tail and tail[-1] is None:
-        tail.pop()
-    return [h.table, h.deal_set, h.hand, h.big_blind, h.net, *tail]
+JOURNAL_FORMAT = 3
+"""A journal row's ``format``: 3 keeps a match's tally (``dealer.records.Tally``, no row per hand) and
+a comparison's paired sums at each look (``dealer.paired.PairedTally``); format 2 rows (a comparison's
+hand records listed) and rows without a format (1: every hand listed) are still read."""
 
 
 def _result_to_json(result: MatchResult) -> dict[str, object]:
@@ -222,23 +230,27 @@ def _result_to_json(result: MatchResult) -> dict[str, object]:
         "log_tails": result.log_tails,
         "unstarted": result.unstarted,
         "strategies_refused": result.strategies_refused,
-        "records": None if result.records is None else [_record_row(h) for h in result.records],
+        "paired": None if result.paired is None else result.paired.as_json(),
     }
 
 
 def _result_from_json(data: dict) -> MatchResult:
-    """A journal row's result; ValueError for a format this dealer does not read."""
+    """A journal row's result; ValueError for a format this dealer does not read. A comparison's
+    match of format 1 or 2 keeps its hand records: its comparison pairs them as they are read."""
     version = data.pop("format", 1)
     records = data.pop("records", None)
-    rows = records if version == JOURNAL_FORMAT else data.pop("hands", None) if version == 1 else None
-    if version not in (1, JOURNAL_FORMAT) or (version == 1 and rows is None):
-        raise ValueError(f"journal row format {version!r} is not one this dealer reads (1 or {JOURNAL_FORMAT})")
-    hands = None if rows is None else [HandRecord(*row) for row in rows]  # as ``_record_row`` wrote them
+    paired = data.pop("paired", None)
+    rows = records if version == 2 else data.pop("hands", None) if version == 1 else None
+    if version not in (1, 2, JOURNAL_FORMAT) or (version == 1 and rows is None):
+        raise ValueError(f"journal row format {version!r} is not one this dealer reads (1 to {JOURNAL_FORMAT})")
+    hands = None if rows is None else [HandRecord(*row) for row in rows]  # [table, deal_set, hand, bb, net, ...]
     fields = {**data, "bots": tuple(data["bots"])}
     if version == 1:  # every hand listed: fold them as the match did (comparisons keep them)
         keep = any(h.luck_net is not None for h in hands or ())
         return result_of(fields.pop("match_id"), fields.pop("bots"), hands or [], keep=keep, **fields)
-    return MatchResult(**{**fields, "tally": Tally.from_json(data["tally"]), "records": hands})
+    tally = Tally.from_json(data["tally"])
+    pairs = None if paired is None else PairedTally.from_json(paired, data["match_id"])
+    return MatchResult(**{**fields, "tally": tally, "records": hands, "paired": pairs})
 
 
 def fingerprint(config: LeagueConfig) -> str:
@@ -288,17 +300,7 @@ class LocalExecutor:
     async def run(self, job: MatchJob) -> MatchResult:
         """Wait for a free slot, then play the match."""
         async with self.slots:
-            match = Match(
-                job.plan,
-                self.server,
-                job.bots,
-                out=job.out,
-                base=job.base,
-                sessions=self.sessions,
-                on_hand=self.on_hand,
-                records=job.plan.luck,
-            )
-            return await match.run()
+            return await job.match(self.server, sessions=self.sessions, on_hand=self.on_hand).run()
 
 
 def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
@@ -306,7 +308,7 @@ def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
 
     async def play() -> MatchResult:
         async with DealerServer(listen) as server:
-            return await Match(job.plan, server, job.bots, out=job.out, base=job.base, records=job.plan.luck).run()
+            return await job.match(server).run()
 
     return asyncio.run(play())
 
@@ -344,11 +346,9 @@ def head_to_head(results: Iterable[MatchResult]) -> dict[str, dict[str, Estimate
     return {k: dict(sorted(v.items())) for k, v in sorted(table.items())}
 
 
-def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[str, object]:
-    """A compare event's answer (dealer.compare): new - old in bb/100, raw and all-in adjusted, and
-    the verdict (post hoc sequential test over the hands in order when ``until_significant``)."""
-    assert event.new is not None and event.old is not None
-    settings = CompareSettings(
+def compare_settings(event: EventSpec) -> CompareSettings:
+    """A compare event's question (dealer.compare)."""
+    return CompareSettings(
         worse_than=event.worse_than,
         better_than=event.better_than,
         alpha=event.alpha,
@@ -356,7 +356,15 @@ def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[st
         until_significant=event.until_significant,
         test=event.test,
     )
+
+
+def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[str, object]:
+    """A compare event's answer (dealer.compare): new - old in bb/100 by estimator, and the verdict
+    (with ``until_significant``, the sequential test looking where ``dealer compare`` would have: its
+    matches' paired sums merged look by look)."""
+    assert event.new is not None and event.old is not None
     try:
+        settings = compare_settings(event)
         return compare_results(results, event.new, event.old, settings, event.field).as_json()
     except ValueError as error:  # e.g. sequential bounds that do not surround 0
         return {"error": str(error)}

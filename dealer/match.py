@@ -176,7 +176,7 @@ class Match:
         """``sessions`` are remote bots' sessions by instance label, that outlive the match (a
         league's ``serve``); ``on_hand(match_id, phh_text)`` sees each finished hand once it is safe
         to show (``_publish``); ``records`` keeps every hand's record in the result (memory that grows
-        with the match: a league's comparison replays its sequential test from them)."""
+        with the match: tests and analyses of a pool of deals)."""
         self.plan = plan
         self.server = server
         self.entries = bots

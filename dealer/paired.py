@@ -3,10 +3,14 @@ difference new - old in big blinds by estimator (pure: no gRPC, protobuf or I/O)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from dealer.records import HandRecord, MatchResult
+from dealer.stats import GroupedSums
+
+if TYPE_CHECKING:
+    from dealer.records import HandRecord, MatchResult
 
 ESTIMATORS = ("full", "aivat", "all-in", "raw")
 
@@ -35,28 +39,32 @@ class Sample:
 
 
 def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[Sample]:
-    """The paired samples of a comparison, by hand number then match and deal set.
+    """The paired samples of finished matches that kept their hand records, by hand number then match
+    and deal set (an analysis of a pool of deals: a comparison streams them, ``PairedTally``).
 
     A group is every hand of one match on one deal set with one hand number; groups in which
     the two versions did not play the same number of hands (a stopped match) are left out.
     """
-    groups: dict[tuple[str, str, int], list[float]] = {}
+    groups: dict[tuple[str, str, int], list[HandRecord]] = {}
     for result in results:
         if result.records is None:
             raise ValueError(f"match {result.match_id} kept no hand records to pair (Match(records=True))")
         for record in result.records:
-            key = (result.match_id, record.deal_set, record.hand)
-            g = groups.setdefault(key, _group())
-            _add(g, record, new, old)
-    samples = [_sample(key, g) for key, g in groups.items() if g[2] and g[2] == g[3]]
+            groups.setdefault((result.match_id, record.deal_set, record.hand), []).append(record)
+    samples = [s for key, records in groups.items() if (s := sample_of(key, records, new, old)) is not None]
     samples.sort(key=lambda s: (s.key[2], s.key[0], s.key[1]))
     return samples
 
 
-def _group() -> list[float]:
-    """A group's running totals: raw, all-in, new's hands, old's hands, all-in hands, luck corrected,
-    luck-corrected hands, full, hands with known strategies."""
-    return [0.0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0]
+def sample_of(key: tuple[str, str, int], records: Iterable[HandRecord], new: str, old: str) -> Sample | None:
+    """A group's sample from its hands, summed in table order (the same floats whatever order the hands
+    ended in); ``None`` when the versions did not play the same number of hands in it."""
+    g = [0.0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0]  # raw, all-in, new's hands, old's hands, all-in hands, luck
+    for record in sorted(records, key=lambda r: r.table):  # corrected, its hands, full, known-strategy hands
+        _add(g, record, new, old)
+    if not g[2] or g[2] != g[3]:
+        return None
+    return Sample(key, g[0], g[1], int(g[2]), int(g[4]), g[5], int(g[6]), g[7] if g[8] else None, int(g[8]))
 
 
 def _add(g: list[float], record: HandRecord, new: str, old: str) -> None:
@@ -76,5 +84,204 @@ def _add(g: list[float], record: HandRecord, new: str, old: str) -> None:
     g[8] += full is not None
 
 
-def _sample(key: tuple[str, str, int], g: list[float]) -> Sample:
-    return Sample(key, g[0], g[1], int(g[2]), int(g[4]), g[5], int(g[6]), g[7] if g[8] else None, int(g[8]))
+class PairedSums:
+    """Paired samples folded into running sums: by estimator the exact ``GroupedSums`` of the groups'
+    totals (the figures: each duplicate group one unit), the verdict estimator's values in bb/100 as
+    units of one (the sequential test's state) and the counts the report gives. Sums, not samples:
+    memory that does not grow with the comparison, and the same figures whatever order they merge in."""
+
+    __slots__ = ("all_in", "corrected", "estimator", "informative", "known", "totals", "values")
+
+    def __init__(self, estimator: str = "full") -> None:
+        """``estimator``: the one of ``ESTIMATORS`` whose values the sequential test reads."""
+        if estimator not in ESTIMATORS:
+            raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, not {estimator!r}")
+        self.estimator = estimator
+        self.totals = {e: GroupedSums() for e in ESTIMATORS}
+        self.values = GroupedSums()
+        self.informative = 0  # samples whose value is not exactly zero
+        self.all_in = 0  # hands all-in adjusted, luck corrected, with a known strategy
+        self.corrected = 0
+        self.known = 0
+
+    @classmethod
+    def of(cls, samples: Iterable[Sample], estimator: str = "full") -> PairedSums:
+        """The sums of a list of samples (an analysis of kept samples)."""
+        sums = cls(estimator)
+        for sample in samples:
+            sums.add(sample)
+        return sums
+
+    @property
+    def deals(self) -> int:
+        """Paired samples (duplicate groups) summed."""
+        return self.values.groups
+
+    @property
+    def hands(self) -> int:
+        """Hands each version played in them."""
+        return self.totals["raw"].hands
+
+    def add(self, sample: Sample) -> None:
+        """Fold one sample in."""
+        for estimator, sums in self.totals.items():
+            sums.add(sample.value(estimator) * sample.hands / 100, sample.hands)
+        value = sample.value(self.estimator)
+        self.values.add(value, 1)
+        self.informative += value != 0
+        self.all_in += sample.all_in
+        self.corrected += sample.corrected
+        self.known += sample.known
+
+    def merge(self, other: PairedSums) -> None:
+        """Add every sample of ``other`` (a later stretch of hands, another match's)."""
+        if other.estimator != self.estimator:
+            raise ValueError(f"paired sums of estimator {other.estimator!r} cannot join {self.estimator!r}'s")
+        for estimator, sums in self.totals.items():
+            sums.merge(other.totals[estimator])
+        self.values.merge(other.values)
+        self.informative += other.informative
+        self.all_in += other.all_in
+        self.corrected += other.corrected
+        self.known += other.known
+
+    def as_json(self) -> list[object]:
+        """[informative, all_in, corrected, known, values, totals by estimator in ``ESTIMATORS`` order]."""
+        counts: list[object] = [self.informative, self.all_in, self.corrected, self.known]
+        return [*counts, self.values.as_json(), *(self.totals[e].as_json() for e in ESTIMATORS)]
+
+    @classmethod
+    def from_json(cls, estimator: str, data: Sequence[Any]) -> PairedSums:
+        """Sums written by ``as_json``."""
+        sums = cls(estimator)
+        sums.informative, sums.all_in, sums.corrected, sums.known = (int(x) for x in data[:4])
+        sums.values = GroupedSums.from_json(data[4])
+        sums.totals = {e: GroupedSums.from_json(x) for e, x in zip(ESTIMATORS, data[5:], strict=True)}
+        return sums
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """What a comparison pairs: the two versions, the estimator its sequential test reads, and the hand
+    numbers between two looks of the test (``every``: ``batch`` samples over the groups of a hand number)."""
+
+    new: str
+    old: str
+    estimator: str = "full"
+    every: int = 1
+
+    @classmethod
+    def looking(cls, new: str, old: str, estimator: str, batch: int, groups: int) -> Pairing:
+        """A test looked at after every ``batch`` samples, ``groups`` of them each hand number (rounded up
+        to whole hand numbers: the looks fall where every group of a hand number is in)."""
+        return cls(new, old, estimator, max(1, -(-batch // max(groups, 1))))
+
+
+class PairedTally:
+    """A comparison's hands paired as they end: each duplicate group (one deal set and hand number) is
+    held until every table of its deal set has played it, then folded into the sums of its stretch of
+    ``every`` hand numbers; a stretch closes, in hand order, once all its groups are in.
+
+    ``look(sums)`` sees the running sums at each close (the sequential test: return True to stop,
+    nothing is folded after); ``keep`` keeps each closed stretch's sums instead (``checks``: a league's
+    match, whose looks are taken once every match of the comparison is over). After ``finish``,
+    ``rest`` holds what no closed stretch holds. Memory: the open groups and stretches, and with
+    ``keep`` one sum per look, never a record per hand or deal.
+    """
+
+    def __init__(
+        self,
+        pairing: Pairing,
+        group_sizes: Mapping[str, int],
+        *,
+        match_id: str = "",
+        look: Callable[[PairedSums], bool] | None = None,
+        keep: bool = False,
+    ) -> None:
+        """``group_sizes``: tables per deal set (the groups of a hand number are one per deal set)."""
+        self.pairing = pairing
+        self.sizes = dict(group_sizes)
+        self.match_id = match_id
+        self.look = look
+        self.keep = keep
+        self.sums = PairedSums(pairing.estimator)  # every closed stretch
+        self.checks: list[PairedSums] = []  # with ``keep``: each closed stretch's own sums, in order
+        self.rest = PairedSums(pairing.estimator)  # after ``finish``: the samples of stretches not closed
+        self.stopped = False
+        self._groups: dict[tuple[str, int], list[HandRecord]] = {}
+        self._stretches: dict[int, list[Any]] = {}  # open stretch -> [its sums, groups still to come]
+        self._closed = 0  # stretches closed
+
+    def add(self, record: HandRecord) -> None:
+        """Fold one finished hand in (nothing once stopped or finished)."""
+        if self.stopped:
+            return
+        key = (record.deal_set, record.hand)
+        group = self._groups.setdefault(key, [])
+        group.append(record)
+        if len(group) < self.sizes.get(record.deal_set, 1):
+            return
+        del self._groups[key]
+        pairing = self.pairing
+        index = record.hand // pairing.every
+        stretch = self._stretches.get(index)
+        if stretch is None:
+            stretch = self._stretches[index] = [PairedSums(pairing.estimator), pairing.every * len(self.sizes)]
+        sample = sample_of((self.match_id, record.deal_set, record.hand), group, pairing.new, pairing.old)
+        if sample is not None:
+            stretch[0].add(sample)
+        stretch[1] -= 1
+        while not self.stopped and (head := self._stretches.get(self._closed)) is not None and head[1] == 0:
+            del self._stretches[self._closed]
+            self.close(head[0])
+
+    def close(self, stretch: PairedSums) -> None:
+        """Fold in the next stretch of hand numbers, complete (``add`` calls it; a league merges its
+        matches' stretches through it), then look."""
+        if self.stopped:
+            return
+        self._closed += 1
+        self.sums.merge(stretch)
+        if self.keep:
+            self.checks.append(stretch)
+        if self.look is not None and self.look(self.sums):
+            self.stopped = True
+
+    def finish(self) -> PairedSums:
+        """Stop folding; ``rest`` then holds the stretches never closed (the match's last, incomplete
+        one, or groups some table never played); return every sample folded, closed or not."""
+        if not self.stopped:
+            for index in sorted(self._stretches):
+                self.rest.merge(self._stretches[index][0])
+        self._stretches.clear()
+        self._groups.clear()
+        self.stopped = True
+        total = PairedSums(self.pairing.estimator)
+        total.merge(self.sums)
+        total.merge(self.rest)
+        return total
+
+    def as_json(self) -> dict[str, object]:
+        """A finished ``keep`` tally, JSON-ready (a league journal's row)."""
+        assert self.stopped and self.keep, "only a finished tally that kept its checks is written"
+        p = self.pairing
+        return {
+            "new": p.new,
+            "old": p.old,
+            "estimator": p.estimator,
+            "every": p.every,
+            "checks": [c.as_json() for c in self.checks],
+            "rest": self.rest.as_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], match_id: str = "") -> PairedTally:
+        """A finished tally written by ``as_json``."""
+        pairing = Pairing(str(data["new"]), str(data["old"]), str(data["estimator"]), int(data["every"]))
+        tally = cls(pairing, {}, match_id=match_id, keep=True)
+        tally.checks = [PairedSums.from_json(pairing.estimator, c) for c in data["checks"]]
+        for check in tally.checks:
+            tally.sums.merge(check)
+        tally.rest = PairedSums.from_json(pairing.estimator, data["rest"])
+        tally.stopped = True
+        return tally

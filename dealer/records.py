@@ -12,9 +12,12 @@ import collections
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dealer.stats import GroupedSums
+
+if TYPE_CHECKING:
+    from dealer.paired import PairedTally
 
 
 @dataclass(frozen=True)
@@ -160,8 +163,8 @@ class Tally:
 @dataclass
 class MatchResult:
     """What a match produced: its hands folded into a tally, faults by bot and reason, and
-    freezeout places; ``records`` keeps every hand's record only when asked for (a league's
-    comparison replays its sequential test from them)."""
+    freezeout places; a comparison's match also pairs its hands (``paired``); ``records`` keeps
+    every hand's record only when asked for (tests, analyses of a pool of deals)."""
 
     match_id: str
     bots: tuple[str, ...]
@@ -173,6 +176,7 @@ class MatchResult:
     unstarted: list[str] = field(default_factory=list)  # bots whose first start never connected
     strategies_refused: dict[str, str] = field(default_factory=dict)  # bot -> why its strategies were ignored
     records: list[HandRecord] | None = None
+    paired: PairedTally | None = None  # a comparison's paired samples, summed (dealer.paired)
 
     @property
     def hands(self) -> int:

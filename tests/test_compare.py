@@ -16,6 +16,7 @@ import pytest
 
 from conftest import PY_BOTS, ROOT
 from dealer.compare import (
+    BATCH,
     EXIT_CODES,
     VOID,
     ConfidenceSequenceTest,
@@ -23,15 +24,17 @@ from dealer.compare import (
     Settings,
     compare_results,
     figures,
-    paired_samples,
-    replay_sequential,
+    finish,
+    looker,
     sequential_test,
     summarize,
     verdict_from_ci,
 )
 from dealer.config import EventSpec, game_config
 from dealer.league import compare_summary
+from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples
 from dealer.records import HandRecord, MatchResult, result_of
+from dealer.stats import bb_per_100_grouped
 
 
 def _h2h(diffs: list[float], ev: list[float] | None = None) -> MatchResult:
@@ -74,7 +77,7 @@ def test_paired_samples_field_mode():
 def test_figures_against_hand_computed_values():
     # Differences 4, -8, 20, 0 bb over 2 hands each: mean 16 / 8 hands = 2 bb/hand = 200 bb/100.
     samples = paired_samples([_h2h([200, -400, 1000, 0])], "new", "old")
-    fig = figures(samples, "raw")
+    fig = figures(PairedSums.of(samples), "raw")
     per_hand = [2.0, -4.0, 10.0, 0.0]  # bb per hand of each group
     mean = sum(per_hand) / 4
     sd = math.sqrt(sum((x - mean) ** 2 for x in per_hand) / 3)
@@ -83,7 +86,7 @@ def test_figures_against_hand_computed_values():
     z = 1.959963984540054
     assert fig.ci == pytest.approx((100 * (mean - z * sd / 2), 100 * (mean + z * sd / 2)))
     assert fig.p_value == pytest.approx(math.erfc(abs(mean / (sd / 2)) / math.sqrt(2)))
-    wide = figures(samples, "raw", level=0.99)
+    wide = figures(PairedSums.of(samples), "raw", level=0.99)
     assert wide.ci[0] < fig.ci[0] and wide.ci[1] > fig.ci[1]
 
 
@@ -181,14 +184,18 @@ def test_compare_results_stops_a_sequential_test_early_and_reports_used_hands():
     s = Settings(worse_than=-50, better_than=50, until_significant=True, test="sprt")
     comparison = compare_results([result], "new", "old", s)
     assert comparison.verdict == "better" and comparison.decided_by == "sprt"
-    assert 30 <= len(comparison.samples) < 500
-    assert comparison.hands == 2 * len(comparison.samples)
+    assert 30 <= comparison.sums.deals < 500
+    assert comparison.hands == 2 * comparison.sums.deals
     data = comparison.as_json()
     assert data["exit_code"] == 0 and data["sprt"]["better"]["decision"] == "accept_h1"
     json.dumps(data)
-    fixed = summarize(paired_samples([result], "new", "old"), "new", "old", Settings())
+    fixed = summarize(PairedSums.of(paired_samples([result], "new", "old")), "new", "old", Settings())
     assert fixed.verdict == "better" and fixed.decided_by == "confidence interval"
-    assert replay_sequential(comparison.samples, s)[1] == len(comparison.samples)
+    # The test decided at a look (every 100 samples), and had not at the look before.
+    samples = paired_samples([result], "new", "old")
+    before = sequential_test(s)
+    before.update(s_.value("full") for s_ in samples[: comparison.sums.deals - 100])
+    assert comparison.sums.deals % 100 == 0 and before.verdict() is None
     cs = compare_results([result], "new", "old", Settings(worse_than=-50, better_than=50, until_significant=True))
     assert cs.verdict == "better" and cs.decided_by == "confidence sequence"
     assert cs.as_json()["confidence_sequence"]["decision"] == "better" and cs.as_json()["sprt"] is None
@@ -227,7 +234,13 @@ def test_cli_compare_strength_beats_random(tmp_path):
 
 
 def test_league_journal_keeps_ev_net_luck_net_and_full_net():
+    # A format-2 journal row listed a comparison's hand records: a resumed league still reads them.
     from dealer.league import _result_from_json, _result_to_json
+    from test_records import _record_row
+
+    def row(result: MatchResult) -> dict:
+        assert result.records is not None
+        return {**_result_to_json(result), "format": 2, "records": [_record_row(h) for h in result.records]}
 
     records = _h2h([200, -400], ev=[50.0, 0.0]).records
     assert records is not None
@@ -242,7 +255,7 @@ def test_league_journal_keeps_ev_net_luck_net_and_full_net():
         keep=True,
         strategies_refused={"old": "probabilities sum to 0.9, not 1"},
     )
-    back = _result_from_json(json.loads(json.dumps(_result_to_json(result))))
+    back = _result_from_json(json.loads(json.dumps(row(result))))
     assert back.records == result.records and back.records is not None
     assert back.strategies_refused == result.strategies_refused
     assert back.records[-1].full_net == {"new": 2.25, "old": -2.25} and back.records[-2].full_net is None
@@ -261,9 +274,10 @@ def test_estimators_and_the_variance_each_removes():
     assert [s.raw for s in samples] == [20.0, -16.0, 24.0, -12.0, 18.0]
     assert [s.luck for s in samples] == [2.0, 1.0, 3.0, 0.4, 1.6] and [s.corrected for s in samples] == [2] * 5
     assert [s.adjusted for s in samples] == [s.raw for s in samples]  # no all-in hand
-    comparison = summarize(samples, "new", "old", Settings(estimator="aivat"))
+    comparison = summarize(PairedSums.of(samples, "aivat"), "new", "old", Settings(estimator="aivat"))
     assert comparison.used is comparison.by_estimator["aivat"]
-    raw_sd, luck_sd = figures(samples, "raw").estimate.stderr, figures(samples, "aivat").estimate.stderr
+    sums = PairedSums.of(samples, "aivat")
+    raw_sd, luck_sd = figures(sums, "raw").estimate.stderr, figures(sums, "aivat").estimate.stderr
     assert comparison.variance_removed("aivat") == pytest.approx(1 - (luck_sd / raw_sd) ** 2)
     assert comparison.variance_removed("all-in") == pytest.approx(0)
     data = comparison.as_json()
@@ -296,7 +310,7 @@ def test_full_estimator_takes_the_known_strategy_figures_where_a_hand_has_them()
     assert [s.value("full") for s in samples] == [100 * 2.0 / 2, 100 * -1.0 / 2]
     assert [s.value("aivat") for s in samples] == [100 * 6.0 / 2, 100 * -1.0 / 2]
     assert [s.known for s in samples] == [1, 0]
-    comparison = summarize(samples, "new", "old", Settings())
+    comparison = summarize(PairedSums.of(samples), "new", "old", Settings())
     assert comparison.used is comparison.by_estimator["full"]
     data = comparison.as_json()
     assert data["verdict_from"] == "full" and data["known_strategy_hands"] == 1
@@ -320,3 +334,111 @@ def test_a_failed_bot_voids_the_figures_of_a_league_compare_event_too():
     summary = compare_summary(event, [clean, crashed])
     assert summary["exit_code"] == 13 and summary["faults"] == {"new": {"timeout": 2}, "old": {"crash": 1}}
     assert compare_summary(event, [clean, timed_out])["exit_code"] == EXIT_CODES[fine.verdict]
+
+
+def _deals(rng: random.Random, match: str, deal_sets: list[str], hands: int, field: bool) -> list[HandRecord]:
+    """Hand records of a comparison on random deals: per deal set and hand number, both seatings of new
+    and old (or each version against ``f`` in both seatings), with all-in, luck and known-strategy
+    figures on some hands; in the order the hands could end at tables of different speeds."""
+    records = []
+    for deal_set in deal_sets:
+        for hand in range(hands):
+            tables = (
+                [("new", "f"), ("f", "new"), ("old", "f"), ("f", "old")] if field else [("new", "old"), ("old", "new")]
+            )
+            for table, seats in enumerate(tables, 1):
+                chips = rng.choice([-1, 1]) * rng.randrange(0, 4000, 50)
+                net = {seats[0]: chips, seats[1]: -chips}
+                ev = {n: v * 0.7 for n, v in net.items()} if rng.random() < 0.1 else None
+                luck = {n: round(v * rng.random(), 2) for n, v in net.items()}
+                full = {n: round(v * 0.5, 2) for n, v in luck.items()} if rng.random() < 0.3 else None
+                records.append(HandRecord(table, deal_set, hand, 100, net, ev, luck, full))
+    rng.shuffle(records)  # timing: any order
+    records.sort(key=lambda r: r.hand // 7)  # ... though no table runs far ahead of the others
+    return records
+
+
+@pytest.mark.parametrize("field", [False, True])
+def test_streamed_figures_equal_the_figures_of_the_kept_samples(field):
+    # The stream keeps sums, not samples: its figures are those computed from the list of every sample.
+    records = _deals(random.Random(5), "m", ["m/0", "m/1", "m/2"], 200, field)
+    sizes = {"m/0": 4 if field else 2, "m/1": 4 if field else 2, "m/2": 4 if field else 2}
+    tally = PairedTally(Pairing.looking("new", "old", "full", BATCH, 3), sizes, match_id="m")
+    for record in records:
+        tally.add(record)
+    sums = tally.finish()
+    samples = paired_samples([result_of("m", ("f", "new", "old"), records, keep=True)], "new", "old")
+    assert sums.deals == len(samples) == 600 and sums.hands == sum(s.hands for s in samples)
+    assert (sums.all_in, sums.corrected, sums.known) == tuple(
+        sum(getattr(s, k) for s in samples) for k in ("all_in", "corrected", "known")
+    )
+    for estimator in ESTIMATORS:
+        fig = figures(sums, estimator)
+        totals = [s.value(estimator) * s.hands / 100 for s in samples]
+        assert fig.estimate == bb_per_100_grouped(totals, [s.hands for s in samples], 1)
+    assert figures(sums, "full") != figures(sums, "aivat") != figures(sums, "raw")  # the estimators differ here
+
+
+@pytest.mark.parametrize(("kind", "field"), [("cs", False), ("sprt", False), ("cs", True)])
+def test_one_match_and_a_league_split_into_matches_give_the_same_comparison(kind, field):
+    # The same deals played as one match (dealer compare: its test looks as the hands end) and as
+    # one match per deal set (a league: merged look by look afterwards, from journal rows): the same
+    # verdict, figures and test state; and the test looked where a replay of the kept samples would.
+    from dealer.league import _result_from_json, _result_to_json
+
+    rng = random.Random(11)
+    deal_sets = [f"d/{k}" for k in range(3)]
+    records = _deals(rng, "one", deal_sets, 400, field)
+    # wide bounds: a verdict (not worse) well before the end
+    s = Settings(worse_than=-300, better_than=300, until_significant=True, test=kind)
+    size = 4 if field else 2
+    pairing = Pairing.looking("new", "old", s.estimator, 50, len(deal_sets))
+    assert pairing.every == 17  # 50 samples a look over 3 groups a hand number: whole hand numbers
+    test = sequential_test(s)
+    online = PairedTally(pairing, dict.fromkeys(deal_sets, size), match_id="one", look=looker(test))
+    for record in records:
+        online.add(record)
+    played = summarize(finish(online, test), "new", "old", s, ["f"] if field else [], test)
+    jobs = []
+    for deal_set in deal_sets:
+        tally = PairedTally(pairing, {deal_set: size}, match_id=deal_set, keep=True)
+        mine = [r for r in records if r.deal_set == deal_set]
+        for record in mine:
+            tally.add(record)
+        tally.finish()
+        result = dataclasses.replace(result_of(deal_set, ("f", "new", "old"), mine), paired=tally)
+        jobs.append(_result_from_json(json.loads(json.dumps(_result_to_json(result)))))  # through the journal
+    league = compare_results(list(reversed(jobs)), "new", "old", s, ["f"] if field else [])
+    whole = compare_results([result_of("one", ("f", "new", "old"), records, keep=True)], "new", "old", s, [], 50)
+    data = played.as_json()
+    assert (
+        data["verdict"] != "inconclusive"
+        and data["deals"] < 1200
+        and data["decided_by"] in ("sprt", "confidence sequence")
+    )
+    for other in (league, whole):
+        assert {k: v for k, v in other.as_json().items() if k not in ("field", "mode", "hands")} == {
+            k: v for k, v in data.items() if k not in ("field", "mode", "hands")
+        }
+    # The kept samples, replayed look by look (17 hand numbers, every deal set): the same state at the verdict.
+    samples = paired_samples([result_of("one", ("f", "new", "old"), records, keep=True)], "new", "old")
+    replay = sequential_test(s)
+    looks = 0
+    while replay.verdict() is None:
+        looks += 1
+        replay.update(x.value(s.estimator) for x in samples if (looks - 1) * 17 <= x.key[2] < looks * 17)
+    assert looks * 17 * 3 == data["deals"] and replay.as_json() == test.as_json()
+
+
+def test_the_test_looks_at_every_sample_from_sums_as_from_values():
+    # Exact sums: the same state whatever order the samples come in, and that of feeding them one by one.
+    rng = random.Random(2)
+    values = [rng.gauss(3, 50) for _ in range(500)] + [0.0] * 40
+    tests = [sequential_test(Settings(until_significant=True, test=kind)) for kind in ("cs", "sprt") for _ in (0, 1)]
+    tests[0].update(values)
+    tests[2].update(values)
+    rng.shuffle(values)
+    tests[1].update(values)
+    tests[3].update(values)
+    assert tests[0].as_json() == tests[1].as_json() and tests[2].as_json() == tests[3].as_json()
+    assert tests[0].informative == 500 and tests[0].as_json()["samples"] == 540

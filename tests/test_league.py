@@ -435,13 +435,13 @@ def test_resume_refuses_a_journal_row_of_an_unknown_format(league: LeagueRun, tm
         match_id, text = copy.execute("SELECT match_id, result FROM matches ORDER BY match_id").fetchone()
         copy.execute(
             "UPDATE matches SET result = ? WHERE match_id = ?",
-            (json.dumps({**json.loads(text), "format": 3}), match_id),
+            (json.dumps({**json.loads(text), "format": 4}), match_id),
         )
     copy.close()
     proc = dealer("run", "--resume", league_yaml(tmp_path, out))
     assert proc.returncode == 2, proc.stderr[-3000:]
     line = proc.stderr.strip().splitlines()[-1]
-    assert f"{out / 'journal.sqlite'}: match {match_id}: journal row format 3 is not one this dealer reads" in line
+    assert f"{out / 'journal.sqlite'}: match {match_id}: journal row format 4 is not one this dealer reads" in line
 
 
 def test_resume_refuses_another_league(league: LeagueRun, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import MatchRun, bot_command, run_match
 from dealer.errors import RunError
-from dealer.league import Journal, _record_row, _result_to_json
+from dealer.league import Journal, _result_to_json
 from dealer.ratings import match_ranks
 from dealer.records import HandRecord, MatchResult, Tally, result_of
 from dealer.standings import standings
@@ -95,11 +95,20 @@ def test_a_tally_keeps_only_the_groups_in_play() -> None:
     assert a.groups.bb_per_100(1) == bb_per_100_grouped([-1.0] * 1000 + [1.0], [2] * 1000 + [1], 1)
 
 
+def _record_row(h: HandRecord) -> list[object]:
+    """A hand as journal rows of format 1 and 2 listed it: [table, deal_set, hand, bb, net(, ev_net(,
+    luck_net(, full_net)))], the optional tail only as far as needed."""
+    tail = [h.ev_net, h.luck_net, h.full_net]
+    while tail and tail[-1] is None:
+        tail.pop()
+    return [h.table, h.deal_set, h.hand, h.big_blind, h.net, *tail]
+
+
 def _format_1_row(result: MatchResult) -> str:
     """A journal row as dealers before the tally wrote it: every hand listed."""
     assert result.records is not None
     data = {**dataclasses.asdict(dataclasses.replace(result, records=None)), "bots": list(result.bots)}
-    del data["tally"], data["records"]
+    del data["tally"], data["records"], data["paired"]
     data["hands"] = [_record_row(h) for h in result.records]  # the rows of format 1 and 2 are alike
     return json.dumps(data)
 
