@@ -515,10 +515,18 @@ def compare_results(
         merged.close(stretch)
     for tally in tallies:
         merged.rest.merge(tally.rest)
-    comparison = summarize(finish(merged, test), new, old, settings, field, test)
+    return _reported(summarize(finish(merged, test), new, old, settings, field, test), results)
+
+
+def _reported(comparison: Comparison, results: Sequence[MatchResult]) -> Comparison:
+    """The comparison with what its matches report beside the figures: hands played, refused
+    strategies, faults (a voiding fault makes ``exit_code`` 13), forfeits."""
     comparison.hands_played = sum(r.hands for r in results)
     comparison.strategies_refused = {k: v for r in results for k, v in r.strategies_refused.items()}
     comparison.faults = _faults(results)
+    forfeited = [name for r in results for name in r.forfeited]
+    if forfeited:
+        comparison.extra["forfeited"] = forfeited
     return comparison
 
 
@@ -621,10 +629,6 @@ async def play_comparison(
     async with DealerServer(listen) as server:
         match = ComparingMatch(plan, server, entries, out=out, base=base or Path.cwd(), pairing=pairing, test=test)
         result = await match.run()
-    comparison = summarize(finish(match.paired, test), new.name, old.name, settings, [f.name for f in field], test)
-    comparison.hands_played = result.hands
-    comparison.strategies_refused = dict(result.strategies_refused)
-    comparison.faults = _faults([result])
-    if result.forfeited:
-        comparison.extra["forfeited"] = result.forfeited
-    return comparison
+    return _reported(
+        summarize(finish(match.paired, test), new.name, old.name, settings, [f.name for f in field], test), [result]
+    )

@@ -406,6 +406,11 @@ def test_one_match_and_a_league_split_into_matches_give_the_same_comparison(kind
         for record in mine:
             tally.add(record)
         tally.finish()
+        again = PairedTally(pairing, {deal_set: size}, match_id=deal_set, keep=True)
+        for record in reversed(mine):  # the hands ending in another order: the same row, byte for byte
+            again.add(record)
+        again.finish()
+        assert json.dumps(again.as_json()) == json.dumps(tally.as_json())
         result = dataclasses.replace(result_of(deal_set, ("f", "new", "old"), mine), paired=tally)
         jobs.append(_result_from_json(json.loads(json.dumps(_result_to_json(result)))))  # through the journal
     league = compare_results(list(reversed(jobs)), "new", "old", s, ["f"] if field else [])

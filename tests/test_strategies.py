@@ -14,9 +14,9 @@ import pytest
 
 from conftest import PY_BOTS, ROOT
 from dealer import wire
-from dealer.compare import paired_samples
 from dealer.config import game_config
 from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.paired import paired_samples
 from dealer.scheduler import plan_tables
 from dealer.server import BotSession, DealerServer
 from poker.v1 import dealer_pb2 as pb
