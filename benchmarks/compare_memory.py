@@ -39,13 +39,25 @@ MODES = ("compare", "league")
 async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> None:
     """Play one comparison with the dealer code on ``sys.path`` (this checkout's or a baseline's);
     print the hands, the paired deals and the wall seconds (the parent measures the memory)."""
-    sys.path.insert(0, str(HERE))
-    from dealer_core import answer
-
     from dealer import compare
     from dealer.config import game_config
     from dealer.match import BotEntry, Match, MatchPlan, instance_label
-    from dealer.server import DealerServer
+    from dealer.server import BotSession, DealerServer
+    from poker.v1 import dealer_pb2 as pb
+
+    async def answer(session: BotSession) -> None:
+        """Stand in for a bot (as ``benchmarks/dealer_core.py`` does): answer each batch with check/call."""
+        loop = asyncio.get_running_loop()
+        while session.live:
+            await session._wake.wait()
+            requests = list(session._outbox_requests)
+            session._take_batch(loop.time())
+            if requests:
+                replies = [
+                    pb.ActionReply(table=session._open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
+                    for r in requests
+                ]
+                session._receive(pb.BotMessage(actions=replies))
 
     server = DealerServer("127.0.0.1:0", local_socket=False)
     game = game_config(blinds=(50, 100), stack=20000, time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
