@@ -48,6 +48,7 @@ GRPC_RECEIVE_LIMIT = 16 * MAX_MESSAGE_BYTES  # above this gRPC itself ends the s
 MAX_BACKLOG_BYTES = 32 * MAX_MESSAGE_BYTES  # queued for a bot that does not read its stream: cut off
 AUTH_TIMEOUT_S = 5.0
 FLOOD_LIMIT = 2000  # replies not matching any open request before a bot is cut off
+REPLY_SLICE = 256  # replies of one message routed between two yields to the event loop
 MAX_WAITING = 256  # streams waiting for their Hello at once, over every peer
 MAX_WAITING_PER_PEER = 64  # ... from one peer (IP address; every Unix socket client is one peer)
 FAULTS_LOGGED = 20  # faults of one reason logged per session; the rest are only counted
@@ -335,12 +336,35 @@ class BotSession:
         """Route a bot's replies to their requests; False when the bot must be cut off (flood).
 
         A reply settles a request only if it quotes both its id and its table."""
-        now = asyncio.get_running_loop().time()
         if not message.actions:
             self._stray += 1
+        return self._route(message.actions, asyncio.get_running_loop().time())
+
+    async def _receive_sliced(self, message: pb.BotMessage) -> bool:
+        """Route a message's replies as ``_receive`` does, REPLY_SLICE at a time with a yield to the
+        event loop between slices: a message of thousands of stray replies (a flood, each reply a
+        fault and a notice) never holds the other bots' answers back. Every reply's clock stops
+        at the time the message was read, so the dealer's pauses are never charged to the bot."""
+        replies = message.actions
+        if len(replies) <= REPLY_SLICE:
+            return self._receive(message)
+        now = asyncio.get_running_loop().time()
+        owner = self._owner
+        for start in range(0, len(replies), REPLY_SLICE):
+            if start:
+                await asyncio.sleep(0)
+                if self._owner is not owner or self._cut is not None:
+                    return True  # its connection ended or was cut meanwhile: nothing more to route
+            if not self._route(replies[start : start + REPLY_SLICE], now):
+                return False
+        return True
+
+    def _route(self, replies: Sequence[pb.ActionReply], now: float) -> bool:
+        """Settle the requests ``replies`` answer (read at ``now``); each stray reply is a fault and a
+        notice. False when the bot must be cut off (flood)."""
         opened = self._open
         errors = []
-        for answer in message.actions:
+        for answer in replies:
             if self._stray > FLOOD_LIMIT:
                 break
             request_id = answer.request_id
@@ -648,7 +672,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                     session.fault(message.fault, message.detail)
                     session._cut = message.status, message.detail
                     return
-                if not session._receive(message):
+                if not await session._receive_sliced(message):
                     session._cut = grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages that answer no request"
                     return
         except _BROKEN:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 
 import pytest
 
-from dealer.server import BotSession, DealerServer, Fault
+from dealer.server import FLOOD_LIMIT, REPLY_SLICE, BotSession, DealerServer, Fault
 from poker.v1 import dealer_pb2 as pb
 
 
@@ -89,5 +90,41 @@ def test_a_server_in_an_async_with_block_stops_when_the_block_fails() -> None:
         with pytest.raises(OSError):
             await asyncio.open_connection(host, int(port))
         assert not os.path.exists(folder)  # the Unix socket's folder is gone too
+
+    asyncio.run(scenario())
+
+
+def test_a_message_of_many_replies_is_routed_in_slices_with_other_work_between() -> None:
+    """A flood's message (thousands of stray replies, each a fault and a notice) yields to the event
+    loop every REPLY_SLICE replies, so other tables' answers are read meanwhile; a reply's clock
+    still stops when its message was read, and past FLOOD_LIMIT the bot is cut off."""
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        session = live_session()
+        answers: list[tuple[object, float]] = []
+        session.request(5, b"R", 5.0, lambda r, e: answers.append((r, e)), table=1)
+        sent = loop.time()
+        session._take_batch(sent)
+        strays = [pb.ActionReply(table=1, request_id=1000 + k) for k in range(3 * REPLY_SLICE)]
+        real = pb.ActionReply(table=1, request_id=5, type=pb.ACTION_TYPE_CHECK_CALL)
+        between: list[tuple[int, float]] = []
+
+        def other_work() -> None:  # another table's turn, between two slices
+            between.append((session.faults[Fault.UNEXPECTED], loop.time()))
+            time.sleep(0.05)
+
+        loop.call_soon(other_work)
+        assert await session._receive_sliced(pb.BotMessage(actions=[*strays, real]))
+        assert [count for count, _ in between] == [REPLY_SLICE]  # after the first slice, before the rest
+        assert session.faults[Fault.UNEXPECTED] == 3 * REPLY_SLICE and Fault.FLOOD not in session.faults
+        ((reply, elapsed),) = answers
+        assert reply is not None and reply.request_id == 5  # type: ignore[attr-defined]
+        assert sent + elapsed <= between[0][1]  # read before the pause: the pause is not the bot's time
+
+        flooder = live_session()
+        flood = pb.BotMessage(actions=[pb.ActionReply(table=1, request_id=k) for k in range(3 * FLOOD_LIMIT)])
+        assert not await flooder._receive_sliced(flood)
+        assert flooder.faults == {Fault.UNEXPECTED: FLOOD_LIMIT + 1, Fault.FLOOD: 1}
 
     asyncio.run(scenario())
