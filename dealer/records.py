@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dealer.stats import GroupedSums
+from dealer.stats import ExactSum, GroupedSums
 
 if TYPE_CHECKING:
     from dealer.paired import PairedTally
@@ -36,17 +36,41 @@ class HandRecord:
 
 class BotTally:
     """One bot's running totals over a match: hands, chips, big blinds won (raw and all-in
-    adjusted, in hand order), the sum of squares of big blinds per hand, and its duplicate groups."""
+    adjusted), the sum of squares of big blinds per hand, and its duplicate groups. The float
+    sums are exact (``stats.ExactSum``), so they do not depend on the order the hands end in."""
 
-    __slots__ = ("adjusted", "chips", "groups", "hands", "raw", "squares")
+    __slots__ = ("_adjusted", "_raw", "_squares", "chips", "groups", "hands")
 
     def __init__(self) -> None:
         self.hands = 0
         self.chips = 0
-        self.raw = 0.0
-        self.adjusted = 0.0
-        self.squares = 0.0
+        self._raw = ExactSum()
+        self._adjusted = ExactSum()
+        self._squares = ExactSum()
         self.groups = GroupedSums()
+
+    def add(self, chips: int, won: float, adjusted: float) -> None:
+        """One hand: chips won, and big blinds won raw and all-in adjusted."""
+        self.hands += 1
+        self.chips += chips
+        self._raw.add(won)
+        self._adjusted.add(adjusted)
+        self._squares.add(won * won)
+
+    @property
+    def raw(self) -> float:
+        """Big blinds won."""
+        return self._raw.value
+
+    @property
+    def adjusted(self) -> float:
+        """Big blinds won, all-in hands scored by equity."""
+        return self._adjusted.value
+
+    @property
+    def squares(self) -> float:
+        """The sum over hands of the squared big blinds won."""
+        return self._squares.value
 
     def as_json(self) -> dict[str, object]:
         """JSON-ready (floats as Python writes them: they read back the same)."""
@@ -64,29 +88,31 @@ class BotTally:
         """Totals written by ``as_json``."""
         tally = cls()
         tally.hands, tally.chips = int(data["hands"]), int(data["chips"])
-        tally.raw, tally.adjusted, tally.squares = float(data["raw"]), float(data["adjusted"]), float(data["squares"])
+        tally._raw = ExactSum(float(data["raw"]))
+        tally._adjusted = ExactSum(float(data["adjusted"]))
+        tally._squares = ExactSum(float(data["squares"]))
         tally.groups = GroupedSums.from_json(data["groups"])
         return tally
 
 
 class _Group:
-    """A duplicate group still in play: the hands of it seen, and by bot the big blinds won and hands played
-    (summed in the order the hands end, as a list of every hand's record would)."""
+    """A duplicate group still in play: the hands of it seen, and by bot the big blinds won (an
+    exact sum: the same in any order) and hands played."""
 
     __slots__ = ("hands", "seen", "totals")
 
     def __init__(self) -> None:
         self.seen = 0
-        self.totals: dict[str, float] = {}
+        self.totals: dict[str, ExactSum] = {}
         self.hands: dict[str, int] = {}
 
     def add(self, name: str, won: float) -> None:
         """One bot's result in one hand of the group."""
         if name in self.totals:
-            self.totals[name] += won
+            self.totals[name].add(won)
             self.hands[name] += 1
         else:
-            self.totals[name] = 0.0 + won
+            self.totals[name] = ExactSum(won)
             self.hands[name] = 1
 
 
@@ -94,7 +120,7 @@ class Tally:
     """A match's hands folded as they end: ``BotTally`` by bot name, and the duplicate groups still open.
 
     A duplicate group is every hand of the match with one deal set and hand number; its totals
-    by bot (big blinds, hands) are summed in the order its hands end and go into the bots'
+    by bot (big blinds, hands) are summed exactly and go into the bots'
     ``GroupedSums`` once all ``group_sizes[deal_set]`` tables of the deal set have played it (or
     at ``close``, for a match stopped early). Only groups in play are kept.
     """
@@ -123,11 +149,7 @@ class Tally:
             if tally is None:
                 tally = bots[name] = BotTally()
             won = chips / bb
-            tally.hands += 1
-            tally.chips += chips
-            tally.raw += won
-            tally.adjusted += ev[name] / bb if ev is not None else won
-            tally.squares += won * won
+            tally.add(chips, won, ev[name] / bb if ev is not None else won)
             if group is None:
                 tally.groups.add(won, 1)
             else:
@@ -138,7 +160,7 @@ class Tally:
 
     def _fold(self, group: _Group) -> None:
         for name, total in group.totals.items():
-            self.bots[name].groups.add(total, group.hands[name])
+            self.bots[name].groups.add(total.value, group.hands[name])
 
     def close(self) -> None:
         """Fold in the groups not every table played (a match stopped early, a freezeout)."""

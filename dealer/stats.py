@@ -77,6 +77,33 @@ def bb_per_100_grouped(group_totals: Sequence[float], hands_per_group: Sequence[
     return sums.bb_per_100(big_blind)
 
 
+class ExactSum:
+    """A sum of floats kept exactly, as an integer over ``2**shift``: the same whatever the order
+    the values come in (hands end in any order), and ``value`` is that sum correctly rounded."""
+
+    __slots__ = ("n", "shift")
+
+    def __init__(self, value: float = 0.0) -> None:
+        self.n = 0
+        self.shift = 0
+        if value:
+            self.add(value)
+
+    def add(self, x: float) -> None:
+        """Add one finite value."""
+        num, den = x.as_integer_ratio()
+        k = den.bit_length() - 1  # den is 2**k
+        if k > self.shift:
+            self.n <<= k - self.shift
+            self.shift = k
+        self.n += num << (self.shift - k)
+
+    @property
+    def value(self) -> float:
+        """The sum, correctly rounded (int / int rounds correctly)."""
+        return self.n / (1 << self.shift)
+
+
 class GroupedSums:
     """Running sums of groups' totals T and hand counts H, enough for ``bb_per_100_grouped``
     without keeping the groups: a match's statistics in memory that does not grow with its length.
