@@ -27,7 +27,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, tune_gc
 
@@ -61,7 +61,7 @@ async def play(
         time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
     )
     plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
-    bots = {name: BotEntry(name, command, protocol=protocol) for name in ("a", "b")}
+    bots = {name: MatchBot(name, command, protocol=protocol) for name in ("a", "b")}
     match = Match(plan, server, bots, out=out, base=ROOT)
     started = 0.0
 

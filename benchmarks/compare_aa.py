@@ -20,15 +20,15 @@ from pathlib import Path
 
 from dealer.compare import Settings, play_comparison
 from dealer.config import game_config
-from dealer.match import BotEntry
+from dealer.match import MatchBot
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = str(ROOT / "sample_bots" / "python" / "strength_bot.py")
 
 
 async def one(k: int, settings: Settings, max_hands: int, out: Path):
-    new = BotEntry("new", ("env", f"BOT_SEED=a{k}", sys.executable, BOT))
-    old = BotEntry("old", ("env", f"BOT_SEED=b{k}", sys.executable, BOT))
+    new = MatchBot("new", ("env", f"BOT_SEED=a{k}", sys.executable, BOT))
+    old = MatchBot("old", ("env", f"BOT_SEED=b{k}", sys.executable, BOT))
     comparison = await play_comparison(
         new,
         old,

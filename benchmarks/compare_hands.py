@@ -49,7 +49,7 @@ from pathlib import Path
 
 from dealer.compare import SequentialTest, Settings
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.paired import Sample, paired_samples
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
@@ -63,8 +63,8 @@ MAX_HANDS = 5_000_000  # per method and repetition: beyond it the run is "inconc
 
 
 async def play_pool(deals: int, tables: int, seed: str, out: Path, weaker: str):
-    new = BotEntry("new", (sys.executable, str(BOTS / "strength_bot.py")))
-    old = BotEntry("old", (sys.executable, str(BOTS / f"{weaker}_bot.py")))
+    new = MatchBot("new", (sys.executable, str(BOTS / "strength_bot.py")))
+    old = MatchBot("old", (sys.executable, str(BOTS / f"{weaker}_bot.py")))
     plan = MatchPlan(
         "pool",
         plan_tables(["new", "old"], duplicate=True, tables=tables),

@@ -41,7 +41,7 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
     print the hands, the paired deals and the wall seconds (the parent measures the memory)."""
     from dealer import compare
     from dealer.config import game_config
-    from dealer.match import BotEntry, Match, MatchPlan, instance_label
+    from dealer.match import Match, MatchBot, MatchPlan, instance_label
     from dealer.server import BotSession, DealerServer
     from poker.v1 import dealer_pb2 as pb
 
@@ -74,7 +74,7 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
     for session in sessions.values():
         session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
     pumps = [asyncio.create_task(answer(s)) for s in sessions.values()]
-    bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
+    bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     common: dict = {"sessions": sessions, "base": ROOT}
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()

@@ -54,7 +54,7 @@ from compare_hands import resample, sign_flipped, sprt_hands
 
 from dealer.compare import ConfidenceSequenceTest, SequentialTest, Settings
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.paired import Sample, paired_samples, sample_of
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
@@ -114,7 +114,7 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) ->
         session._attach(object(), "in-process")  # live, answered here
     decides = dict(zip(("new", "old"), PAIRS[pair], strict=True))
     pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
-    bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
+    bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions, records=True).run()
     for session in sessions.values():
         session._detach()

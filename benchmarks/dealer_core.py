@@ -23,7 +23,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.scheduler import plan_tables
 from dealer.server import BotSession, DealerServer, tune_gc
 from poker.v1 import dealer_pb2 as pb
@@ -64,7 +64,7 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int, luck: b
     for session in sessions.values():
         session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
     pumps = [asyncio.create_task(answer(s)) for s in sessions.values()]
-    bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
+    bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     start = time.process_time()
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions).run()
     cpu = time.process_time() - start

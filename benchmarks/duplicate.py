@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
@@ -72,7 +72,7 @@ def measure(result: MatchResult, hero: str) -> Measure:
 async def play_pair(hero: str, villain: str, hands: int, tables: int, seed: str, out: Path) -> tuple[Measure, Measure]:
     """Play the plain and the duplicate match of one repetition at once; return (plain, duplicate)."""
     names = [hero, villain]
-    entries = {hero: BotEntry(hero, command(hero)), villain: BotEntry(villain, command(villain))}
+    entries = {hero: MatchBot(hero, command(hero)), villain: MatchBot(villain, command(villain))}
     game = game_config(time=TIME)
     plain = MatchPlan(
         "plain",

@@ -24,7 +24,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, tune_gc
 from dealer.wire import frame
@@ -43,7 +43,7 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
         time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
     )
     plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
-    bots = {"a": BotEntry("a", BOT), "b": BotEntry("b", BOT)}
+    bots = {"a": MatchBot("a", BOT), "b": MatchBot("b", BOT)}
     match = Match(plan, server, bots, out=out, base=ROOT)
     connected = asyncio.Event()
     started = 0.0

@@ -22,7 +22,7 @@ from tabulate import tabulate
 
 from dealer import sandbox
 from dealer.config import Limits, game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.processes import BotProcess
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, tune_gc
@@ -61,7 +61,7 @@ async def play(server: DealerServer, out: Path, mode: str, hands: int, tables: i
     plan = MatchPlan(
         f"bench-{mode}", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1
     )
-    bots = {name: BotEntry(name, BOT, limits=Limits(sandbox=mode)) for name in ("a", "b")}
+    bots = {name: MatchBot(name, BOT, limits=Limits(sandbox=mode)) for name in ("a", "b")}
     started = time.perf_counter()
     result = await Match(plan, server, bots, out=out, base=ROOT).run()
     assert result.faults == {"a": {}, "b": {}}, result.log_tails

@@ -23,7 +23,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, tune_gc
 
@@ -47,7 +47,7 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int, sealed:
         seed="benchmark-sealed-rotations",
         sealed=sealed,
     )
-    bots = {"a": BotEntry("a", BOT), "b": BotEntry("b", BOT)}
+    bots = {"a": MatchBot("a", BOT), "b": MatchBot("b", BOT)}
     match = Match(plan, server, bots, out=out, base=ROOT)
     instances = len({label for labels in plan.instance_labels() for label in labels})
     begun = time.perf_counter()

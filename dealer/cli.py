@@ -27,7 +27,7 @@ from dealer.compare import LABELS, Settings, play_comparison
 from dealer.config import FaultPolicy, LeagueConfig, Limits, VariantName, game_config, load_league, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
-from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, draw_seed, guessable, verify
@@ -207,7 +207,7 @@ def match(
     )
     limits = _sandbox_limits(sandbox)
     entries = {
-        name: BotEntry(name, tuple(argv), limits=limits, protocol=protocol)
+        name: MatchBot(name, tuple(argv), limits=limits, protocol=protocol)
         for name, argv, protocol in zip(names, commands, protocols, strict=True)
     }
     _log_to(out, log_level)
@@ -277,7 +277,7 @@ def _write_private(path: Path, text: str) -> None:
         file.write(text)
 
 
-async def _run_match(plan: MatchPlan, entries: dict[str, BotEntry], listen: str, out: Path) -> MatchResult:
+async def _run_match(plan: MatchPlan, entries: dict[str, MatchBot], listen: str, out: Path) -> MatchResult:
     async with DealerServer(listen) as server:
         return await Match(plan, server, entries, out=out, base=Path.cwd()).run()
 
@@ -632,10 +632,10 @@ def compare(
         n if n not in ("new", "old") else f"{n}-field" for n in _bot_names([shlex.split(f) for f in field or []])
     ]
     limits = _sandbox_limits(sandbox)
-    new_entry = BotEntry("new", tuple(shlex.split(new)), limits=limits)
-    old_entry = BotEntry("old", tuple(shlex.split(old)), limits=limits)
+    new_entry = MatchBot("new", tuple(shlex.split(new)), limits=limits)
+    old_entry = MatchBot("old", tuple(shlex.split(old)), limits=limits)
     field_entries = [
-        BotEntry(n, tuple(shlex.split(c)), limits=limits) for n, c in zip(field_names, field or [], strict=True)
+        MatchBot(n, tuple(shlex.split(c)), limits=limits) for n, c in zip(field_names, field or [], strict=True)
     ]
     _log_to(out, log_level)
     comparison = asyncio.run(

@@ -62,7 +62,7 @@ from typing import Literal
 
 from dealer.config import SEQUENTIAL_TESTS as TESTS
 from dealer.config import GameConfig
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing
 from dealer.records import HandRecord, MatchResult
 from dealer.scheduler import compare_tables
@@ -584,9 +584,9 @@ class ComparingMatch(Match):
 
 
 async def play_comparison(
-    new: BotEntry,
-    old: BotEntry,
-    field: Sequence[BotEntry],
+    new: MatchBot,
+    old: MatchBot,
+    field: Sequence[MatchBot],
     game: GameConfig,
     settings: Settings,
     *,

@@ -115,10 +115,10 @@ from dealer.acpc_game import unsupported
 from dealer.errors import ConfigError
 
 __all__ = [
-    "BotSpec",
     "EventSpec",
     "FaultPolicy",
     "GameConfig",
+    "LeagueBot",
     "LeagueConfig",
     "LeagueConfigError",
     "Limits",
@@ -178,8 +178,8 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
-class BotSpec:
-    """A bot: a command to launch, or a remote bot that connects with a token."""
+class LeagueBot:
+    """A bot as the league file declares it: a command to launch, or a remote bot that connects with a token."""
 
     name: str
     command: tuple[str, ...] | None
@@ -257,7 +257,7 @@ class LeagueConfig:
     tokens_file: Path | None
     fault_policy: str
     sealed: bool
-    bots: tuple[BotSpec, ...]
+    bots: tuple[LeagueBot, ...]
     game: GameConfig
     events: tuple[EventSpec, ...]
     path: Path | None
@@ -267,7 +267,7 @@ class LeagueConfig:
         """The folder relative paths in the file refer to (the YAML file's, else the cwd)."""
         return self.path.parent if self.path is not None else Path.cwd()
 
-    def bot(self, name: str) -> BotSpec:
+    def bot(self, name: str) -> LeagueBot:
         """Return the bot called ``name`` (KeyError if there is none)."""
         for bot in self.bots:
             if bot.name == name:
@@ -673,8 +673,8 @@ def _command(ctx: _Ctx, node: Node, path: str) -> tuple[str, ...] | None:
 _BOT_KEYS = ("name", "command", "remote", "version", "limits", "protocol")
 
 
-def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer]) -> BotSpec | None:
-    """Build one BotSpec; None if it has no usable name."""
+def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer]) -> LeagueBot | None:
+    """Build one LeagueBot; None if it has no usable name."""
     fields = _mapping(ctx, node, path, _BOT_KEYS)
     if fields is None:
         return None
@@ -699,7 +699,7 @@ def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer])
     if remote and protocol != "grpc":
         ctx.error(fields["protocol"], _join(path, "protocol"), f"{label}: remote bots speak grpc, not {protocol}")
     limits = _sublayers(ctx, layer, "limits", _LIMIT_KEYS)
-    return BotSpec(
+    return LeagueBot(
         name=name or "",
         command=None if remote else command,
         remote=remote,
@@ -740,7 +740,7 @@ _FORMAT_KEYS: dict[str, tuple[str, ...]] = {
 _EVENT_KEYS = tuple(dict.fromkeys(("name", "format", "game", *(k for ks in _FORMAT_KEYS.values() for k in ks))))
 
 
-def _bot_names(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec]) -> list[str] | None:
+def _bot_names(ctx: _Ctx, node: Node, path: str, known: Mapping[str, LeagueBot]) -> list[str] | None:
     """Read a list of distinct names of known bots."""
     items = _list(ctx, node, path)
     if items is None:
@@ -759,7 +759,7 @@ def _bot_names(ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec]) -
     return names
 
 
-def _known_bot(known: Mapping[str, BotSpec]) -> Callable[[_Ctx, Node, str], str | None]:
+def _known_bot(known: Mapping[str, LeagueBot]) -> Callable[[_Ctx, Node, str], str | None]:
     """A reader of the name of a known bot."""
 
     def read(ctx: _Ctx, node: Node, path: str) -> str | None:
@@ -797,7 +797,7 @@ def _levels(ctx: _Ctx, node: Node, path: str) -> tuple[tuple[int, int, int], ...
 
 
 def _parse_event(
-    ctx: _Ctx, node: Node, path: str, known: Mapping[str, BotSpec], game_layers: Sequence[_Layer]
+    ctx: _Ctx, node: Node, path: str, known: Mapping[str, LeagueBot], game_layers: Sequence[_Layer]
 ) -> EventSpec | None:
     """Build one EventSpec, checking its keys against its format and its bots against the league."""
     fields = _mapping(ctx, node, path, _EVENT_KEYS)
@@ -967,7 +967,7 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     limit_layers = _sublayers(ctx, top, "limits", _LIMIT_KEYS)
     _parse_limits(ctx, limit_layers)  # reports bad league limits even when every bot overrides them
 
-    bots: dict[str, BotSpec] = {}
+    bots: dict[str, LeagueBot] = {}
     no_nodes: list[Node] = []
     for i, node in enumerate(_read(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), no_nodes)):
         bot = _parse_bot(ctx, node, _join("bots", i), limit_layers)

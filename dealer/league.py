@@ -25,9 +25,9 @@ from typing import Protocol
 
 from dealer.compare import BATCH, ComparingMatch, compare_results
 from dealer.compare import Settings as CompareSettings
-from dealer.config import BotSpec, EventSpec, LeagueConfig
+from dealer.config import EventSpec, LeagueBot, LeagueConfig
 from dealer.errors import RunError
-from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally, Pairing
 from dealer.ratings import openskill_ratings
 from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
@@ -46,7 +46,7 @@ class MatchJob:
 
     event: str
     plan: MatchPlan
-    bots: dict[str, BotEntry]
+    bots: dict[str, MatchBot]
     out: Path
     base: Path
     pairing: Pairing | None = None
@@ -59,8 +59,8 @@ class MatchJob:
         return ComparingMatch(self.plan, server, self.bots, pairing=self.pairing, keep=True, **kwargs)
 
 
-def _entry(bot: BotSpec) -> BotEntry:
-    return BotEntry(bot.name, bot.command, None, bot.limits, protocol=bot.protocol)
+def _entry(bot: LeagueBot) -> MatchBot:
+    return MatchBot(bot.name, bot.command, None, bot.limits, protocol=bot.protocol)
 
 
 def _tables(event: EventSpec, seed: object) -> list[Seating]:

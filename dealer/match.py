@@ -63,8 +63,8 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class BotEntry:
-    """How to reach a bot: a command to launch, or a remote bot that dials in with ``token`` (a
+class MatchBot:
+    """A bot as a match reaches it: a command to launch, or a remote bot that dials in with ``token`` (a
     fixed token serves one instance: sealed rotations need a session per instance)."""
 
     name: str
@@ -121,7 +121,7 @@ class _Bank:
 class _Seat:
     """An instance of a bot in this match: its session, its process, and whether it still decides."""
 
-    entry: BotEntry
+    entry: MatchBot
     label: str
     session: BotSession
     bank: _Bank
@@ -165,7 +165,7 @@ class Match:
         self,
         plan: MatchPlan,
         server: DealerServer,
-        bots: Mapping[str, BotEntry],
+        bots: Mapping[str, MatchBot],
         *,
         out: Path,
         base: Path,

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
@@ -166,7 +166,7 @@ def run_match(
         mode=mode,
     )
     entries = {
-        name: BotEntry(name, tuple(command), protocol=(protocols or {}).get(name, "grpc"))
+        name: MatchBot(name, tuple(command), protocol=(protocols or {}).get(name, "grpc"))
         for name, command in bots.items()
     }
 

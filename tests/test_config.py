@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dealer.config import (
-    BotSpec,
     GameConfig,
+    LeagueBot,
     LeagueConfigError,
     Limits,
     MixedSpec,
@@ -120,10 +120,10 @@ def test_full_example_parses_into_expected_values(folder: Path) -> None:
 
     base_limits = Limits(memory_mb=512, network="none")
     assert config.bots == (
-        BotSpec("strength", ("sh", "bots/strength.sh", "--fast"), False, "", base_limits, 13),
-        BotSpec("node", ("bots/node.sh", "a b"), False, "1.0", Limits(memory_mb=2048, network="none"), 14),
-        BotSpec("alice", None, True, "", base_limits, 15),
-        BotSpec("random", ("./bots/node.sh",), False, "", base_limits, 16),
+        LeagueBot("strength", ("sh", "bots/strength.sh", "--fast"), False, "", base_limits, 13),
+        LeagueBot("node", ("bots/node.sh", "a b"), False, "1.0", Limits(memory_mb=2048, network="none"), 14),
+        LeagueBot("alice", None, True, "", base_limits, 15),
+        LeagueBot("random", ("./bots/node.sh",), False, "", base_limits, 16),
     )
     assert config.bot("alice").remote
 

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import processes_under
 from dealer.config import game_config
-from dealer.match import STRIKES, BotEntry, Match, MatchPlan
+from dealer.match import STRIKES, Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, Fault
@@ -79,7 +79,7 @@ def play(
     plan = MatchPlan(
         "faults", plan_tables(names, duplicate=duplicate, tables=tables), game, hands=hands, seed=7, fault_policy=policy
     )
-    entries = {"honest": BotEntry("honest", honest), "bad": BotEntry("bad", bad)}
+    entries = {"honest": MatchBot("honest", honest), "bad": MatchBot("bad", bad)}
 
     async def main() -> tuple[MatchResult, dict[str, int]]:
         async with DealerServer() as server:

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.server import MAX_MESSAGE_BYTES, DealerServer
@@ -85,8 +85,8 @@ class Dealer:
                         seed=k,
                     )
                     entries = {
-                        "random": BotEntry("random", ("python", str(PY / "random_bot.py"))),
-                        "caller": BotEntry("caller", ("python", str(PY / "call_bot.py"))),
+                        "random": MatchBot("random", ("python", str(PY / "random_bot.py"))),
+                        "caller": MatchBot("caller", ("python", str(PY / "call_bot.py"))),
                     }
                     match = Match(plan, server, entries, out=self.out / str(k), base=ROOT, records=True)
                     self.results.append(await match.run())

@@ -31,7 +31,7 @@ import yaml
 from conftest import processes_under
 from dealer import sandbox
 from dealer.config import Limits, game_config
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer, Fault
@@ -63,14 +63,14 @@ def plan(name: str, seats: list[str], *, hands: int = 4, tables: int = 1, game=G
     return MatchPlan(name, plan_tables(seats, duplicate=True, tables=tables, prefix=name), game, hands=hands, seed=11)
 
 
-async def play_async(server: DealerServer, matches: list[tuple[MatchPlan, dict[str, BotEntry], Path]]):
+async def play_async(server: DealerServer, matches: list[tuple[MatchPlan, dict[str, MatchBot], Path]]):
     """Play matches at once on a started server."""
     runs = [Match(p, server, entries, out=out, base=ROOT, records=True).run() for p, entries, out in matches]
     return await asyncio.wait_for(asyncio.gather(*runs), MATCH_TIMEOUT_S)
 
 
 def run_one(
-    out: Path, entries: dict[str, BotEntry], *, hands: int = 4, game=GAME, entries_for=None
+    out: Path, entries: dict[str, MatchBot], *, hands: int = 4, game=GAME, entries_for=None
 ) -> tuple[MatchResult, DealerServer]:
     """One match honest-vs-bad; ``entries_for(server)`` builds entries that need the server's address."""
 
@@ -130,8 +130,8 @@ def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_
     league = ROOT / "tournaments.yaml"
     limits = Limits(tmp_mb=8)
     entries = {
-        "honest": BotEntry("honest", HONEST),
-        "bad": BotEntry(
+        "honest": MatchBot("honest", HONEST),
+        "bad": MatchBot(
             "bad", bot("sandbox_view.py", f"see:{tmp_path}", f"see:{league}", f"see:{sys.prefix}"), limits=limits
         ),
     }
@@ -159,7 +159,7 @@ def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_
 def test_a_relative_output_folder_is_found_inside_the_sandbox(tmp_path: Path, monkeypatch) -> None:
     """As `make league` runs (out: out/thursday, from the checkout): the scratch folder is relative."""
     monkeypatch.chdir(tmp_path)
-    result, _ = run_one(Path("out"), {"honest": BotEntry("honest", HONEST), "caller": BotEntry("caller", CALLER)})
+    result, _ = run_one(Path("out"), {"honest": MatchBot("honest", HONEST), "caller": MatchBot("caller", CALLER)})
     assert result.faults == {"honest": {}, "caller": {}}, result.log_tails
     assert result.hands == 4 * INSTANCES
 
@@ -199,14 +199,14 @@ def test_a_launcher_whose_dealer_is_gone_kills_its_bot_and_exits(tmp_path: Path)
 def test_two_instances_of_one_bot_cannot_meet(tmp_path: Path) -> None:
     """Files in /tmp, /dev/shm, $HOME and the folder above it, and an abstract Unix socket: with the
     sandbox they meet through none; without it (the contrast) through the shared ones."""
-    seats = {"r1": BotEntry("r1", bot("rendezvous.py")), "r2": BotEntry("r2", bot("rendezvous.py"))}
+    seats = {"r1": MatchBot("r1", bot("rendezvous.py")), "r2": MatchBot("r2", bot("rendezvous.py"))}
     result, _ = run_one(tmp_path / "on", seats)
     assert result.faults == {"r1": {}, "r2": {}}, result.log_tails
     for name in seats:
         text = log(tmp_path / "on", name)
         assert "met 0 times" in text, text
         assert "cannot write above home: Read-only file system" in text, text
-    seats = {name: BotEntry(name, bot("rendezvous.py"), limits=OFF) for name in seats}
+    seats = {name: MatchBot(name, bot("rendezvous.py"), limits=OFF) for name in seats}
     result, _ = run_one(tmp_path / "off", seats)
     for name in seats:
         text = log(tmp_path / "off", name)
@@ -265,10 +265,10 @@ def test_bots_see_no_other_process_no_other_token_and_no_dealer_command_line(tmp
 def test_setns_into_the_dealers_network_namespace_is_refused(tmp_path: Path) -> None:
     need_root("setns (a root bot)")
 
-    def entries_for(server: DealerServer) -> dict[str, BotEntry]:
+    def entries_for(server: DealerServer) -> dict[str, MatchBot]:
         return {
-            "honest": BotEntry("honest", HONEST),
-            "bad": BotEntry("bad", bot("setns_bot.py", server.address, str(os.getpid()))),
+            "honest": MatchBot("honest", HONEST),
+            "bad": MatchBot("bad", bot("setns_bot.py", server.address, str(os.getpid()))),
         }
 
     result, _ = run_one(tmp_path, {}, entries_for=entries_for)
@@ -282,7 +282,7 @@ def test_setns_into_the_dealers_network_namespace_is_refused(tmp_path: Path) -> 
 
 def test_killing_the_launcher_leaves_no_daemon_behind(tmp_path: Path, monkeypatch) -> None:
     marker = f"daemon-{secrets.token_hex(6)}"
-    entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("kill_launcher.py", marker))}
+    entries = {"honest": MatchBot("honest", HONEST), "bad": MatchBot("bad", bot("kill_launcher.py", marker))}
 
     def daemons_after(folder: str) -> list[int]:
         result, _ = run_one(tmp_path / folder, entries)
@@ -294,7 +294,7 @@ def test_killing_the_launcher_leaves_no_daemon_behind(tmp_path: Path, monkeypatc
         return with_marker(marker)
 
     assert daemons_after("on") == []  # the sandbox's pid namespace ended with its first process
-    entries["bad"] = BotEntry("bad", bot("kill_launcher.py", marker), limits=OFF)
+    entries["bad"] = MatchBot("bad", bot("kill_launcher.py", marker), limits=OFF)
     if os.geteuid() == 0 and sandbox.memory_hierarchy() is not None:
         assert daemons_after("cgroup") == []  # unsandboxed, its memory cgroup still holds the daemon
     # The contrast (documented for `sandbox: off` where no cgroup can be made): the daemon escapes to init.
@@ -315,7 +315,7 @@ def test_a_sandbox_that_cannot_start_is_a_start_failure_that_says_why(tmp_path: 
     monkeypatch.setattr(sandbox, "bwrap_path", lambda: str(fake))
     sandbox.check.cache_clear()
     try:
-        entries = {"honest": BotEntry("honest", HONEST, limits=OFF), "bad": BotEntry("bad", CALLER)}
+        entries = {"honest": MatchBot("honest", HONEST, limits=OFF), "bad": MatchBot("bad", CALLER)}
         result, _ = run_one(tmp_path / "out", entries)
     finally:
         sandbox.check.cache_clear()
@@ -338,8 +338,8 @@ def test_memory_hog_is_stopped_by_its_limit_with_reason_memory(tmp_path: Path, m
     else:  # a machine that allows no memory cgroup: RLIMIT_DATA
         monkeypatch.setattr(sandbox, "memory_hierarchy", lambda: None)
     entries = {
-        "honest": BotEntry("honest", HONEST),
-        "bad": BotEntry("bad", bot("memory_hog.py"), limits=Limits(memory_mb=300)),
+        "honest": MatchBot("honest", HONEST),
+        "bad": MatchBot("bad", bot("memory_hog.py"), limits=Limits(memory_mb=300)),
     }
     started = time.monotonic()
     # 2 s an action: room for the limit to bite before three timeouts fail the bot on a loaded machine
@@ -389,7 +389,7 @@ def test_a_dealer_removes_the_cgroups_of_dead_dealers_and_kills_their_orphans() 
 
 @pytest.mark.parametrize("how", ["exit", "stay"])
 def test_children_that_leave_the_process_group_are_all_gone_when_the_match_ends(tmp_path: Path, how: str) -> None:
-    entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("forker.py", how))}
+    entries = {"honest": MatchBot("honest", HONEST), "bad": MatchBot("bad", bot("forker.py", how))}
     result, _ = run_one(tmp_path, entries)
     assert_stands(result)
     text = log(tmp_path)
@@ -407,8 +407,8 @@ def test_bot_with_its_own_user_has_a_private_scratch_folder_and_a_process_limit(
     they need reachable (no o+x on the dealer's folders needed)."""
     need_root("limits.user")
     entries = {
-        "honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
-        "bad": BotEntry("bad", bot("forker.py"), limits=Limits(user=f"{USERS[1]}:{USERS[1]}")),
+        "honest": MatchBot("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+        "bad": MatchBot("bad", bot("forker.py"), limits=Limits(user=f"{USERS[1]}:{USERS[1]}")),
     }
     result, _ = run_one(tmp_path, entries)
     assert_stands(result)
@@ -421,8 +421,8 @@ def test_bot_with_its_own_user_has_a_private_scratch_folder_and_a_process_limit(
     assert_gone(tmp_path)
     # RLIMIT_NPROC applies to a bot with its own user: a bot that cannot start a thread fails to start
     entries = {
-        "honest": BotEntry("honest", HONEST),
-        "bad": BotEntry("bad", bot("forker.py"), limits=Limits(user=str(USERS[2]), processes=1)),
+        "honest": MatchBot("honest", HONEST),
+        "bad": MatchBot("bad", bot("forker.py"), limits=Limits(user=str(USERS[2]), processes=1)),
     }
     result, _ = run_one(tmp_path / "nproc", entries)
     assert result.faults["bad"].keys() & {Fault.CRASH, Fault.DISCONNECT}, result.faults
@@ -436,8 +436,8 @@ def test_a_bot_with_its_own_user_cannot_read_the_histories_of_a_match_in_play(tm
     need_root("limits.user")
     hands = 100  # per table: enough for the histories to be written to disk during the match
     entries = {
-        "honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
-        "bad": BotEntry(
+        "honest": MatchBot("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+        "bad": MatchBot(
             "bad", bot("recorder_bot.py", "--snoop-all", f"--out={tmp_path}"), limits=Limits(user=str(USERS[1]))
         ),
     }
@@ -456,8 +456,8 @@ def test_unsandboxed_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_star
     need_root("limits.user")
     os.chmod(tmp_path, 0o700)
     entries = {
-        "honest": BotEntry("honest", HONEST),
-        "bad": BotEntry("bad", CALLER, limits=Limits(user="61001", sandbox="off")),
+        "honest": MatchBot("honest", HONEST),
+        "bad": MatchBot("bad", CALLER, limits=Limits(user="61001", sandbox="off")),
     }
     result, _ = run_one(tmp_path / "out", entries)
     assert result.faults["bad"] == {Fault.START: INSTANCES}
@@ -469,10 +469,10 @@ def test_unsandboxed_a_user_that_cannot_reach_its_scratch_folder_is_a_clear_star
 
 @pytest.mark.parametrize("user", [None, str(USERS[0])])
 def test_by_default_a_bot_has_no_network_and_plays_through_the_unix_socket(tmp_path: Path, user: str | None) -> None:
-    def entries_for(server: DealerServer) -> dict[str, BotEntry]:
+    def entries_for(server: DealerServer) -> dict[str, MatchBot]:
         return {
-            "honest": BotEntry("honest", HONEST),
-            "bad": BotEntry("bad", bot("network_probe.py", server.address, "1.1.1.1:53"), limits=Limits(user=user)),
+            "honest": MatchBot("honest", HONEST),
+            "bad": MatchBot("bad", bot("network_probe.py", server.address, "1.1.1.1:53"), limits=Limits(user=user)),
         }
 
     if user is not None:
@@ -488,10 +488,10 @@ def test_by_default_a_bot_has_no_network_and_plays_through_the_unix_socket(tmp_p
 
 
 def test_network_host_keeps_the_loopback(tmp_path: Path) -> None:
-    def entries_for(server: DealerServer) -> dict[str, BotEntry]:
+    def entries_for(server: DealerServer) -> dict[str, MatchBot]:
         return {
-            "honest": BotEntry("honest", HONEST),
-            "bad": BotEntry("bad", bot("network_probe.py", server.address), limits=Limits(network="host")),
+            "honest": MatchBot("honest", HONEST),
+            "bad": MatchBot("bad", bot("network_probe.py", server.address), limits=Limits(network="host")),
         }
 
     result, server = run_one(tmp_path, {}, entries_for=entries_for)
@@ -506,8 +506,8 @@ def test_instances_with_their_own_user_find_no_token_but_their_own(tmp_path: Pat
     """Each instance is its own sandbox: even its sibling instances (same bot, same user) are out of sight."""
     need_root("limits.user")
     entries = {
-        "honest": BotEntry("honest", HONEST, limits=Limits(user=str(USERS[0]))),
-        "bad": BotEntry("bad", bot("env_reader.py", str(tmp_path)), limits=Limits(user=str(USERS[1]))),
+        "honest": MatchBot("honest", HONEST, limits=Limits(user=str(USERS[0]))),
+        "bad": MatchBot("bad", bot("env_reader.py", str(tmp_path)), limits=Limits(user=str(USERS[1]))),
     }
     result, _ = run_one(tmp_path, entries)
     assert_stands(result)
@@ -524,7 +524,7 @@ def test_env_reader_unsandboxed_without_its_own_user_does_find_other_tokens(tmp_
     """The contrast, and the reason SECURITY.md says never to run bots with ``sandbox: off`` and
     without their own users: a bot running as the dealer's user reads the other bots' environments."""
     need_root("this contrast (a root bot reads every environment)")
-    entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("env_reader.py"), limits=OFF)}
+    entries = {"honest": MatchBot("honest", HONEST), "bad": MatchBot("bad", bot("env_reader.py"), limits=OFF)}
     result, _ = run_one(tmp_path, entries)
     assert_stands(result)
     text = log(tmp_path)
@@ -539,8 +539,8 @@ def test_replayed_tokens_are_refused(tmp_path: Path) -> None:
             stale = server.session("old-match-bot")  # a token from a finished match
             server.close_session(stale)
             entries = {
-                "honest": BotEntry("honest", HONEST, token=victim_token),
-                "bad": BotEntry("bad", bot("replay_token.py", victim_token, stale.token)),
+                "honest": MatchBot("honest", HONEST, token=victim_token),
+                "bad": MatchBot("bad", bot("replay_token.py", victim_token, stale.token)),
             }
             # not duplicate: one instance per bot, so the victim's token is one fixed token
             replayed = MatchPlan("iso", plan_tables(list(entries), duplicate=False, tables=2), GAME, hands=4, seed=11)
@@ -719,9 +719,9 @@ def test_flooders_are_cut_off_and_the_other_tables_stay_on_time(tmp_path: Path) 
             # disqualify a flooder (and end its stream) before the dealer has read its flood.
             slow = game_config(time={**TIME, "per_action_ms": 5000})
             for mode in ("empty", "actions"):
-                entries = {"honest": BotEntry("honest", HONEST), "bad": BotEntry("bad", bot("flooder.py", mode))}
+                entries = {"honest": MatchBot("honest", HONEST), "bad": MatchBot("bad", bot("flooder.py", mode))}
                 matches.append((plan(f"flood-{mode}", list(entries), game=slow), entries, tmp_path / mode))
-            fair = {"honest": BotEntry("honest", HONEST), "caller": BotEntry("caller", CALLER)}
+            fair = {"honest": MatchBot("honest", HONEST), "caller": MatchBot("caller", CALLER)}
             # The fair tables keep the default 200 ms an action (+ their bank): the flooders' messages
             # are routed in slices that let the fair tables' answers be read between them.
             matches.append((plan("fair", list(fair), hands=30, tables=4), fair, tmp_path / "fair"))

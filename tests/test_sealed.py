@@ -22,7 +22,7 @@ import pytest
 from conftest import ROOT, MatchRun, bot_command, history_path, read_phhs, run_match
 from dealer.config import game_config, parse_league
 from dealer.league import build_jobs, instance_counts
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import compare_tables, plan_tables, sealed_instances
 from dealer.server import DealerServer, Fault
@@ -184,7 +184,7 @@ def play_memory_bot(out: Path, *, sealed: bool) -> tuple[MatchRun, dict[str, lis
         seed="rotation-memory",
         sealed=sealed,
     )
-    entries = {"memory": BotEntry("memory", MEMORY_BOT), "caller": BotEntry("caller", bot_command("call"))}
+    entries = {"memory": MatchBot("memory", MEMORY_BOT), "caller": MatchBot("caller", bot_command("call"))}
 
     async def main() -> MatchResult:
         async with DealerServer("127.0.0.1:0") as server:
@@ -230,7 +230,7 @@ def test_a_restart_restarts_only_the_instance_that_failed(tmp_path: Path) -> Non
         "restart", plan_tables(["bad", "caller"], duplicate=True, tables=1), game, 8, seed=5, fault_policy="restart"
     )
     crashes = ("python", str(ROOT / "tests" / "bots" / "crashes.py"), "3")
-    entries = {"bad": BotEntry("bad", crashes), "caller": BotEntry("caller", bot_command("call"))}
+    entries = {"bad": MatchBot("bad", crashes), "caller": MatchBot("caller", bot_command("call"))}
 
     async def main() -> MatchResult:
         async with DealerServer("127.0.0.1:0") as server:

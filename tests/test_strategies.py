@@ -15,7 +15,7 @@ import pytest
 from conftest import PY_BOTS, ROOT
 from dealer import wire
 from dealer.config import game_config
-from dealer.match import BotEntry, Match, MatchPlan, instance_label
+from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.paired import paired_samples
 from dealer.scheduler import plan_tables
 from dealer.server import BotSession, DealerServer
@@ -131,7 +131,7 @@ async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: in
     for session in sessions.values():
         session._attach(object(), "in-process")  # type: ignore[arg-type]
     pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
-    bots = {s.name: BotEntry(s.name, token=s.token) for s in sessions.values()}
+    bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions, records=True).run()
     for session in sessions.values():
         session._detach()

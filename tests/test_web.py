@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from conftest import PY_BOTS, ROOT
 from dealer.config import game_config, parse_league
 from dealer.league import Progress
-from dealer.match import BotEntry, Match, MatchPlan
+from dealer.match import Match, MatchBot, MatchPlan
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
 from dealer.web.view import LeagueView, replay
@@ -48,7 +48,7 @@ def test_hands_are_shown_only_once_every_seat_rotation_has_played_them(tmp_path:
     async def play() -> None:
         names = ["a", "b"]
         plan = MatchPlan("m", plan_tables(names, duplicate=True, tables=1), game_config(), hands=12, seed=SEED)
-        entries = {n: BotEntry(n, (sys.executable, str(PY_BOTS / "random_bot.py"))) for n in names}
+        entries = {n: MatchBot(n, (sys.executable, str(PY_BOTS / "random_bot.py"))) for n in names}
         async with DealerServer("127.0.0.1:0") as server:
             match = Match(
                 plan, server, entries, out=tmp_path, base=ROOT, on_hand=lambda match_id, text: on_hand(match, text)
