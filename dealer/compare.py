@@ -171,24 +171,13 @@ def verdict_from_ci(ci: tuple[float, float], worse_than: float) -> Verdict:
     return "inconclusive"
 
 
-class SequentialTest:
-    """Two one-sided SPRTs (each at alpha / 2) on paired differences in bb/100; see the module doc.
-
-    Feed samples with ``update`` (or show it the sums of samples with ``observe``); ``decision`` is
-    latched per test at its first decision, and ``verdict`` says better / worse / not worse once the
-    question is answered, else ``None``. Its state is the exact sums of the samples (``GroupedSums``):
-    the same whatever order they were summed in, so sums merged from several matches look the same.
-    """
+class _Looking:
+    """What both sequential tests share: samples fed with ``update`` or shown as sums with
+    ``observe``, each then looked at by the test's own ``_look``."""
 
     def __init__(self, settings: Settings) -> None:
         settings.check()
         self.settings = settings
-        a, b, m = settings.alpha / 2, settings.beta, settings.min_samples
-        self.tests = {
-            "better": SPRT(0.0, settings.better_than, a, b, m),
-            "worse": SPRT(0.0, settings.worse_than, a, b, m),
-        }
-        self.decisions: dict[str, str | None] = {"better": None, "worse": None}
         self.sums = GroupedSums()  # the samples fed by ``update``, each one unit
         self.informative = 0  # samples that are not exactly zero
 
@@ -201,6 +190,28 @@ class SequentialTest:
         """Look at every sample so far, summed elsewhere (a comparison's stream), and latch any decision."""
         self.informative = sums.informative
         self._look(sums.values)
+
+    def _look(self, values: GroupedSums) -> None:
+        raise NotImplementedError
+
+
+class SequentialTest(_Looking):
+    """Two one-sided SPRTs (each at alpha / 2) on paired differences in bb/100; see the module doc.
+
+    Feed samples with ``update`` (or show it the sums of samples with ``observe``); ``decision`` is
+    latched per test at its first decision, and ``verdict`` says better / worse / not worse once the
+    question is answered, else ``None``. Its state is the exact sums of the samples (``GroupedSums``):
+    the same whatever order they were summed in, so sums merged from several matches look the same.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        a, b, m = settings.alpha / 2, settings.beta, settings.min_samples
+        self.tests = {
+            "better": SPRT(0.0, settings.better_than, a, b, m),
+            "worse": SPRT(0.0, settings.worse_than, a, b, m),
+        }
+        self.decisions: dict[str, str | None] = {"better": None, "worse": None}
 
     def _look(self, values: GroupedSums) -> None:
         moments = values.moments()
@@ -243,7 +254,7 @@ class SequentialTest:
         }
 
 
-class ConfidenceSequenceTest:
+class ConfidenceSequenceTest(_Looking):
     """The confidence-sequence test (``test="cs"``): a two-sided ``1 - alpha`` confidence sequence of
     the difference in bb/100 (``stats.ConfidenceSequence``), looked at after every update.
 
@@ -255,22 +266,9 @@ class ConfidenceSequenceTest:
     """
 
     def __init__(self, settings: Settings) -> None:
-        settings.check()
-        self.settings = settings
+        super().__init__(settings)
         self.sequence = ConfidenceSequence(settings.alpha, settings.cs_horizon, settings.min_samples)
-        self.sums = GroupedSums()  # the samples fed by ``update``, each one unit
-        self.informative = 0  # samples that are not exactly zero
         self.decision: Verdict | None = None
-
-    def update(self, values: Iterable[float]) -> None:
-        """Add samples (bb/100 units), then latch a decision if the interval allows one."""
-        self.informative += _extend(self.sums, values)
-        self._look(self.sums)
-
-    def observe(self, sums: PairedSums) -> None:
-        """Look at every sample so far, summed elsewhere (a comparison's stream), and latch any decision."""
-        self.informative = sums.informative
-        self._look(sums.values)
 
     def _look(self, values: GroupedSums) -> None:
         if self.decision is not None:
