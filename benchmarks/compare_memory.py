@@ -41,7 +41,12 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
     print the hands, the paired deals and the wall seconds (the parent measures the memory)."""
     from dealer import compare
     from dealer.config import game_config
-    from dealer.match import Match, MatchBot, MatchPlan, instance_label
+    from dealer.match import Match, MatchPlan, instance_label
+
+    try:
+        from dealer.match import MatchBot
+    except ImportError:  # a baseline from before the rename
+        from dealer.match import BotEntry as MatchBot  # type: ignore[attr-defined,no-redef]
     from dealer.server import BotSession, DealerServer
     from poker.v1 import dealer_pb2 as pb
 
