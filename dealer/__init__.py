@@ -10,4 +10,4 @@ import os
 # (children exec at once) and only print warnings. This must be set before grpc is imported.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
