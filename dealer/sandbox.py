@@ -51,7 +51,7 @@ _SECRET_FILES = (
     "/etc/security/opasswd",
 )
 _SECRET_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
-_PUBLIC_PACKAGES = ("dealer", "poker", "sample_bots")  # this project's, importable by bots
+_PUBLIC_PACKAGES = ("dealer", "poker", "pokerbot", "sample_bots")  # this project's, importable by bots
 
 
 class SandboxError(OSError):

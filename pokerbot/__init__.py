@@ -48,7 +48,7 @@ import grpc
 try:
     from poker.v1 import dealer_pb2, dealer_pb2_grpc
 except ImportError:  # run from a checkout without the project installed: use the repo root
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from poker.v1 import dealer_pb2, dealer_pb2_grpc
 
 __all__ = [
