@@ -7,6 +7,7 @@ address it must exit non-zero with a one-line message.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -194,3 +195,42 @@ def test_bot_given_a_wrong_address_exits_nonzero_with_one_line(bot):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert "127.0.0.1:1" in lines[0]
+
+
+def test_a_bot_outside_the_repository_imports_the_installed_sdk(tmp_path):
+    """The SDK is a package of the installed project: a bot copied into a folder of its own, run from
+    there, imports ``pokerbot`` and plays (it failed with ModuleNotFoundError when the SDK lived in
+    sample_bots/python/)."""
+    bot = tmp_path / "mine" / "my_bot.py"
+    bot.parent.mkdir()
+    shutil.copy(ROOT / "sample_bots" / "python" / "call_bot.py", bot)
+    with FakeDealer(standard_script()) as dealer:
+        env = {**os.environ, "POKER_DEALER": dealer.start(), "POKER_TOKEN": TOKEN, "PYTHONPATH": ""}
+        done = subprocess.run(
+            [sys.executable, str(bot)], cwd=bot.parent, env=env, capture_output=True, text=True, timeout=TIMEOUT
+        )
+        assert done.returncode == 0, done.stderr
+    answers(dealer)
+
+
+def test_a_bot_outside_the_repository_plays_a_sandboxed_match(tmp_path):
+    """The same through ``dealer match``: the sandbox makes the installed SDK readable to a bot whose
+    program lies outside the repository, and the bot plays every hand without a fault."""
+    bot = tmp_path / "mine" / "my_bot.py"
+    bot.parent.mkdir()
+    shutil.copy(ROOT / "sample_bots" / "python" / "call_bot.py", bot)
+    out = tmp_path / "out"
+    dealer = Path(sys.executable).with_name("dealer")
+    other = ROOT / "sample_bots" / "python" / "raise_bot.py"
+    done = subprocess.run(
+        [str(dealer), "match", f"python {bot}", f"python {other}", "--hands", "4", "--out", str(out)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((out / "results.json").read_text())
+    standings = {row["name"]: row for row in results["standings"]}
+    assert standings["my_bot"]["hands"] == 4
+    assert standings["my_bot"]["faults"] == {}, results["log_tails"]
