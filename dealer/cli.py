@@ -35,6 +35,7 @@ from dealer.server import DealerServer, tune_gc
 from dealer.standings import standings, standings_table
 from dealer.summary import overall_text
 from dealer.terminal import LeagueDisplay
+from dealer.text import printable, printable_lines
 from dealer.web import write_report
 from dealer.web.server import WebView
 from dealer.web.view import LeagueView
@@ -69,10 +70,17 @@ def entry() -> None:
     """The ``dealer`` program: a DealerError is one line on stderr and exit code 2; a bug stays a traceback."""
     try:
         app()
-    except DealerError as error:
-        for line in str(error).splitlines() or [type(error).__name__]:
+    except DealerError as error:  # its text may quote a bot (a log line): escaped, never raw
+        for line in printable_lines(str(error).strip()) if str(error).strip() else [type(error).__name__]:
             typer.echo(f"error: {line}", err=True)
         raise SystemExit(2) from None
+
+
+class _PrintableFormatter(logging.Formatter):
+    """The console's log lines with a bot's text in them (an error's message) escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return "\n".join(printable_lines(super().format(record)))
 
 
 def _log_to(folder: Path, level: LogLevelName) -> None:
@@ -89,7 +97,7 @@ def _log_to(folder: Path, level: LogLevelName) -> None:
     to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     to_console = logging.StreamHandler()
     to_console.setLevel(logging.ERROR)
-    to_console.setFormatter(logging.Formatter("dealer: %(message)s"))
+    to_console.setFormatter(_PrintableFormatter("dealer: %(message)s"))
     logger.addHandler(to_file)
     logger.addHandler(to_console)
     logger.setLevel(level.upper())
@@ -319,7 +327,7 @@ async def _league(
             for label, session in sessions.items():
                 typer.echo(f"waiting for {label} to connect ...")
                 await session.connected.wait()
-                typer.echo(f"{label} connected (version {session.version or '?'})")
+                typer.echo(f"{label} connected (version {printable(session.version) or '?'})")
         total = len(build_jobs(league))
         view = LeagueView(league, total) if options.web else None
         web = WebView(view, options.web) if view is not None and options.web else None

@@ -515,7 +515,7 @@ def _start_failure(job: MatchJob, result: MatchResult, seen: set[str]) -> BotSta
     for name in result.unstarted:
         if name not in seen:
             reasons = ", ".join(sorted(result.faults.get(name, {}))) or "no start"
-            tail = [line for line in result.log_tails.get(name, "").splitlines() if line.strip()]
+            tail = [line for line in result.log_tails.get(name, "").split("\n") if line.strip()]  # a CR is data
             last = f": {tail[-1].strip()[:200]}" if tail else ""
             log = job.out / "logs" / f"{instance_label(name, 0)}.log"
             return BotStartError(

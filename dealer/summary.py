@@ -11,6 +11,8 @@ from typing import Any
 
 from tabulate import tabulate
 
+from dealer.text import printable_lines
+
 
 def _interval(pair: Sequence[float | None] | None, digits: int = 1, sign: str = "+") -> str:
     if not pair or pair[0] is None or pair[1] is None:
@@ -105,7 +107,7 @@ def failures_text(data: Mapping[str, Any]) -> str:
         parts.append("Forfeits: " + ", ".join(f"{bot} in {match}" for match, bot in data["forfeits"]))
     for match, tails in data["log_tails"].items():
         for bot, tail in sorted(tails.items()):
-            body = "\n".join(f"    {line}" for line in tail.rstrip().splitlines()[-10:])
+            body = "\n".join(f"    {line}" for line in printable_lines(tail.rstrip())[-10:])
             parts.append(f"Log tail of {bot} in {match}:\n{body}")
     return "\n\n".join(parts)
 

@@ -34,6 +34,7 @@ from conftest import ROOT, node_command, processes_under
 from dealer.config import load_league, parse_league
 from dealer.league import MatchJob, build_jobs
 from dealer.scheduler import duplicate_rotations
+from dealer.summary import failures_text
 
 DEALER = Path(sys.executable).parent / "dealer"
 PY_BOTS = ROOT / "sample_bots" / "python"
@@ -577,6 +578,30 @@ def test_bot_failing_at_start_stops_the_league(tmp_path: Path) -> None:
     )
     assert re.fullmatch(expected, error), error
     assert results_of(out)["matches"]["finished"] <= 1  # at most the match without the ghost
+
+
+FORGERY = "\x1b]0;owned\x07\x1b]52;c;cm0gLXJmIH4=\x07ghost died\r\x1b[2Kall bots started fine\x9b1A"
+
+
+def test_a_bots_log_line_in_the_start_error_reaches_the_terminal_escaped(tmp_path: Path) -> None:
+    """A bot's last log line is quoted by the start error: its ESC, OSC, BEL, CR and C1 bytes are
+    printed as escapes, so it can neither retitle the window, write the clipboard nor forge a line."""
+    script = tmp_path / "forger.py"
+    script.write_text(f"import sys\nsys.stderr.write({FORGERY!r} + '\\n')\nsys.exit(1)\n", encoding="utf-8")
+    yaml, _ = _ghost_league(tmp_path, f"[{sys.executable}, {script}]")
+    proc = dealer("run", yaml)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert not any(c in proc.stderr for c in "\x1b\x07\r\x9b"), repr(proc.stderr[-500:])
+    error = proc.stderr.strip().splitlines()[-1]
+    assert (
+        "(crash): \\x1b]0;owned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07ghost died\\x0d\\x1b[2Kall bots started fine" in error
+    ), error
+
+
+def test_log_tails_in_the_standings_text_are_escaped() -> None:
+    data = {"failures": {"ghost": {"crash": 1}}, "forfeits": [], "log_tails": {"hu/0000": {"ghost": FORGERY + "\nbye"}}}
+    text = failures_text(data)
+    assert not any(c in text for c in "\x1b\x07\r\x9b") and text.endswith("started fine\\x9b1A\n    bye")
 
 
 def test_bot_failing_at_start_is_charged_and_the_league_goes_on(tmp_path: Path) -> None:

@@ -139,3 +139,43 @@ def test_serve_refuses_a_tokens_file_with_fewer_tokens_than_instances(tmp_path: 
     )
     assert done.returncode == 2
     assert "alice needs 2 token(s)" in done.stderr and "one per instance" in done.stderr, done.stderr
+
+
+def test_a_remote_bots_version_reaches_the_connected_line_escaped(tmp_path: Path) -> None:
+    """``Hello.version`` is the bot's text: in serve's "connected" line its control characters are
+    escapes, so it cannot retitle the terminal, write its clipboard or forge a line."""
+    port = free_port()
+    dealer = subprocess.Popen(
+        [str(DEALER), "serve", str(league(tmp_path, port, True))],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    version = "\x1b]52;c;cm0gLXJmIH4=\x07\r\x1b[2Kalice.1 connected"
+    forger = (
+        "import sys, pokerbot, random_bot; "
+        f"pokerbot.run(random_bot.decide, name='alice', version={version!r}, argv=sys.argv[1:])"
+    )
+    alices: list[subprocess.Popen[bytes]] = []
+    try:
+        wait_for_line(dealer, "waiting for alice.0")
+        alices = [
+            subprocess.Popen(
+                [sys.executable, "-c", forger, "--dealer", f"127.0.0.1:{port}", "--token", token],
+                cwd=PY_BOTS,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for token in TOKENS
+        ]
+        line = wait_for_line(dealer, "alice.0 connected")
+        assert dealer.wait(120) == 0
+    finally:
+        dealer.kill()
+        for alice in alices:
+            alice.kill()
+            alice.wait()
+    assert line == "alice.0 connected (version \\x1b]52;c;cm0gLXJmIH4=\\x07\\x0d\\x1b[2Kalice.1 connected)\n", repr(
+        line
+    )
