@@ -23,7 +23,7 @@ import yaml
 from tabulate import tabulate
 
 from dealer.acpc_game import export_states, unsupported
-from dealer.compare import LABELS, Settings, play_comparison
+from dealer.compare import LABELS, Settings, deal_sets_for, number, play_comparison
 from dealer.config import FaultPolicy, LeagueConfig, Limits, VariantName, game_config, load_league, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
@@ -635,6 +635,11 @@ def compare(
     except (ValueError, ConfigError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
+    try:
+        deal_sets_for(hands, tables, field or [])
+    except ValueError as error:
+        typer.echo(f"error: --hands: {error}", err=True)
+        raise typer.Exit(2) from None
     seed_text = _event_seed(seed_file, seed)
     field_names = [
         n if n not in ("new", "old") else f"{n}-field" for n in _bot_names([shlex.split(f) for f in field or []])
@@ -686,10 +691,10 @@ def compare(
             rows.append(
                 [
                     label,
-                    f"{fig.estimate.mean:+.2f}",
-                    f"[{low:+.2f}, {high:+.2f}]",
-                    f"{fig.estimate.stderr:.2f}",
-                    f"{fig.p_value:.4g}",
+                    number(fig.estimate.mean),
+                    f"[{number(low)}, {number(high)}]",
+                    number(fig.estimate.stderr, ".2f"),
+                    number(fig.p_value, ".4g"),
                     "" if removed is None else f"{100 * removed:.0f}%",
                 ]
             )
@@ -707,6 +712,7 @@ def compare(
             f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
             f"{settings.estimator} figures); exit code {comparison.exit_code}"
         )
+        typer.echo(comparison.decided_text())
     for name, reason in (comparison.strategies_refused or {}).items():
         typer.echo(f"warning: the strategies {name} reported were ignored from then on: {reason}", err=True)
     if failed:

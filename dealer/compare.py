@@ -191,6 +191,13 @@ class _Looking:
         self.informative = sums.informative
         self._look(sums.values)
 
+    def may_decide(self, deals: int) -> bool:
+        """Whether the samples so far may decide: enough that did not cancel exactly to estimate a
+        variance, or ``min_samples`` deals that all cancelled exactly (zero variance: the versions
+        did exactly the same on every deal, no difference to estimate)."""
+        informative = self.informative
+        return informative >= self.settings.min_informative or (informative == 0 and deals >= self.settings.min_samples)
+
     def _look(self, values: GroupedSums) -> None:
         raise NotImplementedError
 
@@ -218,7 +225,7 @@ class SequentialTest(_Looking):
         for name, test in self.tests.items():
             if self.decisions[name] is None:
                 test.load(*moments)
-                if self.informative < self.settings.min_informative:
+                if not self.may_decide(values.groups):
                     continue
                 status = test.status
                 if status != "continue":
@@ -274,7 +281,7 @@ class ConfidenceSequenceTest(_Looking):
         if self.decision is not None:
             return
         self.sequence.load(*values.moments())
-        if self.informative < self.settings.min_informative:
+        if not self.may_decide(values.groups):
             return
         low, high = self.sequence.interval
         if low > 0:
@@ -288,7 +295,7 @@ class ConfidenceSequenceTest(_Looking):
         """The verdict so far (``None``: keep playing); ``final``: the hands have run out."""
         if self.decision is not None or not final:
             return self.decision
-        low = self.sequence.interval[0] if self.informative >= self.settings.min_informative else -math.inf
+        low = self.sequence.interval[0] if self.may_decide(self.sequence.n) else -math.inf
         return "not worse" if low > self.settings.worse_than else "inconclusive"
 
     def as_json(self) -> dict[str, object]:
@@ -384,6 +391,36 @@ class Comparison:
             return None
         return (raw / other) ** 2
 
+    def decided_text(self) -> str:
+        """One line saying which interval or test decided, with its figures (the text output)."""
+        s = self.settings
+        level = f"{100 * (1 - s.alpha):g}%"
+        test = self.sequential
+        if isinstance(test, SequentialTest):
+            parts = []
+            for name, sprt in test.tests.items():
+                decision = test.decisions[name] or "no decision"
+                parts.append(
+                    f"{name} (0 against {sprt.mu1:+g}): LLR {number(sprt.llr)} in [{number(sprt.lower_bound)}, "
+                    f"{number(sprt.upper_bound)}] after {sprt.n} paired deals, {decision}"
+                )
+            return f"decided by the SPRTs on the {s.estimator} figures: " + "; ".join(parts)
+        if isinstance(test, ConfidenceSequenceTest):
+            low, high = test.sequence.interval
+            what = f"the {level} confidence sequence of the {s.estimator} figures after {test.sequence.n} paired deals"
+            if not test.may_decide(test.sequence.n):
+                why = (
+                    f"undecided: {test.informative} of those deals did not cancel exactly, "
+                    f"{s.min_informative} needed to estimate a variance"
+                )
+            else:
+                why = _why(self.verdict, low, high, s, test.decision is not None)
+            return f"decided by {what}: {_interval(low, high)} bb/100, {why}"
+        low, high = self.used.ci
+        why = _why(self.verdict, low, high, s, False)
+        what = f"the {level} confidence interval of the {s.estimator} figures"
+        return f"decided by {what}: {_interval(low, high)} bb/100, {why}"
+
     def as_json(self) -> dict[str, object]:
         """One JSON-ready dict (the ``--json`` output)."""
         s = self.settings
@@ -430,6 +467,30 @@ class Comparison:
             **({"error": f"bots failed: {self.failed}"} if self.failed else {}),
             **self.extra,
         }
+
+
+def number(x: float, spec: str = "+.2f") -> str:
+    """A figure for the text output: ``n/a`` when there is none (no paired deal), never ``nan``."""
+    return "n/a" if math.isnan(x) else format(x, spec)
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{number(low)}, {number(high)}]"
+
+
+def _why(verdict: Verdict, low: float, high: float, s: Settings, sequence: bool) -> str:
+    """Why an interval gave its verdict (``sequence``: a confidence sequence that decided before the end)."""
+    if verdict == "better":
+        return "above 0: BETTER"
+    if verdict == "worse":
+        return "below 0: WORSE"
+    if verdict == "not worse" and sequence:
+        return f"inside ({s.worse_than:+g}, {s.better_than:+g}): NOT WORSE"
+    if verdict == "not worse":
+        return f"its lower end above {s.worse_than:+g}: NOT WORSE"
+    if math.isnan(low) or math.isinf(low) or math.isinf(high):
+        return "no finite interval yet: INCONCLUSIVE"
+    return f"neither above 0, below 0, nor its lower end above {s.worse_than:+g}: INCONCLUSIVE"
 
 
 def summarize(
@@ -581,6 +642,19 @@ class ComparingMatch(Match):
         return result
 
 
+def deal_sets_for(max_hands: int, deal_sets: int, field: Sequence[str] = ()) -> int:
+    """The deal sets a comparison of at most ``max_hands`` hands plays at once: ``deal_sets``, fewer when
+    the hands do not fill that many (so no more hands are played than asked). ValueError below two
+    paired deals, each played at every table of its duplicate group: one deal gives no interval."""
+    per_set = len(compare_tables("new", "old", [f"f{k}" for k in range(len(field))], 1))
+    if max_hands < 2 * per_set:
+        raise ValueError(
+            f"{max_hands} hands cannot make two paired deals, the fewest that give an interval: each deal is "
+            f"played at the {per_set} tables of its duplicate group, so at least {2 * per_set} hands"
+        )
+    return max(1, min(deal_sets, max_hands // (2 * per_set)))
+
+
 async def play_comparison(
     new: MatchBot,
     old: MatchBot,
@@ -609,6 +683,7 @@ async def play_comparison(
     names = [new.name, old.name, *(f.name for f in field)]
     if len(set(names)) != len(names):
         raise ValueError(f"bot names must be distinct: {names}")
+    deal_sets = deal_sets_for(max_hands, deal_sets, [f.name for f in field])
     tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
     per_table = max(1, max_hands // len(tables))
     plan = MatchPlan(

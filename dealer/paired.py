@@ -3,6 +3,7 @@ difference new - old in big blinds by estimator (pure: no gRPC, protobuf or I/O)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -57,31 +58,35 @@ def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[S
 
 
 def sample_of(key: tuple[str, str, int], records: Iterable[HandRecord], new: str, old: str) -> Sample | None:
-    """A group's sample from its hands, summed in table order (the same floats whatever order the hands
-    ended in); ``None`` when the versions did not play the same number of hands in it."""
-    g = [0.0, 0.0, 0, 0, 0, 0.0, 0, 0.0, 0]  # raw, all-in, new's hands, old's hands, all-in hands, luck
-    for record in sorted(records, key=lambda r: r.table):  # corrected, its hands, full, known-strategy hands
-        _add(g, record, new, old)
-    if not g[2] or g[2] != g[3]:
+    """A group's sample from its hands, each difference summed exactly (``math.fsum``): the same floats
+    whatever order the hands ended in, and exactly zero when the two versions did exactly the same
+    (a bot compared with itself), never a rounding residue; ``None`` when the versions did not play
+    the same number of hands in it."""
+    terms: tuple[list[float], ...] = ([], [], [], [])  # raw, all-in, luck corrected, full
+    counts = [0, 0, 0, 0, 0]  # new's hands, old's hands, all-in hands, corrected hands, known-strategy hands
+    for record in records:
+        _add(terms, counts, record, new, old)
+    if not counts[0] or counts[0] != counts[1]:
         return None
-    return Sample(key, g[0], g[1], int(g[2]), int(g[4]), g[5], int(g[6]), g[7] if g[8] else None, int(g[8]))
+    raw, adjusted, luck, full = (math.fsum(t) for t in terms)
+    return Sample(key, raw, adjusted, counts[0], counts[2], luck, counts[3], full if counts[4] else None, counts[4])
 
 
-def _add(g: list[float], record: HandRecord, new: str, old: str) -> None:
+def _add(terms: tuple[list[float], ...], counts: list[int], record: HandRecord, new: str, old: str) -> None:
     bb = record.big_blind
     ev, luck, full = record.ev_net, record.luck_net, record.full_net
-    for name, sign, count in ((new, 1, 2), (old, -1, 3)):
+    for name, sign, count in ((new, 1, 0), (old, -1, 1)):
         if name in record.net:
             adjusted = sign * (ev[name] if ev is not None else record.net[name]) / bb
             corrected = sign * luck[name] / bb if luck is not None else adjusted
-            g[0] += sign * record.net[name] / bb
-            g[1] += adjusted
-            g[5] += corrected
-            g[7] += sign * full[name] / bb if full is not None else corrected
-            g[count] += 1
-    g[4] += ev is not None
-    g[6] += luck is not None
-    g[8] += full is not None
+            terms[0].append(sign * record.net[name] / bb)
+            terms[1].append(adjusted)
+            terms[2].append(corrected)
+            terms[3].append(sign * full[name] / bb if full is not None else corrected)
+            counts[count] += 1
+    counts[2] += ev is not None
+    counts[3] += luck is not None
+    counts[4] += full is not None
 
 
 class PairedSums:

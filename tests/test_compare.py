@@ -23,16 +23,18 @@ from dealer.compare import (
     SequentialTest,
     Settings,
     compare_results,
+    deal_sets_for,
     figures,
     finish,
     looker,
+    number,
     sequential_test,
     summarize,
     verdict_from_ci,
 )
 from dealer.config import EventSpec, game_config
 from dealer.league import compare_summary
-from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples
+from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples, sample_of
 from dealer.records import HandRecord, MatchResult, result_of
 from dealer.stats import bb_per_100_grouped
 
@@ -199,6 +201,94 @@ def test_compare_results_stops_a_sequential_test_early_and_reports_used_hands():
     cs = compare_results([result], "new", "old", Settings(worse_than=-50, better_than=50, until_significant=True))
     assert cs.verdict == "better" and cs.decided_by == "confidence sequence"
     assert cs.as_json()["confidence_sequence"]["decision"] == "better" and cs.as_json()["sprt"] is None
+
+
+@pytest.mark.parametrize("kind", ["cs", "sprt"])
+def test_identical_versions_are_not_worse_at_the_first_look(kind):
+    # A bot compared with itself: every paired deal cancels exactly (zero variance). That is an answer,
+    # "not worse" at the first look (100 deals), not "inconclusive" after the maximum hands.
+    s = Settings(until_significant=True, test=kind)
+    comparison = compare_results([_h2h([0] * 1000)], "new", "old", s)
+    assert (comparison.verdict, comparison.exit_code, comparison.sums.deals) == ("not worse", 10, BATCH)
+    assert comparison.decided_by == ("confidence sequence" if kind == "cs" else "sprt")
+    text = comparison.decided_text()
+    if kind == "cs":
+        assert text == (
+            "decided by the 95% confidence sequence of the full figures after 100 paired deals: "
+            "[+0.00, +0.00] bb/100, inside (-5, +5): NOT WORSE"
+        )
+    else:
+        assert "better (0 against +5): LLR -inf" in text and "worse (0 against -5): LLR -inf" in text
+        assert text.count("accept_h0") == 2
+    # One deal that did not cancel: the variance is not zero but cannot be estimated, so no answer.
+    mostly = compare_results([_h2h([0] * 99 + [200] + [0] * 900)], "new", "old", s)
+    assert mostly.verdict == "inconclusive" and mostly.decided_by.endswith(": maximum hands")
+
+
+def test_a_group_whose_versions_did_the_same_is_exactly_zero():
+    # The same seat's float results in both seatings (identical bots): the sum over the group's terms
+    # is exactly 0, where summing them one after the other left -2.8e-17 (an "informative" sample,
+    # a p-value of 0.095 for +0.00 +- 0.00).
+    ev = {"new": 10.0, "old": 70.0}
+    swapped = {"old": 10.0, "new": 70.0}
+    records = [
+        HandRecord(0, "c/0", 0, 100, {"new": 0, "old": 0}, ev, ev, ev),
+        HandRecord(1, "c/0", 0, 100, {"old": 0, "new": 0}, swapped, swapped, swapped),
+    ]
+    sample = sample_of(("m", "c/0", 0), records, "new", "old")
+    assert sample is not None
+    assert (sample.raw, sample.adjusted, sample.luck, sample.full) == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_the_decision_line_says_which_interval_decided_and_never_nan():
+    samples = paired_samples([_h2h([300, -100, 500, 100, 200, 0, 400])], "new", "old")
+    fixed = summarize(PairedSums.of(samples), "new", "old", Settings())
+    low, high = fixed.used.ci
+    assert fixed.verdict == "better" and low > 0
+    assert fixed.decided_text() == (
+        f"decided by the 95% confidence interval of the full figures: [{low:+.2f}, {high:+.2f}] bb/100, above 0: BETTER"
+    )
+    empty = summarize(PairedSums(), "new", "old", Settings())  # no paired deal (a bot never played)
+    assert empty.verdict == "inconclusive" and "nan" not in empty.decided_text()
+    assert number(empty.used.estimate.mean) == "n/a" and number(empty.used.p_value, ".4g") == "n/a"
+
+
+def test_hands_below_two_paired_deals_are_refused_and_few_hands_play_fewer_deal_sets():
+    assert deal_sets_for(20000, 4) == 4
+    assert deal_sets_for(4, 4) == 1 and deal_sets_for(9, 4) == 2  # never more hands than asked
+    with pytest.raises(ValueError, match="at least 4 hands"):
+        deal_sets_for(3, 4)
+    with pytest.raises(ValueError, match="at least 16 hands"):  # both versions against 2 opponents, both seatings
+        deal_sets_for(15, 4, ["a", "b"])
+
+
+def _dealer_compare(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    bot = f"{sys.executable} {PY_BOTS / 'strength_bot.py'}"
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "dealer"), "compare", bot, bot, "--out", str(tmp_path), *options],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, "DEALER_SEED": "3"},
+    )
+
+
+def test_cli_compare_a_bot_with_itself_is_not_worse_quickly_and_says_why(tmp_path):
+    run = _dealer_compare(tmp_path, "--until-significant", "--hands", "20000")
+    assert run.returncode == 10, run.stderr[-2000:]
+    assert "200 hands used (100 paired deals" in run.stdout and "verdict: NOT WORSE" in run.stdout
+    assert (
+        "decided by the 95% confidence sequence of the full figures after 100 paired deals: "
+        "[+0.00, +0.00] bb/100, inside (-5, +5): NOT WORSE"
+    ) in run.stdout
+    assert "nan" not in run.stdout
+    refused = _dealer_compare(tmp_path / "few", "--hands", "3")
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.splitlines()[-1] == (
+        "error: --hands: 3 hands cannot make two paired deals, the fewest that give an interval: each deal is "
+        "played at the 2 tables of its duplicate group, so at least 4 hands"
+    )
 
 
 def test_cli_compare_strength_beats_random(tmp_path):
