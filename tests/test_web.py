@@ -14,15 +14,18 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import aiohttp
 import pytest
+import yarl
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from conftest import PY_BOTS, ROOT
-from dealer.config import game_config, parse_league
+from dealer.config import LeagueConfig, game_config, parse_league
 from dealer.league import Progress
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
+from dealer.web.server import WebView
 from dealer.web.view import LeagueView, replay
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -84,8 +87,13 @@ _rotation = 0
 """
 
 
-def test_snapshot_holds_no_seed_and_replays_a_hand() -> None:
-    config = parse_league(f"""\
+SHOWDOWN = HAND.replace(
+    '"p2 f"]', '"p2 cc", "d db 2c", "d db 9d", "p1 cc", "p2 cc", "p1 sm 3cAd", "p2 sm 3hAh"]'
+).replace("hand = 0", "hand = 1")
+
+
+def _config() -> LeagueConfig:
+    return parse_league(f"""\
 name: t
 seed: {SEED}
 bots:
@@ -94,7 +102,10 @@ bots:
 events:
   - {{name: hu, format: round-robin, table_size: 2, hands: 5}}
 """)
-    view = LeagueView(config, 1)
+
+
+def test_snapshot_holds_no_seed_and_replays_a_hand() -> None:
+    view = LeagueView(_config(), 1)
     view.on_hand("hu/0000", HAND)
     view.on_progress(Progress(0, 1, 1, 1.0, 1.0, []))
     snapshot = view.snapshot()
@@ -111,7 +122,51 @@ events:
         "hand over",
     ]
     assert [s["pot"] for s in steps] == [150, 400, 600, 600, 600, 1100, 1100, 0]
-    assert steps[-1]["stacks"] == [20300, 19700] and snapshot["hands"][0]["cards"] == ["3cAd", "3hAh"]
+    assert steps[-1]["stacks"] == [20300, 19700] and snapshot["hands"][0]["cards"] == ["", ""]  # b folded: unshown
+
+
+def test_the_live_view_needs_its_key_and_shows_only_cards_shown_down() -> None:
+    """A bot on the host network can reach the port: without the key every route answers 403 and
+    nothing else; with it, a hand that ended in a fold shows no hole cards while the event runs."""
+    view = LeagueView(_config(), 2)
+    view.on_hand("hu/0000", HAND)  # b folds: no one's cards were shown
+    view.on_hand("hu/0000", SHOWDOWN)  # both show down
+
+    async def visit() -> tuple[dict[str, tuple[int, str]], dict[str, tuple[int, str]], str]:
+        web = WebView(view, "127.0.0.1:0")
+        url = yarl.URL(await web.start())
+        key = url.query["key"]
+        assert len(key) >= 40 and url.path == "/"
+        base = url.with_query(None)
+        routes = ("", "state", "events", "static/app.js")
+        try:
+            async with aiohttp.ClientSession() as stranger:
+                refused = {r: await _get(stranger, base / r) for r in routes}
+                refused["bad key"] = await _get(stranger, (base / "state").with_query(key="x" + key[1:]))
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as organiser:  # on an IP
+                served = {"": await _get(organiser, url)}  # the key in the URL, then the cookie
+                served |= {r: await _get(organiser, base / r) for r in ("state", "static/app.js")}
+                async with organiser.get(base / "events") as response:
+                    first = (await response.content.readuntil(b"\n\n")).decode()
+        finally:
+            await web.stop()
+        return refused, served, first
+
+    refused, served, event = asyncio.run(visit())
+    assert all(status == 403 and "3c" not in body and "hands" not in body for status, body in refused.values())
+    assert all(status == 200 for status, _ in served.values())
+    for text in (served["state"][1], event.removeprefix("data: ")):
+        hands = {h["hand"]: h for h in json.loads(text)["hands"]}
+        assert hands[0]["cards"] == ["", ""] and "3cAd" not in json.dumps(hands[0])  # folded: unrevealed
+        assert hands[1]["cards"] == ["3cAd", "3hAh"]  # shown down
+    after = LeagueView(_config(), 2, reveal=True)  # report.html's view, once the event is over: every hand whole
+    after.on_hand("hu/0000", HAND)
+    assert after.snapshot()["hands"][0]["cards"] == ["3cAd", "3hAh"]
+
+
+async def _get(session: aiohttp.ClientSession, url: yarl.URL) -> tuple[int, str]:
+    async with session.get(url) as response:
+        return response.status, await response.text()
 
 
 # ------------------------------------------------------------------------------ in the browser
@@ -153,8 +208,9 @@ events:
 BOTS = ("caller", "random", "paced")
 
 
-def _check_page(page: Page) -> None:
-    """Every bot in the standings, a chart per bot drawn, and the hand view steps through a hand."""
+def _check_page(page: Page, *, live: bool) -> None:
+    """Every bot in the standings, a chart per bot drawn, and the hand view steps through a hand
+    (live, only the cards shown down; in the report every hand's hole cards)."""
     for name in BOTS:
         page.locator(f'[data-testid=overall] tr[data-bot="{name}"]').wait_for()
     page.locator(".chart canvas").first.wait_for()
@@ -164,7 +220,8 @@ def _check_page(page: Page) -> None:
     page.get_by_test_id("step-next").click()
     page.get_by_test_id("step-next").click()
     assert label.inner_text().startswith("step 3/"), label.inner_text()
-    assert page.locator("[data-testid=tableview] .card").count() >= 4  # the finished hand's hole cards
+    if not live:
+        assert page.locator("[data-testid=tableview] .seat .card").count() >= 4  # the finished hand's hole cards
     assert SEED not in page.content()
 
 
@@ -182,16 +239,20 @@ def test_live_page_and_report(browser: Browser, tmp_path: Path) -> None:
     )
     try:
         line = dealer.stdout.readline()  # type: ignore[union-attr]
-        url = re.fullmatch(r"web view on (http://127\.0\.0\.1:\d+/)\n", line)
+        url = re.fullmatch(r"web view on ((http://127\.0\.0\.1:\d+/)\?key=[\w-]{43})\n", line)
         assert url is not None, line + dealer.stderr.read()  # type: ignore[union-attr]
+        assert page.request.get(url[2]).status == 403  # no key yet
         page.goto(url[1])
         page.get_by_test_id("status").filter(has_text="live").wait_for()
         first = page.get_by_test_id("progress").inner_text()
         page.wait_for_function("t => document.querySelector('[data-testid=progress]').innerText !== t", arg=first)
         assert page.get_by_test_id("status").inner_text() == "live"  # it changed while the league played
-        _check_page(page)
-        state = json.loads(page.request.get(url[1] + "state").text())
+        _check_page(page, live=True)
+        state = json.loads(page.request.get(url[2] + "state").text())  # the key's cookie, set by the page
         assert SEED not in json.dumps(state) and "seed" not in state
+        for hand in state["hands"]:  # hole cards only where shown down
+            shown = [step["action"].split()[-1] for step in hand["steps"] if " shows " in step["action"]]
+            assert all(cards in shown for cards in hand["cards"] if cards), hand
         _, err = dealer.communicate(timeout=240)
     finally:
         if dealer.poll() is None:
@@ -206,6 +267,6 @@ def test_live_page_and_report(browser: Browser, tmp_path: Path) -> None:
     offline.on("request", lambda request: errors.append(request.url) if not request.url.startswith("file:") else None)
     offline.goto(report.as_uri())
     assert offline.get_by_test_id("status").inner_text() == "report"
-    _check_page(offline)
+    _check_page(offline, live=False)
     assert offline.get_by_test_id("progress").inner_text().startswith("4/4 matches")
     assert errors == []

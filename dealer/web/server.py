@@ -4,13 +4,21 @@
 current snapshot as JSON and ``/events`` a Server-Sent Events stream of snapshots: one at once,
 then one whenever something changed, at most every ``PUSH_S`` seconds (hands finish thousands of
 times a second; a snapshot is built once per push and shared by every browser).
+
+Every route needs the view's key: a bot with ``network: host`` can reach a port on loopback, so
+the port alone proves nothing. The key (256 random bits) is in the URL printed once to the
+organiser's console (``/?key=...``); the first request that carries it gets it back as a cookie
+(HttpOnly, SameSite=Strict) that the page's later requests send. Without it: 403 and nothing else.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
+import secrets
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -21,6 +29,7 @@ STATIC = Path(__file__).parent / "static"
 PUSH_S = 0.5
 VENDOR = ("vendor/uPlot.min.css", "vendor/uPlot.iife.min.js")
 OWN = ("app.css", "app.js")
+COOKIE = "dealer_view_key"
 
 
 def page(data: object | None = None) -> str:
@@ -65,10 +74,11 @@ class WebView:
         self.pusher: asyncio.Task[None] | None = None
         self.latest = ""
         self.pushed = -1
+        self.key = secrets.token_urlsafe(32)
 
     async def start(self) -> str:
-        """Start serving; return the page's URL."""
-        app = web.Application()
+        """Start serving; return the page's URL, key included (print it to the organiser only)."""
+        app = web.Application(middlewares=[self._guard])
         app.router.add_get("/", self._page)
         app.router.add_get("/state", self._state)
         app.router.add_get("/events", self._events)
@@ -80,7 +90,8 @@ class WebView:
         await site.start()
         port = self.runner.addresses[0][1]
         self.pusher = asyncio.create_task(self._push())
-        return f"http://{self.host}:{port}/"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{port}/?key={self.key}"
 
     async def stop(self) -> None:
         """Push the last snapshot, end every stream and stop the server."""
@@ -93,6 +104,19 @@ class WebView:
             queue.put_nowait(None)
         if self.runner is not None:
             await self.runner.cleanup()
+
+    @web.middleware
+    async def _guard(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        """Serve only a request that carries the key, in the URL or the cookie; set the cookie."""
+        given = request.query.get("key") or request.cookies.get(COOKIE) or ""
+        if not hmac.compare_digest(given.encode(), self.key.encode()):
+            return web.Response(status=403, text="forbidden: open the URL with the key the dealer printed\n")
+        response = await handler(request)
+        if request.query.get("key") and not response.prepared:
+            response.set_cookie(COOKIE, self.key, httponly=True, samesite="Strict", path="/")
+        return response
 
     def _refresh(self) -> None:
         if self.view.version != self.pushed:

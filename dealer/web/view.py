@@ -5,7 +5,9 @@ never needs it), plus progress, each bot's cumulative winnings per finished matc
 adjusted, with a 95% band: one point per match, so nothing grows with the hands played), and
 replays of finished hands. Hands come from ``Match``'s ``on_hand`` hook, which only passes a hand
 once every table dealt the same cards has finished it (see ``Match._publish``), or from the hand
-histories a finished match wrote; a hand in play is never in a snapshot.
+histories a finished match wrote; a hand in play is never in a snapshot. The live view shows only
+the hole cards shown down (a bot may read the page: folded hands would tell it how its opponents
+play); report.html, written once the event is over, shows every hand's.
 """
 
 from __future__ import annotations
@@ -69,9 +71,10 @@ def winnings_series(totals: Sequence[tuple[int, dict[str, _Totals]]]) -> dict[st
     return {"x": x, "bots": series}
 
 
-def replay(hand: str | dict[str, Any]) -> dict[str, Any]:
+def replay(hand: str | dict[str, Any], *, reveal: bool = True) -> dict[str, Any]:
     """One finished hand (PHH text or its parsed table) as the steps the table view shows: board,
-    bets, pot and stacks after each action."""
+    bets, pot and stacks after each action. Without ``reveal`` (the live page) a seat's cards are
+    shown only if it showed them down: a folded or mucked hand stays unknown, as at a real table."""
     phh = tomllib.loads(hand) if isinstance(hand, str) else hand
     players: list[str] = phh["players"]
     n = len(players)
@@ -101,7 +104,8 @@ def replay(hand: str | dict[str, Any]) -> dict[str, Any]:
     for action in phh["actions"]:
         words = action.split()
         if words[0] == "d" and words[1] == "dh":
-            cards[int(words[2][1:]) - 1] = words[3]
+            if reveal:
+                cards[int(words[2][1:]) - 1] = words[3]
             continue
         if words[0] == "d" and words[1] == "db":
             pot += sum(bets)
@@ -126,6 +130,8 @@ def replay(hand: str | dict[str, Any]) -> dict[str, Any]:
             stacks[seat] -= paid
             step(f"{who} raises to {to}")
         elif words[1] == "sm":
+            if len(words) > 2:
+                cards[seat] = words[2]
             step(f"{who} shows {words[2] if len(words) > 2 else ''}".rstrip())
     finish = phh.get("finishing_stacks")
     if finish is not None:
@@ -162,9 +168,12 @@ def match_hands(out: Path, limit: int = HANDS_PER_MATCH) -> list[dict[str, Any]]
 class LeagueView:
     """The league as the web page sees it; ``snapshot()`` is what is pushed to browsers."""
 
-    def __init__(self, config: LeagueConfig, total: int) -> None:
+    def __init__(self, config: LeagueConfig, total: int, *, reveal: bool = False) -> None:
+        """``reveal``: every hand's hole cards (report.html, once the event is over); else only
+        the cards shown down (the live page: bots may be watching it)."""
         self.config = config
         self.total = total
+        self.reveal = reveal
         self.results: list[MatchResult] = []
         self.totals: list[tuple[int, dict[str, _Totals]]] = []
         self.hands: collections.deque[str | dict[str, Any]] = collections.deque(maxlen=HANDS_KEPT)
@@ -208,7 +217,7 @@ class LeagueView:
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the page shows, JSON-ready."""
-        replays = {id(hand): self._replays.get(id(hand)) or replay(hand) for hand in self.hands}
+        replays = {id(hand): self._replays.get(id(hand)) or replay(hand, reveal=self.reveal) for hand in self.hands}
         self._replays = replays
         return {
             **self._report,
@@ -221,7 +230,7 @@ class LeagueView:
 
 def league_snapshot(config: LeagueConfig, results: Sequence[MatchResult], total: int) -> dict[str, Any]:
     """The snapshot of a league's finished matches (for report.html), in match_id order."""
-    view = LeagueView(config, total)
+    view = LeagueView(config, total, reveal=True)
     for result in sorted(results, key=lambda r: r.match_id):
         view.add(result)
     view.progress = {
