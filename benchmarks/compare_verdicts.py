@@ -68,8 +68,9 @@ import leaky_bot  # noqa: E402
 import loose_bot  # noqa: E402
 import loose_mixed_bot  # noqa: E402
 import mixed_bot  # noqa: E402
-import pokerbot  # noqa: E402
 import strength_bot  # noqa: E402
+
+import pokerbot  # noqa: E402
 
 PAIRS = {
     "leaky": (strength_bot.decide, leaky_bot.decide),

@@ -10,8 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sample_bots" / "python"))
 
-import pokerbot
 import strength_bot
+
+import pokerbot
 
 CALL_MARGIN = -0.35
 

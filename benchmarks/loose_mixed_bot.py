@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sample_bots" / "python"))
 
 import mixed_bot
+
 import pokerbot
 
 CALL_MARGIN = -0.35

@@ -12,8 +12,9 @@ is worth about +35 bb/100 of the difference new - old (benchmarks/compare_hands.
 replays are exact.
 """
 
-import pokerbot
 import strength_bot
+
+import pokerbot
 
 CALL_MARGIN = -0.20  # strength_bot: +0.05
 

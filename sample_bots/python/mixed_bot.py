@@ -12,8 +12,9 @@ only on the situation and on BOT_SEED (default "0"): replays are exact.
 import math
 import random
 
-import pokerbot
 import strength_bot
+
+import pokerbot
 
 CALL_MARGIN = 0.05  # as strength_bot
 CALL_SPREAD = 0.05  # equity above (below) the call threshold at which a call is 73% (27%) likely

@@ -13,7 +13,6 @@ import os
 import random
 
 import pokerbot
-
 from dealer.evaluator import evaluate
 
 RANKS = "23456789TJQKA"

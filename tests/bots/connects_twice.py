@@ -4,8 +4,9 @@ same token; logs "second stream: <status code>" (the dealer must refuse it with 
 import threading
 
 import botlib
-import pokerbot
 from botlib import dealer_pb2_grpc
+
+import pokerbot
 
 
 def second_stream() -> None:

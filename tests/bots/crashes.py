@@ -14,6 +14,7 @@ import sys
 import time
 
 import botlib
+
 import pokerbot
 
 ACTIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 3

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import botlib
+
 import pokerbot
 
 botlib.record_pid()

@@ -10,6 +10,7 @@ import sys
 import time
 
 import botlib
+
 import pokerbot
 
 SLEEP = [sys.executable, "-c", "import time; time.sleep(3600)"]

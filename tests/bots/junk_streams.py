@@ -8,6 +8,7 @@ import sys
 import threading
 
 import botlib
+
 import pokerbot
 
 COUNT = int(sys.argv[1]) if len(sys.argv) > 1 else 300

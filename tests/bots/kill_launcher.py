@@ -10,6 +10,7 @@ import signal
 import sys
 
 import botlib
+
 import pokerbot
 
 marker = sys.argv[1]

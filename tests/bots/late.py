@@ -4,6 +4,7 @@ import sys
 import time
 
 import botlib
+
 import pokerbot
 
 botlib.record_pid()

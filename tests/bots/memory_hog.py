@@ -2,6 +2,7 @@
 SDK's ``decide`` guard, so the MemoryError its memory limit causes ends the process)."""
 
 import botlib
+
 import pokerbot
 
 hog = []

@@ -8,6 +8,7 @@ import socket
 import sys
 
 import botlib
+
 import pokerbot
 
 botlib.record_pid()

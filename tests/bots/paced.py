@@ -4,6 +4,7 @@ import sys
 import time
 
 import botlib  # noqa: F401  (puts the Python SDK on the path)
+
 import pokerbot
 
 PAUSE_S = (int(sys.argv[1]) if len(sys.argv) > 1 else 5) / 1000

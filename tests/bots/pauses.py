@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import botlib  # noqa: F401  (puts the SDK on the path)
+
 import pokerbot
 
 asked = []

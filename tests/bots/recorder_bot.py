@@ -26,8 +26,9 @@ import grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "python"))
 
-import pokerbot
 import random_bot
+
+import pokerbot
 from pokerbot import dealer_pb2
 
 HOME = Path(os.environ.get("HOME", "."))

@@ -12,6 +12,7 @@ import socket
 from pathlib import Path
 
 import botlib
+
 import pokerbot
 
 me = secrets.token_hex(8)

@@ -5,8 +5,9 @@ then), opens new streams with the tokens in argv (another seat's, a stale one). 
 import sys
 
 import botlib
-import pokerbot
 from botlib import dealer_pb2_grpc
+
+import pokerbot
 
 tried = []
 

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import botlib  # noqa: F401  (puts the SDK on the path)
+
 import pokerbot
 
 LOG = open(Path(os.environ.get("HOME", ".")) / "memory.txt", "a", encoding="utf-8")  # noqa: SIM115

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import botlib
+
 import pokerbot
 
 botlib.record_pid()

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import botlib
+
 import pokerbot
 
 CLONE_NEWNET = 0x40000000

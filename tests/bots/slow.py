@@ -8,6 +8,7 @@ import sys
 import time
 
 import botlib
+
 import pokerbot
 
 EXTRA_MS = int(sys.argv[1]) if len(sys.argv) > 1 else 250

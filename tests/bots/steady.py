@@ -6,6 +6,7 @@ import sys
 import time
 
 import botlib  # also puts the Python SDK on the path
+
 import pokerbot
 
 DELAY_S = (int(sys.argv[1]) if len(sys.argv) > 1 else 20) / 1000

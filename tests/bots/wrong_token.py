@@ -7,6 +7,7 @@ import sys
 import time
 
 import botlib
+
 import pokerbot
 
 botlib.record_pid()
