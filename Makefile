@@ -7,7 +7,8 @@ STDIO_BOTS := sample_bots/c/bot.c sample_bots/java/Bot.java sample_bots/rust/bot
 
 .PHONY: setup league test test-all test-pure check codegen-check bench
 
-$(BIN)/dealer: pyproject.toml setup.py $(wildcard dealer/*.py)  # setup.py compiles some of them at install
+# setup.py compiles some of dealer/*.py at install, and vendors the web view's uPlot from npm (dealer/web).
+$(BIN)/dealer: pyproject.toml setup.py $(wildcard dealer/*.py) dealer/web/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,codegen,lint]'
@@ -19,14 +20,6 @@ $(NODE_BOT)/node_modules: $(NODE_BOT)/package-lock.json
 	cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The web view's browser libraries (uPlot), from npm, copied into the package that serves them.
-WEB := dealer/web
-VENDORED := $(WEB)/static/vendor/uPlot.iife.min.js
-$(VENDORED): $(WEB)/package-lock.json
-	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
-	mkdir -p $(WEB)/static/vendor
-	cp $(WEB)/node_modules/uplot/dist/uPlot.iife.min.js $(WEB)/node_modules/uplot/dist/uPlot.min.css $(WEB)/static/vendor/
-
 # The browser tests drive Debian's chromium (Playwright never downloads a browser here).
 CHROMIUM := /usr/bin/chromium
 $(CHROMIUM):
@@ -37,7 +30,7 @@ $(CHROMIUM):
 sample_bots/c/bot: sample_bots/build.sh $(STDIO_BOTS)  # stands for the Java and Rust builds too
 	bash sample_bots/build.sh
 
-setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(VENDORED) $(CHROMIUM) sample_bots/c/bot
+setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(CHROMIUM) sample_bots/c/bot
 
 league: setup  ## run the league in tournaments.yaml on the sample bots
 	$(BIN)/dealer run tournaments.yaml

@@ -1,4 +1,5 @@
-"""Build: the pure core and the dealer's per-hand encoders compiled by mypyc: the same source at C speed.
+"""Build: the pure core and the dealer's per-hand encoders compiled by mypyc (the same source at C
+speed), and the web view's browser libraries vendored from npm into every wheel and sdist.
 
 ``DEALER_PURE=1`` installs without compiling (no C compiler needed) and removes what an earlier
 compiled build left beside the sources, which would otherwise still be imported.
@@ -6,8 +7,14 @@ compiled build left beside the sources, which would otherwise still be imported.
 
 import glob
 import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import ClassVar
 
-from setuptools import setup
+from setuptools import Command, setup
+from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 
 COMPILED = [
     "dealer/rules.py",
@@ -17,6 +24,52 @@ COMPILED = [
     "dealer/history.py",
     "dealer/aivat.py",
 ]
+WEB = Path(__file__).resolve().parent / "dealer" / "web"
+VENDORED = {"uPlot.iife.min.js": "uplot/dist/uPlot.iife.min.js", "uPlot.min.css": "uplot/dist/uPlot.min.css"}
+
+
+class VendorWeb(Command):
+    """Copy uPlot (pinned in dealer/web/package-lock.json) from npm into dealer/web/static/vendor/,
+    where the live page and report.html read it; run before every build, so no wheel lacks it."""
+
+    description = "vendor the web view's browser libraries from npm"
+    user_options: ClassVar[list[tuple[str, str | None, str]]] = []
+
+    def initialize_options(self) -> None:
+        pass
+
+    def finalize_options(self) -> None:
+        pass
+
+    def run(self) -> None:
+        vendor, lock = WEB / "static" / "vendor", WEB / "package-lock.json"
+        targets = [vendor / name for name in VENDORED]
+        if not lock.is_file() or all(t.is_file() and t.stat().st_mtime >= lock.stat().st_mtime for t in targets):
+            return  # up to date, or built from an sdist that carries them
+        npm = shutil.which("npm")
+        if npm is None:
+            raise SystemExit(f"error: {vendor} needs uPlot from npm, and npm is not installed: install Node.js 20+")
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=WEB, check=True)
+        vendor.mkdir(parents=True, exist_ok=True)
+        for target, source in zip(targets, VENDORED.values(), strict=True):
+            shutil.copyfile(WEB / "node_modules" / source, target)
+
+
+class BuildPy(build_py):
+    """build_py, after vendoring the web assets (they are package data of dealer.web)."""
+
+    def run(self) -> None:
+        self.run_command("vendor_web")
+        super().run()
+
+
+class Sdist(sdist):
+    """sdist, after vendoring the web assets, so an sdist builds without Node.js."""
+
+    def run(self) -> None:
+        self.run_command("vendor_web")
+        super().run()
+
 
 if os.environ.get("DEALER_PURE"):
     for built in glob.glob("dealer/*.so") + glob.glob("*__mypyc*.so"):
@@ -27,4 +80,4 @@ else:
 
     ext_modules = mypycify(COMPILED, opt_level="3")
 
-setup(ext_modules=ext_modules)
+setup(ext_modules=ext_modules, cmdclass={"vendor_web": VendorWeb, "build_py": BuildPy, "sdist": Sdist})

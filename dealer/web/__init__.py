@@ -1,7 +1,7 @@
 """The league on a screen: the live web view (``server``) and the self-contained report.html.
 
 Both render the same snapshot (``view``) with the same page and script (``static/``); uPlot is
-vendored from npm into ``static/vendor/`` by ``make setup``.
+vendored from npm into ``static/vendor/`` by setup.py at every build and install (wheel and sdist carry it).
 """
 
 from __future__ import annotations

@@ -38,7 +38,10 @@ def page(data: object | None = None) -> str:
     template = (STATIC / "page.html").read_text(encoding="utf-8")
     missing = [name for name in VENDOR if not (STATIC / name).is_file()]
     if missing:
-        raise FileNotFoundError(f"{STATIC / missing[0]} is missing: run `make setup` (it vendors uPlot from npm)")
+        raise FileNotFoundError(
+            f"{STATIC / missing[0]} is missing: reinstall the package (`pip install .` or `make setup`: "
+            "setup.py vendors uPlot from npm)"
+        )
     if data is None:
         styles = "".join(f'<link rel="stylesheet" href="static/{n}">' for n in (*VENDOR, *OWN) if n.endswith(".css"))
         scripts = "".join(f'<script src="static/{n}"></script>' for n in (*VENDOR, *OWN) if n.endswith(".js"))
