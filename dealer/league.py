@@ -7,6 +7,10 @@ plays them in this process on one shared dealer server, up to ``jobs`` at once; 
 executor only needs ``run_job`` (self-contained: its own server and bots) on each worker.
 Every finished match is committed to the journal (SQLite in the output folder) in one
 transaction, so a killed run loses only the matches in flight and ``--resume`` skips the rest.
+A match the kill cut off is not replayed as it was (its bots may remember the hands they saw):
+``--resume`` moves its folder, scratch folders included, to ``interrupted/<match>/attempt-<a>``
+(mode 0700, out of the bots' reach) and plays it again from its start with new deals, attempt
+``a + 1`` (``dealer.seeds.deal_key``), counted in the journal and said in results.json.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import collections
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -32,11 +37,13 @@ from dealer.paired import PairedTally, Pairing
 from dealer.ratings import openskill_ratings
 from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
 from dealer.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
-from dealer.seeds import commitment, draw_seed, guessable
+from dealer.seeds import INTERRUPTED, commitment, draw_seed, guessable
 from dealer.server import BotSession, DealerServer
 from dealer.standings import BROKEN, Standing, group_sums, standings
 from dealer.stats import Estimate
 from dealer.summary import summary_text
+
+log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +170,7 @@ class Journal:
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         self.db.execute("CREATE TABLE IF NOT EXISTS matches (match_id TEXT PRIMARY KEY, event TEXT, result TEXT)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS attempts (match_id TEXT PRIMARY KEY, attempt INTEGER)")
         row = self.db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
         if row is None:
             with self.db:
@@ -199,6 +207,15 @@ class Journal:
                 ) from None
         return {r.match_id: r for r in results}
 
+    def attempts(self) -> dict[str, int]:
+        """The attempt each cut-off match is at (matches never cut off are at 0, not listed)."""
+        return dict(self.db.execute("SELECT match_id, attempt FROM attempts").fetchall())
+
+    def cut_off(self, match_id: str, attempt: int) -> None:
+        """Record that ``match_id`` was cut off and is played next as ``attempt`` (atomic)."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO attempts VALUES (?, ?)", (match_id, attempt))
+
     def commit(self, event: str, result: MatchResult) -> None:
         """Record a finished match (atomic)."""
         with self.db:
@@ -231,6 +248,7 @@ def _result_to_json(result: MatchResult) -> dict[str, object]:
         "unstarted": result.unstarted,
         "strategies_refused": result.strategies_refused,
         "paired": None if result.paired is None else result.paired.as_json(),
+        **({"attempt": result.attempt} if result.attempt else {}),
     }
 
 
@@ -465,6 +483,7 @@ def report(
         "forfeits": sorted({(r.match_id, name) for r in results for name in r.forfeited}),
         "log_tails": {r.match_id: r.log_tails for r in results if r.log_tails},
         "sandbox": {bot.name: bot.limits.sandbox for bot in config.bots if not bot.remote},
+        "replayed": {r.match_id: r.attempt for r in results if r.attempt},
     }
 
 
@@ -525,6 +544,35 @@ def _start_failure(job: MatchJob, result: MatchResult, seen: set[str]) -> BotSta
     return None
 
 
+def _fresh_attempts(out: Path, journal: Journal, todo: list[MatchJob]) -> list[MatchJob]:
+    """The matches left to play, each at its attempt: a match whose folder a cut-off run left
+    behind has it moved to ``interrupted/`` and is played again with new deals and scratch folders."""
+    attempts = journal.attempts()
+    jobs = []
+    for job in todo:
+        match_id = job.plan.match_id
+        attempt = attempts.get(match_id, 0)
+        if job.out.exists():  # it started before: its bots saw its deals, and may have kept notes
+            kept = out / INTERRUPTED
+            kept.mkdir(mode=0o700, exist_ok=True)
+            os.chmod(kept, 0o700)
+            target = kept / match_id / f"attempt-{attempt}"
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            attempt += 1
+            journal.cut_off(match_id, attempt)  # counted first: a kill before the move never replays a deal
+            os.replace(job.out, target)
+            log.info(
+                "match %s was cut off: its folder is now %s; it is played again as attempt %d",
+                match_id,
+                target,
+                attempt,
+            )
+        jobs.append(
+            job if attempt == 0 else dataclasses.replace(job, plan=dataclasses.replace(job.plan, attempt=attempt))
+        )
+    return jobs
+
+
 async def run_league(
     config: LeagueConfig,
     executor: Executor,
@@ -555,6 +603,8 @@ async def run_league(
         done = journal.done()
         results = [done[j.plan.match_id] for j in jobs if j.plan.match_id in done]
         todo = [j for j in jobs if j.plan.match_id not in done]
+        if resume:
+            todo = _fresh_attempts(config.out, journal, todo)
         left = collections.Counter(j.event for j in todo)
         seen = {name for r in results for name in r.bots}
         started = time.monotonic()

@@ -3,7 +3,8 @@
 A match launches (or waits for) its bots, plays one or more tables at once over the same bot
 connections, and records every hand. Tables of a duplicate group share a ``deal_set`` and so the
 same cards: hand ``h`` of a table is dealt from the deck keyed ``<seed>/<deal_set>/<h>`` (a
-secret random key replaces the seed when none is given), with the button at seat ``h % n``.
+secret random key replaces the seed when none is given; ``dealer.seeds.deal_key``: a match played
+again after a kill, ``MatchPlan.attempt``, is dealt afresh), with the button at seat ``h % n``.
 
 Sealed rotations (the default): tables that share a deal set are never played by one bot
 process. Each bot runs one *instance* per table it has in a deal set (``MatchPlan.instances``,
@@ -54,6 +55,7 @@ from dealer.processes import BotProcess, sweep_cgroups
 from dealer.records import HandRecord, MatchResult, Tally
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import Seating, sealed_instances
+from dealer.seeds import deal_key
 from dealer.server import BotSession, DealerServer, Fault
 from dealer.wire import BET_RAISE, CHECK_CALL, DISQUALIFIED, FOLD, Reply
 
@@ -90,6 +92,7 @@ class MatchPlan:
     sealed: bool = True  # tables sharing a deal set are played by different processes of a bot
     luck: bool = False  # record each hand's luck-corrected nets too (dealer.aivat; a comparison's estimator)
     strategies: tuple[str, ...] = ()  # with luck: bots whose reported strategies correct their decisions too
+    attempt: int = 0  # how many times the match was cut off before (a league's --resume): new deals each time
 
     def instances(self) -> list[tuple[int, ...]]:
         """Which instance of each seat's bot plays each table (all instance 0 unless sealed)."""
@@ -202,6 +205,7 @@ class Match:
             tuple(sorted({n for t in plan.tables for n in t.seats})),
             Tally(dict(self._deal_tables)),
             records=[] if records else None,
+            attempt=plan.attempt,
         )
         self.stop = False
         self._restart_locks: dict[str, asyncio.Lock] = {}
@@ -558,7 +562,8 @@ class Match:
         else:
             table.button = number % n
         config = self._hand_config(number, tuple(chips[s] for s in live), live.index(table.button))
-        hand = Hand(config, shuffled_deck(f"{self.secret}/{spec.deal_set}/{number}", 2 * n + 8))
+        key = deal_key(self.secret, spec.deal_set, number, self.plan.attempt)
+        hand = Hand(config, shuffled_deck(key, 2 * n + 8))
         table.live = live
         table.decisions = {}
         table.encoder = wire.HandWire(table.id, hand, number, live, n)
@@ -566,6 +571,17 @@ class Match:
             if not seats[s].failed:  # a failed seat is sent no more hands
                 seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
         return None
+
+    def _phh_fields(self, spec: Seating) -> dict[str, str | int]:
+        """Our fields in a hand's PHH: what ``dealer verify`` re-deals it from, beside the seed."""
+        fields: dict[str, str | int] = {
+            "_match": self.plan.match_id,
+            "_table": spec.deal_set,
+            "_rotation": spec.rotation,
+        }
+        if self.plan.attempt:
+            fields["_attempt"] = self.plan.attempt
+        return fields
 
     def _advance(self, table: _Table, answer: tuple[Legal, _Seat, Reply | None] | None = None) -> None:
         """Apply ``answer`` (to the request asked of a seat: what was legal, the seat, its reply
@@ -716,7 +732,7 @@ class Match:
             hand_number=number,
             table_seats=live,
             seat_count=n,
-            extra={"_match": self.plan.match_id, "_table": spec.deal_set, "_rotation": spec.rotation},
+            extra=self._phh_fields(spec),
         )
         table.history.add(text)
         if self.on_hand is not None:

@@ -199,6 +199,7 @@ class MatchResult:
     strategies_refused: dict[str, str] = field(default_factory=dict)  # bot -> why its strategies were ignored
     records: list[HandRecord] | None = None
     paired: PairedTally | None = None  # a comparison's paired samples, summed (dealer.paired)
+    attempt: int = 0  # its deals' attempt: 0, or how many times a league's kill cut it off before
 
     @property
     def hands(self) -> int:

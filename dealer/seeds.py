@@ -4,11 +4,14 @@ revealed when it ends, and checked afterwards by re-dealing every recorded hand 
 A seed short enough to guess (under 16 characters, or digits only) works, but a bot that knows
 the shuffle can recover it from its own hole cards and so know every deal: ``guessable`` says so.
 
-Hand ``h`` of a table on deal set ``d`` is dealt from ``shuffled_deck("<seed>/<d>/<h>", 2n + 8)``
+Hand ``h`` of a table on deal set ``d`` is dealt from ``shuffled_deck(deal_key(seed, d, h), 2n + 8)``
 (``n`` the table's seat count; see ``dealer.match``): position ``k`` of the ``N`` players dealt in
 gets cards ``k`` and ``N + k``, the flop is cards ``2N+1..2N+3``, the turn ``2N+5``, the river
-``2N+7`` (``dealer.rules``). ``verify`` reads the seed from the event's ``results.json`` (or
-``compare.json``) and checks the hole cards and board of every hand in its PHH histories.
+``2N+7`` (``dealer.rules``). A match a league plays again after a kill (``--resume``) is dealt
+afresh: attempt ``a > 0`` keys its decks ``<seed>/<d>/<h>/attempt-<a>`` and its hands say
+``_attempt = a``. ``verify`` reads the seed from the event's ``results.json`` (or
+``compare.json``) and checks the hole cards and board of every hand in its PHH histories (not
+those of an interrupted attempt, kept under ``interrupted/``: they were cut off mid-write).
 """
 
 from __future__ import annotations
@@ -23,6 +26,14 @@ from pathlib import Path
 from dealer.cards import card_name, shuffled_deck
 
 MIN_SEED_CHARS = 16
+INTERRUPTED = "interrupted"  # an event's folder for the output of matches cut off by a kill
+
+
+def deal_key(seed: str, deal_set: str, hand: int, attempt: int = 0) -> str:
+    """The key of the deck hand ``hand`` of deal set ``deal_set`` is dealt from: the one owner of
+    that rule. Attempt 0 is the first play of a match; a replay after a kill gets new deals."""
+    key = f"{seed}/{deal_set}/{hand}"
+    return key if attempt == 0 else f"{key}/attempt-{attempt}"
 
 
 def draw_seed() -> str:
@@ -86,7 +97,8 @@ def _check_hand(seed: str, hand: dict, where: str) -> str | None:
         actions = hand["actions"]
     except KeyError as error:
         return f"{where}: no {error.args[0]} field: cannot re-deal it"
-    deck = [card_name(c) for c in shuffled_deck(f"{seed}/{deal_set}/{number}", 2 * seat_count + 8)]
+    attempt = hand.get("_attempt", 0)
+    deck = [card_name(c) for c in shuffled_deck(deal_key(seed, deal_set, number, attempt), 2 * seat_count + 8)]
     holes = [a.split() for a in actions if a.startswith("d dh ")]
     players = len(holes)
     for words in holes:
@@ -102,9 +114,12 @@ def _check_hand(seed: str, hand: dict, where: str) -> str | None:
 
 
 def verify(out: Path) -> Verification:
-    """Re-deal every hand under ``out`` from its revealed seed; ValueError if there is no seed."""
+    """Re-deal every hand under ``out`` (but ``interrupted/``) from its revealed seed; ValueError if
+    there is no seed."""
     result = Verification(revealed_seed(out))
     for path in sorted(out.rglob("*.phhs")):
+        if path.relative_to(out).parts[0] == INTERRUPTED:
+            continue
         result.files += 1
         try:
             tables = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -7,14 +7,15 @@ the challenger, freezeouts are freezeouts, and match ids are unique and stable.
 The second half runs ``dealer run`` / ``dealer validate`` in subprocesses on small league files
 with real bot processes (the Python sample bots and the Node bot): results.json and the output
 folders; the same seed gives byte-identical results; a run SIGKILLed in the middle and resumed
-with ``--resume`` ends with the standings of an uninterrupted run, and leaves no bot behind;
-broken files are rejected line by line before anything starts; a bot that dies at start-up is
-charged with it while the league goes on.
+with ``--resume`` keeps every finished match, plays the cut-off ones again with new deals, and
+leaves no bot behind; broken files are rejected line by line before anything starts; a bot that
+dies at start-up is charged with it while the league goes on.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import json
 import os
@@ -24,6 +25,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -369,7 +371,7 @@ def _journal_rows(path: Path) -> int:
         return 0
 
 
-def test_killed_run_resumes_to_the_same_standings(league: LeagueRun, tmp_path: Path) -> None:
+def test_killed_run_resumes_and_plays_the_cut_off_matches_again(league: LeagueRun, tmp_path: Path) -> None:
     out = tmp_path / "killed"
     yaml = league_yaml(tmp_path, out)
     total = len(league.jobs)
@@ -415,11 +417,73 @@ def test_killed_run_resumes_to_the_same_standings(league: LeagueRun, tmp_path: P
     # Only the unfinished matches were played again: the first progress line counts the journal's.
     progress = re.findall(r"^\[(\d+)/(\d+)\] ", resumed.stderr, re.M)
     assert progress and int(progress[0][0]) == rows + 1 and progress[-1] == (str(total), str(total))
-    data, whole = results_of(out), results_of(league.out)
+    data = results_of(out)
     assert data["matches"] == {"finished": total, "total": total}
-    assert data["standings"] == whole["standings"]
-    assert data["events"] == whole["events"]
-    assert data["head_to_head"] == whole["head_to_head"]
+    # The matches cut off by the kill were played again with new deals (their bots had seen the
+    # old ones); every other match is the one the uninterrupted run played, row for row.
+    assert set(data["replayed"].values()) <= {1}
+    assert (out / "interrupted").is_dir() == bool(data["replayed"])
+    committed, whole = _journal(journal), _journal(league.out / "journal.sqlite")
+    assert committed.keys() == whole.keys()
+    assert all(committed[m] == whole[m] for m in committed if m not in data["replayed"])
+    assert all(json.loads(committed[m])["attempt"] == 1 for m in data["replayed"])
+
+
+def _journal(path: Path) -> dict[str, str]:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return dict(db.execute("SELECT match_id, result FROM matches").fetchall())
+
+
+def _deals(match: Path) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Each hand's deal (hole cards and board) in a match folder's histories, by file and hand."""
+    return {
+        (path.name, index): tuple(a for a in hand["actions"] if a.startswith("d "))
+        for path in sorted(match.rglob("*.phhs"))
+        for index, hand in tomllib.loads(path.read_text(encoding="utf-8")).items()
+    }
+
+
+def _cut_off_and_resume(folder: Path) -> tuple[Path, dict[tuple[str, str], tuple[str, ...]]]:
+    """A small league played whole, then put back as a kill in the middle of hu/0001 leaves it
+    (no journal row, its folder and a bot's notes left behind), then resumed; the first deals."""
+    folder.mkdir()
+    out = folder / "out"
+    yaml, _ = _ghost_league(folder, _py("strength"))
+    assert (played := dealer("run", yaml)).returncode == 0, played.stderr[-3000:]
+    with contextlib.closing(sqlite3.connect(out / "journal.sqlite")) as db, db:
+        db.execute("DELETE FROM matches WHERE match_id = 'hu/0001'")
+    match = out / "matches" / "hu" / "0001"
+    first = _deals(match)
+    notes = match / "scratch" / "ghost.0" / "notes.txt"
+    notes.parent.mkdir(parents=True, exist_ok=True)
+    notes.write_text("the hands I saw", encoding="utf-8")
+    resumed = dealer("run", "--resume", yaml)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    return out, first
+
+
+def test_a_cut_off_match_is_played_again_with_new_deals_and_fresh_scratch_folders(tmp_path: Path) -> None:
+    """A bot that remembers learns nothing from a resume: the cut-off match is dealt afresh
+    (attempt 1, recorded in each hand and results.json, so ``dealer verify`` re-deals it), in new
+    scratch folders; the old folder is kept, out of reach; the same seed and cut give the same output."""
+    out, first = _cut_off_and_resume(tmp_path / "a")
+    match = out / "matches" / "hu" / "0001"
+    again = _deals(match)
+    assert again.keys() == first.keys() and len(first) == 2 * 10
+    assert all(again[k] != first[k] for k in first), "a hand was dealt again as the bots saw it"
+    assert not (match / "scratch" / "ghost.0" / "notes.txt").exists() and (match / "scratch").is_dir()
+    kept = out / "interrupted" / "hu" / "0001" / "attempt-0"
+    assert (kept / "scratch" / "ghost.0" / "notes.txt").read_text(encoding="utf-8") == "the hands I saw"
+    assert _deals(kept) == first and (out / "interrupted").stat().st_mode & 0o777 == 0o700
+    for path in (match / "hands").glob("*.phhs"):
+        assert all(hand["_attempt"] == 1 for hand in tomllib.loads(path.read_text(encoding="utf-8")).values())
+    data = results_of(out)
+    assert data["replayed"] == {"hu/0001": 1} and data["matches"]["finished"] == 3
+    verified = dealer("verify", out)
+    assert verified.returncode == 0 and verified.stdout.rstrip().endswith(": ok"), verified.stdout + verified.stderr
+    other, _ = _cut_off_and_resume(tmp_path / "b")
+    assert (other / "results.json").read_bytes() == (out / "results.json").read_bytes()
+    assert _deals(other / "matches" / "hu" / "0001") == again
 
 
 def test_resume_refuses_a_journal_row_of_an_unknown_format(league: LeagueRun, tmp_path: Path) -> None:
