@@ -270,3 +270,40 @@ def test_live_page_and_report(browser: Browser, tmp_path: Path) -> None:
     _check_page(offline, live=False)
     assert offline.get_by_test_id("progress").inner_text().startswith("4/4 matches")
     assert errors == []
+
+
+def test_bots_named_like_object_members_keep_their_charts_table_view_and_log_tails(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Names are data in the page's script too: bots named ``constructor``, ``__proto__`` and
+    ``toString`` (the name pattern allows them) get their standings, charts, head-to-head cells,
+    table view and fault log tails, as any other bot does."""
+    names = ("constructor", "__proto__", "toString")
+    dies = tmp_path / "dies.py"
+    dies.write_text("import sys\nsys.exit('toString: no model file')\n", encoding="utf-8")
+    commands = {"constructor": PY_BOTS / "call_bot.py", "__proto__": PY_BOTS / "random_bot.py", "toString": dies}
+    yaml = tmp_path / "names.yaml"
+    bots = "".join(f"  - {{name: '{n}', command: [{sys.executable}, {commands[n]}]}}\n" for n in names)
+    yaml.write_text(
+        f"name: names\nseed: {SEED}\nout: {tmp_path / 'out'}\nbots:\n{bots}"
+        "game: {time: {per_action_ms: 3000, startup_ms: 30000}}\n"
+        "events:\n  - {name: hu, format: round-robin, table_size: 2, hands: 6}\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [str(DEALER), "run", str(yaml), "--keep-going"], cwd=ROOT, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto((tmp_path / "out" / "report.html").as_uri())
+    page.get_by_test_id("status").filter(has_text="report").wait_for()
+    for name in names:
+        assert page.locator(f'[data-testid=overall] tr[data-bot="{name}"]').count() == 1, name
+        assert page.locator(f'.chart[data-bot="{name}"] canvas').count() >= 1, name
+    assert page.locator("[data-testid=h2h] td[data-significant]").count() == 6  # each ordered pair of the three
+    assert page.get_by_test_id("step-label").inner_text().startswith("step 1/")
+    assert page.locator("[data-testid=faults] h3").filter(has_text="toString in hu/").count() == 2
+    assert "no model file" in page.get_by_test_id("faults").inner_text()
+    assert errors == []

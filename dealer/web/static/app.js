@@ -2,6 +2,9 @@
 // pushes over Server-Sent Events; in report.html the snapshot is embedded. Charts are uPlot's.
 "use strict";
 
+// Names (of bots, events, matches) come from the league file: keys such as "constructor",
+// "__proto__" or "toString" are data, so every lookup by name goes through a Map, never `obj[name]`
+// or `name in obj` (which would find Object.prototype's members).
 const charts = new Map();  // bot -> uPlot instance
 const view = { hand: null, step: 0 };  // the table view's selection, kept across updates
 let current = null;
@@ -18,6 +21,8 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+const byName = (obj) => new Map(Object.entries(obj ?? {}));  // a JSON object keyed by names, as a Map
+
 const signed = (x, digits = 1) => (x === null || x === undefined ? "-" : (x >= 0 ? "+" : "") + x.toFixed(digits));
 const interval = (ci, digits = 1, sign = true) =>
   !ci || ci[0] === null ? "" : `[${sign ? signed(ci[0], digits) : ci[0].toFixed(digits)}, ${sign ? signed(ci[1], digits) : ci[1].toFixed(digits)}]`;
@@ -31,18 +36,19 @@ function standingsTable(lines, withPoints) {
     el("td", {}, signed(s.bb_per_100), " ", el("span", { class: "ci" }, interval(s.ci95))),
     ...(rated ? [el("td", {}, s.rating ? s.rating.mu.toFixed(1) : "-", " ",
       el("span", { class: "ci" }, s.rating ? interval(s.rating.ci95, 1, false) : ""))] : []),
-    el("td", {}, Object.entries(s.faults).map(([r, n]) => `${r} ${n}`).join(", ") || "-")));
+    el("td", {}, [...byName(s.faults)].map(([r, n]) => `${r} ${n}`).join(", ") || "-")));
   return el("table", {}, el("tr", {}, head.map((h) => el("th", {}, h))), rows);
 }
 
 function headToHead(data) {
-  const table = data.head_to_head, cis = data.head_to_head_ci95;
-  const names = Object.keys(table).sort();
+  const table = new Map([...byName(data.head_to_head)].map(([a, row]) => [a, byName(row)]));
+  const cis = new Map([...byName(data.head_to_head_ci95)].map(([a, row]) => [a, byName(row)]));
+  const names = [...table.keys()].sort();
   if (!names.length) return el("p", { class: "muted" }, "No heads-up matches yet.");
-  const top = Math.max(1, ...names.flatMap((a) => Object.values(table[a]).map(Math.abs)));
+  const top = Math.max(1, ...names.flatMap((a) => [...table.get(a).values()].map(Math.abs)));
   const rows = names.map((a) => el("tr", {}, el("th", {}, a), names.map((b) => {
-    if (!(b in table[a])) return el("td", { class: "insig" }, a === b ? "" : "-");
-    const mean = table[a][b], ci = cis[a][b];
+    if (!table.get(a).has(b)) return el("td", { class: "insig" }, a === b ? "" : "-");
+    const mean = table.get(a).get(b), ci = cis.get(a)?.get(b);
     const significant = ci && (ci[0] > 0 || ci[1] < 0);
     const cls = significant ? (mean > 0 ? "sig-pos" : "sig-neg") : "insig";
     return el("td", { class: cls, style: `--a:${(0.25 + 0.65 * Math.abs(mean) / top).toFixed(2)}`, "data-significant": significant ? "1" : "0" },
@@ -53,8 +59,8 @@ function headToHead(data) {
 
 function drawCharts(data) {
   const box = document.getElementById("charts");
-  const w = data.winnings;
-  const names = Object.keys(w.bots);
+  const w = data.winnings, bots = byName(w.bots);
+  const names = [...bots.keys()];
   if (!box.firstChild || box.dataset.bots !== names.join(",")) {
     box.replaceChildren(el("div", { class: "charts" }));
     charts.forEach((c) => c.destroy());
@@ -63,7 +69,7 @@ function drawCharts(data) {
   }
   const grid = box.firstChild;
   for (const name of names) {
-    const s = w.bots[name];
+    const s = bots.get(name);
     const series = [w.x, s.raw, s.adjusted, s.low, s.high];
     if (charts.has(name)) { charts.get(name).setData(series); continue; }
     const holder = el("div", { class: "chart", "data-bot": name }, el("h3", {}, name, " ",
@@ -120,12 +126,12 @@ function tableView(data) {
 
 function faults(data) {
   const box = document.getElementById("faults");
-  const entries = Object.entries(data.failures);
+  const entries = [...byName(data.failures)];
   if (!entries.length) { box.replaceChildren(el("p", { class: "muted" }, "No faults.")); return; }
-  const reasons = [...new Set(entries.flatMap(([, c]) => Object.keys(c)))].sort();
+  const reasons = [...new Set(entries.flatMap(([, c]) => Object.keys(c)))].sort();  // the dealer's fault names
   const table = el("table", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "bot"), reasons.map((r) => el("th", {}, r))),
-    entries.map(([name, counts], k) => el("tr", {}, el("td", {}, k + 1), el("td", {}, name), reasons.map((r) => el("td", {}, counts[r] || "")))));
-  const tails = Object.entries(data.log_tails).flatMap(([match, bots]) => Object.entries(bots).map(([bot, tail]) =>
+    entries.map(([name, counts], k) => el("tr", {}, el("td", {}, k + 1), el("td", {}, name), reasons.map((r) => el("td", {}, byName(counts).get(r) || "")))));
+  const tails = [...byName(data.log_tails)].flatMap(([match, bots]) => [...byName(bots)].map(([bot, tail]) =>
     el("div", {}, el("h3", {}, `${bot} in ${match}`), el("pre", {}, tail.split("\n").slice(-15).join("\n")))));
   box.replaceChildren(table, ...tails);
 }
@@ -143,9 +149,10 @@ function render(data) {
     (!data.finished && p.eta_s !== null ? ` · about ${p.eta_s} s left` : "");
   document.getElementById("overall-rule").textContent = data.ranking;
   document.getElementById("overall").replaceChildren(standingsTable(data.standings, false));
-  document.getElementById("events").replaceChildren(...Object.entries(data.events).map(([name, lines]) =>
-    el("div", { "data-event": name }, el("h3", {}, name), el("p", { class: "rule" }, data.event_rankings[name]),
-      standingsTable(lines, data.event_rankings[name].includes("points")))));
+  const rules = byName(data.event_rankings);
+  document.getElementById("events").replaceChildren(...[...byName(data.events)].map(([name, lines]) =>
+    el("div", { "data-event": name }, el("h3", {}, name), el("p", { class: "rule" }, rules.get(name)),
+      standingsTable(lines, rules.get(name).includes("points")))));
   document.getElementById("h2h").replaceChildren(headToHead(data));
   drawCharts(data);
   tableView(data);
