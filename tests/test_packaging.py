@@ -103,12 +103,11 @@ def test_a_wheel_from_a_clean_tree_serves_the_web_view(tmp_path):
             found = re.search(r"https?://\S+", line)
             url = found.group(0) if found and "web view" in line else None
         assert url is not None, "dealer run never said where the web view is"
-        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())  # the page's key, as a cookie
+        page = browser.open(url, timeout=10).read().decode()
         assert "uPlot.min.css" in page
         for asset in VENDORED:
-            body = urllib.request.urlopen(
-                url.split("?")[0].rstrip("/") + "/static/" + asset.split("static/")[1], timeout=10
-            )
+            body = browser.open(url.split("?")[0].rstrip("/") + "/static/" + asset.split("static/")[1], timeout=10)
             assert body.status == 200 and len(body.read()) > 1000
     finally:
         run.kill()
