@@ -18,6 +18,7 @@ import collections
 import contextlib
 import itertools
 import json
+import logging
 import os
 import re
 import signal
@@ -33,10 +34,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, node_command, processes_under
+from dealer.cli import _log_to
 from dealer.config import load_league, parse_league
 from dealer.league import MatchJob, build_jobs
 from dealer.scheduler import duplicate_rotations
 from dealer.summary import failures_text
+from dealer.text import printable
 
 DEALER = Path(sys.executable).parent / "dealer"
 PY_BOTS = ROOT / "sample_bots" / "python"
@@ -427,6 +430,9 @@ def test_killed_run_resumes_and_plays_the_cut_off_matches_again(league: LeagueRu
     assert committed.keys() == whole.keys()
     assert all(committed[m] == whole[m] for m in committed if m not in data["replayed"])
     assert all(json.loads(committed[m])["attempt"] == 1 for m in data["replayed"])
+    # The replayed matches are re-dealt from the seed and their attempt; the cut-off files are not read.
+    verified = dealer("verify", out)
+    assert verified.returncode == 0 and verified.stdout.rstrip().endswith(": ok"), verified.stdout + verified.stderr
 
 
 def _journal(path: Path) -> dict[str, str]:
@@ -666,6 +672,21 @@ def test_log_tails_in_the_standings_text_are_escaped() -> None:
     data = {"failures": {"ghost": {"crash": 1}}, "forfeits": [], "log_tails": {"hu/0000": {"ghost": FORGERY + "\nbye"}}}
     text = failures_text(data)
     assert not any(c in text for c in "\x1b\x07\r\x9b") and text.endswith("started fine\\x9b1A\n    bye")
+
+
+def test_the_consoles_log_lines_escape_a_bots_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The dealer's errors also go to stderr: a bot's text in one (say, an exception's message) is escaped there."""
+    _log_to(tmp_path, "info")
+    logger = logging.getLogger("dealer")
+    try:
+        logging.getLogger("dealer.match").error("bot said %s", FORGERY)
+    finally:
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+            handler.close()
+    err = capsys.readouterr().err
+    assert err == "dealer: bot said " + printable(FORGERY) + "\n" and "\\x1b]52;c;" in err
+    assert FORGERY.encode() in (tmp_path / "dealer.log").read_bytes()  # the log file keeps what was said
 
 
 def test_bot_failing_at_start_is_charged_and_the_league_goes_on(tmp_path: Path) -> None:
