@@ -504,7 +504,7 @@ def serve(
 ) -> None:
     """Run a league that waits for its remote bots: prints each token once (or reads tokens_file).
 
-    A remote bot gets one token per instance (``<bot>.<k>``: one per rotation of a duplicate deal)."""
+    A remote bot gets one token per instance (<bot>.<k>: one per rotation of a duplicate deal)."""
     league = _load(config)
     counts = instance_counts(build_jobs(league))
     needed = {b.name: max(1, counts.get(b.name, 1)) for b in league.bots if b.remote}
@@ -541,7 +541,7 @@ def export(
     histories: Annotated[list[Path], typer.Argument(help="PHH files (.phhs), or folders of them (out/match/hands).")],
     acpc: Annotated[bool, typer.Option("--acpc", help="Print ACPC log STATE lines.")] = False,
 ) -> None:
-    """Convert our PHH hand histories for other tools; ``--acpc``: one ACPC log STATE line per hand."""
+    """Convert our PHH hand histories for other tools; --acpc: one ACPC log STATE line per hand."""
     if not acpc:
         typer.echo("error: choose an output format (--acpc)", err=True)
         raise typer.Exit(2)

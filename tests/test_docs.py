@@ -56,3 +56,17 @@ def test_the_house_rules_are_in_the_repository():
     rules = ROOT / "docs" / "RULES.md"
     assert "docs/RULES.md" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "## Showdown and pots" in rules.read_text(encoding="utf-8")
+
+
+def test_help_texts_have_no_rst_markup():
+    """Command docstrings are the help typer prints: no reStructuredText literals (``x``) in them."""
+    from typer.testing import CliRunner
+
+    from dealer.cli import app
+
+    runner = CliRunner()
+    commands = [[]] + [[c.name or c.callback.__name__] for c in app.registered_commands]
+    for command in commands:
+        shown = runner.invoke(app, [*command, "--help"], terminal_width=200)
+        assert shown.exit_code == 0, (command, shown.output)
+        assert "``" not in shown.output, f"dealer {' '.join(command)} --help shows RST markup:\n{shown.output}"
