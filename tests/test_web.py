@@ -133,8 +133,8 @@ def test_the_live_view_needs_its_key_and_shows_only_cards_shown_down() -> None:
     view.on_hand("hu/0000", SHOWDOWN)  # both show down
 
     async def visit() -> tuple[dict[str, tuple[int, str]], dict[str, tuple[int, str]], str]:
-        web = WebView(view, "127.0.0.1:0")
-        url = yarl.URL(await web.start())
+        web, other = WebView(view, "127.0.0.1:0"), WebView(view, "127.0.0.1:0")  # two dealers on one host
+        url, other_url = yarl.URL(await web.start()), yarl.URL(await other.start())
         key = url.query["key"]
         assert len(key) >= 40 and url.path == "/"
         base = url.with_query(None)
@@ -145,16 +145,19 @@ def test_the_live_view_needs_its_key_and_shows_only_cards_shown_down() -> None:
                 refused["bad key"] = await _get(stranger, (base / "state").with_query(key="x" + key[1:]))
             async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as organiser:  # on an IP
                 served = {"": await _get(organiser, url)}  # the key in the URL, then the cookie
+                served["other"] = await _get(organiser, other_url)  # cookies ignore ports: each keeps its own
                 served |= {r: await _get(organiser, base / r) for r in ("state", "static/app.js")}
+                served["other state"] = await _get(organiser, other_url.with_query(None) / "state")
                 async with organiser.get(base / "events") as response:
                     first = (await response.content.readuntil(b"\n\n")).decode()
         finally:
             await web.stop()
+            await other.stop()
         return refused, served, first
 
     refused, served, event = asyncio.run(visit())
     assert all(status == 403 and "3c" not in body and "hands" not in body for status, body in refused.values())
-    assert all(status == 200 for status, _ in served.values())
+    assert all(status == 200 for status, _ in served.values()), {r: status for r, (status, _) in served.items()}
     for text in (served["state"][1], event.removeprefix("data: ")):
         hands = {h["hand"]: h for h in json.loads(text)["hands"]}
         assert hands[0]["cards"] == ["", ""] and "3cAd" not in json.dumps(hands[0])  # folded: unrevealed

@@ -29,7 +29,7 @@ STATIC = Path(__file__).parent / "static"
 PUSH_S = 0.5
 VENDOR = ("vendor/uPlot.min.css", "vendor/uPlot.iife.min.js")
 OWN = ("app.css", "app.js")
-COOKIE = "dealer_view_key"
+COOKIE = "dealer_view_key"  # and the port: cookies ignore ports, two dealers on one host keep their own keys
 
 
 def page(data: object | None = None) -> str:
@@ -78,6 +78,7 @@ class WebView:
         self.latest = ""
         self.pushed = -1
         self.key = secrets.token_urlsafe(32)
+        self.cookie = COOKIE
 
     async def start(self) -> str:
         """Start serving; return the page's URL, key included (print it to the organiser only)."""
@@ -92,6 +93,7 @@ class WebView:
         site = web.TCPSite(self.runner, self.host, self.port)
         await site.start()
         port = self.runner.addresses[0][1]
+        self.cookie = f"{COOKIE}_{port}"
         self.pusher = asyncio.create_task(self._push())
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{port}/?key={self.key}"
@@ -113,12 +115,12 @@ class WebView:
         self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
         """Serve only a request that carries the key, in the URL or the cookie; set the cookie."""
-        given = request.query.get("key") or request.cookies.get(COOKIE) or ""
+        given = request.query.get("key") or request.cookies.get(self.cookie) or ""
         if not hmac.compare_digest(given.encode(), self.key.encode()):
             return web.Response(status=403, text="forbidden: open the URL with the key the dealer printed\n")
         response = await handler(request)
         if request.query.get("key") and not response.prepared:
-            response.set_cookie(COOKIE, self.key, httponly=True, samesite="Strict", path="/")
+            response.set_cookie(self.cookie, self.key, httponly=True, samesite="Strict", path="/")
         return response
 
     def _refresh(self) -> None:
