@@ -451,6 +451,11 @@ def _play_league(
     typer.echo(f"{league.name}: {len(results)} matches, {sum(r.hands for r in results)} hands")
     typer.echo(overall_text(data))
     typer.echo(f"results.json, standings.txt, report.html, hand histories and bot logs in {league.out}/")
+    if data.get("replayed"):
+        typer.echo(
+            f"played again from the start with new deals, as the kill had cut them off: {', '.join(data['replayed'])}; "
+            f"their first attempts are in {league.out}/interrupted/"
+        )
 
 
 @app.command()

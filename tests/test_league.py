@@ -465,6 +465,7 @@ def _cut_off_and_resume(folder: Path) -> tuple[Path, dict[tuple[str, str], tuple
     notes.write_text("the hands I saw", encoding="utf-8")
     resumed = dealer("run", "--resume", yaml)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "played again from the start with new deals, as the kill had cut them off: hu/0001;" in resumed.stdout
     return out, first
 
 
