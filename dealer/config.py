@@ -51,7 +51,10 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
       blinds: [50, 100]          # [small, big], ints, 0 < small <= big
       ante: 0                    # int >= 0
       stack: 20000               # int > big blind
-      rake: {percent: 0, cap: 0} # percent 0..100 (float ok), cap int >= 0 per hand
+      rake: {percent: 0, cap: 0} # percent 0..100 in whole basis points (2.5 or 2.25, not 2.125),
+                                 #   of the pot of a hand that sees a flop, rounded down to a chip;
+                                 #   cap int >= 0 chips per hand (0: none); each pot pays its share
+                                 #   in proportion to its size (README "Rules")
       mixed: {block_hands: 6, fixed_limit_blinds: [50, 100], no_limit_blinds: [50, 100]}
                                  # only for variant mixed; defaults: block_hands = table size (None),
                                  #   both blinds = the game's blinds
@@ -105,6 +108,7 @@ import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Decimal
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
@@ -427,6 +431,21 @@ def _float(lo: float, hi: float, *, open_: bool = False) -> Callable[[_Ctx, Node
     return read
 
 
+def _rake_percent(ctx: _Ctx, node: Node, path: str) -> float | None:
+    """A rake percent in 0..100 that is a whole number of basis points (0.01%), the engine's unit:
+    anything finer would be played rounded, so it is refused instead."""
+    value = _float(0, 100)(ctx, node, path)
+    if value is None:
+        return None
+    bps = Decimal(repr(value)) * 100
+    if bps != bps.to_integral_value():
+        low = bps.to_integral_value(ROUND_FLOOR)
+        choices = f"{low / 100} or {(low + 1) / 100}"
+        ctx.error(node, path, f"must be a whole number of basis points (0.01%), got {value}: {choices}")
+        return None
+    return value
+
+
 def _any_float(ctx: _Ctx, node: Node, path: str) -> float | None:
     """Read any finite number as a float."""
     value = _scalar(ctx, node, path, (int, float), "a number")
@@ -592,7 +611,7 @@ def _parse_game(ctx: _Ctx, layers: Sequence[_Layer]) -> GameConfig:
         big_blind=big,
         ante=_read(ctx, layers, "ante", _int(0), d.ante),
         stack=stack,
-        rake_percent=_read(ctx, rake, "percent", _float(0, 100), d.rake_percent),
+        rake_percent=_read(ctx, rake, "percent", _rake_percent, d.rake_percent),
         rake_cap=_read(ctx, rake, "cap", _int(0), d.rake_cap),
         mixed=_parse_mixed(ctx, layers, variant, (small, big)),
         time=TimeControl(

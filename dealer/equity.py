@@ -14,8 +14,8 @@ Rules of the calculation:
 * Each run-out is settled exactly as the engine settles a hand (``Hand._pots``: main and side
   pots, dead money, ties sharing a pot with all the odd chips to the first winner in position
   order). The rake is applied the same way as well: it depends only on the pot sizes, which the
-  run-out does not change, so it is the same amount, taken from the main pot first, and the
-  adjusted nets sum to minus the rake, as the actual nets do.
+  run-out does not change, so it is the same amount, taken from each pot in the same proportion
+  (``rules.rake_shares``), and the adjusted nets sum to minus the rake, as the actual nets do.
 * From the flop or the turn every run-out is enumerated (at most C(45, 2) = 990 boards): exact.
 * Pre-flop (C(48, 5) = 1,712,304 boards heads-up) exact enumeration is too slow in pure Python,
   so ``PREFLOP_SAMPLES`` boards heads-up (``2 * PREFLOP_SAMPLES / players`` multiway, the same

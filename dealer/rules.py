@@ -55,8 +55,8 @@ class TableConfig:
 
     ``stacks`` are by seat. Fixed-limit bets default to the big blind (small bet) and twice it
     (big bet); ``cap`` is the number of bets per round in fixed limit (bet and three raises).
-    Rake is ``rake_bps`` basis points of each pot that reaches the flop, at most ``rake_cap``
-    per hand (``None``: no cap), taken from the main pot first.
+    Rake is ``rake_bps`` basis points of the pot of a hand that reaches the flop, rounded down, at most
+    ``rake_cap`` per hand (``None``: no cap), taken from each pot in proportion (``rake_shares``).
     """
 
     stacks: tuple[int, ...]
@@ -590,17 +590,15 @@ class Hand:
         self.done = True
 
     def raked_pots(self) -> tuple[int, list[tuple[int, list[int]]]]:
-        """The rake and the pots after it (taken from the main pot first), as the hand settles them."""
+        """The rake and the pots after it, as the hand settles them: the hand's rake is split over its
+        pots in proportion to their sizes, so a short all-in player's main pot pays only its share."""
         pots = self._pots()
-        rake = self._rake(sum([amount for amount, _ in pots])) if self.config.rake_bps else 0
+        total = sum([amount for amount, _ in pots])
+        rake = self._rake(total) if self.config.rake_bps else 0
         if not rake:
             return 0, pots
-        left, raked = rake, []
-        for amount, eligible in pots:
-            taken = left if left < amount else amount
-            left -= taken
-            raked.append((amount - taken, eligible))
-        return rake, raked
+        shares = rake_shares(rake, pots)
+        return rake, [(pots[k][0] - shares[k], pots[k][1]) for k in range(len(pots))]
 
     def _pots(self) -> list[tuple[int, list[int]]]:
         """Main pot then side pots: (amount, eligible seats in position order)."""
@@ -611,6 +609,20 @@ class Hand:
             return 0
         rake = total * self.config.rake_bps // 10_000
         return rake if self.config.rake_cap is None else min(rake, self.config.rake_cap)
+
+
+def rake_shares(rake: int, pots: Sequence[tuple[int, list[int]]]) -> list[int]:
+    """Split ``rake`` chips over ``pots`` in proportion to their amounts: each pot pays
+    ``rake * amount // total``, and the chips those floors leave go one each to the pots with the
+    largest remainders (the main pot first among equal ones). No pot pays more than it holds."""
+    total = sum([amount for amount, _ in pots])
+    shares = [rake * amount // total for amount, _ in pots]
+    odd = rake - sum(shares)
+    if odd:
+        remainders = [(-(rake * amount % total), k) for k, (amount, _) in enumerate(pots)]
+        for _, k in sorted(remainders)[:odd]:
+            shares[k] += 1
+    return shares
 
 
 def side_pots(contributed: Sequence[int], folded: Sequence[bool], order: Sequence[int]) -> list[tuple[int, list[int]]]:

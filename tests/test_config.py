@@ -403,3 +403,18 @@ def test_sandbox_switch_and_tmp_size_per_league_and_per_bot(folder: Path) -> Non
         parse_league(minimal(extra="limits: {sandbox: maybe, tmp_mb: 0}\n"), str(folder / "t.yaml"))
     text = str(error.value)
     assert "limits.sandbox: 'maybe' is not one of on, off" in text and "limits.tmp_mb: must be >= 1" in text, text
+
+
+def test_a_rake_percent_finer_than_a_basis_point_is_refused_not_rounded(folder: Path) -> None:
+    # The engine rakes in basis points: 2.125% used to be played as 2.12% without a word.
+    assert errors_of(folder, minimal(extra="game:\n  rake: {percent: 2.125, cap: 300}\n")) == [
+        "tournaments.yaml:8: game.rake.percent: must be a whole number of basis points (0.01%), got 2.125: 2.12 or 2.13"
+    ]
+    assert errors_of(folder, minimal(extra="game:\n  rake:\n    percent: 0.005\n")) == [
+        "tournaments.yaml:9: game.rake.percent: must be a whole number of basis points (0.01%), got 0.005: 0 or 0.01"
+    ]
+    for percent, bps in ((2.12, 212), (2.25, 225), (7, 700), (0.01, 1), (100, 10_000)):
+        game = game_config(rake_percent=percent, rake_cap=0)
+        assert game.rake_percent * 100 == pytest.approx(bps, abs=1e-9)  # played as exactly bps basis points
+    with pytest.raises(LeagueConfigError, match=r"rake.percent: must be a whole number of basis points"):
+        game_config(rake_percent=1.234)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer.errors import IllegalActionError
-from dealer.rules import Acted, Awarded, Hand, Posted, Raked, Returned, TableConfig, Variant
+from dealer.rules import Acted, Awarded, Hand, Posted, Raked, Returned, TableConfig, Variant, side_pots
 from hand_state import snapshot
 
 
@@ -73,6 +73,15 @@ def test_random_hands_keep_every_invariant(config: TableConfig, deck: list[int],
     awards = [e for e in hand.events if isinstance(e, Awarded)]
     assert sum(e.amount for e in awards) + rake == sum(hand.contributed)
     assert all(sum(won for _, won in e.shares) == e.amount for e in awards)
+    # The rake comes from every pot in proportion to its size: within a chip of the exact share.
+    pots = side_pots(hand.contributed, hand.folded, hand.order)
+    raked, after = hand.raked_pots()
+    assert raked == rake and [e for _, e in after] == [e for _, e in pots]
+    whole = sum(a for a, _ in pots)
+    assert all(
+        0 <= a - left <= a and abs((a - left) - rake * a / whole) < 1
+        for (a, _), (left, _) in zip(pots, after, strict=True)
+    )
     paid = [0] * config.seats
     for event in hand.events:
         if isinstance(event, (Posted, Acted)):

@@ -6,7 +6,7 @@ import pytest
 
 from dealer.cards import parse_cards
 from dealer.errors import CardError, ConfigError, IllegalActionError
-from dealer.rules import Awarded, Dealt, Hand, Posted, Raked, Returned, TableConfig, Variant
+from dealer.rules import Awarded, Dealt, Hand, Posted, Raked, Returned, TableConfig, Variant, rake_shares
 from hand_state import snapshot
 
 
@@ -178,6 +178,38 @@ def test_everyone_all_in_runs_out_the_board() -> None:
     assert hand.done and hand.actor is None
     assert [e.street for e in hand.events if isinstance(e, Dealt)] == [1, 2, 3]
     assert hand.final_stacks() == [90, 20, 60]
+
+
+def test_rake_is_taken_from_each_pot_in_proportion_not_from_the_main_pot_first() -> None:
+    # Seat 2 is all-in for its 1-chip ante (a main pot of 4) and holds the best hand; the others
+    # call 20 each (a side pot of 60). 5% of 64 is 3: the main pot pays 3 * 4 / 64 = 0.19, the side
+    # pot 2.81, the odd chip going to the larger remainder. "Main pot first" took 3 of the short
+    # player's 4 chips.
+    deck = stacked(["7c2d", "8h3s", "AcAd", "9d4h"], "KsQsJh5c6d")
+    hand = start((1000, 1000, 1, 1000), (10, 20), deck, ante=1, rake_bps=500)
+    while hand.actor is not None:
+        hand.check_call()
+    assert Raked(3) in hand.events
+    awards = [(e.pot, e.amount, e.eligible) for e in hand.events if isinstance(e, Awarded)]
+    assert awards == [(0, 4, (0, 1, 2, 3)), (1, 57, (0, 1, 3))]
+    assert hand.final_stacks()[2] == 4
+    assert hand.raked_pots() == (3, [(4, [0, 1, 2, 3]), (57, [0, 1, 3])])
+
+
+@pytest.mark.parametrize(
+    ("rake", "amounts", "shares"),
+    [
+        (18, [4, 356], [0, 18]),  # 0.2 and 17.8: the odd chip to the larger remainder
+        (10, [100, 100, 100], [4, 3, 3]),  # equal remainders: the main pot first
+        (3, [1, 1, 1, 97], [0, 0, 0, 3]),  # 0.03 each and 2.91
+        (7, [10, 60], [1, 6]),  # exact: 1 and 6
+        (100, [1, 99], [1, 99]),  # a 100% rake takes every pot whole
+    ],
+)
+def test_rake_shares_split_the_rake_in_proportion_to_the_pots(rake: int, amounts: list[int], shares: list[int]) -> None:
+    pots = [(amount, [0]) for amount in amounts]
+    assert rake_shares(rake, pots) == shares
+    assert sum(shares) == rake and all(0 <= s <= a for s, a in zip(shares, amounts, strict=True))
 
 
 def test_rake_is_capped_and_only_taken_after_a_flop() -> None:
