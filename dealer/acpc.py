@@ -1,19 +1,26 @@
 """Bots that speak the ACPC dealer protocol 2.0.0 (``protocol: acpc``).
 
 An ACPC client plays one seat of one table at a time over TCP. For a bot at K tables of a match
-the dealer writes the match's ``.game`` file, listens on K loopback ports and launches the
-bot's command K times (``{game}``, ``{host}`` and ``{port}`` replaced), each through the same
-launcher, limits and scratch folders as any bot. Once every client has connected and said
-``VERSION:2.0.0``, one adapter drives the bot's ``BotSession`` as ``DealerService.Play`` drives
-a gRPC stream: each batch the session releases is translated, table by table, into
-``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` lines (one per change of state, as the ACPC
-dealer sends them), and each answer ``<state>:<f|c|r[N]>`` goes back to the request of that
-state. Clocks, faults and the fault policy are the session's and the match's.
+the dealer writes the match's ``.game`` file into its own output folder (never into a bot's
+folder), opens K ports and launches the bot's command K times (``{game}``, ``{host}`` and
+``{port}`` replaced), each through the same launcher, limits and scratch folders as any bot. Once
+every client has connected and said ``VERSION:2.0.0``, one adapter drives the bot's ``BotSession``
+as ``DealerService.Play`` drives a gRPC stream: each batch the session releases is translated,
+table by table, into ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` lines (one per change of
+state, as the ACPC dealer sends them), and each answer ``<state>:<f|c|r[N]>`` goes back to the
+request of that state. Clocks, faults and the fault policy are the session's and the match's.
 
-ACPC bots run with ``network: host`` whatever their limits say: their only channel to the dealer
-is a TCP port on the loopback. Faults: a line that is no ``<state>:<action>`` answer (or a
-no-limit ``r`` without a size) is ``protocol``; an answer to a state that asked nothing is
-``unexpected_reply``; a raise out of range is ``illegal_action``.
+Sealed (the default: sandboxed with ``network: none``), each client runs in a network namespace of
+its own: its launcher listens on ``PORT`` of that namespace's loopback and relays the connection to
+a Unix socket of the dealer's bound into the sandbox, and the game file is bound read-only at
+``GAME_PATH``; no other process can reach the port. With ``network: host`` or ``sandbox: off`` the
+dealer listens on a port of the host's loopback instead, where any local process can dial it first.
+
+Faults: a first line that is not ``VERSION:2...`` (or longer than MAX_LINE_BYTES) is ``protocol``
+and ends the bot's start; a client that connects and says nothing is the match's ``no_connect``;
+a line that is no ``<state>:<action>`` answer (or a no-limit ``r`` without a size) is
+``protocol``; an answer to a state that asked nothing is ``unexpected_reply``; a raise out of
+range is ``illegal_action``. A port's second connection is closed and charged to no bot.
 """
 
 from __future__ import annotations
@@ -22,7 +29,10 @@ import asyncio
 import dataclasses
 import functools
 import logging
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,10 +40,12 @@ from dealer import wire
 from dealer.acpc_game import game_definition, position
 from dealer.config import GameConfig, Limits
 from dealer.processes import BotProcess
-from dealer.server import BotSession
+from dealer.server import BotSession, Fault
 
 LOGGER = logging.getLogger(__name__)
 HOST = "127.0.0.1"
+PORT = 18791  # a sealed client's port: on the loopback of its own network namespace, so never taken
+GAME_PATH = "/run/match.game"  # where a sandboxed client finds the game file, bound read-only
 VERSION = "VERSION:2."
 MAX_LINE_BYTES = 1 << 12
 ASKED_KEPT = 64  # states remembered per seat, so that a late answer is told apart from a stray one
@@ -146,11 +158,10 @@ class AcpcView:
 
 @dataclasses.dataclass(eq=False)
 class _Client:
-    """One launched ACPC client: its process, its connection, its table's view once assigned."""
+    """One launched ACPC client: its process, the dealer's end of its port, its table's view once assigned."""
 
     process: BotProcess
     server: asyncio.Server
-    port: int
     connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
     view: AcpcView | None = None
 
@@ -158,11 +169,13 @@ class _Client:
 class AcpcBot:
     """A bot's ACPC clients, one per table, seen by the match as one bot process."""
 
-    def __init__(self, name: str, clients: list[_Client]) -> None:
+    def __init__(self, name: str, clients: list[_Client], sockets: str | None) -> None:
         self.name = name
         self.clients = clients
         self.killed = False
         self._bridge: asyncio.Task[None] | None = None
+        self._sockets = sockets  # the folder of the dealer's Unix sockets for sealed clients
+        self._writers: list[asyncio.StreamWriter] = []
 
     @classmethod
     async def launch(
@@ -174,65 +187,116 @@ class AcpcBot:
         tables: int,
         players: int,
         game: GameConfig,
+        game_file: Path,
         base: Path,
         workdir: Path,
         log_path: Path,
         limits: Limits,
+        startup_s: float,
     ) -> AcpcBot:
-        """Write the game file, listen on a port per table and launch the clients; the session is
-        attached (and played) once every client has said its version. Raises OSError if one cannot start."""
-        limits = dataclasses.replace(limits, network="host")  # the loopback port is the way in
+        """Write the game file, open a port per table and launch the clients; the session is attached
+        (and played) once every client has said its version within ``startup_s``. Raises OSError if
+        one cannot start.
+
+        Sealed (sandboxed with ``network: none``), each client runs in a network namespace of its own:
+        its launcher listens on ``PORT`` of that namespace's loopback and relays the connection to a
+        Unix socket of the dealer's bound into the sandbox, so no other process reaches its port.
+        Otherwise the dealer listens on a port of the host's loopback (``network: host``)."""
+        sealed = is_sealed(limits)
+        sandboxed = limits.sandbox == "on"
+        if not sealed:
+            limits = dataclasses.replace(limits, network="host")  # the loopback port is the way in
+        write_fresh(game_file, game_definition(game, players))
+        sockets = tempfile.mkdtemp(prefix="dealer-acpc-") if sealed else None
         clients: list[_Client] = []
         try:
             for k in range(tables):
                 folder = workdir / f"seat{k}" if tables > 1 else workdir
-                folder.mkdir(parents=True, exist_ok=True)
-                game_file = folder / "match.game"
-                game_file.write_text(game_definition(game, players), encoding="utf-8")
                 connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
                     asyncio.get_running_loop().create_future()
                 )
-                server = await asyncio.start_server(
-                    functools.partial(_accept, connected=connected), HOST, 0, limit=MAX_LINE_BYTES
-                )
-                port = server.sockets[0].getsockname()[1]
+                accept = functools.partial(_accept, connected=connected)
+                if sockets is not None:
+                    path = os.path.join(sockets, f"{k}.sock")
+                    server = await asyncio.start_unix_server(accept, path, limit=MAX_LINE_BYTES)
+                    port, local = PORT, f"unix:{path}"
+                else:
+                    server = await asyncio.start_server(accept, HOST, 0, limit=MAX_LINE_BYTES)
+                    port, local = server.sockets[0].getsockname()[1], None
+                shown = GAME_PATH if sandboxed else str(game_file)
                 argv = [
-                    word.replace("{game}", str(game_file)).replace("{host}", HOST).replace("{port}", str(port))
+                    word.replace("{game}", shown).replace("{host}", HOST).replace("{port}", str(port))
                     for word in command
                 ]
                 log = log_path if k == 0 else log_path.with_name(f"{log_path.stem}.seat{k}{log_path.suffix}")
-                process = await BotProcess.launch(
-                    name,
-                    argv,
-                    address="",
-                    token="",
-                    base=base,
-                    workdir=folder,
-                    log_path=log,
-                    limits=limits,
-                    stdio=False,
-                )
-                clients.append(_Client(process, server, port, connected))
+                try:
+                    process = await BotProcess.launch(
+                        name,
+                        argv,
+                        address="",
+                        token="",
+                        base=base,
+                        workdir=folder,
+                        log_path=log,
+                        limits=limits,
+                        local_address=local,
+                        relay_port=PORT if sealed else None,
+                        files={GAME_PATH: game_file} if sandboxed else None,
+                    )
+                except BaseException:
+                    server.close()
+                    raise
+                clients.append(_Client(process, server, connected))
         except OSError:
             for client in clients:
                 client.server.close()
                 await client.process.stop(0.2)
+            if sockets is not None:
+                shutil.rmtree(sockets, ignore_errors=True)
             raise
-        bot = cls(name, clients)
-        bot._bridge = asyncio.create_task(bot._serve(session, game.variant != "fixed-limit"))
+        bot = cls(name, clients, sockets)
+        bot._bridge = asyncio.create_task(bot._serve(session, game.variant != "fixed-limit", startup_s))
         return bot
 
-    async def _serve(self, session: BotSession, no_limit: bool) -> None:
-        """Wait for every client's version, then pump the session's batches to them and their answers back."""
-        connections = [await client.connected for client in self.clients]
+    async def _handshake(
+        self, session: BotSession, startup_s: float
+    ) -> list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+        """Wait (until ``startup_s``) for every client's connection and its ``VERSION:2.x`` line; the
+        connections, or none. A first line that is something else, or longer than MAX_LINE_BYTES, is a
+        ``protocol`` fault, and the clients are stopped (so the match counts no ``no_connect``); a
+        client that says nothing in time, or ends, is left to the match (``no_connect``, or its exit)."""
+        deadline = asyncio.get_running_loop().time() + startup_s
+        connections = []
         for client in self.clients:
-            client.server.close()  # one connection per port
-        for reader, _ in connections:
-            if not (await reader.readline()).decode("ascii", "replace").startswith(VERSION):
-                session.malformed("an ACPC client must say VERSION:2.0.0 first")
-                for _, writer in connections:
-                    writer.close()
-                return
+            try:
+                async with asyncio.timeout_at(deadline):
+                    reader, writer = await client.connected
+                    client.server.close()  # one connection per port
+                    self._writers.append(writer)
+                    first = await reader.readline()
+            except TimeoutError:
+                return []
+            except ValueError:  # asyncio's LimitOverrunError, as readline raises it
+                first = b"a line longer than %d bytes" % MAX_LINE_BYTES
+            except (ConnectionResetError, BrokenPipeError):
+                return []
+            if not first:
+                return []
+            if not first.startswith(VERSION.encode()):
+                text = first.decode("utf-8", "replace").strip()[:80]
+                session.fault(Fault.PROTOCOL, f"an ACPC client must say VERSION:2.0.0 first, not {text!r}")
+                self.killed = True
+                for other in self.clients:
+                    other.process.terminate()
+                return []
+            connections.append((reader, writer))
+        return connections
+
+    async def _serve(self, session: BotSession, no_limit: bool, startup_s: float) -> None:
+        """Wait for every client's version, then pump the session's batches to them and their answers back."""
+        connections = await self._handshake(session, startup_s)
+        if not connections:
+            return
         owner = object()
         session.open(owner)
         readers = [
@@ -263,9 +327,9 @@ class AcpcBot:
                         by_table[table] = seated
                         seated.view = AcpcView(table, no_limit)
                     assert seated.view is not None
-                    seated.view.feed(item, written.setdefault(seated.port, []))
+                    seated.view.feed(item, written.setdefault(id(seated), []))
                 for client, (_, writer) in zip(self.clients, connections, strict=True):
-                    lines = written.get(client.port, [])
+                    lines = written.get(id(client), [])
                     if client.view is not None:
                         client.view.flush(lines)
                     if lines:
@@ -354,15 +418,22 @@ class AcpcBot:
         return any(w.result() for w in done)
 
     async def stop(self, grace_s: float = 1.0) -> int | None:
-        """Stop every client (as ``BotProcess.stop``) and the adapter."""
+        """Stop every client (as ``BotProcess.stop``), close their connections, end the adapter."""
         await asyncio.gather(*(c.process.stop(grace_s) for c in self.clients))
-        self.killed = any(c.process.killed for c in self.clients)
+        self.killed = self.killed or any(c.process.killed for c in self.clients)
         for client in self.clients:
             client.server.close()
             if not client.connected.done():
                 client.connected.cancel()
+        for writer in self._writers:
+            writer.close()
         if self._bridge is not None:
             await asyncio.wait([self._bridge], timeout=grace_s)
+            if not self._bridge.done():  # a connection held open by a process that left the sandbox
+                self._bridge.cancel()
+                await asyncio.wait([self._bridge])
+        if self._sockets is not None:
+            shutil.rmtree(self._sockets, ignore_errors=True)
         return self.returncode
 
     async def log_complete(self, timeout_s: float = 1.0) -> None:
@@ -378,12 +449,29 @@ class AcpcBot:
         return "\n".join(c.process.log_tail(max_bytes // len(self.clients)) for c in self.clients)
 
 
+def is_sealed(limits: Limits) -> bool:
+    """Whether an ACPC bot with these limits runs in a network namespace of its own (its port
+    relayed inside its sandbox), rather than on a port of the host's loopback."""
+    return limits.sandbox == "on" and limits.network == "none"
+
+
+def write_fresh(path: Path, text: str) -> None:
+    """Write ``path`` as a new file (0644: a bot's own user reads it) that replaces the old one in one
+    step: a fresh name opened with O_EXCL and O_NOFOLLOW, so never through a link or a FIFO."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.unlink(missing_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    with os.fdopen(os.open(partial, flags, 0o644), "w", encoding="utf-8") as file:
+        file.write(text)
+    os.replace(partial, path)
+
+
 async def _accept(
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
 ) -> None:
-    """Keep a port's first connection; refuse any other."""
+    """Keep a port's first connection; close any other (charged to no bot: it cannot be told whose)."""
     if connected.done():
         writer.close()
     else:

@@ -15,10 +15,14 @@ environment is imported) stays as the bot's parent:
   ``user=UID:GID`` drops to that user (groups cleared) and enters its ``HOME``; then the bot is
   asked to be killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it);
 * when the dealer is gone (its end of the launcher's output pipe closed), it kills everything and
-  exits, also where its own death signal came too late to fire.
+  exits, also where its own death signal came too late to fire;
+* ``relay=PORT:PATH`` (an ACPC bot in a network namespace of its own): before the bot starts, it
+  listens on 127.0.0.1:PORT of the sandbox's loopback; it takes the bot's first connection, closes
+  the port (every later connection is refused) and copies bytes between that connection and the
+  dealer's Unix socket at PATH until either side ends.
 
 Options are ``name=value`` pairs: ``memory_mb``, ``cpu_seconds``, ``open_files``, ``file_size_mb``,
-``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N``.
+``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N``, ``relay=PORT:PATH``.
 
 The dealer normally runs the launcher inside the bot's sandbox (``dealer.sandbox``), whose pid
 namespace ends with it. Without the sandbox, a descendant that may signal the launcher (same user:
@@ -32,8 +36,10 @@ import os
 import resource
 import select
 import signal
+import socket
 import stat
 import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -52,7 +58,7 @@ _LIMITS = {
     "file_size_mb": (resource.RLIMIT_FSIZE, 1024 * 1024),
     "processes": (resource.RLIMIT_NPROC, 1),
 }
-_OTHER = ("user", "cgroup_fd")
+_OTHER = ("user", "cgroup_fd", "relay")
 
 
 def limit_args(limits: dict[str, object]) -> list[str]:
@@ -124,6 +130,48 @@ def _child(options: dict[str, str], command: list[str]) -> None:
     except BaseException as error:  # noqa: BLE001 - never return into the launcher's code
         print(f"cannot start {command[0]!r}: {error!r}", file=sys.stderr, flush=True)
         os._exit(127)
+
+
+def _listen(port: int) -> socket.socket:
+    """The relay's port on the sandbox's loopback, listening before the bot starts (so it never
+    dials too early); not inherited by the bot (Python's sockets are close-on-exec)."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", port))
+    server.listen(1)
+    return server
+
+
+def _copy(source: socket.socket, target: socket.socket) -> None:
+    """Copy bytes one way until ``source`` ends, then end ``target``'s writing side."""
+    try:
+        while data := source.recv(1 << 16):
+            target.sendall(data)
+    except OSError:
+        pass
+    try:
+        target.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def _relay(server: socket.socket, path: str) -> None:
+    """Take the bot's first connection, refuse the rest (the port is closed), and join it to the
+    dealer's Unix socket at ``path``: one thread per direction."""
+    try:
+        bot, _ = server.accept()
+    except OSError:
+        return
+    server.close()
+    dealer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        dealer.connect(path)
+    except OSError as error:
+        print(f"[dealer launcher] cannot reach the dealer: {error.strerror}", file=sys.stderr, flush=True)
+        bot.close()
+        return
+    threading.Thread(target=_copy, args=(dealer, bot), daemon=True).start()
+    _copy(bot, dealer)
 
 
 def _descendants(root: int) -> list[int]:
@@ -217,11 +265,20 @@ def main(argv: list[str]) -> None:
         _fail(f"unknown options {sorted(unknown)}")
     command = argv[split + 1 :]
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    relay: tuple[socket.socket, str] | None = None
+    if "relay" in options:
+        port, path = options["relay"].split(":", 1)
+        try:
+            relay = _listen(int(port)), path
+        except OSError as error:
+            _fail(f"cannot listen on 127.0.0.1:{port}: {error.strerror}")
     watched = {signal.SIGCHLD, signal.SIGTERM, signal.SIGINT}
     signal.pthread_sigmask(signal.SIG_BLOCK, watched)
     bot = os.fork()
     if bot == 0:
         _child(options, command)
+    if relay is not None:  # after the fork: the bot's process starts with one thread
+        threading.Thread(target=_relay, args=relay, daemon=True).start()
     if "cgroup_fd" in options:
         os.close(int(options["cgroup_fd"]))  # the launcher itself stays out of the bot's cgroup
     status: int | None = None

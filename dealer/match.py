@@ -308,9 +308,11 @@ class Match:
                         base=self.base,
                         tables=sum(seat.label in labels for labels in self.labels),
                         players=len(self.plan.tables[0].seats),
+                        game_file=self.out / "match.game",  # the dealer's, bound read-only into the sandbox
                         workdir=self.out / "scratch" / seat.label,
                         log_path=self.out / "logs" / f"{seat.label}{suffix}.log",
                         limits=entry.limits,
+                        startup_s=self.plan.game.time.startup_ms / 1000,
                     )
                 else:
                     seat.process = await BotProcess.launch(

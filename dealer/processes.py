@@ -22,7 +22,7 @@ import shutil
 import signal
 import stat
 import sys
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,13 +131,17 @@ class BotProcess:
         limits: Limits,
         local_address: str | None = None,
         stdio: bool = False,
+        relay_port: int | None = None,
+        files: Mapping[str, Path] | None = None,
     ) -> BotProcess:
         """Start a bot with its token and address in the environment; raises OSError if it cannot start.
 
         ``local_address`` (``unix:/path``) is the dealer's Unix socket, which a sandboxed bot with
         ``network: none`` dials (bound into its sandbox); ``base`` resolves relative paths. ``stdio``: the
         bot talks on its stdin and stdout (``pipes``), only its stderr is the log, and it gets no address
-        or token."""
+        or token. ``relay_port`` (an ACPC bot, sandboxed with ``network: none``): the launcher relays
+        that port of the sandbox's loopback to ``local_address``; ``files``: the dealer's files bound
+        read-only into the sandbox, by their path there."""
         owner = None
         if limits.user is not None:
             if os.geteuid() != 0:
@@ -182,6 +186,7 @@ class BotProcess:
                     "processes": limits.processes,
                     "user": None if owner is None else f"{owner[0]}:{owner[1]}",
                     "cgroup_fd": fds[0] if fds else None,
+                    "relay": None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}",
                 }
             ),
             "--",
@@ -197,6 +202,7 @@ class BotProcess:
                     socket=socket,
                     tmp_mb=limits.tmp_mb,
                     keep_setuid=owner is not None,
+                    files=files,
                 )
                 fds.append(options)
             process = await asyncio.create_subprocess_exec(
@@ -253,6 +259,11 @@ class BotProcess:
                 return False
             await asyncio.sleep(0.02)
         return True
+
+    def terminate(self) -> None:
+        """Ask the bot's sandbox to end now (the dealer's doing, so not a crash); ``stop`` still follows."""
+        self.killed = True
+        _signal_group(self.process.pid, signal.SIGTERM)
 
     async def stop(self, grace_s: float = STOP_GRACE_S) -> int | None:
         """Wait a little for the bot to exit, then terminate and kill its whole process group."""

@@ -13,7 +13,8 @@ must drop to ``limits.user``; it loses them with the uid change) and ``no_new_pr
   such a folder holds the dealer's base folder or the bot's output folder);
 * its scratch folder, writable, at ``HOME`` (/home/bot, also the working folder); a private
   /tmp and /dev/shm (tmpfs capped at ``tmp_mb`` each); its own /proc (only its own processes)
-  and a minimal /dev; the dealer's Unix socket at /run/dealer.sock (``network: none``).
+  and a minimal /dev; the dealer's Unix socket at /run/dealer.sock (``network: none``) and the
+  files of the dealer's it needs, read-only under /run (an ACPC bot's game file).
 
 Nothing else: no other process, no other bot's folder, no output folder, no league file. When
 the dealer dies, or the sandbox's first process (the launcher) ends, the kernel kills every
@@ -34,7 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
@@ -207,12 +208,15 @@ def wrap(
     socket: str | None,
     tmp_mb: int,
     keep_setuid: bool,
+    files: Mapping[str, Path] | None = None,
 ) -> tuple[list[str], int]:
     """The bwrap command line that runs ``command`` (the launcher) sandboxed, and the read end of the
     pipe that carries bwrap's options (pass it to the child, then close it).
 
     ``program``: the bot's argv (its files become visible, see ``program_paths``); ``socket``: the
-    dealer's Unix socket to bind at /run/dealer.sock (and no network), or None for the host network."""
+    dealer's Unix socket to bind at /run/dealer.sock (and no network), or None for the host network;
+    ``files``: files of the dealer's to bind read-only, by their path in the sandbox (under /run)."""
+    files = files or {}
     size = str(tmp_mb * 1024 * 1024)
     made = {"/", "/home", "/run", "/tmp"}
     args = [
@@ -243,8 +247,12 @@ def wrap(
         "--chdir",
         "/",
     ]
+    if socket is not None or files:
+        args += ["--perms", "0755", "--dir", "/run"]
     if socket is not None:
-        args += ["--perms", "0755", "--dir", "/run", "--ro-bind", os.path.abspath(socket), SOCKET]
+        args += ["--ro-bind", os.path.abspath(socket), SOCKET]
+    for target, source in sorted(files.items()):
+        args += ["--ro-bind", str(source.resolve()), target]
     args += ["--remount-ro", "/"]
     read, write = os.pipe()
     with os.fdopen(write, "wb") as pipe:

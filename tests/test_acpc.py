@@ -8,10 +8,13 @@ with ``dealer export --acpc`` of the same histories; what ACPC cannot express is
 
 from __future__ import annotations
 
+import gc
+import logging
 import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,9 +23,11 @@ from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from dealer.acpc import AcpcView
 from dealer.acpc_game import export_states, game_definition, unsupported
 from dealer.config import game_config
+from dealer.server import Fault
 from test_e2e import check_match
 
 STDIO_BOT = ROOT / "tests" / "bots" / "stdio_bot.py"
+HOSTILE = ROOT / "tests" / "bots" / "acpc_hostile.py"
 
 
 def acpc(client: Path, *extra: str) -> tuple[str, ...]:
@@ -270,3 +275,36 @@ events:
         f"error: {league}:7: events[1]: bot 'old' speaks ACPC, which cannot play this "
         "event: ACPC game definitions have no antes"
     )
+
+
+# ------------------------------------------------------------------------- misbehaving clients
+
+
+@pytest.mark.parametrize(
+    "mode, fault",
+    [("long", Fault.PROTOCOL), ("silent", Fault.NO_CONNECT)],
+)
+def test_a_long_or_silent_first_line_is_one_fault_and_the_match_ends_on_time(
+    tmp_path: Path, acpc_client: Path, mode: str, fault: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A first line of 10 KB is a ``protocol`` fault at once (not a dealer error left in a task, not
+    ``no_connect``); a client that connects and says nothing is ``no_connect`` at the start-up
+    time, and nothing more when the dealer closes its connection. Each instance once."""
+    caplog.set_level(logging.ERROR)
+    started = time.monotonic()
+    run = run_match(
+        tmp_path,
+        {"bad": ("python", str(HOSTILE), mode, "--", *acpc(acpc_client)), "call": bot_command("call")},
+        protocols={"bad": "acpc"},
+        hands=4,
+        seed=f"acpc-{mode}",
+        time={"per_action_ms": 200, "bank_ms": 300, "grace_ms": 50, "startup_ms": 3000},
+    )
+    gc.collect()  # an unretrieved task exception is reported when the task is collected
+    assert run.result.faults == {"bad": {fault: 2}, "call": {}}, run.result.log_tails  # two instances (rotations)
+    assert run.result.hands == 8
+    assert time.monotonic() - started < 30
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    for k in range(2):
+        text = (tmp_path / "logs" / f"bad.{k}.log").read_text()
+        assert f"{mode}: connected" in text, text

@@ -22,6 +22,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -485,6 +486,100 @@ def test_by_default_a_bot_has_no_network_and_plays_through_the_unix_socket(tmp_p
     assert "blocked 1.1.1.1:53: " in text and "blocked dns: " in text and "reached" not in text, text
     assert f"dealer address: unix:{sandbox.SOCKET}\n" in text, text
     assert not os.path.exists(server.local_address[5:])  # the socket folder is removed on stop
+
+
+def acpc_bot(name: str, client: Path, mode: str, **options: object) -> MatchBot:
+    """An ACPC bot: tests/bots/acpc_hostile.py in ``mode``, which then runs the reference client."""
+    command = (*bot("acpc_hostile.py", mode), "--", str(client), "{game}", "{host}", "{port}")
+    return MatchBot(name, command, protocol="acpc", **options)
+
+
+def test_two_instances_of_one_acpc_bot_cannot_meet_on_the_loopback(tmp_path: Path, acpc_client: Path) -> None:
+    """Each ACPC instance has a network namespace of its own (its table port relayed inside its
+    sandbox): one listens on a loopback port, the other finds it free in its own namespace and
+    listens too, so they never meet; ``network: host`` (the contrast) shares the host's loopback.
+    results.json's sealing says which bots are sealed, and how."""
+    result, _ = run_one(
+        tmp_path / "on", {"honest": MatchBot("honest", HONEST), "bad": acpc_bot("bad", acpc_client, "meet")}
+    )
+    assert_stands(result)
+    assert result.faults["bad"] == {}, result.log_tails
+    for k in range(INSTANCES):
+        assert "met 0 times" in log(tmp_path / "on", instance=k), log(tmp_path / "on", instance=k)
+    host = Limits(network="host")
+    seats = {"honest": MatchBot("honest", HONEST), "bad": acpc_bot("bad", acpc_client, "meet", limits=host)}
+    result, _ = run_one(tmp_path / "host", seats)
+    assert result.faults["bad"] == {}, result.log_tails
+    texts = [log(tmp_path / "host", instance=k) for k in range(INSTANCES)]
+    assert sum("met via loopback" in text for text in texts) == INSTANCES, texts
+
+
+def test_no_other_bot_reaches_an_acpc_bots_port(tmp_path: Path, acpc_client: Path) -> None:
+    """A port thief looks for the loopback ports the dealer listens on and dials them as an ACPC
+    client would, while its victim's client dials late: sealed, it finds none and the victim plays
+    every hand without a fault (unsealed, the victim's own client was refused and charged)."""
+    seats = {"victim": acpc_bot("victim", acpc_client, "late"), "thief": acpc_bot("thief", acpc_client, "steal")}
+    result, _ = run_one(tmp_path, seats)
+    assert_stands(result, honest="victim")
+    assert result.faults["thief"] == {}, result.log_tails
+    for k in range(INSTANCES):
+        assert "stole 0 ports" in log(tmp_path, "thief", k), log(tmp_path, "thief", k)
+
+
+def restart_one(out: Path, entries: dict[str, MatchBot]) -> MatchResult:
+    """One heads-up match under the ``restart`` fault policy (a crashed bot is started again)."""
+    seats = list(entries)
+    restart = MatchPlan(
+        "iso",
+        plan_tables(seats, duplicate=True, tables=1, prefix="iso"),
+        GAME,
+        hands=4,
+        seed=11,
+        fault_policy="restart",
+    )
+
+    async def main() -> MatchResult:
+        async with DealerServer() as server:
+            (result,) = await play_async(server, [(restart, entries, out)])
+        return result
+
+    done: list[MatchResult] = []
+    runner = threading.Thread(target=lambda: done.append(asyncio.run(main())), daemon=True)
+    runner.start()
+    runner.join(MATCH_TIMEOUT_S)
+    hung = runner.is_alive()
+    while runner.is_alive():  # a dealer blocked on a FIFO a bot planted: give it a reader, to end the test
+        for fifo in out.glob("scratch/*/match.game"):
+            if stat.S_ISFIFO(fifo.lstat().st_mode):
+                os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        runner.join(0.1)
+    if hung:
+        pytest.fail(f"the match did not end within {MATCH_TIMEOUT_S} s: the dealer was blocked")
+    return done[0]
+
+
+@pytest.mark.parametrize("plant", ["link", "fifo"])
+def test_an_acpc_bot_restarted_never_makes_the_dealer_write_through_what_it_planted(
+    tmp_path: Path, acpc_client: Path, plant: str
+) -> None:
+    """The bot replaces ``$HOME/match.game`` by a symlink to a file outside the output folder, or by
+    a FIFO, then crashes: at its restart the dealer writes the game file into a folder of its own
+    (bound read-only into the sandbox), never through the bot's link (the file outside is left as it
+    was) and never into its FIFO (the match ends on time)."""
+    outside = tmp_path / "organiser-secret.txt"
+    outside.write_text("the organiser's own file\n")
+    outside.chmod(0o600)
+    mode = f"plant-link:{outside}" if plant == "link" else "plant-fifo"
+    out = tmp_path / "out"
+    started = time.monotonic()
+    result = restart_one(out, {"honest": MatchBot("honest", HONEST), "bad": acpc_bot("bad", acpc_client, mode)})
+    assert time.monotonic() - started < MATCH_TIMEOUT_S
+    assert outside.read_text() == "the organiser's own file\n" and stat.S_IMODE(outside.stat().st_mode) == 0o600
+    assert sorted(tmp_path.iterdir()) == sorted([out, outside])  # nothing created beside them either
+    assert result.hands == 4 * INSTANCES and result.faults["honest"] == {}, result.log_tails
+    assert result.faults["bad"] == {Fault.CRASH: INSTANCES}, result.log_tails  # each instance crashed once, then played
+    for k in range(INSTANCES):
+        assert "planted" in log(out, instance=k), log(out, instance=k)
 
 
 def test_network_host_keeps_the_loopback(tmp_path: Path) -> None:

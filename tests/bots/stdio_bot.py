@@ -11,7 +11,10 @@
 * ``silent``: reads everything and never answers;
 * ``slow``: answers every request after time_ms + argv[2] ms (default 250);
 * ``crash``: exits with status 3 at its first request;
-* ``long``: writes one line longer than the dealer accepts.
+* ``long``: writes one line longer than the dealer accepts;
+* ``junk``: at its first request writes 2,100 lines that are no reply, then idles (it reads no
+  more and keeps its output open);
+* ``idle``: idles from the start: reads nothing, writes nothing, keeps its output open.
 It logs to stderr (its log) and exits at goodbye or at the end of its input.
 """
 
@@ -41,6 +44,8 @@ def answer(message: dict, out) -> None:
 
 def main() -> None:
     out = sys.stdout
+    if MODE == "idle":
+        time.sleep(3600)
     with open(sys.argv[2], "w") if MODE == "record" else contextlib.nullcontext() as record:
         requests = 0
         print(f"stdio bot {MODE} started", file=sys.stderr, flush=True)
@@ -60,6 +65,10 @@ def main() -> None:
                 continue
             if MODE == "crash":
                 sys.exit(3)
+            if MODE == "junk":
+                out.write("junk\n" * 2100)
+                out.flush()
+                time.sleep(3600)
             if MODE == "long":
                 out.write("x" * 100_000 + "\n")
                 out.flush()
