@@ -97,6 +97,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
     entries = {bot.name: _entry(bot) for bot in config.bots}
     base = config.path.parent if config.path else Path.cwd()
     jobs = []
+    first_table = 1  # tables are numbered across the league, match after match (``MatchPlan.first_table``)
     for event in config.events:
         matches: dict[str, list[Seating]] = collections.defaultdict(list)  # a match per deal set
         for table in _tables(event, config.seed):
@@ -122,7 +123,9 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
                 sealed=config.sealed,
                 luck=event.format == "compare",
                 strategies=tuple(n for n in (event.new, event.old) if n) if event.format == "compare" else (),
+                first_table=first_table,
             )
+            first_table += len(tables)
             bots = {name: entries[name] for t in tables for name in t.seats}
             jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / match_id, base, pairing))
     return jobs

@@ -60,7 +60,6 @@ from dealer.server import BotSession, DealerServer, Fault
 from dealer.wire import BET_RAISE, CHECK_CALL, DISQUALIFIED, FOLD, Reply
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
-_table_ids = itertools.count(1)
 log = logging.getLogger(__name__)
 
 
@@ -93,6 +92,10 @@ class MatchPlan:
     luck: bool = False  # record each hand's luck-corrected nets too (dealer.aivat; a comparison's estimator)
     strategies: tuple[str, ...] = ()  # with luck: bots whose reported strategies correct their decisions too
     attempt: int = 0  # how many times the match was cut off before (a league's --resume): new deals each time
+    # The number of the first table; table k is numbered first_table + k wherever a table is named: the
+    # wire (Item.table, stdio's "table"), the histories (file and _table_id), the logs and the web view.
+    # A league numbers its matches' tables one after the other, so no two tables of a process share one.
+    first_table: int = 1
 
     def instances(self) -> list[tuple[int, ...]]:
         """Which instance of each seat's bot plays each table (all instance 0 unless sealed)."""
@@ -505,7 +508,7 @@ class Match:
         """Play a table's hands: bot answers drive play (``_advance``), from hand to hand, and
         this task only sees to lost connections and restarts between hands."""
         seats = [self.seats[label] for label in self.labels[index]]
-        table = _Table(spec, next(_table_ids), seats, self.plan.game.stack)
+        table = _Table(spec, self.plan.first_table + index, seats, self.plan.game.stack)
         game = self.plan.game
         for s, seat in enumerate(table.seats):
             start = wire.match_start(
@@ -524,7 +527,7 @@ class Match:
             seat.session.send_framed(start)
         assert self._private is not None
         table.history = PhhsWriter(
-            self._private / f"table-{index:03d}-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs"
+            self._private / f"table-{table.id:03d}-{spec.deal_set.replace('/', '-')}-r{spec.rotation}.phhs"
         )
         self._histories.append(table.history)
         loop = asyncio.get_running_loop()
@@ -574,12 +577,14 @@ class Match:
                 seats[s].session.send_framed(table.encoder.hand_start(engine_seat))
         return None
 
-    def _phh_fields(self, spec: Seating) -> dict[str, str | int]:
-        """Our fields in a hand's PHH: what ``dealer verify`` re-deals it from, beside the seed."""
+    def _phh_fields(self, spec: Seating, table_id: int) -> dict[str, str | int]:
+        """Our fields in a hand's PHH: what ``dealer verify`` re-deals it from, beside the seed, and
+        the table's number (``MatchPlan.first_table``)."""
         fields: dict[str, str | int] = {
             "_match": self.plan.match_id,
             "_table": spec.deal_set,
             "_rotation": spec.rotation,
+            "_table_id": table_id,
         }
         if self.plan.attempt:
             fields["_attempt"] = self.plan.attempt
@@ -734,7 +739,7 @@ class Match:
             hand_number=number,
             table_seats=live,
             seat_count=n,
-            extra=self._phh_fields(spec),
+            extra=self._phh_fields(spec, table.id),
         )
         table.history.add(text)
         if self.on_hand is not None:

@@ -125,6 +125,10 @@ def test_build_jobs_properties(
     assert len({j.out for j in jobs}) == len(jobs)
     assert all(i.startswith(f"{j.event}/") for i, j in zip(ids, jobs, strict=True))
     assert _signature(build_jobs(parse_league(text))) == _signature(jobs)
+    # Tables are numbered across the league from 1, match after match: a process playing several
+    # matches at once never gives two tables one number, and a table's number is the same in every run.
+    numbers = [j.plan.first_table + k for j in jobs for k in range(len(j.plan.tables))]
+    assert numbers == list(range(1, len(numbers) + 1))
 
     # Round-robin: every pair meets at least `meetings` times (heads-up: exactly), in duplicate groups.
     meet: collections.Counter[frozenset[str]] = collections.Counter()

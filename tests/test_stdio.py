@@ -26,6 +26,7 @@ from dealer import wire
 from dealer.config import LeagueConfigError, parse_league, split_protocol
 from dealer.rules import Dealt, Hand, TableConfig, Variant
 from dealer.server import Fault
+from dealer.web.view import replay
 from poker.v1 import dealer_pb2 as pb
 from test_e2e import check_match
 
@@ -271,6 +272,34 @@ def test_a_stdio_bot_receives_its_own_cards_only_and_the_documented_lines(tmp_pa
         if line["type"] == "hand_end":  # the other seat's cards only when shown
             hand = hands[line["hand_end"]["hand"]]
             assert {s["seat"]: s["cards"] for s in line["hand_end"]["shown"]} == hand.shown_by_seat()
+
+
+def test_a_table_has_one_number_for_the_bot_the_histories_and_the_web_view(tmp_path: Path) -> None:
+    # Issue 22.8: stdio bots saw tables from a process-wide counter (1 and 2 in a fresh dealer match)
+    # where the histories said table-000 and table-001 and the web view "table 0" (the rotation).
+    # Now the bot's table T is history table-00T, whose hands carry _table_id T and its cards, and
+    # which the web view shows as table T.
+    record = tmp_path / "out" / "scratch" / "rec.0" / "lines.jsonl"
+    run = run_match(
+        tmp_path / "out",
+        {"rec": stdio_bot("record", "lines.jsonl"), "call": bot_command("call")},
+        protocols={"rec": "stdio"},
+        hands=3,
+        duplicate=False,
+        tables=2,
+        seed="stdio-numbers",
+    )
+    check_match(run)
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    starts = {line["table"]: line["match_start"]["seat"] for line in lines if line["type"] == "match_start"}
+    assert sorted(starts) == [1, 2]
+    for table, seat in starts.items():
+        (path,) = (run.out / "hands").glob(f"table-{table:03d}-*.phhs")
+        hands = read_phhs(path)
+        assert [h.fields["_table_id"] for h in hands] == [table] * 3
+        assert {replay(h.text)["table"] for h in hands} == {table}
+        seen = [line["hand_start"] for line in lines if line["type"] == "hand_start" and line["table"] == table]
+        assert [s["hole_cards"] for s in seen] == [hands[s["hand"]].hole_by_seat()[seat] for s in seen]
 
 
 # ------------------------------------------------------------------------- faults

@@ -147,7 +147,7 @@ def replay(hand: str | dict[str, Any], *, reveal: bool = True) -> dict[str, Any]
         )
     return {
         "match": phh.get("_match", ""),
-        "table": phh.get("_rotation", 0),
+        "table": phh.get("_table_id", 0),  # as bots and logs number it (0: an older history without it)
         "hand": phh.get("hand", 0),
         "players": players,
         "cards": cards,
