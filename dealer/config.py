@@ -69,6 +69,12 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
       - {name: v2-vs-v1, format: compare, new: strength, old: random, field: [node], hands: 20000,
          until_significant: true, test: cs, alpha: 0.05, beta: 0.05, worse_than: -5.0, better_than: 5.0}
 
+Every number also has an upper bound, checked with the rest (so ``validate`` and ``run`` agree):
+hands, ``hands_per_level``, ``max_hands`` and ``block_hands`` at most 10**9 (the wire's counts are
+uint32); chips (stack, blinds, ante, rake cap) at most 10**12; clocks at most 86,400,000 ms (a day);
+``meetings`` at most 100; ``jobs`` at most 1024; every ``limits`` number at most 1,048,576;
+freezeout points within +/- 10**6. The file must be UTF-8.
+
 Event keys:
 
 * all formats: ``name``, ``format`` (round-robin | gauntlet | freezeout | compare), ``game``.
@@ -129,6 +135,7 @@ __all__ = [
     "MixedSpec",
     "TimeControl",
     "VariantName",
+    "address_problem",
     "game_config",
     "load_league",
     "parse_league",
@@ -145,6 +152,16 @@ NETWORKS = ("none", "host")
 PROTOCOLS = ("grpc", "stdio", "acpc")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 MAX_TABLE = 10
+# Upper bounds of the numbers a league file (or the CLI) may give: what the wire carries (hand
+# counts and clocks are uint32), what chips add up to without overflow, and what fits in memory.
+MAX_HANDS = 10**9  # hands of a table (or of a comparison), hands per level, block hands
+MAX_CHIPS = 10**12  # a stack, a blind, an ante, a rake cap
+MAX_MS = 86_400_000  # any clock: one day
+MAX_MEETINGS = 100  # round-robin and gauntlet line-ups played again
+MAX_JOBS = 1024  # matches played at once
+MAX_LIMIT = 2**20  # every resource limit (MiB, KiB, seconds, processes, files)
+MAX_POINTS = 10**6  # freezeout points of a place
+MAX_DEAL_SETS = 1000  # deal sets a single match or comparison plays at once (dealer match/compare --tables)
 
 
 class LeagueConfigError(ConfigError):
@@ -311,8 +328,12 @@ class _Ctx:
         return LeagueConfigError([text for _, text in sorted(self.errors, key=lambda e: e[0])])
 
     def value(self, node: Node) -> Any:
-        """Construct the Python value of a node with the safe constructor."""
-        return self.loader.construct_object(node, deep=True)
+        """Construct the Python value of a node with the safe constructor (a number too long for
+        Python's int, over 4,300 digits, is a ConstructorError at its node like a bad tag)."""
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except ValueError as exc:
+            raise yaml.constructor.ConstructorError(None, None, str(exc), node.start_mark) from None
 
 
 def _join(path: str, key: str | int) -> str:
@@ -395,8 +416,11 @@ def _scalar(ctx: _Ctx, node: Node, path: str, types: tuple[type, ...], expected:
     return None
 
 
-def _int(lo: int | None = None, hi: int | None = None) -> Callable[[_Ctx, Node, str], int | None]:
-    """A reader of an integer in ``lo..hi``."""
+def _int(
+    lo: int | None = None, hi: int | None = None, *, most: int | None = None
+) -> Callable[[_Ctx, Node, str], int | None]:
+    """A reader of an integer in ``lo..hi``, and at most ``most`` (the upper bound a number has
+    only so that it stays within what the wire, the chips' sums or memory can hold)."""
 
     def read(ctx: _Ctx, node: Node, path: str) -> int | None:
         value = _scalar(ctx, node, path, (int,), "an integer")
@@ -405,6 +429,9 @@ def _int(lo: int | None = None, hi: int | None = None) -> Callable[[_Ctx, Node, 
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             bounds = f">= {lo}" if hi is None else f"<= {hi}" if lo is None else f"{lo}..{hi}"
             ctx.error(node, path, f"must be {bounds}, got {value}")
+            return None
+        if most is not None and value > most:
+            ctx.error(node, path, f"must be <= {most}, got {value}")
             return None
         return value
 
@@ -508,7 +535,7 @@ def _blinds(ctx: _Ctx, node: Node, path: str, *, with_ante: bool = False) -> tup
     if len(items) not in ((2, 3) if with_ante else (2,)):
         ctx.error(node, path, f"expected {shape}, got {len(items)} items")
         return None
-    read = [_int()(ctx, item, _join(path, i)) for i, item in enumerate(items)]
+    read = [_int(most=MAX_CHIPS)(ctx, item, _join(path, i)) for i, item in enumerate(items)]
     values = [v for v in read if v is not None]
     if len(values) < len(read):
         return None
@@ -579,13 +606,13 @@ def _parse_limits(ctx: _Ctx, layers: Sequence[_Layer]) -> Limits:
     """Build Limits from layered ``limits:`` mappings (league defaults, then the bot's)."""
     d = Limits()
     return Limits(
-        memory_mb=_read(ctx, layers, "memory_mb", _int(16), d.memory_mb),
-        cpu_seconds=_read(ctx, layers, "cpu_seconds", _int(1), d.cpu_seconds),
-        processes=_read(ctx, layers, "processes", _int(1), d.processes),
-        open_files=_read(ctx, layers, "open_files", _int(16), d.open_files),
-        file_size_mb=_read(ctx, layers, "file_size_mb", _int(1), d.file_size_mb),
-        log_kb=_read(ctx, layers, "log_kb", _int(1), d.log_kb),
-        tmp_mb=_read(ctx, layers, "tmp_mb", _int(1), d.tmp_mb),
+        memory_mb=_read(ctx, layers, "memory_mb", _int(16, most=MAX_LIMIT), d.memory_mb),
+        cpu_seconds=_read(ctx, layers, "cpu_seconds", _int(1, most=MAX_LIMIT), d.cpu_seconds),
+        processes=_read(ctx, layers, "processes", _int(1, most=MAX_LIMIT), d.processes),
+        open_files=_read(ctx, layers, "open_files", _int(16, most=MAX_LIMIT), d.open_files),
+        file_size_mb=_read(ctx, layers, "file_size_mb", _int(1, most=MAX_LIMIT), d.file_size_mb),
+        log_kb=_read(ctx, layers, "log_kb", _int(1, most=MAX_LIMIT), d.log_kb),
+        tmp_mb=_read(ctx, layers, "tmp_mb", _int(1, most=MAX_LIMIT), d.tmp_mb),
         network=_read(ctx, layers, "network", _choice(NETWORKS), d.network),
         user=_read(ctx, layers, "user", _str, d.user),
         sandbox=_read(ctx, layers, "sandbox", _on_off, d.sandbox),
@@ -597,7 +624,7 @@ def _parse_game(ctx: _Ctx, layers: Sequence[_Layer]) -> GameConfig:
     d = GameConfig()
     variant = _read(ctx, layers, "variant", _choice(VARIANTS), d.variant)
     small, big, _ = _read(ctx, layers, "blinds", _blinds, (d.small_blind, d.big_blind, 0))
-    stack = _read(ctx, layers, "stack", _int(1), d.stack)
+    stack = _read(ctx, layers, "stack", _int(1, most=MAX_CHIPS), d.stack)
     if stack <= big:
         stack_at, blinds_at = _pick(layers, "stack"), _pick(layers, "blinds")
         node, path, _ = max((p for p in (stack_at, blinds_at) if p is not None), key=lambda p: p[2])
@@ -609,16 +636,16 @@ def _parse_game(ctx: _Ctx, layers: Sequence[_Layer]) -> GameConfig:
         variant=variant,
         small_blind=small,
         big_blind=big,
-        ante=_read(ctx, layers, "ante", _int(0), d.ante),
+        ante=_read(ctx, layers, "ante", _int(0, most=MAX_CHIPS), d.ante),
         stack=stack,
         rake_percent=_read(ctx, rake, "percent", _rake_percent, d.rake_percent),
-        rake_cap=_read(ctx, rake, "cap", _int(0), d.rake_cap),
+        rake_cap=_read(ctx, rake, "cap", _int(0, most=MAX_CHIPS), d.rake_cap),
         mixed=_parse_mixed(ctx, layers, variant, (small, big)),
         time=TimeControl(
-            per_action_ms=_read(ctx, time, "per_action_ms", _int(1), dt.per_action_ms),
-            bank_ms=_read(ctx, time, "bank_ms", _int(0), dt.bank_ms),
-            grace_ms=_read(ctx, time, "grace_ms", _int(0), dt.grace_ms),
-            startup_ms=_read(ctx, time, "startup_ms", _int(0), dt.startup_ms),
+            per_action_ms=_read(ctx, time, "per_action_ms", _int(1, most=MAX_MS), dt.per_action_ms),
+            bank_ms=_read(ctx, time, "bank_ms", _int(0, most=MAX_MS), dt.bank_ms),
+            grace_ms=_read(ctx, time, "grace_ms", _int(0, most=MAX_MS), dt.grace_ms),
+            startup_ms=_read(ctx, time, "startup_ms", _int(0, most=MAX_MS), dt.startup_ms),
         ),
     )
 
@@ -635,7 +662,7 @@ def _parse_mixed(ctx: _Ctx, layers: Sequence[_Layer], variant: str, blinds: tupl
     fixed = _read(ctx, sub, "fixed_limit_blinds", _blinds, (*blinds, 0))
     no_limit = _read(ctx, sub, "no_limit_blinds", _blinds, (*blinds, 0))
     return MixedSpec(
-        block_hands=_read(ctx, sub, "block_hands", _int(1), None),
+        block_hands=_read(ctx, sub, "block_hands", _int(1, most=MAX_HANDS), None),
         fixed_limit_blinds=fixed[:2],
         no_limit_blinds=no_limit[:2],
     )
@@ -796,7 +823,7 @@ def _points(ctx: _Ctx, node: Node, path: str) -> tuple[int, ...] | None:
     items = _list(ctx, node, path, min_len=1)
     if items is None:
         return None
-    read = [_int()(ctx, item, _join(path, i)) for i, item in enumerate(items)]
+    read = [_int(-MAX_POINTS, MAX_POINTS)(ctx, item, _join(path, i)) for i, item in enumerate(items)]
     values = [v for v in read if v is not None]
     if len(values) < len(read):
         return None
@@ -870,7 +897,7 @@ def _parse_event(
             alpha=_read(ctx, layer, "alpha", _float(0, 0.5, open_=True), 0.05),
             beta=_read(ctx, layer, "beta", _float(0, 0.5, open_=True), 0.05),
         )
-        table_size, hands, duplicate = 2, required("hands", _int(1), 1), True
+        table_size, hands, duplicate = 2, required("hands", _int(1, most=MAX_HANDS), 1), True
     else:
         bots = tuple(_read(ctx, layer, "bots", lambda c, n, p: _bot_names(c, n, p, known), list(known)))
         table_size = required("table_size", _int(2, MAX_TABLE), 2) if fmt else 2
@@ -897,15 +924,15 @@ def _parse_event(
             no_levels: tuple[tuple[int, int, int], ...] = ()
             spec.update(
                 blind_levels=required("blind_levels", _levels, no_levels),
-                hands_per_level=required("hands_per_level", _int(1), 1),
-                max_hands=_read(ctx, layer, "max_hands", _int(1), 5000),
+                hands_per_level=required("hands_per_level", _int(1, most=MAX_HANDS), 1),
+                max_hands=_read(ctx, layer, "max_hands", _int(1, most=MAX_HANDS), 5000),
                 points=points,
             )
             hands, duplicate = None, False
         else:
-            hands = required("hands", _int(1), 1) if fmt else None
+            hands = required("hands", _int(1, most=MAX_HANDS), 1) if fmt else None
             duplicate = _read(ctx, layer, "duplicate", _bool, True)
-            spec.update(meetings=_read(ctx, layer, "meetings", _int(1), 1))
+            spec.update(meetings=_read(ctx, layer, "meetings", _int(1, most=MAX_MEETINGS), 1))
     for acpc_bot in [b for b in bots if known[b].protocol == "acpc"]:
         reason = unsupported(game, seats=table_size, freezeout=fmt == "freezeout")
         if reason:
@@ -924,14 +951,22 @@ def _parse_event(
     )
 
 
+def address_problem(text: str) -> str | None:
+    """Why ``text`` is not a ``host:port`` with a port in 0..65535 (0 = any free port), or None."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        return f"expected host:port with a port 0..65535, got {text!r}"
+    return None
+
+
 def _listen(ctx: _Ctx, node: Node, path: str) -> str | None:
     """Read host:port with a port in 0..65535 (0 = any free port)."""
     text = _str(ctx, node, path)
     if text is None:
         return None
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or int(port) > 65535:
-        ctx.error(node, path, f"expected host:port with a port 0..65535, got {text!r}")
+    problem = address_problem(text)
+    if problem is not None:
+        ctx.error(node, path, problem)
         return None
     return text
 
@@ -1016,7 +1051,7 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     return LeagueConfig(
         name=name,
         seed=None if seed == "random" else seed,
-        jobs=_read(ctx, top, "jobs", _int(1), os.cpu_count() or 1),
+        jobs=_read(ctx, top, "jobs", _int(1, most=MAX_JOBS), os.cpu_count() or 1),
         out=_read(ctx, top, "out", _path(None), Path("out") / _slug(name)),
         listen=_read(ctx, top, "listen", _listen, "127.0.0.1:0"),
         tls_cert=_read(ctx, tls, "cert", _path(ctx.folder), None),
@@ -1044,6 +1079,11 @@ def parse_league(text: str, filename: str = "<string>") -> LeagueConfig:
     ctx = _Ctx(filename, path.parent if path is not None else Path.cwd())
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.reader.ReaderError as exc:  # a control character YAML does not allow
+        line = text.count("\n", 0, exc.position) + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        ctx.error(line, "", f"character U+{code:04X} at offset {exc.position} is not allowed in YAML")
+        raise ctx.fail() from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
@@ -1063,11 +1103,19 @@ def parse_league(text: str, filename: str = "<string>") -> LeagueConfig:
 
 
 def load_league(path: str | Path) -> LeagueConfig:
-    """Read and parse a league file (see the module docstring for the format)."""
+    """Read and parse a league file (see the module docstring for the format); a file that is not
+    UTF-8 is refused with the line and byte offset of its first undecodable byte."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise LeagueConfigError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise LeagueConfigError(
+            [f"{path}:{line}: not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}; save the file as UTF-8"]
+        ) from None
     return parse_league(text, str(path))
 
 

@@ -418,3 +418,63 @@ def test_a_rake_percent_finer_than_a_basis_point_is_refused_not_rounded(folder: 
         assert game.rake_percent * 100 == pytest.approx(bps, abs=1e-9)  # played as exactly bps basis points
     with pytest.raises(LeagueConfigError, match=r"rake.percent: must be a whole number of basis points"):
         game_config(rake_percent=1.234)
+
+
+# Every number the file can give, one past its upper bound (line 7 of `minimal`'s extra keys, line 6
+# for an event): each is one `file:line: key:` error where it used to reach the run (an out-of-range
+# wire value, a MemoryError building 10**12 meetings) after `validate` said ok.
+@pytest.mark.parametrize(
+    ("extra_events", "extra", "expected"),
+    [
+        ("", "jobs: 1025\n", "7: jobs: must be <= 1024, got 1025"),
+        ("", "game: {stack: 1000000000001}\n", "7: game.stack: must be <= 1000000000000, got 1000000000001"),
+        ("", "game: {blinds: [1, 1000000000001]}\n", "7: game.blinds[1]: must be <= 1000000000000"),
+        ("", "game: {ante: 1000000000001}\n", "7: game.ante: must be <= 1000000000000"),
+        ("", "game: {rake: {percent: 1, cap: 1000000000001}}\n", "7: game.rake.cap: must be <= 1000000000000"),
+        ("", "game: {time: {per_action_ms: 5000000000}}\n", "7: game.time.per_action_ms: must be <= 86400000"),
+        ("", "game: {time: {bank_ms: 86400001}}\n", "7: game.time.bank_ms: must be <= 86400000"),
+        ("", "game: {time: {startup_ms: 86400001}}\n", "7: game.time.startup_ms: must be <= 86400000"),
+        ("", "limits: {memory_mb: 1048577}\n", "7: limits.memory_mb: must be <= 1048576, got 1048577"),
+        ("", "limits: {cpu_seconds: 10000000000}\n", "7: limits.cpu_seconds: must be <= 1048576"),
+        (
+            "  - {name: f, format: round-robin, table_size: 2, hands: 5000000000}\n",
+            "",
+            "7: events[1].hands: must be <= 1000000000, got 5000000000",
+        ),
+        (
+            "  - {name: f, format: round-robin, table_size: 2, hands: 5, meetings: 1000000000000}\n",
+            "",
+            "7: events[1].meetings: must be <= 100, got 1000000000000",
+        ),
+        (
+            "  - {name: f, format: freezeout, table_size: 2, blind_levels: [[1, 2]], hands_per_level: 5,"
+            " max_hands: 1000000001}\n",
+            "",
+            "7: events[1].max_hands: must be <= 1000000000",
+        ),
+        (
+            "  - {name: f, format: compare, new: a, old: b, hands: 5000000000}\n",
+            "",
+            "7: events[1].hands: must be <= 1000000000",
+        ),
+    ],
+)
+def test_every_number_has_an_upper_bound(folder: Path, extra_events: str, extra: str, expected: str) -> None:
+    errors = errors_of(folder, minimal("", extra_events, extra))
+    assert len(errors) == 1 and errors[0].startswith(f"tournaments.yaml:{expected}"), errors
+
+
+def test_a_file_that_is_not_utf8_is_refused_with_its_line_and_byte_offset(folder: Path) -> None:
+    (folder / "tournaments.yaml").write_bytes(minimal().encode() + b"# caf\xe9\n")
+    with pytest.raises(LeagueConfigError) as info:
+        load_league("tournaments.yaml")
+    offset = len(minimal().encode()) + 5
+    assert info.value.errors == [f"tournaments.yaml:7: not UTF-8: byte 0xe9 at offset {offset}; save the file as UTF-8"]
+
+
+def test_a_control_character_and_a_number_too_long_to_read_are_errors_with_their_lines(folder: Path) -> None:
+    assert errors_of(folder, minimal(extra="# bell \x07\n")) == [
+        f"tournaments.yaml:7: character U+0007 at offset {len(minimal()) + 7} is not allowed in YAML"
+    ]
+    errors = errors_of(folder, minimal(extra=f"seed: {'9' * 5000}\n"))
+    assert len(errors) == 1 and errors[0].startswith("tournaments.yaml:7: YAML error: Exceeds the limit"), errors
