@@ -75,12 +75,15 @@ def standings(
     by_rating: bool = False,
 ) -> list[Standing]:
     """Every bot's standing, best first: by bb/100, by rating (multi-way), or by points then rating
-    (freezeout events)."""
+    (freezeout events); a bot that never started in any of its matches (its seat folded or checked
+    for it) is ranked below every bot that played, whatever its seat won."""
     chips: collections.Counter[str] = collections.Counter()
     hands: collections.Counter[str] = collections.Counter()
     names: set[str] = set()
+    played: set[str] = set()
     for result in results:
         names.update(result.bots)
+        played.update(name for name in result.bots if name not in result.unstarted)
         for name, tally in result.tally.bots.items():
             chips[name] += tally.chips
             hands[name] += tally.hands
@@ -102,9 +105,15 @@ def standings(
             )
         )
 
-    def key(s: Standing) -> tuple[float, float, float, str]:
+    def key(s: Standing) -> tuple[bool, float, float, float, str]:
         mu = s.rating.mu if s.rating is not None else 0.0
-        return (-s.points if by_points else 0, -mu if by_rating or by_points else 0, -s.bb100.mean, s.name)
+        return (
+            s.name not in played,
+            -s.points if by_points else 0,
+            -mu if by_rating or by_points else 0,
+            -s.bb100.mean,
+            s.name,
+        )
 
     lines.sort(key=key)
     return lines

@@ -712,3 +712,16 @@ def test_bot_failing_at_start_is_charged_and_the_league_goes_on(tmp_path: Path) 
     tails = data["log_tails"]
     assert len(tails) == 2 and all("no such model file" in t["ghost"] for t in tails.values())
     assert "ghost" in (out / "standings.txt").read_text(encoding="utf-8")
+
+
+def test_a_ghost_in_its_first_match_ranks_below_every_bot_that_played() -> None:
+    """--keep-going: the ghost's seat folds or checks for it, and may even win chips that way, but a
+    bot that never started is never ranked above one that played."""
+    from dealer.records import HandRecord, result_of
+    from dealer.standings import standings
+
+    records = [HandRecord(t, "d", h, 100, {"ghost": 50, "a": -20, "b": -30}) for t in range(3) for h in range(5)]
+    result = result_of("m", ("a", "b", "ghost"), records, unstarted=["ghost"])
+    assert [s.name for s in standings([result])] == ["a", "b", "ghost"]
+    started = result_of("m", ("a", "b", "ghost"), records)  # the same chips, every bot played: by bb/100
+    assert [s.name for s in standings([started])] == ["ghost", "a", "b"]
