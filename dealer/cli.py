@@ -543,14 +543,22 @@ def serve(
 
 @app.command()
 def export(
-    histories: Annotated[list[Path], typer.Argument(help="PHH files (.phhs), or folders of them (out/match/hands).")],
+    histories: Annotated[
+        list[Path], typer.Argument(help="PHH files (.phhs), or folders holding them at any depth (out/match).")
+    ],
     acpc: Annotated[bool, typer.Option("--acpc", help="Print ACPC log STATE lines.")] = False,
 ) -> None:
     """Convert our PHH hand histories for other tools; --acpc: one ACPC log STATE line per hand."""
     if not acpc:
         typer.echo("error: choose an output format (--acpc)", err=True)
         raise typer.Exit(2)
-    files = [f for p in histories for f in (sorted(p.glob("*.phhs")) if p.is_dir() else [p])]
+    files = []
+    for given in histories:
+        found = sorted(given.rglob("*.phhs")) if given.is_dir() else [given]
+        if not found:
+            typer.echo(f"error: {given}: no hand histories (.phhs files) in this folder or below", err=True)
+            raise typer.Exit(2)
+        files += found
     for path in files:
         try:
             lines = export_states(path.read_text(encoding="utf-8"))

@@ -725,3 +725,13 @@ def test_a_ghost_in_its_first_match_ranks_below_every_bot_that_played() -> None:
     assert [s.name for s in standings([result])] == ["a", "b", "ghost"]
     started = result_of("m", ("a", "b", "ghost"), records)  # the same chips, every bot played: by bb/100
     assert [s.name for s in standings([started])] == ["ghost", "a", "b"]
+
+
+def test_export_walks_a_folder_of_folders(league: LeagueRun) -> None:
+    event = league.out / "matches" / "heads-up"  # one folder per match, each with its hands/
+    files = sorted(event.rglob("*.phhs"))
+    assert len(files) > 1
+    whole = dealer("export", "--acpc", event, timeout=60)
+    one_by_one = dealer("export", "--acpc", *files, timeout=60)
+    assert whole.returncode == 0 and one_by_one.returncode == 0, whole.stderr + one_by_one.stderr
+    assert whole.stdout == one_by_one.stdout and whole.stdout.count("STATE:") > len(files)
