@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import json
 import logging
+import math
 import os
 import secrets
 import shlex
@@ -24,9 +25,32 @@ from tabulate import tabulate
 
 from dealer.acpc_game import export_states, unsupported
 from dealer.compare import LABELS, Settings, deal_sets_for, number, play_comparison
-from dealer.config import FaultPolicy, LeagueConfig, Limits, VariantName, game_config, load_league, split_protocol
-from dealer.errors import ConfigError, DealerError
-from dealer.league import LocalExecutor, Progress, build_jobs, instance_counts, run_league, sealing
+from dealer.config import (
+    MAX_CHIPS,
+    MAX_DEAL_SETS,
+    MAX_HANDS,
+    MAX_MS,
+    NAME_PATTERN,
+    FaultPolicy,
+    LeagueConfig,
+    Limits,
+    VariantName,
+    address_problem,
+    game_config,
+    load_league,
+    split_protocol,
+)
+from dealer.errors import ConfigError, DealerError, RunError
+from dealer.league import (
+    LocalExecutor,
+    Progress,
+    build_jobs,
+    claim_output,
+    instance_counts,
+    run_league,
+    sealing,
+    start_failure,
+)
 from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
@@ -52,10 +76,54 @@ LogLevel = Annotated[
     ),
 ]
 
+
+def _blinds(text: str) -> tuple[int, int]:
+    """Small and big blind from ``50/100`` (or ``50,100``); anything else is a usage error."""
+    try:
+        small, big = (int(x) for x in text.replace(",", "/").split("/"))
+    except ValueError:
+        raise typer.BadParameter(f"blinds must look like 50/100, not {text!r}") from None
+    return small, big
+
+
+def _checked_blinds(text: str) -> str:
+    """Typer callback: ``--blinds`` has the shape SMALL/BIG as it is parsed (the game checks the values)."""
+    _blinds(text)
+    return text
+
+
+def _address(text: str | None) -> str | None:
+    """Typer callback: a HOST:PORT option (``--listen``, ``--web``) checked as it is parsed."""
+    problem = None if text is None else address_problem(text)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return text
+
+
+def _finite(value: float) -> float:
+    """Typer callback: a bound in bb/100 is a finite number (click reads "nan" and "inf" too)."""
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, not {value}")
+    return value
+
+
+def _rate(value: float) -> float:
+    """Typer callback: an error rate (``--alpha``, ``--beta``) strictly between 0 and 0.5."""
+    if not 0 < value < 0.5:
+        raise typer.BadParameter(f"must be between 0 and 0.5 (exclusive), not {value}")
+    return value
+
+
 # Options that `dealer match` and `dealer compare` share.
 Variant = Annotated[VariantName, typer.Option(help="The betting structure (mixed: rotating by hand).")]
-Blinds = Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.")]
-Stack = Annotated[int, typer.Option(help="Starting stack, reset every hand.")]
+Blinds = Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.", callback=_checked_blinds)]
+Stack = Annotated[int, typer.Option(min=1, max=MAX_CHIPS, help="Starting stack, reset every hand.")]
+PerActionMs = Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time per action (ms).")]
+BankMs = Annotated[int, typer.Option(min=0, max=MAX_MS, help="Time bank per match and seat (ms).")]
+Fresh = Annotated[
+    bool,
+    typer.Option(help="Move an output folder that already holds results aside to a dated folder (never deleted)."),
+]
 SeedFile = Annotated[
     Path | None,
     typer.Option(
@@ -136,12 +204,24 @@ def _sandbox_limits(switch: SandboxSwitch) -> Limits:
     return Limits(sandbox=switch)
 
 
-def _blinds(text: str) -> tuple[int, int]:
+def _split(text: str) -> list[str]:
+    """A bot's command line as words (shlex); an unbalanced quote is a usage error, not a traceback."""
     try:
-        small, big = (int(x) for x in text.replace(",", "/").split("/"))
-    except ValueError:
-        raise typer.BadParameter(f"blinds must look like 50/100, not {text!r}") from None
-    return small, big
+        return shlex.split(text)
+    except ValueError as error:
+        raise typer.BadParameter(f"cannot split the command line {text!r}: {error}") from None
+
+
+def _claim(out: Path, *, resume: bool = False, fresh: bool = False, resumable: bool = True) -> None:
+    """Refuse an output folder holding an earlier event's results (one line, exit code 2) unless
+    ``resume`` or ``fresh`` (then say where the old results went)."""
+    try:
+        moved = claim_output(out, resume=resume, fresh=fresh, resumable=resumable)
+    except RunError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    if moved is not None:
+        typer.echo(f"the earlier results in {out} were moved to {moved}", err=True)
 
 
 @app.command()
@@ -155,36 +235,60 @@ def match(
     ],
     variant: Variant = "no-limit",
     blinds: Blinds = "50/100",
-    ante: Annotated[int, typer.Option(help="Ante per player.")] = 0,
+    ante: Annotated[int, typer.Option(min=0, max=MAX_CHIPS, help="Ante per player.")] = 0,
     stack: Stack = 20000,
-    hands: Annotated[int, typer.Option(help="Total hands (rounded down to whole duplicate rotations).")] = 1000,
+    hands: Annotated[
+        int,
+        typer.Option(min=1, max=MAX_HANDS, help="Total hands (rounded down to whole duplicate rotations)."),
+    ] = 1000,
     seed_file: SeedFile = None,
     seed: SeedRefused = None,
     duplicate: Annotated[bool, typer.Option(help="Replay every deal with the seats rotated.")] = True,
-    tables: Annotated[int, typer.Option(help="Deal sets played at once (each on its rotations' tables).")] = 1,
+    tables: Annotated[
+        int, typer.Option(min=1, max=MAX_DEAL_SETS, help="Deal sets played at once (each on its rotations' tables).")
+    ] = 1,
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
-    per_action_ms: Annotated[int, typer.Option(help="Time per action (ms).")] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="Time bank per match and seat (ms).")] = 30000,
-    grace_ms: Annotated[int, typer.Option(help="Transport margin not charged to bots (ms).")] = 50,
-    startup_ms: Annotated[int, typer.Option(help="Time for a bot to start and connect (ms).")] = 10000,
+    per_action_ms: PerActionMs = 1000,
+    bank_ms: BankMs = 30000,
+    grace_ms: Annotated[int, typer.Option(min=0, max=MAX_MS, help="Transport margin not charged to bots (ms).")] = 50,
+    startup_ms: Annotated[
+        int, typer.Option(min=0, max=MAX_MS, help="Time for a bot to start and connect (ms).")
+    ] = 10000,
     fault_policy: Annotated[
         FaultPolicy, typer.Option(help="A failed bot folds its hands, forfeits the match, or restarts.")
     ] = "fold",
-    listen: Annotated[str, typer.Option(help="Address the dealer listens on.")] = "127.0.0.1:0",
+    listen: Annotated[
+        str, typer.Option(metavar="HOST:PORT", help="Address the dealer listens on.", callback=_address)
+    ] = "127.0.0.1:0",
+    name: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--name", help="A bot's name, once per bot in the order of BOTS (default: from its command line)."
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")] = Path(
         "out/match"
     ),
+    fresh: Fresh = False,
+    keep_going: Annotated[
+        bool, typer.Option(help="Play on when a bot cannot start (default: stop the match with an error).")
+    ] = False,
     sandbox: Annotated[SandboxSwitch, typer.Option(help="off: run the bots without their sandbox (UNSAFE).")] = "on",
     log_level: LogLevel = "info",
 ) -> None:
     """Play one match between bot command lines and print the results."""
-    protocols, commands = zip(
-        *[(protocol, shlex.split(text)) for protocol, text in map(split_protocol, bots)], strict=True
-    )
+    protocols, commands = zip(*[(protocol, _split(text)) for protocol, text in map(split_protocol, bots)], strict=True)
     if not all(commands):
         raise typer.BadParameter("a bot's command line is empty")
     if not 2 <= len(commands) <= 10:
         raise typer.BadParameter(f"a match needs 2 to 10 bots, got {len(commands)}")
+    names = _given_names(name, len(commands)) if name else _bot_names(list(commands))
+    rotations = len(names) if duplicate else 1
+    if hands < tables * rotations:
+        raise typer.BadParameter(
+            f"--hands {hands} is fewer than one hand at each of the {tables * rotations} tables "
+            f"(--tables {tables} x {rotations} seat rotations)"
+        )
     try:
         game = game_config(
             variant=variant,
@@ -196,14 +300,13 @@ def match(
     except ConfigError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
-    names = _bot_names(list(commands))
     reason = unsupported(game, seats=len(names)) if "acpc" in protocols else None
     if reason:
         typer.echo(f"error: an ACPC bot cannot play this match: {reason}", err=True)
         raise typer.Exit(2)
+    _claim(out, fresh=fresh, resumable=False)
     seed_text = _event_seed(seed_file, seed)
-    rotations = len(names) if duplicate else 1
-    per_table = max(1, hands // (tables * rotations))
+    per_table = hands // (tables * rotations)
     plan = MatchPlan(
         match_id="match",
         tables=plan_tables(names, duplicate=duplicate, tables=tables),
@@ -219,7 +322,7 @@ def match(
         for name, argv, protocol in zip(names, commands, protocols, strict=True)
     }
     _log_to(out, log_level)
-    result = asyncio.run(_run_match(plan, entries, listen, out))
+    result = asyncio.run(_run_match(plan, entries, listen, out, stop_unstarted=not keep_going))
     lines = standings([result])
     typer.echo(standings_table(lines))
     out.mkdir(parents=True, exist_ok=True)
@@ -236,7 +339,23 @@ def match(
         "sandbox": dict.fromkeys(names, sandbox),
     }
     _write_private(out / "results.json", json.dumps(summary, indent=2) + "\n")
+    failure = None if keep_going else start_failure(result, out, where="")
+    if failure is not None:
+        typer.echo(f"error: {failure}", err=True)
+        raise typer.Exit(2)
     typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
+
+
+def _given_names(names: list[str], bots: int) -> list[str]:
+    """The bots' names from ``--name`` (one per bot, distinct, like a league file's names)."""
+    if len(names) != bots:
+        raise typer.BadParameter(f"give one --name per bot: {len(names)} given for {bots} bots")
+    for text in names:
+        if not NAME_PATTERN.fullmatch(text):
+            raise typer.BadParameter(f"--name {text!r} must match ^[A-Za-z0-9_.-]{{1,40}}$")
+    if len(set(names)) != len(names):
+        raise typer.BadParameter(f"the --name values must be distinct, got {names}")
+    return names
 
 
 def _event_seed(seed_file: Path | None, refused: str | None) -> str:
@@ -255,6 +374,9 @@ def _event_seed(seed_file: Path | None, refused: str | None) -> str:
             seed = seed_file.read_text(encoding="utf-8").strip()
         except OSError as error:
             typer.echo(f"error: --seed-file {seed_file}: {error.strerror or error}", err=True)
+            raise typer.Exit(2) from None
+        except UnicodeDecodeError as error:
+            typer.echo(f"error: --seed-file {seed_file}: not UTF-8 (byte offset {error.start})", err=True)
             raise typer.Exit(2) from None
         if not seed:
             typer.echo(f"error: --seed-file {seed_file}: the file is empty", err=True)
@@ -285,9 +407,11 @@ def _write_private(path: Path, text: str) -> None:
         file.write(text)
 
 
-async def _run_match(plan: MatchPlan, entries: dict[str, MatchBot], listen: str, out: Path) -> MatchResult:
+async def _run_match(
+    plan: MatchPlan, entries: dict[str, MatchBot], listen: str, out: Path, *, stop_unstarted: bool
+) -> MatchResult:
     async with DealerServer(listen) as server:
-        return await Match(plan, server, entries, out=out, base=Path.cwd()).run()
+        return await Match(plan, server, entries, out=out, base=Path.cwd(), stop_unstarted=stop_unstarted).run()
 
 
 def _load(path: Path) -> LeagueConfig:
@@ -375,7 +499,9 @@ KeepGoing = Annotated[
 Web = Annotated[
     str | None,
     typer.Option(
-        metavar="HOST:PORT", help="Serve a live page of the league here (e.g. 127.0.0.1:8080; port 0 picks one)."
+        metavar="HOST:PORT",
+        help="Serve a live page of the league here (e.g. 127.0.0.1:8080; port 0 picks one).",
+        callback=_address,
     ),
 ]
 StandingsEvery = Annotated[
@@ -462,6 +588,7 @@ def _play_league(
 def run(
     config: Annotated[Path, typer.Argument(help="The league file, e.g. tournaments.yaml.")],
     resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
+    fresh: Fresh = False,
     keep_going: KeepGoing = False,
     standings_every: StandingsEvery = 0,
     executor: Annotated[
@@ -480,7 +607,9 @@ def run(
     web: Web = None,
     log_level: LogLevel = "info",
 ) -> None:
-    """Run a league of launched bots to the end, with progress and each event's standings."""
+    """Run a league of launched bots to the end, with progress and each event's standings.
+
+    An output folder that already holds results is refused unless ``--resume`` or ``--fresh``."""
     if executor not in ("local", "dask"):
         raise typer.BadParameter(f"executor must be local or dask, not {executor!r}")
     if executor == "local" and (workers is not None or scheduler is not None):
@@ -494,6 +623,7 @@ def run(
     if remote:
         typer.echo(f"error: {config}: bots {', '.join(remote)} are remote: use `dealer serve`", err=True)
         raise typer.Exit(2)
+    _claim(league.out, resume=resume, fresh=fresh)
     dask = (workers, scheduler) if executor == "dask" else None
     _play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask, web, log_level))
 
@@ -502,6 +632,7 @@ def run(
 def serve(
     config: Annotated[Path, typer.Argument(help="The league file, e.g. tournaments.yaml.")],
     resume: Annotated[bool, typer.Option(help="Skip the matches already in the output folder's journal.")] = False,
+    fresh: Fresh = False,
     keep_going: KeepGoing = False,
     standings_every: StandingsEvery = 0,
     web: Web = None,
@@ -511,6 +642,7 @@ def serve(
 
     A remote bot gets one token per instance (<bot>.<k>: one per rotation of a duplicate deal)."""
     league = _load(config)
+    _claim(league.out, resume=resume, fresh=fresh)
     counts = instance_counts(build_jobs(league))
     needed = {b.name: max(1, counts.get(b.name, 1)) for b in league.bots if b.remote}
     tokens: dict[str, list[str]] = {}
@@ -580,7 +712,7 @@ def compare(
             "deals instead of each other."
         ),
     ] = None,
-    hands: Annotated[int, typer.Option(help="Maximum hands, every table counted.")] = 20000,
+    hands: Annotated[int, typer.Option(min=1, max=MAX_HANDS, help="Maximum hands, every table counted.")] = 20000,
     until_significant: Annotated[
         bool, typer.Option(help="Stop as soon as the sequential test (--test) decides.")
     ] = False,
@@ -591,10 +723,16 @@ def compare(
             "SPRTs with the bounds as hypotheses)."
         ),
     ] = "cs",
-    alpha: Annotated[float, typer.Option(help="False verdict rate with no true difference (better or worse).")] = 0.05,
-    beta: Annotated[float, typer.Option(help="Miss rate at the bounds (--worse-than, --better-than).")] = 0.05,
-    worse_than: Annotated[float, typer.Option(help="Bound in bb/100 of the difference: 'worse by more than'.")] = -5.0,
-    better_than: Annotated[float, typer.Option(help="Bound in bb/100: 'better by more than'.")] = 5.0,
+    alpha: Annotated[
+        float, typer.Option(callback=_rate, help="False verdict rate with no true difference (better or worse).")
+    ] = 0.05,
+    beta: Annotated[
+        float, typer.Option(callback=_rate, help="Miss rate at the bounds (--worse-than, --better-than).")
+    ] = 0.05,
+    worse_than: Annotated[
+        float, typer.Option(callback=_finite, help="Bound in bb/100 of the difference: 'worse by more than'.")
+    ] = -5.0,
+    better_than: Annotated[float, typer.Option(callback=_finite, help="Bound in bb/100: 'better by more than'.")] = 5.0,
     estimator: Annotated[
         str,
         typer.Option(
@@ -609,15 +747,23 @@ def compare(
     stack: Stack = 20000,
     seed_file: SeedFile = None,
     seed: SeedRefused = None,
-    tables: Annotated[int, typer.Option(help="Deal sets played at once (each a duplicate group of tables).")] = 4,
+    tables: Annotated[
+        int, typer.Option(min=1, max=MAX_DEAL_SETS, help="Deal sets played at once (each a duplicate group of tables).")
+    ] = 4,
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
-    batch: Annotated[int, typer.Option(help="Paired deals between two looks of the sequential test.")] = 100,
-    per_action_ms: Annotated[int, typer.Option(help="Time per action (ms).")] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="Time bank per match and seat (ms).")] = 30000,
+    batch: Annotated[
+        int, typer.Option(min=1, max=MAX_HANDS, help="Paired deals between two looks of the sequential test.")
+    ] = 100,
+    per_action_ms: PerActionMs = 1000,
+    bank_ms: BankMs = 30000,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")] = Path(
         "out/compare"
     ),
+    fresh: Fresh = False,
+    keep_going: Annotated[
+        bool, typer.Option(help="Play on when a bot cannot start (default: stop with an error, exit code 13).")
+    ] = False,
     sandbox: Annotated[SandboxSwitch, typer.Option(help="off: run the bots without their sandbox (UNSAFE).")] = "on",
     log_level: LogLevel = "info",
 ) -> None:
@@ -626,8 +772,6 @@ def compare(
     Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive, 13 a bot failed to start or crashed
     (2: usage error). See docs/compare.md.
     """
-    if hands < 1 or tables < 1 or batch < 1:
-        raise typer.BadParameter("--hands, --tables and --batch must be at least 1")
     settings = Settings(
         worse_than=worse_than,
         better_than=better_than,
@@ -653,16 +797,17 @@ def compare(
     except ValueError as error:
         typer.echo(f"error: --hands: {error}", err=True)
         raise typer.Exit(2) from None
+    field_commands = [_split(f) for f in field or []]
+    new_command, old_command = _split(new), _split(old)
+    if not new_command or not old_command or not all(field_commands):
+        raise typer.BadParameter("a bot's command line is empty")
+    _claim(out, fresh=fresh, resumable=False)
     seed_text = _event_seed(seed_file, seed)
-    field_names = [
-        n if n not in ("new", "old") else f"{n}-field" for n in _bot_names([shlex.split(f) for f in field or []])
-    ]
+    field_names = [n if n not in ("new", "old") else f"{n}-field" for n in _bot_names(field_commands)]
     limits = _sandbox_limits(sandbox)
-    new_entry = MatchBot("new", tuple(shlex.split(new)), limits=limits)
-    old_entry = MatchBot("old", tuple(shlex.split(old)), limits=limits)
-    field_entries = [
-        MatchBot(n, tuple(shlex.split(c)), limits=limits) for n, c in zip(field_names, field or [], strict=True)
-    ]
+    new_entry = MatchBot("new", tuple(new_command), limits=limits)
+    old_entry = MatchBot("old", tuple(old_command), limits=limits)
+    field_entries = [MatchBot(n, tuple(c), limits=limits) for n, c in zip(field_names, field_commands, strict=True)]
     _log_to(out, log_level)
     comparison = asyncio.run(
         play_comparison(
@@ -677,6 +822,7 @@ def compare(
             batch=batch,
             out=out,
             sealed=sealed,
+            stop_unstarted=not keep_going,
         )
     )
     data = {
@@ -692,6 +838,10 @@ def compare(
     failed = comparison.failed  # a bot that could not play voids the figures (exit 13)
     out.mkdir(parents=True, exist_ok=True)
     _write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
+    unstarted = None if keep_going or comparison.result is None else start_failure(comparison.result, out, where="")
+    if unstarted is not None:
+        typer.echo(f"error: {unstarted}", err=True)
+        raise typer.Exit(comparison.exit_code)
     if json_output:
         typer.echo(json.dumps(data))
     else:

@@ -345,6 +345,7 @@ class Comparison:
     faults: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # by bot and reason
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
     strategies_refused: dict[str, str] | None = None  # bot -> why its reported strategies were ignored
+    result: MatchResult | None = None  # dealer compare's match (who never started, their log tails)
 
     @property
     def hands(self) -> int:
@@ -670,6 +671,7 @@ async def play_comparison(
     out: Path,
     base: Path | None = None,
     sealed: bool = True,
+    stop_unstarted: bool = False,
 ) -> Comparison:
     """Play a comparison of two bots (bots named by their entries) and return its result.
 
@@ -677,7 +679,8 @@ async def play_comparison(
     played at once, each as a duplicate group of tables. Sequential tests are checked every
     ``batch`` paired samples and stop all tables at the first decision; only the samples the test
     saw are reported (so the same seed gives the same answer, whatever the timing). ``sealed``:
-    tables sharing a deal set are played by different processes of a bot (``dealer.match``).
+    tables sharing a deal set are played by different processes of a bot (``dealer.match``);
+    ``stop_unstarted``: a bot that never starts stops it at once (``Comparison.result`` says who).
     """
     settings.check()
     names = [new.name, old.name, *(f.name for f in field)]
@@ -700,8 +703,19 @@ async def play_comparison(
     entries = {e.name: e for e in (new, old, *field)}
     pairing = Pairing.looking(new.name, old.name, settings.estimator, batch, len({t.deal_set for t in tables}))
     async with DealerServer(listen) as server:
-        match = ComparingMatch(plan, server, entries, out=out, base=base or Path.cwd(), pairing=pairing, test=test)
+        match = ComparingMatch(
+            plan,
+            server,
+            entries,
+            out=out,
+            base=base or Path.cwd(),
+            pairing=pairing,
+            test=test,
+            stop_unstarted=stop_unstarted,
+        )
         result = await match.run()
-    return _reported(
+    comparison = _reported(
         summarize(finish(match.paired, test), new.name, old.name, settings, [f.name for f in field], test), [result]
     )
+    comparison.result = result
+    return comparison

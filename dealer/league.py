@@ -24,7 +24,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -510,6 +510,38 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
+# --------------------------------------------------------------------------- the output folder
+
+RESULT_NAMES = ("journal.sqlite", "results.json", "compare.json", "standings.txt", "hands", "matches")
+"""What in an output folder is an earlier event's record (a folder holding none of them is free to use)."""
+
+
+def claim_output(out: Path, *, resume: bool = False, fresh: bool = False, resumable: bool = True) -> Path | None:
+    """Make sure an event never writes over what an earlier one recorded in ``out``: a folder that
+    holds results is refused (``RunError``, one line) unless ``resume`` (the event goes on from
+    them) or ``fresh`` (the folder is moved aside to a dated sibling, never deleted; returned)."""
+    held = [name for name in RESULT_NAMES if (out / name).exists()] if out.is_dir() else []
+    if not held or resume:
+        return None
+    if fresh:
+        return move_aside(out)
+    go_on = "--resume to go on from them, " if resumable else ""
+    raise RunError(
+        f"{out} already holds results ({', '.join(held)}): pass {go_on}--fresh to move them aside to a dated "
+        "folder, or choose another output folder"
+    )
+
+
+def move_aside(out: Path) -> Path:
+    """Rename ``out`` to ``<out>.<date>-<time>`` beside it (numbered if taken); return the new path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target, k = out.with_name(f"{out.name}.{stamp}"), 2
+    while target.exists():
+        target, k = out.with_name(f"{out.name}.{stamp}-{k}"), k + 1
+    out.rename(target)
+    return target
+
+
 # --------------------------------------------------------------------------- the run
 
 
@@ -519,8 +551,8 @@ class Progress:
 
     done: int
     total: int
-    hands: int
-    hands_per_s: float
+    hands: int  # every hand played so far, those of a resumed run's journal included
+    hands_per_s: float  # over the hands this run played
     eta_s: float
     standings: list[Standing]
     result: MatchResult | None = None  # the match that just finished
@@ -532,17 +564,22 @@ class BotStartError(RunError):
     """A bot could not start in its first match: its command is broken, the league is stopped."""
 
 
-def _start_failure(job: MatchJob, result: MatchResult, seen: set[str]) -> BotStartError | None:
-    """The error for the first bot of ``result`` that never started and had not played before."""
+def start_failure(
+    result: MatchResult, out: Path, seen: Collection[str] = (), *, where: str | None = None
+) -> BotStartError | None:
+    """The error for the first bot of ``result`` that never started and had not played before
+    (``seen``): its name, its faults, its log's last line and the log's path under ``out``, in one
+    line; ``where`` says in what it failed (default: " in its first match <id>"; "" for a single match)."""
     for name in result.unstarted:
         if name not in seen:
             reasons = ", ".join(sorted(result.faults.get(name, {}))) or "no start"
             tail = [line for line in result.log_tails.get(name, "").split("\n") if line.strip()]  # a CR is data
             last = f": {tail[-1].strip()[:200]}" if tail else ""
-            log = job.out / "logs" / f"{instance_label(name, 0)}.log"
+            log = out / "logs" / f"{instance_label(name, 0)}.log"
+            place = f" in its first match {result.match_id}" if where is None else where
             return BotStartError(
-                f"bot {name!r} could not start in its first match {result.match_id} "
-                f"({reasons}){last}; log {log}; fix its command or pass --keep-going"
+                f"bot {name!r} could not start{place} ({reasons}){last}; log {log}; "
+                "fix its command or pass --keep-going"
             )
     return None
 
@@ -587,16 +624,13 @@ async def run_league(
 ) -> list[MatchResult]:
     """Run every match not yet in the journal; commit each as it finishes; return all results.
 
-    Without ``keep_going``, a bot that cannot start in its first match stops the league with a
+    Without ``resume``, an output folder that holds results is refused (``claim_output``). Without
+    ``keep_going``, a bot that cannot start in its first match stops the league with a
     ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``).
     Without a seed in the configuration one is drawn (and kept in the journal for ``--resume``);
     ``on_seed`` gets its SHA-256 commitment and the warning for a guessable seed, if any."""
-    journal_path = config.out / "journal.sqlite"
-    if not resume and journal_path.exists():
-        journal_path.unlink()
-        for extra in ("-wal", "-shm"):
-            Path(f"{journal_path}{extra}").unlink(missing_ok=True)
-    journal = Journal(journal_path, fingerprint(config))
+    claim_output(config.out, resume=resume)  # never over an earlier run's results
+    journal = Journal(config.out / "journal.sqlite", fingerprint(config))
     try:
         if config.seed is None:
             config = dataclasses.replace(config, seed=journal.seed())
@@ -611,6 +645,7 @@ async def run_league(
         left = collections.Counter(j.event for j in todo)
         seen = {name for r in results for name in r.bots}
         started = time.monotonic()
+        before = sum(r.hands for r in results)  # hands the journal had: the count goes on from them
         played = 0
         write_outputs(config, results, len(jobs))
 
@@ -621,7 +656,7 @@ async def run_league(
         try:
             for future in asyncio.as_completed(tasks):
                 job, result = await future
-                failure = None if keep_going else _start_failure(job, result, seen)
+                failure = None if keep_going else start_failure(result, job.out, seen)
                 if failure is not None:
                     raise failure
                 seen.update(result.bots)
@@ -639,7 +674,7 @@ async def run_league(
                         Progress(
                             len(results),
                             len(jobs),
-                            played,
+                            before + played,
                             played / elapsed,
                             eta,
                             lines,

@@ -178,11 +178,13 @@ class Match:
         sessions: Mapping[str, BotSession] | None = None,
         on_hand: Callable[[str, str], None] | None = None,
         records: bool = False,
+        stop_unstarted: bool = False,
     ) -> None:
         """``sessions`` are remote bots' sessions by instance label, that outlive the match (a
         league's ``serve``); ``on_hand(match_id, phh_text)`` sees each finished hand once it is safe
         to show (``_publish``); ``records`` keeps every hand's record in the result (memory that grows
-        with the match: tests and analyses of a pool of deals)."""
+        with the match: tests and analyses of a pool of deals); ``stop_unstarted``: a bot whose first
+        launch never connects stops the match at once (``dealer match``: its command is broken)."""
         self.plan = plan
         self.server = server
         self.entries = bots
@@ -211,6 +213,7 @@ class Match:
             attempt=plan.attempt,
         )
         self.stop = False
+        self.stop_unstarted = stop_unstarted
         self._restart_locks: dict[str, asyncio.Lock] = {}
         self._histories: list[PhhsWriter] = []  # of the tables that started, in the match's private folder
         self._private: Path | None = None
@@ -372,6 +375,7 @@ class Match:
         """Fail a bot whose launch did not connect; its first launch is noted (a broken command)."""
         if seat.restarts == 0 and seat.entry.name not in self.result.unstarted:  # once, whichever instance
             self.result.unstarted.append(seat.entry.name)
+            self.stop = self.stop or self.stop_unstarted
         self._fail(seat)
 
     async def _count_crash(self, seat: _Seat, *, stopped: bool = False) -> None:

@@ -3,6 +3,8 @@ error and help), and shell completion is on."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -33,3 +35,96 @@ def test_a_value_outside_the_choices_is_a_usage_error_naming_them(
 def test_shell_completion_is_offered() -> None:
     result = RUNNER.invoke(app, ["--help"])
     assert result.exit_code == 0 and "--install-completion" in result.output and "--show-completion" in result.output
+
+
+BOTS = ["python a.py", "python b.py"]  # never started: every value below is refused before anything runs
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["match", *BOTS, "--hands", "-5"], "Invalid value for '--hands'"),
+        (["match", *BOTS, "--hands", "1"], "--hands 1 is fewer than one hand at each of the 2 tables"),
+        (["match", *BOTS, "--tables", "100000000"], "Invalid value for '--tables'"),
+        (["match", *BOTS, "--per-action-ms", "5000000000"], "Invalid value for '--per-action-ms'"),
+        (["match", *BOTS, "--bank-ms", "-1"], "Invalid value for '--bank-ms'"),
+        (["match", *BOTS, "--startup-ms", "99999999999"], "Invalid value for '--startup-ms'"),
+        (["match", *BOTS, "--stack", "10000000000000"], "Invalid value for '--stack'"),
+        (["match", *BOTS, "--ante", "-1"], "Invalid value for '--ante'"),
+        (["match", *BOTS, "--blinds", "fifty"], "blinds must look like 50/100, not 'fifty'"),
+        (["match", *BOTS, "--listen", "localhost"], "expected host:port with a port 0..65535, got 'localhost'"),
+        (["match", *BOTS, "--name", "a"], "give one --name per bot: 1 given for 2 bots"),
+        (["match", *BOTS, "--name", "a b", "--name", "c"], "--name 'a b' must match"),
+        (["match", "python 'a.py", "python b.py"], "cannot split the command line"),
+        (["compare", *BOTS, "--hands", "-5"], "Invalid value for '--hands'"),
+        (["compare", *BOTS, "--tables", "100000000"], "Invalid value for '--tables'"),
+        (["compare", *BOTS, "--batch", "0"], "Invalid value for '--batch'"),
+        (["compare", *BOTS, "--per-action-ms", "5000000000"], "Invalid value for '--per-action-ms'"),
+        (["compare", *BOTS, "--alpha", "0.7"], "must be between 0 and 0.5 (exclusive), not 0.7"),
+        (["compare", *BOTS, "--worse-than", "nan"], "must be a finite number, not nan"),
+        (["compare", "python 'a.py", "python b.py"], "cannot split the command line"),
+        (["run", "tournaments.yaml", "--web", "localhost"], "expected host:port with a port 0..65535, got 'localhost'"),
+        (["run", "tournaments.yaml", "--web", "127.0.0.1:99999"], "got '127.0.0.1:99999'"),
+        (["serve", "tournaments.yaml", "--web", "[::1]"], "expected host:port"),
+    ],
+)
+def test_bad_option_values_are_one_usage_error_each_never_a_traceback(argv: list[str], message: str) -> None:
+    result = RUNNER.invoke(app, argv)
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    flat = " ".join(result.output.replace("│", " ").split())
+    assert message in flat and "Traceback" not in flat, flat
+
+
+def test_bad_files_given_to_the_cli_are_one_line_each(tmp_path: Path) -> None:
+    latin = tmp_path / "league.yaml"
+    latin.write_bytes(b"name: caf\xe9\n")
+    meetings = tmp_path / "meetings.yaml"
+    meetings.write_text(
+        "name: m\nbots:\n  - {name: a, command: python3 -c pass}\n  - {name: b, command: python3 -c pass}\n"
+        "events:\n  - {name: e, format: round-robin, table_size: 2, hands: 5000000000, meetings: 1000000000000}\n",
+        encoding="utf-8",
+    )
+    seed = tmp_path / "seed.txt"
+    seed.write_bytes(b"\xff\xfe")
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    cases = [
+        (["validate", str(latin)], [f"error: {latin}:1: not UTF-8: byte 0xe9 at offset 9; save the file as UTF-8"]),
+        (["run", str(latin)], [f"error: {latin}:1: not UTF-8: byte 0xe9 at offset 9; save the file as UTF-8"]),
+        (
+            ["validate", str(meetings)],
+            [
+                f"error: {meetings}:6: events[0].hands: must be <= 1000000000, got 5000000000",
+                f"error: {meetings}:6: events[0].meetings: must be <= 100, got 1000000000000",
+            ],
+        ),
+        (
+            ["match", *BOTS, "--seed-file", str(seed), "--out", str(tmp_path / "o")],
+            [f"error: --seed-file {seed}: not UTF-8 (byte offset 0)"],
+        ),
+        (
+            ["export", "--acpc", str(empty)],
+            [f"error: {empty}: no hand histories (.phhs files) in this folder or below"],
+        ),
+    ]
+    for argv, lines in cases:
+        result = RUNNER.invoke(app, argv)
+        assert result.exit_code == 2, (argv, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (argv, result.exception)
+        assert result.output.splitlines()[-len(lines) :] == lines, (argv, result.output)
+
+
+@pytest.mark.parametrize("command", ["match", "compare"])
+def test_an_output_folder_holding_results_is_refused_before_anything_starts(tmp_path: Path, command: str) -> None:
+    out = tmp_path / "out"
+    (out / "hands").mkdir(parents=True)
+    (out / "results.json").write_text("earlier\n", encoding="utf-8")
+    result = RUNNER.invoke(app, [command, *BOTS, "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines()[-1] == (
+        f"error: {out} already holds results (results.json, hands): pass --fresh to move them aside to a dated "
+        "folder, or choose another output folder"
+    )
+    assert sorted(p.name for p in out.iterdir()) == ["hands", "results.json"]  # not even a dealer.log
+    assert (out / "results.json").read_text(encoding="utf-8") == "earlier\n"

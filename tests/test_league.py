@@ -419,11 +419,18 @@ def test_killed_run_resumes_and_plays_the_cut_off_matches_again(league: LeagueRu
             pass
     assert left == [], f"bot processes outlived the SIGKILLed dealer by 8 s: {left}"
 
+    before = _journal(journal)
     resumed = dealer("run", "--resume", yaml)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     # Only the unfinished matches were played again: the first progress line counts the journal's.
     progress = re.findall(r"^\[(\d+)/(\d+)\] ", resumed.stderr, re.M)
     assert progress and int(progress[0][0]) == rows + 1 and progress[-1] == (str(total), str(total))
+    # ... and its hands count goes on from the journal's: the first line adds its match's hands to them.
+    first = re.search(r"^\[\d+/\d+\] (\S+) done; ([\d,]+) hands", resumed.stderr, re.M)
+    assert first is not None, resumed.stderr
+    after = _journal(journal)
+    hands = sum(json.loads(before[m])["tally"]["hands"] for m in before)
+    assert int(first[2].replace(",", "")) == hands + json.loads(after[first[1]])["tally"]["hands"]
     data = results_of(out)
     assert data["matches"] == {"finished": total, "total": total}
     # The matches cut off by the kill were played again with new deals (their bots had seen the
@@ -714,6 +721,13 @@ def test_bot_failing_at_start_is_charged_and_the_league_goes_on(tmp_path: Path) 
     assert "ghost" in (out / "standings.txt").read_text(encoding="utf-8")
 
 
+GHOST_LINE = f"{sys.executable} -c 'import sys; sys.exit(\"ghost: no such model file\")'"
+START_ERROR = (
+    r"error: bot '{name}' could not start \((crash|no_connect|start_failed)\): ghost: no such model file; "
+    r"log {log}; fix its command or pass --keep-going"
+)
+
+
 def test_a_ghost_in_its_first_match_ranks_below_every_bot_that_played() -> None:
     """--keep-going: the ghost's seat folds or checks for it, and may even win chips that way, but a
     bot that never started is never ranked above one that played."""
@@ -725,6 +739,59 @@ def test_a_ghost_in_its_first_match_ranks_below_every_bot_that_played() -> None:
     assert [s.name for s in standings([result])] == ["a", "b", "ghost"]
     started = result_of("m", ("a", "b", "ghost"), records)  # the same chips, every bot played: by bb/100
     assert [s.name for s in standings([started])] == ["ghost", "a", "b"]
+
+
+def test_dealer_match_stops_at_a_bot_that_cannot_start_unless_keep_going(tmp_path: Path) -> None:
+    out = tmp_path / "stopped"
+    proc = dealer(
+        "match", GHOST_LINE, _py("call"), "--name", "ghost", "--name", "caller", "--hands", "400", "--out", out
+    )
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    log = re.escape(str(out / "logs" / "ghost.0.log"))
+    assert re.fullmatch(START_ERROR.format(name="ghost", log=log), proc.stderr.strip().splitlines()[-1]), proc.stderr
+    stopped = results_of(out)  # what was played is kept
+    assert stopped["hands"] < 400 and {s["name"] for s in stopped["standings"]} == {"ghost", "caller"}
+
+    out = tmp_path / "kept-going"
+    proc = dealer(
+        "match", GHOST_LINE, _py("call"), "--name", "ghost", "--name", "caller", "--hands", "40", "--keep-going",
+        "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    played = results_of(out)
+    assert played["hands"] == 40 and [s["name"] for s in played["standings"]] == ["caller", "ghost"]
+
+
+def test_dealer_compare_stops_at_a_bot_that_cannot_start(tmp_path: Path) -> None:
+    out = tmp_path / "compare"
+    proc = dealer("compare", GHOST_LINE, _py("call"), "--hands", "4000", "--tables", "1", "--out", out)
+    assert proc.returncode == 13, proc.stderr[-3000:]
+    log = re.escape(str(out / "logs" / "new.0.log"))
+    assert re.fullmatch(START_ERROR.format(name="new", log=log), proc.stderr.strip().splitlines()[-1]), proc.stderr
+    assert json.loads((out / "compare.json").read_text(encoding="utf-8"))["hands_played"] < 4000
+    assert proc.stdout == ""
+
+
+def test_run_refuses_an_output_folder_holding_results_and_fresh_moves_them_aside(tmp_path: Path) -> None:
+    yaml, out = _ghost_league(tmp_path, _py("call"))
+    (out / "hands").mkdir(parents=True)
+    (out / "hands" / "earlier.phhs").write_text("kept\n", encoding="utf-8")
+    (out / "results.json").write_text("earlier\n", encoding="utf-8")
+    proc = dealer("run", yaml, timeout=30)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert proc.stderr.splitlines() == [
+        f"error: {out} already holds results (results.json, hands): pass --resume to go on from them, --fresh to "
+        "move them aside to a dated folder, or choose another output folder"
+    ]
+    assert (out / "results.json").read_text(encoding="utf-8") == "earlier\n" and not (out / "dealer.log").exists()
+
+    proc = dealer("run", "--fresh", yaml)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (moved,) = [p for p in tmp_path.iterdir() if p.name.startswith("out.")]
+    assert f"the earlier results in {out} were moved to {moved}" in proc.stderr
+    assert (moved / "results.json").read_text(encoding="utf-8") == "earlier\n"
+    assert (moved / "hands" / "earlier.phhs").read_text(encoding="utf-8") == "kept\n"
+    assert results_of(out)["matches"] == {"finished": 3, "total": 3}
 
 
 def test_export_walks_a_folder_of_folders(league: LeagueRun) -> None:
