@@ -33,7 +33,7 @@ sample_bots/c/bot: sample_bots/build.sh $(STDIO_BOTS)  # stands for the Java and
 setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(CHROMIUM) sample_bots/c/bot
 
 league: setup  ## run the league in tournaments.yaml on the sample bots
-	$(BIN)/dealer run tournaments.yaml
+	$(BIN)/dealer run tournaments.yaml --fresh
 
 test: setup  ## the default test run (the long differential and e2e runs are marked slow)
 	$(BIN)/pytest -q
