@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 
 import grpc
 from google.protobuf.message import DecodeError
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_health.v1 import health_pb2
 
 from dealer import wire
 from dealer.wire import Reply, frame
@@ -52,6 +51,7 @@ REPLY_SLICE = 256  # replies of one message routed between two yields to the eve
 MAX_WAITING = 256  # streams waiting for their Hello at once, over every peer
 MAX_WAITING_PER_PEER = 64  # ... from one peer (IP address; every Unix socket client is one peer)
 FAULTS_LOGGED = 20  # faults of one reason logged per session; the rest are only counted
+HEALTH_CHECKS_PER_S = 20  # Health checks answered a second (a burst of as many); the rest are refused
 LATE_MEMORY = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
 _BROKEN = (asyncio.CancelledError, grpc.RpcError, grpc.aio.BaseError)  # a stream that broke: the bot's doing
 
@@ -681,8 +681,69 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             session._wake.set()
 
 
+class _Health:
+    """The gRPC Health service's ``Check`` alone (no ``Watch``, whose streams a bot could hold
+    open), answered at most ``HEALTH_CHECKS_PER_S`` times a second: a flood of checks from a bot
+    costs the tables beside it little. Refused checks are counted in ``dealer.log``, a line a second."""
+
+    SERVING = frozenset({"", "poker.v1.Dealer"})
+
+    def __init__(self) -> None:
+        self._tokens = float(HEALTH_CHECKS_PER_S)
+        self._filled_at = 0.0
+        self.refused = 0
+        self._unreported = 0
+        self._report: asyncio.TimerHandle | None = None
+
+    def handlers(self) -> grpc.GenericRpcHandler:
+        """The service's handler, to add to a server."""
+        check = grpc.unary_unary_rpc_method_handler(
+            self.check,
+            request_deserializer=health_pb2.HealthCheckRequest.FromString,
+            response_serializer=health_pb2.HealthCheckResponse.SerializeToString,
+        )
+        return grpc.method_handlers_generic_handler("grpc.health.v1.Health", {"Check": check})
+
+    def _admit(self) -> bool:
+        """Take a token from the bucket (refilled at ``HEALTH_CHECKS_PER_S``); False when it is empty."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        self._tokens = min(float(HEALTH_CHECKS_PER_S), self._tokens + (now - self._filled_at) * HEALTH_CHECKS_PER_S)
+        self._filled_at = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        self.refused += 1
+        self._unreported += 1
+        if self._report is None:
+            self._report = loop.call_later(1.0, self._log_refused)
+        return False
+
+    def _log_refused(self) -> None:
+        self._report = None
+        log.warning("refused %d Health checks over the limit of %d a second", self._unreported, HEALTH_CHECKS_PER_S)
+        self._unreported = 0
+
+    async def check(
+        self, request: health_pb2.HealthCheckRequest, context: grpc.aio.ServicerContext
+    ) -> health_pb2.HealthCheckResponse:
+        """SERVING for the dealer's service (or the server, ""), NOT_FOUND for any other name."""
+        if not self._admit():
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many Health checks: rate-limited")
+        if request.service not in self.SERVING:
+            await context.abort(grpc.StatusCode.NOT_FOUND, "unknown service")
+        return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.SERVING)
+
+    def close(self) -> None:
+        """Log what is still unreported (the server stops)."""
+        if self._report is not None:
+            self._report.cancel()
+            self._log_refused()
+
+
 class DealerServer:
-    """The gRPC server, with the health and reflection services, and its session registry.
+    """The gRPC server (the bots' ``Play``, a rate-limited Health ``Check``; no reflection: a bot
+    has ``proto/``) and its session registry.
 
     ``async with DealerServer(...) as server:`` starts it and stops it when the block ends."""
 
@@ -705,6 +766,7 @@ class DealerServer:
         self._socket_folder: str | None = None
         self.address = address
         self.local_address: str | None = None
+        self.health = _Health()
 
     def _dealer_error(self, error: BaseException) -> None:
         """The dealer failed while serving a stream: every match on this server stops (``failed``)."""
@@ -727,13 +789,7 @@ class DealerServer:
             self.service.Play, request_deserializer=decode, response_serializer=bytes
         )
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("poker.v1.Dealer", {"Play": play}),))
-        health_servicer = health.aio.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        await health_servicer.set("poker.v1.Dealer", health_pb2.HealthCheckResponse.SERVING)
-        await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-        reflection.enable_server_reflection(
-            (pb.DESCRIPTOR.services_by_name["Dealer"].full_name, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-        )
+        server.add_generic_rpc_handlers((self.health.handlers(),))
         if self._credentials is None:
             port = server.add_insecure_port(self._requested)
         else:
@@ -787,6 +843,7 @@ class DealerServer:
         if self._server is not None:
             await self._server.stop(grace_s)
             self._server = None
+            self.health.close()
         if self._socket_folder is not None:
             shutil.rmtree(self._socket_folder, ignore_errors=True)
             self._socket_folder = None

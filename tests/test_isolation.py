@@ -834,3 +834,31 @@ def test_flooders_are_cut_off_and_the_other_tables_stay_on_time(tmp_path: Path) 
     assert fair.hands == 30 * 4 * 2 and all(sum(r.net.values()) == 0 for r in fair.records)
     assert fair.faults == {"caller": {}, "honest": {}}, fair.faults  # no timeout at 200 ms per action
     assert seconds < MATCH_TIMEOUT_S
+
+
+def test_a_flood_of_health_and_reflection_calls_finds_no_reflection_and_delays_no_table(tmp_path: Path, caplog) -> None:
+    """A sandboxed bot floods the dealer's socket (/run/dealer.sock) with Health checks and server
+    reflection calls from 4 threads while it plays: reflection is not there, Health is rate-limited
+    (the refusals logged, not printed), and the fair tables beside it are never late."""
+
+    async def main():
+        async with DealerServer() as server:
+            flood = {"honest": MatchBot("honest", HONEST), "bad": MatchBot("bad", bot("health_flooder.py"))}
+            fair = {"honest": MatchBot("honest", HONEST), "caller": MatchBot("caller", CALLER)}
+            matches = [
+                (plan("flood", list(flood), hands=40), flood, tmp_path / "flood"),
+                (plan("fair", list(fair), hands=30, tables=4), fair, tmp_path / "fair"),
+            ]
+            return await play_async(server, matches)
+
+    caplog.set_level("WARNING", logger="dealer.server")
+    flooded, fair = asyncio.run(main())
+    assert_stands(flooded, hands=40)
+    assert flooded.faults["bad"] == {}, flooded.faults
+    assert fair.faults == {"caller": {}, "honest": {}}, fair.faults  # no timeout at 200 ms per action
+    texts = [log(tmp_path / "flood", "bad", k) for k in range(INSTANCES)]
+    for text in texts:
+        assert "reflection answered" not in text, text
+        assert re.search(r"^reflection: UNIMPLEMENTED=\d+$", text, re.M), text
+        assert re.search(r"^health: .*RESOURCE_EXHAUSTED=\d+", text, re.M), text
+    assert any(re.match(r"refused \d+ Health checks over the limit", r.getMessage()) for r in caplog.records)
