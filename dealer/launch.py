@@ -13,7 +13,9 @@ environment is imported) stays as the bot's parent:
 * in the forked child, before ``exec``: ``cgroup_fd=N`` moves the bot into its memory cgroup (by
   writing "0" to that open ``cgroup.procs``, then closing it); the rlimits are set;
   ``user=UID:GID`` drops to that user (groups cleared) and enters its ``HOME``; then the bot is
-  asked to be killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it);
+  asked to be killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it)
+  and a seccomp filter refuses it new user namespaces (x86_64 and aarch64; the kernel's attack surface
+  that a bot has no use for, and bwrap's ``--disable-userns`` is not there for a dealer run as root);
 * when the dealer is gone (its end of the launcher's output pipe closed), it kills everything and
   exits, also where its own death signal came too late to fire;
 * ``relay=PORT:PATH`` (an ACPC bot in a network namespace of its own): before the bot starts, it
@@ -92,6 +94,68 @@ def _initial_environment() -> dict[str, str]:
         return dict(os.environ)
 
 
+# A seccomp filter that refuses new user namespaces: unshare and clone with CLONE_NEWUSER fail with
+# EPERM, clone3 (whose flags a filter cannot read) with ENOSYS, so libc falls back to clone. Per
+# architecture: its audit number, then the syscall numbers of unshare, clone and clone3.
+_CLONE_NEWUSER = 0x10000000
+_ARCHES = {
+    "x86_64": (0xC000003E, 272, 56, 435),
+    "aarch64": (0xC00000B7, 97, 220, 435),
+}
+_X32_BIT = 0x40000000  # x86_64's x32 syscalls: refused as a whole (ENOSYS), nothing uses them
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+_ALLOW = 0x7FFF0000
+_ERRNO = 0x00050000
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _no_user_namespaces_filter(machine: str) -> list[tuple[int, int, int, int]] | None:
+    """The BPF program (code, jt, jf, k) for this machine's architecture, or None for one not known."""
+    if machine not in _ARCHES:
+        return None
+    arch, unshare, clone, clone3 = _ARCHES[machine]
+    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    return [
+        (load, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 1, 0, arch),
+        (ret, 0, 0, _ERRNO | 38),  # another ABI on this kernel (i386 on x86_64): ENOSYS
+        (load, 0, 0, 0),  # seccomp_data.nr
+        (jge, 4, 0, _X32_BIT),
+        (jeq, 4, 0, unshare),
+        (jeq, 3, 0, clone),
+        (jeq, 1, 0, clone3),
+        (ret, 0, 0, _ALLOW),
+        (ret, 0, 0, _ERRNO | 38),  # clone3 and x32: ENOSYS
+        (load, 0, 0, 16),  # the low half of args[0]: the flags of unshare and clone
+        (jset, 0, 1, _CLONE_NEWUSER),
+        (ret, 0, 0, _ERRNO | 1),  # EPERM
+        (ret, 0, 0, _ALLOW),
+    ]
+
+
+def _refuse_user_namespaces() -> None:
+    """Install the filter (with ``no_new_privs``, which an unprivileged process needs for it)."""
+    program = _no_user_namespaces_filter(os.uname().machine)
+    if program is None:
+        return
+    filters = (_SockFilter * len(program))(*(_SockFilter(*f) for f in program))
+    fprog = _SockFprog(len(program), filters)
+    if (
+        not _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+        or _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0
+    ):
+        _fail(f"cannot refuse user namespaces to the bot: {os.strerror(ctypes.get_errno())}")
+
+
 def _child(options: dict[str, str], command: list[str]) -> None:
     """In the forked child: isolate, limit, drop privileges, exec the bot. Never returns."""
     try:
@@ -123,6 +187,7 @@ def _child(options: dict[str, str], command: list[str]) -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != launcher:
             os._exit(1)
+        _refuse_user_namespaces()
         os.execvpe(command[0], command, environment)
     except OSError as error:
         print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr, flush=True)

@@ -430,6 +430,21 @@ def test_bot_with_its_own_user_has_a_private_scratch_folder_and_a_process_limit(
     assert_gone(tmp_path / "nproc")
 
 
+@pytest.mark.parametrize("user", [None, str(USERS[2])])
+def test_a_bot_cannot_make_a_user_namespace(tmp_path: Path, user: str | None) -> None:
+    """Also as its own user (bwrap's --disable-userns needs --unshare-user, which a dealer run as
+    root does not use): the launcher's seccomp filter refuses it."""
+    need_root("limits.user")
+    entries = {
+        "honest": MatchBot("honest", HONEST),
+        "bad": MatchBot("bad", bot("userns_bot.py"), limits=Limits(user=user)),
+    }
+    result, _ = run_one(tmp_path, entries)
+    assert_stands(result)
+    for k in range(INSTANCES):
+        assert "user namespace: refused (Operation not permitted)" in log(tmp_path, "bad", k), log(tmp_path, "bad", k)
+
+
 def test_a_bot_with_its_own_user_cannot_read_the_histories_of_a_match_in_play(tmp_path: Path) -> None:
     """Histories are streamed during the match into a 0700 folder of the dealer's, outside every
     sandbox: a snooper under its own user that searches the whole output folder (the real path,
