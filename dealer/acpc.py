@@ -440,6 +440,10 @@ class AcpcBot:
         """Wait (a little) until every client's output has reached its log."""
         await asyncio.gather(*(c.process.log_complete(timeout_s) for c in self.clients))
 
+    def out_of_cpu(self) -> bool:
+        """Whether a client hit its CPU time limit (as ``BotProcess.out_of_cpu``)."""
+        return any(c.process.out_of_cpu() for c in self.clients)
+
     def out_of_memory(self) -> bool:
         """Whether a client's log ends with an allocation failure."""
         return any(c.process.out_of_memory() for c in self.clients)

@@ -23,6 +23,7 @@ import typer
 import yaml
 from tabulate import tabulate
 
+from dealer import sandbox
 from dealer.acpc_game import export_states, unsupported
 from dealer.compare import LABELS, Settings, deal_sets_for, number, play_comparison
 from dealer.config import (
@@ -558,6 +559,8 @@ def _play_league(
             "(UNSAFE); recorded in results.json",
             err=True,
         )
+    if sandbox.cpu_hierarchy() is None and any(not b.remote for b in league.bots):
+        typer.echo(f"note: CPU: {sandbox.cpu_confinement()} (also in results.json)", err=True)
     _log_to(league.out, options.log_level)
     try:
         results = asyncio.run(

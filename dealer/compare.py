@@ -73,7 +73,9 @@ Verdict = Literal["better", "not worse", "worse", "inconclusive"]
 EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
 VOID = 13  # the exit code of a comparison whose figures a failed bot made meaningless
 # Faults after which a bot did not really play its hands (it never started, crashed or left).
-VOIDING_FAULTS = frozenset({"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory"})
+VOIDING_FAULTS = frozenset(
+    {"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory", "cpu_time"}
+)
 BATCH = 100  # paired samples between two looks of the sequential test (``dealer compare --batch``, a league's)
 
 

@@ -10,8 +10,8 @@ environment is imported) stays as the bot's parent:
   parent dies; when the bot exits, or the dealer sends SIGTERM, the launcher kills every
   descendant it has (found through the ``/proc/*/stat`` parent chains) and exits with the bot's
   status (a bot killed by signal N makes the launcher die by signal N too);
-* in the forked child, before ``exec``: ``cgroup_fd=N`` moves the bot into its memory cgroup (by
-  writing "0" to that open ``cgroup.procs``, then closing it); the rlimits are set;
+* in the forked child, before ``exec``: ``cgroup_fd=N,M,...`` moves the bot into its memory and CPU
+  cgroups (by writing "0" to each open ``cgroup.procs``, then closing it); the rlimits are set;
   ``user=UID:GID`` drops to that user (groups cleared) and enters its ``HOME``; then the bot is
   asked to be killed if the launcher dies (``PR_SET_PDEATHSIG``, set after the user change, which clears it)
   and a seccomp filter refuses it new user namespaces (x86_64 and aarch64; the kernel's attack surface
@@ -24,7 +24,7 @@ environment is imported) stays as the bot's parent:
   dealer's Unix socket at PATH until either side ends.
 
 Options are ``name=value`` pairs: ``memory_mb``, ``cpu_seconds``, ``open_files``, ``file_size_mb``,
-``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N``, ``relay=PORT:PATH``.
+``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N,M,...``, ``relay=PORT:PATH``.
 
 The dealer normally runs the launcher inside the bot's sandbox (``dealer.sandbox``), whose pid
 namespace ends with it. Without the sandbox, a descendant that may signal the launcher (same user:
@@ -156,6 +156,11 @@ def _refuse_user_namespaces() -> None:
         _fail(f"cannot refuse user namespaces to the bot: {os.strerror(ctypes.get_errno())}")
 
 
+def _cgroup_fds(options: dict[str, str]) -> list[int]:
+    """The open ``cgroup.procs`` descriptors of ``cgroup_fd=N,M,...``: the bot's memory and CPU cgroups."""
+    return [int(fd) for fd in options.get("cgroup_fd", "").split(",") if fd]
+
+
 def _child(options: dict[str, str], command: list[str]) -> None:
     """In the forked child: isolate, limit, drop privileges, exec the bot. Never returns."""
     try:
@@ -163,12 +168,11 @@ def _child(options: dict[str, str], command: list[str]) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
-        if "cgroup_fd" in options:
-            fd = int(options["cgroup_fd"])
+        for fd in _cgroup_fds(options):
             try:
                 os.write(fd, b"0")
             except OSError as error:
-                _fail(f"cannot join the bot's memory cgroup: {error.strerror}")
+                _fail(f"cannot join the bot's cgroup: {error.strerror}")
             os.close(fd)
         user = options.get("user")
         for name, (which, unit) in _LIMITS.items():
@@ -344,8 +348,8 @@ def main(argv: list[str]) -> None:
         _child(options, command)
     if relay is not None:  # after the fork: the bot's process starts with one thread
         threading.Thread(target=_relay, args=relay, daemon=True).start()
-    if "cgroup_fd" in options:
-        os.close(int(options["cgroup_fd"]))  # the launcher itself stays out of the bot's cgroup
+    for fd in _cgroup_fds(options):
+        os.close(fd)  # the launcher itself stays out of the bot's cgroups
     status: int | None = None
     deadline: float | None = None
     dealer_gone = _dealer_watch()

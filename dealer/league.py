@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from dealer import sandbox
 from dealer.compare import BATCH, ComparingMatch, compare_results
 from dealer.compare import Settings as CompareSettings
 from dealer.config import EventSpec, LeagueBot, LeagueConfig
@@ -487,6 +488,7 @@ def report(
         "log_tails": {r.match_id: r.log_tails for r in results if r.log_tails},
         "sandbox": {bot.name: bot.limits.sandbox for bot in config.bots if not bot.remote},
         "replayed": {r.match_id: r.attempt for r in results if r.attempt},
+        "cpu": sandbox.cpu_confinement(),
     }
 
 

@@ -356,7 +356,9 @@ class Match:
                 pass  # its own stream was refused (a token already connected, a protocol version): counted
             elif exited in done and process is not None:
                 await process.log_complete()
-                if process.out_of_memory():
+                if process.out_of_cpu():
+                    session.fault(Fault.CPU, f"match {match_id}: out of CPU time before connecting")
+                elif process.out_of_memory():
                     session.fault(Fault.MEMORY, f"match {match_id}: out of memory before connecting")
                 elif process.crashed:
                     session.fault(
@@ -395,7 +397,8 @@ class Match:
             if session.faults[Fault.DISCONNECT] > seat.disconnects:  # its lost stream was this crash
                 session.uncount(Fault.DISCONNECT)
                 detail += " (its lost stream is counted as this, no longer as a disconnect)"
-            session.fault(Fault.MEMORY if out_of_memory else Fault.CRASH, detail)
+            reason = Fault.CPU if process.out_of_cpu() else Fault.MEMORY if out_of_memory else Fault.CRASH
+            session.fault(reason, detail)
 
     def _fail(self, seat: _Seat) -> None:
         """Apply the fault policy to a bot that can no longer play (once per failure)."""

@@ -7,9 +7,12 @@ a minimal environment: ``PATH``, ``HOME``, ``POKER_DEALER`` (the address to dial
 socket with ``network: none``) and ``POKER_TOKEN`` (its seat token). Inside the sandbox it runs
 under ``dealer.launch``, which applies the limits and the user and kills everything the bot
 started when it ends (see that module); its memory is capped by a cgroup where the machine allows
-one (else RLIMIT_DATA). Its stdout and stderr go to one log file (mode 0600, readable by the
-dealer's user only), capped in size (the rest is read and dropped so the bot never blocks on a
-full pipe). Stopping a bot terminates its process group (and so its sandbox), then kills it.
+one (else RLIMIT_DATA), and each instance has a CPU cgroup of its own where the machine allows one:
+every instance weighs the same for the scheduler however many processes it runs, and
+``cpu_seconds`` counts all its processes together (else RLIMIT_CPU, per process). Its stdout and
+stderr go to one log file (mode 0600, readable by the dealer's user only), capped in size (the rest
+is read and dropped so the bot never blocks on a full pipe). Stopping a bot terminates its process
+group (and so its sandbox), then kills it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ log = logging.getLogger(__name__)
 STOP_GRACE_S = 1.0
 LAUNCHER_STOP_S = 1.0  # time for the launcher to kill the bot's descendants after SIGTERM
 CGROUP_REMOVE_S = 5.0  # time for the kernel to end the last processes of a stopped bot's sandbox
+CPU_POLL_S = 0.25  # how often a bot's CPU cgroup is read: it may overrun cpu_seconds by about this x cores
 CGROUP_SWEEP_S = 30.0  # at a match's end, for cgroups whose last processes (freeing memory) were slow
 # What runtimes print when an allocation fails (the bot's memory limit): Python, C/C++, Java,
 # Node, Go, Rust, and the libc message of a failed mmap/brk.
@@ -114,8 +118,11 @@ class BotProcess:
     log_path: Path
     _pump: asyncio.Task[None]
     cgroup: sandbox.MemoryCgroup | None = None
+    cpu: sandbox.CpuCgroup | None = None
     killed: bool = False  # the dealer had to signal it: its exit status is not the bot's doing
+    cpu_exceeded: bool = False  # its CPU cgroup used more than cpu_seconds: the dealer killed it
     _bridge: asyncio.Task[None] | None = None  # the transport over its stdin/stdout (dealer.stdio), if any
+    _cpu_watch: asyncio.Task[None] | None = None
 
     @classmethod
     async def launch(
@@ -171,7 +178,8 @@ class BotProcess:
         if not stdio:
             env.update(POKER_DEALER=address, POKER_TOKEN=token)
         cgroup = sandbox.MemoryCgroup.create(limits.memory_mb)
-        fds = [] if cgroup is None else [cgroup.open_procs()]
+        cpu = sandbox.CpuCgroup.create()
+        fds = ([] if cgroup is None else [cgroup.open_procs()]) + ([] if cpu is None else cpu.open_procs())
         launcher = [
             sys.executable,
             "-I",
@@ -185,7 +193,7 @@ class BotProcess:
                     "file_size_mb": limits.file_size_mb,
                     "processes": limits.processes,
                     "user": None if owner is None else f"{owner[0]}:{owner[1]}",
-                    "cgroup_fd": fds[0] if fds else None,
+                    "cgroup_fd": ",".join(map(str, fds)) if fds else None,
                     "relay": None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}",
                 }
             ),
@@ -218,6 +226,8 @@ class BotProcess:
         except BaseException:
             if cgroup is not None:
                 cgroup.remove()
+            if cpu is not None:
+                cpu.remove()
             raise
         finally:
             for fd in fds:
@@ -225,7 +235,32 @@ class BotProcess:
         logged = process.stderr if stdio else process.stdout
         assert logged is not None
         pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
-        return cls(name, process, log_path, pump, cgroup)
+        bot = cls(name, process, log_path, pump, cgroup, cpu)
+        if cpu is not None:
+            bot._cpu_watch = asyncio.create_task(bot._watch_cpu(cpu, limits.cpu_seconds))
+        return bot
+
+    async def _watch_cpu(self, cpu: sandbox.CpuCgroup, limit_s: int) -> None:
+        """Kill the bot once its cgroup (all its processes together) has used ``limit_s`` of CPU."""
+        while self.process.returncode is None:
+            await asyncio.sleep(CPU_POLL_S)
+            try:
+                used = cpu.usage_s()
+            except (OSError, ValueError) as error:  # the dealer's side: the limit is left to RLIMIT_CPU
+                log.error(
+                    "bot %s: cannot read its CPU time (%s): cpu_seconds is per process from now", self.name, error
+                )
+                return
+            if used > limit_s:
+                self.cpu_exceeded = True
+                log.warning(
+                    "bot %s: used %.1f s of CPU over its processes, above cpu_seconds %d: killed",
+                    self.name,
+                    used,
+                    limit_s,
+                )
+                cpu.kill()
+                return
 
     @property
     def pipes(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -273,6 +308,12 @@ class BotProcess:
             await self.wait_exit(max(grace_s, LAUNCHER_STOP_S))
         _signal_group(self.process.pid, signal.SIGKILL)
         await self.wait_exit(grace_s)
+        if self._cpu_watch is not None:
+            self._cpu_watch.cancel()
+        if self.cpu is not None:
+            self.cpu.kill()
+            if not await _remove_cgroup(self.cpu, CGROUP_REMOVE_S):
+                _leftover_cgroups.append(self.cpu)
         if self.cgroup is not None:
             self.cgroup.kill()  # what left the group and the sandbox's pid namespace, too
             if not await _remove_cgroup(self.cgroup, CGROUP_REMOVE_S):
@@ -301,6 +342,11 @@ class BotProcess:
         tail = self.log_tail(4000)
         return any(marker in tail for marker in MEMORY_MARKERS)
 
+    def out_of_cpu(self) -> bool:
+        """Whether the bot hit its CPU time limit: its cgroup's (the dealer killed it) or, without
+        one, a process's RLIMIT_CPU (SIGXCPU, which the launcher dies by too)."""
+        return self.cpu_exceeded or self.process.returncode == -signal.SIGXCPU
+
     def log_tail(self, max_bytes: int = 2000) -> str:
         """The end of the bot's log, for the organiser."""
         try:
@@ -313,11 +359,11 @@ class BotProcess:
             return ""
 
 
-_leftover_cgroups: list[sandbox.MemoryCgroup] = []
+_leftover_cgroups: list[sandbox.MemoryCgroup | sandbox.CpuCgroup] = []
 
 
-async def _remove_cgroup(cgroup: sandbox.MemoryCgroup, timeout_s: float) -> bool:
-    """Remove a stopped bot's memory cgroup once the kernel has ended its last processes; False
+async def _remove_cgroup(cgroup: sandbox.MemoryCgroup | sandbox.CpuCgroup, timeout_s: float) -> bool:
+    """Remove a stopped bot's memory or CPU cgroup once the kernel has ended its last processes; False
     if some were still there after ``timeout_s``."""
     deadline = asyncio.get_running_loop().time() + timeout_s
     while not cgroup.remove():
@@ -336,7 +382,8 @@ async def sweep_cgroups(timeout_s: float = CGROUP_SWEEP_S) -> None:
     removed_each = await asyncio.gather(*(_remove_cgroup(c, timeout_s) for c in leftovers))
     for cgroup, removed in zip(leftovers, removed_each, strict=True):
         if not removed:
-            log.error("memory cgroup %s still has processes after %.0f s: left in place", cgroup.folder, timeout_s)
+            where = cgroup.folder if isinstance(cgroup, sandbox.MemoryCgroup) else cgroup.folders[0]
+            log.error("cgroup %s still has processes after %.0f s: left in place", where, timeout_s)
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

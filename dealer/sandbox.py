@@ -24,6 +24,9 @@ no command line shows where anything lives.
 ``MemoryCgroup`` puts a bot in a child memory cgroup of the dealer's own (v2, or v1's memory
 controller) when the machine lets the dealer create one: the limit then counts all the bot's
 memory (its processes, /tmp and /dev/shm files, page cache), and an OOM kill is recorded.
+``CpuCgroup`` puts each bot instance in a child CPU cgroup (v2 ``cpu``, or v1's ``cpu`` and
+``cpuacct``): every instance weighs the same for the scheduler however many processes it runs, and
+its CPU time is read for all of them together (the dealer enforces ``cpu_seconds`` on that sum).
 """
 
 from __future__ import annotations
@@ -281,8 +284,8 @@ class _Hierarchy:
         return "memory.events" if self.version == 2 else "memory.oom_control"
 
 
-def _own_cgroup_folders() -> list[_Hierarchy]:
-    """The dealer's cgroup folder in each mounted hierarchy that has the memory controller."""
+def _own_cgroup_folders(controller: str = "memory") -> list[_Hierarchy]:
+    """The dealer's cgroup folder in each mounted hierarchy that has ``controller`` (v2 first)."""
     try:
         own = dict(line.split(":", 2)[1:] for line in Path("/proc/self/cgroup").read_text().splitlines())
         mounts = [line.split() for line in Path("/proc/self/mountinfo").read_text().splitlines()]
@@ -294,14 +297,14 @@ def _own_cgroup_folders() -> list[_Hierarchy]:
         root, point = fields[3], fields[4]
         if fstype == "cgroup2" and "" in own:
             path = own[""].strip()
-        elif fstype == "cgroup" and "memory" in options:
-            path = next((p.strip() for k, p in own.items() if "memory" in k.split(",")), "")
+        elif fstype == "cgroup" and controller in options:
+            path = next((p.strip() for k, p in own.items() if controller in k.split(",")), "")
         else:
             continue
         if path == root or path.startswith(root.rstrip("/") + "/"):
             folder = Path(point) / path[len(root) :].lstrip("/")
             version = 2 if fstype == "cgroup2" else 1
-            if version == 1 or "memory" in (folder / "cgroup.controllers").read_text().split():
+            if version == 1 or controller in (folder / "cgroup.controllers").read_text().split():
                 found.append(_Hierarchy(folder, version))
     return sorted(found, key=lambda h: -h.version)
 
@@ -310,21 +313,8 @@ def _own_cgroup_folders() -> list[_Hierarchy]:
 def memory_hierarchy() -> _Hierarchy | None:
     """Where child memory cgroups can be made (v2 first), or None: the bot gets RLIMIT_DATA instead."""
     for hierarchy in _own_cgroup_folders():
-        probe = hierarchy.folder / f"holdem-probe-{os.getpid()}"
-        try:
-            probe.mkdir()
-        except OSError:
-            continue
-        try:
-            if hierarchy.version == 2 and not (probe / "memory.max").exists():
-                (hierarchy.folder / "cgroup.subtree_control").write_text("+memory")
-            if (probe / hierarchy.limit_file).exists():
-                _remove_stale(hierarchy)
-                return hierarchy
-        except OSError:
-            continue
-        finally:
-            probe.rmdir()
+        if _probe(hierarchy, "memory", hierarchy.limit_file):
+            return hierarchy
     return None
 
 
@@ -335,9 +325,38 @@ def _remove_stale(hierarchy: _Hierarchy) -> None:
         owner = folder.name.split("-")[1]
         if not owner.isdigit() or int(owner) == os.getpid() or Path(f"/proc/{owner}").exists():
             continue
-        cgroup = MemoryCgroup(folder, hierarchy)
-        cgroup.kill()
-        cgroup.remove()  # a process still ending keeps it till the next dealer starts
+        _kill_cgroup(folder)
+        _remove_cgroup(folder)  # a process still ending keeps it till the next dealer starts
+
+
+def _kill_cgroup(folder: Path) -> None:
+    """SIGKILL every process in a cgroup, also those that escaped the bot's process group and its
+    sandbox's pid namespace (``cgroup.kill`` where v2 has it)."""
+    try:
+        (folder / "cgroup.kill").write_text("1")
+        return
+    except OSError:
+        pass
+    try:
+        pids = (folder / "cgroup.procs").read_text().split()
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, ValueError):
+            pass
+
+
+def _remove_cgroup(folder: Path) -> bool:
+    """Remove a cgroup once its processes are gone; False while some are left."""
+    try:
+        folder.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 class MemoryCgroup:
@@ -385,30 +404,130 @@ class MemoryCgroup:
         return self.oom_kills
 
     def kill(self) -> None:
-        """SIGKILL every process left in the cgroup, also those that escaped the bot's process
-        group and its sandbox's pid namespace (``cgroup.kill`` where v2 has it)."""
-        try:
-            (self.folder / "cgroup.kill").write_text("1")
-            return
-        except OSError:
-            pass
-        try:
-            pids = (self.folder / "cgroup.procs").read_text().split()
-        except OSError:
-            return
-        for pid in pids:
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, PermissionError, ValueError):
-                pass
+        """SIGKILL every process left in the cgroup (see ``_kill_cgroup``)."""
+        _kill_cgroup(self.folder)
 
     def remove(self) -> bool:
         """Remove the cgroup once its processes are gone; False while some are left."""
         self.read_oom_kills()
-        try:
-            self.folder.rmdir()
-        except FileNotFoundError:
+        return _remove_cgroup(self.folder)
+
+
+# --------------------------------------------------------------------------------------------- cpu
+
+
+@dataclass(frozen=True)
+class CpuHierarchy:
+    """Where a bot's CPU cgroup goes: ``share`` holds its weight (v2 ``cpu.weight``, v1
+    ``cpu.shares``), ``usage`` its CPU time (v2 ``cpu.stat``, v1 ``cpuacct.usage``); one folder
+    but for v1 with the cpuacct controller mounted apart."""
+
+    share: _Hierarchy
+    usage: _Hierarchy
+
+    @property
+    def folders(self) -> list[Path]:
+        return list(dict.fromkeys((self.share.folder, self.usage.folder)))
+
+    def describe(self) -> str:
+        """How a bot's CPU is confined here, for results.json."""
+        if self.share.version == 2:
+            return "cgroup v2: each bot instance in its own cgroup (cpu.weight), cpu_seconds for the cgroup"
+        return "cgroup v1: each bot instance in its own cgroup (cpu.shares), cpu_seconds for the cgroup (cpuacct)"
+
+
+def _probe(hierarchy: _Hierarchy, controller: str, needed: str) -> bool:
+    """Whether a child cgroup made here has the file ``needed`` (v2: enabling ``controller`` for
+    the children if it is not yet); stale cgroups of dead dealers are removed where it does."""
+    probe = hierarchy.folder / f"holdem-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return False
+    try:
+        if hierarchy.version == 2 and not (probe / needed).exists():
+            (hierarchy.folder / "cgroup.subtree_control").write_text(f"+{controller}")
+        if (probe / needed).exists():
+            _remove_stale(hierarchy)
             return True
+        return False
+    except OSError:
+        return False
+    finally:
+        probe.rmdir()
+
+
+@functools.cache
+def cpu_hierarchy() -> CpuHierarchy | None:
+    """Where child CPU cgroups can be made (v2 first), or None: ``cpu_seconds`` is then only
+    RLIMIT_CPU, per process, and a bot's processes compete with its opponent's one by one."""
+    for share in _own_cgroup_folders("cpu"):
+        if share.version == 2:
+            if _probe(share, "cpu", "cpu.weight"):
+                return CpuHierarchy(share, share)
+        elif _probe(share, "cpu", "cpu.shares"):
+            usage = next((h for h in _own_cgroup_folders("cpuacct") if h.version == 1), None)
+            if usage is not None and (usage == share or _probe(usage, "cpuacct", "cpuacct.usage")):
+                return CpuHierarchy(share, usage)
+    return None
+
+
+def cpu_confinement() -> str:
+    """What results.json and the console say about the bots' CPU."""
+    hierarchy = cpu_hierarchy()
+    if hierarchy is None:
+        return (
+            "none: the dealer cannot make CPU cgroups here, so cpu_seconds is per process (RLIMIT_CPU) and a bot "
+            "that runs many processes can slow its opponents; run the dealer as root with cgroups writable"
+        )
+    return hierarchy.describe()
+
+
+class CpuCgroup:
+    """A child CPU cgroup of the dealer's for one bot instance: the same weight as every other
+    bot's, however many processes it runs, and its CPU time summed over all of them."""
+
+    def __init__(self, hierarchy: CpuHierarchy, name: str) -> None:
+        self._hierarchy = hierarchy
+        self.folders = [folder / name for folder in hierarchy.folders]
+        self.usage_folder = hierarchy.usage.folder / name
+
+    @classmethod
+    def create(cls) -> CpuCgroup | None:
+        """A new cgroup (default weight: each bot instance weighs one), or None where the machine
+        does not allow one."""
+        hierarchy = cpu_hierarchy()
+        if hierarchy is None:
+            return None
+        cgroup = cls(hierarchy, f"holdem-{os.getpid()}-{next(_counter)}")
+        try:
+            for folder in cgroup.folders:
+                folder.mkdir()
         except OSError:
-            return False
-        return True
+            cgroup.remove()
+            return None
+        return cgroup
+
+    def open_procs(self) -> list[int]:
+        """Descriptors on each folder's ``cgroup.procs``, to join as ``MemoryCgroup.open_procs``."""
+        return [os.open(folder / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for folder in self.folders]
+
+    def usage_s(self) -> float:
+        """The CPU time (user and system) every process of the cgroup has used, in seconds."""
+        if self._hierarchy.usage.version == 1:
+            return int((self.usage_folder / "cpuacct.usage").read_text()) / 1e9
+        for line in (self.usage_folder / "cpu.stat").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) / 1e6
+        raise OSError(f"{self.usage_folder}/cpu.stat has no usage_usec")
+
+    def kill(self) -> None:
+        """SIGKILL every process in the cgroup (see ``_kill_cgroup``)."""
+        for folder in self.folders:
+            _kill_cgroup(folder)
+
+    def remove(self) -> bool:
+        """Remove the cgroup once its processes are gone; False while some are left."""
+        removed = [_remove_cgroup(folder) for folder in self.folders]  # each, also after one that is not
+        return all(removed)

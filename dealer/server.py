@@ -77,6 +77,7 @@ class Fault:
     DISCONNECT = "disconnect"  # the stream ended without Goodbye, the process did not crash
     CRASH = "crash"  # the process exited by itself with a failure status or a signal
     MEMORY = "memory"  # ... and its log ends with an allocation failure (its memory limit)
+    CPU = "cpu_time"  # ... killed for its CPU time limit (cpu_seconds: its cgroup's, else a process's)
     NO_CONNECT = "no_connect"  # no connection within the start-up time
     START = "start_failed"  # the process could not be started
     AUTH = "authentication"  # a second stream with a token already connected

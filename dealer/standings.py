@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from dealer.ratings import Rating
 
 
-BROKEN = frozenset({"start_failed", "no_connect", "authentication", "crash", "memory", "disconnect"})
+BROKEN = frozenset({"start_failed", "no_connect", "authentication", "crash", "memory", "cpu_time", "disconnect"})
 """Fault reasons of a bot that stopped playing (it then folds or checks unasked): no valid result."""
 
 

@@ -28,9 +28,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 from conftest import processes_under
 from dealer import sandbox
+from dealer.cli import app
 from dealer.config import Limits, game_config
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
@@ -300,6 +302,7 @@ def test_killing_the_launcher_leaves_no_daemon_behind(tmp_path: Path, monkeypatc
         assert daemons_after("cgroup") == []  # unsandboxed, its memory cgroup still holds the daemon
     # The contrast (documented for `sandbox: off` where no cgroup can be made): the daemon escapes to init.
     monkeypatch.setattr(sandbox, "memory_hierarchy", lambda: None)
+    monkeypatch.setattr(sandbox, "cpu_hierarchy", lambda: None)  # the CPU cgroup would hold it too
     run_one(tmp_path / "off", entries)
     escaped = with_marker(marker)
     for pid in escaped:
@@ -358,6 +361,50 @@ def test_memory_hog_is_stopped_by_its_limit_with_reason_memory(tmp_path: Path, m
     assert_gone(tmp_path)
     if memory == "cgroup":
         assert not list(sandbox.memory_hierarchy().folder.glob(f"holdem-{os.getpid()}-*"))  # removed
+
+
+def test_a_burner_forking_busy_workers_is_stopped_by_cpu_seconds_over_its_cgroup(tmp_path: Path) -> None:
+    """8 spinning processes, each in a session of its own: cpu_seconds counts them together (per
+    process, RLIMIT_CPU would let each burn 2 s, 16 s in all) and the instance stops as cpu_time."""
+    need_root("a CPU cgroup")
+    if sandbox.cpu_hierarchy() is None:
+        pytest.fail("the dealer cannot create a CPU cgroup here (cgroup v1 cpu and cpuacct, or v2 with cpu)")
+    entries = {
+        "honest": MatchBot("honest", HONEST),
+        "bad": MatchBot("bad", bot("burner.py", "8", "0.2"), limits=Limits(cpu_seconds=2)),
+    }
+    started = time.monotonic()
+    result, _ = run_one(tmp_path, entries, hands=30, game=game_config(time={**TIME, "per_action_ms": 2000}))
+    assert_stands(result, hands=30)
+    faults = result.faults["bad"]
+    assert faults.get(Fault.CPU) == INSTANCES and Fault.CRASH not in faults, faults
+    assert faults.keys() <= {Fault.CPU, Fault.DISCONNECT, Fault.TIMEOUT}, faults
+    assert "burning with 8 workers" in result.log_tails["bad"]
+    assert time.monotonic() - started < 40
+    assert_gone(tmp_path)
+    assert not any(list(f.glob(f"holdem-{os.getpid()}-*")) for f in sandbox.cpu_hierarchy().folders)  # removed
+
+
+def test_without_a_cpu_cgroup_results_and_the_console_say_so(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sandbox, "cpu_hierarchy", lambda: None)
+    league = tmp_path / "league.yaml"
+    league.write_text(
+        yaml.safe_dump(
+            {
+                "name": "nocpu",
+                "seed": 5,
+                "out": str(tmp_path / "out"),
+                "game": {"time": TIME},
+                "bots": [{"name": "a", "command": list(HONEST)}, {"name": "b", "command": list(CALLER)}],
+                "events": [{"name": "e", "format": "round-robin", "table_size": 2, "hands": 2}],
+            }
+        )
+    )
+    done = CliRunner().invoke(app, ["run", str(league)])
+    assert done.exit_code == 0, done.output
+    assert "note: CPU: none: the dealer cannot make CPU cgroups here" in done.output
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["cpu"].startswith("none: the dealer cannot make CPU cgroups here"), results["cpu"]
 
 
 def test_a_dealer_removes_the_cgroups_of_dead_dealers_and_kills_their_orphans() -> None:
