@@ -56,7 +56,7 @@ from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, draw_seed, guessable, verify
-from dealer.server import DealerServer, tune_gc
+from dealer.server import BotSession, DealerServer, tune_gc
 from dealer.standings import standings, standings_table
 from dealer.summary import overall_text
 from dealer.terminal import LeagueDisplay
@@ -436,6 +436,32 @@ def validate(config: Annotated[Path, typer.Argument(help="The league file, e.g. 
     )
 
 
+async def _wait_remote(sessions: dict[str, BotSession], startup_ms: int, keep_going: bool) -> None:
+    """Wait up to the start-up time for every remote instance to connect. Those that do not stop
+    the league before it starts (a RunError naming them), or with ``keep_going`` are one warning:
+    their matches then wait for them as for a launched bot and charge ``no_connect``."""
+    for label in sessions:
+        typer.echo(f"waiting for {label} to connect ...")
+    waits = {label: asyncio.ensure_future(session.connected.wait()) for label, session in sessions.items()}
+    if waits:
+        await asyncio.wait(waits.values(), timeout=startup_ms / 1000)
+    for label, session in sessions.items():
+        waits[label].cancel()
+        if session.connected.is_set():
+            typer.echo(f"{label} connected (version {printable(session.version) or '?'})")
+    missing = ", ".join(label for label, session in sessions.items() if not session.connected.is_set())
+    if missing and not keep_going:
+        raise RunError(
+            f"{missing} did not connect within {startup_ms} ms (startup_ms): nothing was played; "
+            "start them with their tokens, or pass --keep-going to play without them"
+        )
+    if missing:
+        typer.echo(
+            f"warning: {missing} did not connect within {startup_ms} ms (startup_ms): their matches charge no_connect",
+            err=True,
+        )
+
+
 async def _league(
     league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
 ) -> list[MatchResult]:
@@ -449,10 +475,7 @@ async def _league(
             for name, instance_tokens in remote_tokens.items():  # one token per instance
                 for k, token in enumerate(instance_tokens):
                     sessions[instance_label(name, k)] = server.session(name, token)
-            for label, session in sessions.items():
-                typer.echo(f"waiting for {label} to connect ...")
-                await session.connected.wait()
-                typer.echo(f"{label} connected (version {printable(session.version) or '?'})")
+            await _wait_remote(sessions, max(event.game.time.startup_ms for event in league.events), options.keep_going)
         total = len(build_jobs(league))
         view = LeagueView(league, total) if options.web else None
         web = WebView(view, options.web) if view is not None and options.web else None

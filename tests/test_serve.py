@@ -179,3 +179,19 @@ def test_a_remote_bots_version_reaches_the_connected_line_escaped(tmp_path: Path
     assert line == "alice.0 connected (version \\x1b]52;c;cm0gLXJmIH4=\\x07\\x0d\\x1b[2Kalice.1 connected)\n", repr(
         line
     )
+
+
+def test_serve_gives_up_on_a_remote_bot_that_never_connects_after_its_startup_time(tmp_path: Path) -> None:
+    path = league(tmp_path, free_port(), True)
+    path.write_text(path.read_text().replace("startup_ms: 20000", "startup_ms: 1500"))
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(DEALER), "serve", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=90, check=False
+    )
+    assert time.monotonic() - started < 60
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "error: alice.0, alice.1 did not connect within 1500 ms (startup_ms): nothing was played; "
+        "start them with their tokens, or pass --keep-going to play without them"
+    ], done.stderr
+    assert not (tmp_path / "out" / "results.json").exists()
