@@ -33,7 +33,6 @@ is older than the enums.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import queue
@@ -169,12 +168,23 @@ def answer(
     )
 
 
-def _options(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--dealer", default=os.environ.get("POKER_DEALER", ""))
-    parser.add_argument("--token", default=os.environ.get("POKER_TOKEN", ""))
-    options, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    return options
+class _Options(NamedTuple):
+    """Where the dealer is and the seat token."""
+
+    dealer: str
+    token: str
+
+
+def _options(argv: Sequence[str] | None) -> _Options:
+    """``--dealer ADDR`` and ``--token TOKEN`` (or ``--name=VALUE``) over the environment. Read by
+    hand, not by argparse, which takes a value that begins with "-" (a token may) for an option."""
+    found = {"dealer": os.environ.get("POKER_DEALER", ""), "token": os.environ.get("POKER_TOKEN", "")}
+    args = iter(sys.argv[1:] if argv is None else argv)
+    for arg in args:
+        name, has_value, value = arg.partition("=")
+        if name in ("--dealer", "--token"):
+            found[name[2:]] = value if has_value else next(args, "")  # the next word, whatever it begins with
+    return _Options(**found)
 
 
 def _channel(target: str) -> grpc.Channel:
@@ -204,16 +214,16 @@ def run(
     ``on_item`` (optional) sees every Item in order, before ``decide`` sees a request; each request
     is answered by ``answer``.
     """
-    options = _options(argv)
-    if not options.dealer:
+    address, token = _options(argv)
+    if not address:
         _fail("pokerbot: no dealer address: set POKER_DEALER or pass --dealer ADDR")
     try:
-        channel = _channel(options.dealer)
+        channel = _channel(address)
     except (OSError, ValueError) as error:
-        _fail(f"pokerbot: cannot set up the channel to {options.dealer}: {error}")
+        _fail(f"pokerbot: cannot set up the channel to {address}: {error}")
 
     outbox: queue.SimpleQueue[dealer_pb2.BotMessage | None] = queue.SimpleQueue()
-    outbox.put(dealer_pb2.BotMessage(hello=dealer_pb2.Hello(token=options.token, name=name, version=version)))
+    outbox.put(dealer_pb2.BotMessage(hello=dealer_pb2.Hello(token=token, name=name, version=version)))
     stub = dealer_pb2_grpc.DealerStub(channel)
     responses = stub.Play(iter(outbox.get, None))
     welcomed = False
@@ -241,9 +251,9 @@ def run(
         if welcomed and code == grpc.StatusCode.CANCELLED:
             pass  # the session was torn down from the dealer's side: nothing left to do
         elif welcomed:
-            _fail(f"pokerbot: stream to {options.dealer} failed: {code}: {detail}")
+            _fail(f"pokerbot: stream to {address} failed: {code}: {detail}")
         else:
-            _fail(f"pokerbot: cannot connect to dealer at {options.dealer}: {code}: {detail}")
+            _fail(f"pokerbot: cannot connect to dealer at {address}: {code}: {detail}")
     finally:
         outbox.put(None)  # half-close our side
         channel.close()

@@ -172,6 +172,17 @@ def test_command_line_options_override_the_environment(bot):
     answers(dealer)
 
 
+@pytest.mark.parametrize("bot", ["raise_bot", "node"])
+@pytest.mark.parametrize("token", ["-Xk9_seat-token", "--dealer"])
+def test_a_token_that_begins_with_a_dash_is_read_after_token(bot, token):
+    """A seat token is URL-safe base64, so about 1 in 64 begins with "-": ``--token TOKEN`` still reads it."""
+    with FakeDealer(standard_script(), token=token) as dealer:
+        address = dealer.start()
+        done = launch(bot, "127.0.0.1:1", "wrong", args=("--token", token, "--dealer", address))
+    assert done.returncode == 0, done.stderr
+    assert dealer.sessions[0].hello.token == token
+
+
 @pytest.mark.parametrize("bot", ["call_bot", "node"])
 def test_bot_exits_cleanly_when_the_stream_ends_without_goodbye(bot):
     with FakeDealer(standard_script()[:2], goodbye=False) as dealer:
