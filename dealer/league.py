@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import errno
 import hashlib
 import json
 import logging
@@ -507,9 +508,13 @@ def _write_atomically(path: Path, text: str) -> None:
     dealer's user only (0600: results reveal the seed at the end)."""
     partial = path.with_name(path.name + ".partial")
     partial.unlink(missing_ok=True)
-    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
-        file.write(text)
-    os.replace(partial, path)
+    try:
+        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)  # a full disk: the last complete file stays
+        raise
 
 
 # --------------------------------------------------------------------------- the output folder
@@ -545,6 +550,13 @@ def move_aside(out: Path) -> Path:
 
 
 # --------------------------------------------------------------------------- the run
+
+
+def disk_full(error: BaseException) -> bool:
+    """Whether an error says the output filesystem is full: ENOSPC, a quota, SQLite's "disk is full"."""
+    if isinstance(error, OSError):
+        return error.errno in (errno.ENOSPC, errno.EDQUOT)
+    return isinstance(error, sqlite3.OperationalError) and "disk is full" in str(error)
 
 
 @dataclasses.dataclass
@@ -624,11 +636,36 @@ async def run_league(
     keep_going: bool = True,
     on_seed: Callable[[str, str | None], None] | None = None,
 ) -> list[MatchResult]:
+    """Run every match not yet in the journal (see ``_run_league``); a full output filesystem, also
+    before the first match (the journal, a resume's bookkeeping), stops it with one RunError."""
+    try:
+        return await _run_league(
+            config, executor, resume=resume, on_progress=on_progress, keep_going=keep_going, on_seed=on_seed
+        )
+    except (OSError, sqlite3.OperationalError) as error:
+        if not disk_full(error):
+            raise
+        raise RunError(
+            f"the output filesystem is full ({error}): free space, then run it again with --resume "
+            f"(the journal {config.out / 'journal.sqlite'} keeps every finished match)"
+        ) from None
+
+
+async def _run_league(
+    config: LeagueConfig,
+    executor: Executor,
+    *,
+    resume: bool,
+    on_progress: Callable[[Progress], None] | None,
+    keep_going: bool,
+    on_seed: Callable[[str, str | None], None] | None,
+) -> list[MatchResult]:
     """Run every match not yet in the journal; commit each as it finishes; return all results.
 
     Without ``resume``, an output folder that holds results is refused (``claim_output``). Without
     ``keep_going``, a bot that cannot start in its first match stops the league with a
-    ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``).
+    ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``). A full
+    output filesystem stops it with a RunError that says how many matches are kept for ``--resume``.
     Without a seed in the configuration one is drawn (and kept in the journal for ``--resume``);
     ``on_seed`` gets its SHA-256 commitment and the warning for a guessable seed, if any."""
     claim_output(config.out, resume=resume)  # never over an earlier run's results
@@ -649,13 +686,14 @@ async def run_league(
         started = time.monotonic()
         before = sum(r.hands for r in results)  # hands the journal had: the count goes on from them
         played = 0
-        write_outputs(config, results, len(jobs))
 
         async def play(job: MatchJob) -> tuple[MatchJob, MatchResult]:
             return job, await executor.run(job)
 
-        tasks = [asyncio.ensure_future(play(job)) for job in todo]
+        tasks: list[asyncio.Future[tuple[MatchJob, MatchResult]]] = []
         try:
+            write_outputs(config, results, len(jobs))
+            tasks = [asyncio.ensure_future(play(job)) for job in todo]
             for future in asyncio.as_completed(tasks):
                 job, result = await future
                 failure = None if keep_going else start_failure(result, job.out, seen)
@@ -685,6 +723,13 @@ async def run_league(
                             results,
                         )
                     )
+        except (OSError, sqlite3.OperationalError) as error:
+            if not disk_full(error):
+                raise
+            raise RunError(
+                f"the output filesystem is full ({error}): the event stopped, {len(results)} of {len(jobs)} matches "
+                f"finished and kept in {config.out / 'journal.sqlite'}; free space, then run it again with --resume"
+            ) from None
         finally:
             for task in tasks:
                 task.cancel()

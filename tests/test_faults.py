@@ -10,6 +10,7 @@ runs one instance per rotation (``INSTANCES``), and each misbehaving instance is
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -508,3 +509,64 @@ def test_junk_streams_cannot_lock_out_an_honest_bot_that_starts_late(tmp_path: P
     assert "starting" in played.log("honest")
     assert played.auth_failures.get("dropped: too many streams waiting for Hello", 0) > 0, played.auth_failures
     assert played.faults() == {}, played.faults()  # the attacker's refused streams are charged to no bot
+
+
+def test_a_full_output_filesystem_stops_the_event_in_one_line_keeping_finished_matches_for_resume(
+    tmp_path: Path,
+) -> None:
+    """The output folder is a 16 MiB tmpfs; in the second match a bot fills it through its scratch
+    folder. The event stops with one line, the first match stays in the journal, and once space is
+    freed (and the filler tamed) ``--resume`` plays the other two."""
+    if os.geteuid() != 0:
+        pytest.fail("mounting a small tmpfs as the output folder needs root; CI runs the tests as root")
+    out, trigger = tmp_path / "out", tmp_path / "fill-once"
+    out.mkdir()
+    trigger.write_text("fill\n")
+    league = tmp_path / "league.yaml"
+    league.write_text(
+        "\n".join(
+            [
+                "name: full disk",
+                "seed: 7",
+                "jobs: 1",
+                f"out: {out}",
+                "bots:",
+                f"  - {{name: a, command: [{sys.executable}, {CALLER[1]}]}}",
+                f"  - {{name: b, command: [{sys.executable}, {CALLER[1]}]}}",
+                f"  - {{name: filler, command: [{sys.executable}, {BOTS / 'disk_filler.py'}, {trigger}]}}",
+                "game: {time: {per_action_ms: 2000, startup_ms: 20000}}",
+                "events:",
+                "  - {name: rr, format: round-robin, table_size: 2, hands: 10}",
+            ]
+        )
+        + "\n"
+    )
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(out)], check=True)
+    try:
+
+        def dealer(*args: str) -> subprocess.CompletedProcess[str]:
+            argv = [str(Path(sys.executable).with_name("dealer")), "run", str(league), *args]
+            return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+
+        first = dealer()
+        assert first.returncode == 2, (first.stdout, first.stderr)
+        errors = [line for line in first.stderr.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and "Traceback" not in first.stderr, first.stderr
+        assert errors[0].startswith("error: the output filesystem is full ([Errno 28] No space left on device)")
+        assert "1 of 3 matches finished and kept" in errors[0] and "--resume" in errors[0], errors[0]
+        results = json.loads((out / "results.json").read_text())
+        assert results["matches"] == {"finished": 1, "total": 3}
+        assert {s["name"] for s in results["standings"]} == {"a", "b"}
+        trigger.unlink()
+        for filled in out.rglob("fill.bin"):
+            filled.unlink()
+        deadline = time.monotonic() + 10  # the filler's sandbox may still hold its file open for a moment
+        while os.statvfs(out).f_bfree * os.statvfs(out).f_frsize < 8 << 20 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        resumed = dealer("--resume")
+        assert resumed.returncode == 0, (resumed.stdout, resumed.stderr)
+        results = json.loads((out / "results.json").read_text())
+        assert results["matches"] == {"finished": 3, "total": 3}
+        assert all(not s["faults"] for s in results["standings"]), results["standings"]
+    finally:
+        subprocess.run(["umount", "-l", str(out)], check=False)
