@@ -678,6 +678,9 @@ def serve(
         except (OSError, yaml.YAMLError) as error:
             typer.echo(f"error: {league.tokens_file}: {error}", err=True)
             raise typer.Exit(2) from None
+        except UnicodeDecodeError as error:
+            typer.echo(f"error: {league.tokens_file}: not UTF-8 (byte offset {error.start})", err=True)
+            raise typer.Exit(2) from None
         for name, count in needed.items():
             given = data.get(name) if isinstance(data, dict) else None
             listed = [given] if isinstance(given, str) else given if isinstance(given, list) else []

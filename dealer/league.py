@@ -527,6 +527,8 @@ def claim_output(out: Path, *, resume: bool = False, fresh: bool = False, resuma
     """Make sure an event never writes over what an earlier one recorded in ``out``: a folder that
     holds results is refused (``RunError``, one line) unless ``resume`` (the event goes on from
     them) or ``fresh`` (the folder is moved aside to a dated sibling, never deleted; returned)."""
+    if out.exists() and not out.is_dir():
+        raise RunError(f"{out}: the output folder is a file; choose another one")
     held = [name for name in RESULT_NAMES if (out / name).exists()] if out.is_dir() else []
     if not held or resume:
         return None

@@ -89,6 +89,16 @@ def test_bad_files_given_to_the_cli_are_one_line_each(tmp_path: Path) -> None:
     seed.write_bytes(b"\xff\xfe")
     empty = tmp_path / "nothing"
     empty.mkdir()
+    a_file = tmp_path / "a-file"
+    a_file.write_text("", encoding="utf-8")
+    (tmp_path / "tokens.yaml").write_bytes(b"b: \xff\n")
+    league = (
+        "name: s\nout: {out}\ntokens_file: tokens.yaml\nbots:\n  - {{name: a, command: python3 -c pass}}\n"
+        "  - {{name: b, remote: true}}\nevents:\n  - {{name: e, format: round-robin, table_size: 2, hands: 2}}\n"
+    )
+    into_a_file, served = tmp_path / "into-a-file.yaml", tmp_path / "served.yaml"
+    into_a_file.write_text(league.format(out=a_file), encoding="utf-8")
+    served.write_text(league.format(out=tmp_path / "served"), encoding="utf-8")
     cases = [
         (["validate", str(latin)], [f"error: {latin}:1: not UTF-8: byte 0xe9 at offset 9; save the file as UTF-8"]),
         (["run", str(latin)], [f"error: {latin}:1: not UTF-8: byte 0xe9 at offset 9; save the file as UTF-8"]),
@@ -106,6 +116,12 @@ def test_bad_files_given_to_the_cli_are_one_line_each(tmp_path: Path) -> None:
         (
             ["export", "--acpc", str(empty)],
             [f"error: {empty}: no hand histories (.phhs files) in this folder or below"],
+        ),
+        (["match", *BOTS, "--out", str(a_file)], [f"error: {a_file}: the output folder is a file; choose another one"]),
+        (["serve", str(into_a_file)], [f"error: {a_file}: the output folder is a file; choose another one"]),
+        (
+            ["serve", str(served)],
+            [f"error: {tmp_path / 'tokens.yaml'}: not UTF-8 (byte offset 3)"],
         ),
     ]
     for argv, lines in cases:
