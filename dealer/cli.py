@@ -216,6 +216,8 @@ def _split(text: str) -> list[str]:
 def _claim(out: Path, *, resume: bool = False, fresh: bool = False, resumable: bool = True) -> None:
     """Refuse an output folder holding an earlier event's results (one line, exit code 2) unless
     ``resume`` or ``fresh`` (then say where the old results went)."""
+    if resume and fresh:
+        raise typer.BadParameter("--resume goes on from the earlier results, --fresh moves them aside: choose one")
     try:
         moved = claim_output(out, resume=resume, fresh=fresh, resumable=resumable)
     except RunError as error:

@@ -1,5 +1,6 @@
 """The CLI's fixed-choice options are typed (typer checks them and lists the choices in its
-error and help), and shell completion is on."""
+error and help), shell completion is on, and a walk through the commands with bad values and bad
+files finds one usage error or one `error:` line each, never a traceback, before anything starts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from conftest import ROOT
 from dealer.cli import app
 
 RUNNER = CliRunner()
@@ -66,6 +68,7 @@ BOTS = ["python a.py", "python b.py"]  # never started: every value below is ref
         (["run", "tournaments.yaml", "--web", "localhost"], "expected host:port with a port 0..65535, got 'localhost'"),
         (["run", "tournaments.yaml", "--web", "127.0.0.1:99999"], "got '127.0.0.1:99999'"),
         (["serve", "tournaments.yaml", "--web", "[::1]"], "expected host:port"),
+        (["run", str(ROOT / "tournaments.yaml"), "--resume", "--fresh"], "--resume goes on from the earlier"),
     ],
 )
 def test_bad_option_values_are_one_usage_error_each_never_a_traceback(argv: list[str], message: str) -> None:
