@@ -45,7 +45,7 @@ Verdicts (``verdict_from_ci``, or ``sequential_test`` with ``until_significant``
   by ``better_than`` misses ``better`` with probability at most about ``beta``.
 
 Exit codes (``EXIT_CODES``): better 0, not worse 10, worse 11, inconclusive 12; 13 (``VOID``)
-when a bot could not play (``VOIDING_FAULTS``), whatever the figures say: a comparison played
+when a bot could not play (``faults.VOIDING``), whatever the figures say: a comparison played
 or read from a league's matches alike (2 stays typer's usage error, 1 an unexpected failure).
 """
 
@@ -62,9 +62,10 @@ from typing import Literal
 
 from dealer.config import SEQUENTIAL_TESTS as TESTS
 from dealer.config import GameConfig
+from dealer.faults import voided
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing
-from dealer.records import HandRecord, MatchResult
+from dealer.records import HandRecord, MatchResult, fault_totals
 from dealer.scheduler import compare_tables
 from dealer.server import DealerServer
 from dealer.stats import SPRT, ConfidenceSequence, Estimate, GroupedSums, two_sided_p_value
@@ -72,10 +73,6 @@ from dealer.stats import SPRT, ConfidenceSequence, Estimate, GroupedSums, two_si
 Verdict = Literal["better", "not worse", "worse", "inconclusive"]
 EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
 VOID = 13  # the exit code of a comparison whose figures a failed bot made meaningless
-# Faults after which a bot did not really play its hands (it never started, crashed or left).
-VOIDING_FAULTS = frozenset(
-    {"start_failed", "no_connect", "crash", "disconnect", "authentication", "memory", "cpu_time"}
-)
 BATCH = 100  # paired samples between two looks of the sequential test (``dealer compare --batch``, a league's)
 
 
@@ -357,7 +354,7 @@ class Comparison:
     @property
     def failed(self) -> dict[str, dict[str, int]]:
         """The bots that could not play (a voiding fault), with their faults: these void the figures."""
-        return {name: reasons for name, reasons in self.faults.items() if VOIDING_FAULTS & set(reasons)}
+        return {name: reasons for name, reasons in self.faults.items() if voided(reasons)}
 
     @property
     def exit_code(self) -> int:
@@ -585,7 +582,8 @@ def _reported(comparison: Comparison, results: Sequence[MatchResult]) -> Compari
     strategies, faults (a voiding fault makes ``exit_code`` 13), forfeits."""
     comparison.hands_played = sum(r.hands for r in results)
     comparison.strategies_refused = {k: v for r in results for k, v in r.strategies_refused.items()}
-    comparison.faults = _faults(results)
+    totals = fault_totals(results)
+    comparison.faults = {name: dict(sorted(r.items())) for name, r in sorted(totals.items()) if r}
     forfeited = [name for r in results for name in r.forfeited]
     if forfeited:
         comparison.extra["forfeited"] = forfeited
@@ -604,15 +602,6 @@ def _tally(result: MatchResult, pairing: Pairing) -> PairedTally:
         tally.add(record)
     tally.finish()
     return tally
-
-
-def _faults(results: Iterable[MatchResult]) -> dict[str, dict[str, int]]:
-    """Faults by bot and reason, summed over matches (bots and reasons that never faulted left out)."""
-    total: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    for result in results:
-        for name, reasons in result.faults.items():
-            total[name].update(reasons)
-    return {name: dict(sorted(reasons.items())) for name, reasons in sorted(total.items()) if reasons}
 
 
 # --------------------------------------------------------------------------- playing a comparison

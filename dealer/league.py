@@ -34,6 +34,7 @@ from dealer.compare import BATCH, ComparingMatch, compare_results
 from dealer.compare import Settings as CompareSettings
 from dealer.config import EventSpec, LeagueBot, LeagueConfig
 from dealer.errors import RunError
+from dealer.faults import voided
 from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally, Pairing
 from dealer.ratings import openskill_ratings
@@ -41,7 +42,7 @@ from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_
 from dealer.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
 from dealer.seeds import INTERRUPTED, commitment, draw_seed, guessable
 from dealer.server import BotSession, DealerServer
-from dealer.standings import BROKEN, Standing, group_sums, standings
+from dealer.standings import Standing, group_sums, standings
 from dealer.stats import Estimate
 from dealer.summary import summary_text
 
@@ -341,7 +342,7 @@ def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
 
 def event_points(config: LeagueConfig, results: Iterable[MatchResult]) -> dict[str, int]:
     """Freezeout points by bot: each match's places scored with the event's points table; a bot
-    that crashed or never played in a match (``BROKEN`` faults) scores nothing for it."""
+    that crashed or never played in a match (``faults.VOIDING``) scores nothing for it."""
     events = {e.name: e for e in config.events}
     points: collections.Counter[str] = collections.Counter()
     for result in results:
@@ -349,7 +350,7 @@ def event_points(config: LeagueConfig, results: Iterable[MatchResult]) -> dict[s
         if event is None or event.format != "freezeout":
             continue
         for place, name in enumerate(result.places):
-            if place < len(event.points) and not BROKEN & set(result.faults.get(name, {})):
+            if place < len(event.points) and not voided(result.faults.get(name, {})):
                 points[name] += event.points[place]
     return dict(points)
 

@@ -2,7 +2,7 @@
 
 Each match is one ranked game for the Plackett-Luce model of ``openskill``: a freezeout by its
 finishing places, a cash match by the big blinds each bot won in it (equal amounts tie). A bot
-that stopped playing in a match (``BROKEN`` faults) ranks last in it. Matches are rated in
+that stopped playing in a match (``faults.VOIDING``) ranks last in it. Matches are rated in
 ``match_id`` order, so the same results give the same ratings.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
+from dealer.faults import voided
 from dealer.records import MatchResult
-from dealer.standings import BROKEN
 from dealer.stats import Z95
 
 
@@ -44,7 +44,7 @@ class Rating:
 
 def match_ranks(result: MatchResult) -> dict[str, int]:
     """Each bot's rank in one match, 1 the best (ties share a rank)."""
-    broken = {name for name in result.bots if BROKEN & set(result.faults.get(name, {}))}
+    broken = {name for name in result.bots if voided(result.faults.get(name, {}))}
     if result.places:
         order = [name for name in result.places if name not in broken]
         ranks = {name: k + 1 for k, name in enumerate(order)}

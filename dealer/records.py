@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import collections
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -224,7 +224,7 @@ def result_of(
     return MatchResult(match_id, bots, tally, records=list(records) if keep else None, **fields)  # type: ignore[arg-type]
 
 
-def fault_totals(results: Sequence[MatchResult]) -> dict[str, collections.Counter[str]]:
+def fault_totals(results: Iterable[MatchResult]) -> dict[str, collections.Counter[str]]:
     """Faults summed over matches, by bot then reason."""
     totals: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for result in results:

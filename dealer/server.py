@@ -35,6 +35,7 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2
 
 from dealer import wire
+from dealer.faults import Fault
 from dealer.wire import Reply, frame
 from poker.v1 import dealer_pb2 as pb
 from poker.v1 import dealer_pb2_grpc
@@ -64,25 +65,6 @@ def tune_gc() -> None:
     so far (modules, tables) is frozen out of them."""
     gc.freeze()
     gc.set_threshold(20_000, 20, 100)
-
-
-class Fault:
-    """Reasons a bot is charged with, as they appear in results: one reason per event (the
-    table in README.md and SECURITY.md says what each covers)."""
-
-    TIMEOUT = "timeout"  # no answer within a request's time (a late answer is not counted again)
-    ILLEGAL = "illegal_action"  # an answer the rules do not allow
-    UNEXPECTED = "unexpected_reply"  # an answer to no open request of that id on that table
-    PROTOCOL = "protocol"  # a malformed message, one above MAX_MESSAGE_BYTES, an unsupported version
-    DISCONNECT = "disconnect"  # the stream ended without Goodbye, the process did not crash
-    CRASH = "crash"  # the process exited by itself with a failure status or a signal
-    MEMORY = "memory"  # ... and its log ends with an allocation failure (its memory limit)
-    CPU = "cpu_time"  # ... killed for its CPU time limit (cpu_seconds: its cgroup's, else a process's)
-    NO_CONNECT = "no_connect"  # no connection within the start-up time
-    START = "start_failed"  # the process could not be started
-    AUTH = "authentication"  # a second stream with a token already connected
-    FLOOD = "flood"  # more than FLOOD_LIMIT messages or replies that answer no request
-    STALLED = "stalled"  # more than MAX_BACKLOG_BYTES waited for a bot that does not read its stream
 
 
 Answered = Callable[[Reply | None, float], None]

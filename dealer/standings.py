@@ -21,10 +21,6 @@ if TYPE_CHECKING:
     from dealer.ratings import Rating
 
 
-BROKEN = frozenset({"start_failed", "no_connect", "authentication", "crash", "memory", "cpu_time", "disconnect"})
-"""Fault reasons of a bot that stopped playing (it then folds or checks unasked): no valid result."""
-
-
 @dataclass(frozen=True)
 class Standing:
     """One bot's line in the standings."""

@@ -56,3 +56,25 @@ def test_the_scan_sees_every_form_of_import(tmp_path: Path) -> None:
         "google.protobuf.message.DecodeError",
         "poker.v1.dealer_pb2",
     ]
+
+
+def test_the_fault_reasons_have_one_owner_that_scorers_import_without_the_server() -> None:
+    """Fault reasons and the set that voids a result live in ``dealer.faults``: the values are
+    those results.json has always written, and a scorer reaches them without loading gRPC."""
+    import json
+    import subprocess
+    import sys
+
+    from dealer.faults import VOIDING, Fault, voided
+    from dealer.server import Fault as ServerFault
+
+    assert ServerFault is Fault
+    values = ["timeout", "illegal_action", "unexpected_reply", "protocol", "disconnect", "crash", "memory", "cpu_time"]
+    values += ["no_connect", "start_failed", "authentication", "flood", "stalled"]
+    assert [str(f) for f in Fault] == values
+    assert json.dumps({Fault.CRASH: 1, "x": Fault.TIMEOUT}) == '{"crash": 1, "x": "timeout"}'
+    assert {"start_failed", "no_connect", "authentication", "crash", "memory", "cpu_time", "disconnect"} == VOIDING
+    assert voided({"timeout": 3, "crash": 1}) and not voided({"timeout": 3, "flood": 1}) and not voided({})
+    code = "import sys, dealer.faults, dealer.standings, dealer.ratings; print('grpc' in sys.modules)"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "False"
