@@ -288,6 +288,12 @@ class LeagueConfig:
         """The folder relative paths in the file refer to (the YAML file's, else the cwd)."""
         return self.path.parent if self.path is not None else Path.cwd()
 
+    @property
+    def seed_text(self) -> str | None:
+        """The seed as the text its deals, schedule and commitment are made from (an integer seed
+        as its digits); None until one is drawn. The only place a configured seed becomes text."""
+        return None if self.seed is None else str(self.seed)
+
     def bot(self, name: str) -> LeagueBot:
         """Return the bot called ``name`` (KeyError if there is none)."""
         for bot in self.bots:

@@ -73,7 +73,7 @@ def _entry(bot: LeagueBot) -> MatchBot:
     return MatchBot(bot.name, bot.command, None, bot.limits, protocol=bot.protocol)
 
 
-def _tables(event: EventSpec, seed: object) -> list[Seating]:
+def _tables(event: EventSpec, seed: str | None) -> list[Seating]:
     """The event's tables, planned by the scheduler (seeded by the league's seed and the event's name)."""
     event_seed = f"{seed}/{event.name}"
     if event.format == "compare":
@@ -103,7 +103,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
     first_table = 1  # tables are numbered across the league, match after match (``MatchPlan.first_table``)
     for event in config.events:
         matches: dict[str, list[Seating]] = collections.defaultdict(list)  # a match per deal set
-        for table in _tables(event, config.seed):
+        for table in _tables(event, config.seed_text):
             matches[table.deal_set].append(table)
         freezeout = event.format == "freezeout"
         pairing = None
@@ -118,7 +118,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
                 tables=tables,
                 game=event.game,
                 hands=(event.max_hands or 5000) if freezeout else _hands_per_table(event, len(tables)),
-                seed=None if config.seed is None else f"{config.seed}",
+                seed=config.seed_text,
                 mode="freezeout" if freezeout else "reset",
                 blind_levels=event.blind_levels,
                 hands_per_level=event.hands_per_level or 0,
@@ -459,12 +459,13 @@ def report(
         by_event[_event_of(result)].append(result)
     pairs = head_to_head(results)
     faults = fault_totals(results)
+    seed = config.seed_text
     return {
         "league": config.name,
         # The seed only once every match is over: until then, anyone who read it would know the deals.
         "seed": config.seed if len(results) == total_jobs else None,
-        "seed_sha256": None if config.seed is None else commitment(str(config.seed)),
-        "seed_warning": None if config.seed is None else guessable(str(config.seed)),
+        "seed_sha256": None if seed is None else commitment(seed),
+        "seed_warning": None if seed is None else guessable(seed),
         "matches": {"finished": len(results), "total": total_jobs},
         "ranking": overall_rule(config),
         "sealing": sealing(config),
@@ -676,8 +677,8 @@ async def _run_league(
     try:
         if config.seed is None:
             config = dataclasses.replace(config, seed=journal.seed())
-        if on_seed is not None:
-            on_seed(commitment(str(config.seed)), guessable(str(config.seed)))
+        if on_seed is not None and (seed := config.seed_text) is not None:
+            on_seed(commitment(seed), guessable(seed))
         jobs = build_jobs(config)
         done = journal.done()
         results = [done[j.plan.match_id] for j in jobs if j.plan.match_id in done]

@@ -173,6 +173,18 @@ def test_build_jobs_full_table_and_seed() -> None:
     assert {j.plan.seed for j in one} == {"1"}
 
 
+def test_an_integer_seed_and_its_digits_quoted_are_one_seed() -> None:
+    """The seed becomes text in one place (``LeagueConfig.seed_text``): an integer seed and the same
+    digits quoted plan the same line-ups and deal the same decks, and results.json commits to that text."""
+    number = _league_text(5, 3, duplicate=True, meetings=1, seed=98765432101234567890)
+    quoted = number.replace("seed: 98765432101234567890", "seed: '98765432101234567890'")
+    configs = parse_league(number), parse_league(quoted)
+    assert [c.seed_text for c in configs] == ["98765432101234567890"] * 2 and configs[0].seed != configs[1].seed
+    one, two = (build_jobs(c) for c in configs)
+    assert [(j.plan.seed, j.plan.tables) for j in one] == [(j.plan.seed, j.plan.tables) for j in two]
+    assert {j.plan.seed for j in one} == {"98765432101234567890"}
+
+
 def test_a_compare_event_is_one_match_per_opponent_with_both_versions_on_its_deals() -> None:
     bots = "\n".join(f"  - {{name: {n}, command: [{sys.executable}, -c, pass, {n}]}}" for n in ("a", "b", "f", "g"))
     events = """\
