@@ -19,7 +19,6 @@ import hashlib
 import logging
 import os
 import secrets
-import shutil
 import socket
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import distributed
 from distributed import Client, LocalCluster, WorkerPlugin
 
 import dealer
+from dealer.config import program_problem
 from dealer.errors import ClusterError
 from dealer.league import MatchJob, run_job
 from dealer.processes import is_python, resolve_command
@@ -84,11 +84,9 @@ def worker_problems(needs: Mapping[str, Needs], out: str, marker: str, code: str
     if seen != marker:
         problems.append(f"does not see the output folder {out} (it must be the same shared folder on every machine)")
     for name, need in sorted(needs.items()):
-        program = need.program
-        if program is not None and not (
-            shutil.which(program) if "/" not in program else os.path.isfile(program) and os.access(program, os.X_OK)
-        ):
-            problems.append(f"bot {name!r}: program {program} not found or not executable")
+        problem = None if need.program is None else program_problem(need.program, Path.cwd())
+        if problem:
+            problems.append(f"bot {name!r}: program {need.program} {problem}")
         problems += [f"bot {name!r}: {path} not found" for path in need.files if not os.path.exists(path)]
     return problems
 

@@ -139,6 +139,7 @@ __all__ = [
     "game_config",
     "load_league",
     "parse_league",
+    "program_problem",
     "split_protocol",
 ]
 
@@ -674,11 +675,13 @@ def _parse_mixed(ctx: _Ctx, layers: Sequence[_Layer], variant: str, blinds: tupl
     )
 
 
-def _program_problem(ctx: _Ctx, program: str) -> str | None:
-    """Say why a command's program cannot be run, or None if it can."""
+def program_problem(program: str, folder: Path) -> str | None:
+    """Say why a command's program cannot be run ("not found", "is not executable"), or None if it
+    can: a bare name is looked up on PATH, a path is taken from ``folder``. The one check of it, for
+    validation, the launch and a Dask worker alike."""
     if "/" not in program:
         return None if shutil.which(program) else "not found"
-    path = Path(program) if Path(program).is_absolute() else ctx.folder / program
+    path = Path(program) if Path(program).is_absolute() else folder / program
     if not path.is_file():
         return "not found"
     return None if os.access(path, os.X_OK) else "is not executable"
@@ -742,7 +745,7 @@ def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer])
     elif not remote and "command" not in fields:
         ctx.error(node, _join(path, "command"), f"{label}: missing command (or remote: true)")
     if command is not None:
-        problem = _program_problem(ctx, command[0])
+        problem = program_problem(command[0], ctx.folder)
         if problem:
             ctx.error(fields["command"], _join(path, "command"), f"{label}: program {command[0]!r} {problem}")
         for script in _missing_scripts(ctx, command):

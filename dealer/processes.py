@@ -21,7 +21,6 @@ import asyncio
 import logging
 import os
 import pwd
-import shutil
 import signal
 import stat
 import sys
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dealer import sandbox
-from dealer.config import Limits
+from dealer.config import Limits, program_problem
 from dealer.launch import limit_args
 
 log = logging.getLogger(__name__)
@@ -168,8 +167,9 @@ class BotProcess:
         _prepare_scratch(workdir, owner, reach=not sandboxed)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         argv = resolve_command(command, base)
-        if shutil.which(argv[0]) is None and not os.access(argv[0], os.X_OK):
-            raise OSError(f"bot {name!r}: program {command[0]!r} not found")
+        problem = program_problem(argv[0], base)
+        if problem:
+            raise OSError(f"bot {name!r}: program {command[0]!r} {problem}")
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": sandbox.HOME if sandboxed else str(workdir),

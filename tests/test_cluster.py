@@ -215,8 +215,7 @@ def test_a_bot_missing_on_the_workers_stops_the_league_first(scheduler: str, tmp
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 2, proc.stderr
     assert all(
-        line.startswith("error: worker tcp://127.0.0.1:")
-        and line.endswith("bot 'steady': program steadybot not found or not executable")
+        line.startswith("error: worker tcp://127.0.0.1:") and line.endswith("bot 'steady': program steadybot not found")
         for line in lines
     )
     assert len({line.split()[2] for line in lines}) == 2  # both workers
@@ -293,3 +292,40 @@ def _children() -> list[psutil.Process]:
         except psutil.NoSuchProcess:
             pass
     return found
+
+
+def test_validation_launch_and_workers_check_a_program_alike(tmp_path: Path) -> None:
+    """A program that exists but is not executable, or a name not on PATH: the league file's
+    validation, the launch and a Dask worker's check say the same (the launch and the workers said
+    "not found" of a file that is there)."""
+    from dealer.cluster import MARKER, Needs, _code_hash, worker_problems
+    from dealer.config import Limits, parse_league
+    from dealer.errors import ConfigError
+    from dealer.processes import BotProcess
+
+    script = tmp_path / "bot.sh"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o644)
+    (tmp_path / MARKER).write_text("m", encoding="utf-8")
+    for program, problem in ((str(script), "is not executable"), ("no-such-program-xyz", "not found")):
+        league = f"name: p\nbots:\n  - {{name: a, command: [{program}]}}\n  - {{name: b, command: [{program}]}}\n"
+        league += "events:\n  - {name: e, format: round-robin, table_size: 2, hands: 2}\n"
+        with pytest.raises(ConfigError) as error:
+            parse_league(league, str(tmp_path / "league.yaml"))
+        assert f"bot 'a': program {program!r} {problem}" in str(error.value)
+        with pytest.raises(OSError) as failure:
+            asyncio.run(
+                BotProcess.launch(
+                    "a",
+                    [program],
+                    address="unix:/nowhere",
+                    token="t",
+                    base=tmp_path,
+                    workdir=tmp_path / "scratch",
+                    log_path=tmp_path / "a.log",
+                    limits=Limits(sandbox="off", network="host"),
+                )
+            )
+        assert str(failure.value) == f"bot 'a': program {program!r} {problem}"
+        problems = worker_problems({"a": Needs(program, ())}, str(tmp_path), "m", _code_hash())
+        assert problems == [f"bot 'a': program {program} {problem}"]
