@@ -49,7 +49,7 @@ from dealer.aivat import Decision, hand_luck, read_strategy
 from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
 from dealer.equity import adjusted_net
-from dealer.errors import DealerError
+from dealer.errors import DealerError, IllegalActionError
 from dealer.history import PhhsWriter, phh_text
 from dealer.processes import BotProcess, sweep_cgroups
 from dealer.records import HandRecord, MatchResult, Tally
@@ -681,10 +681,11 @@ class Match:
             return
         if kind == BET_RAISE:
             assert reply is not None
-            if legal.can_raise and legal.min_to <= reply.amount <= legal.max_to:
-                hand.raise_to(reply.amount)
+            try:
+                hand.raise_to(reply.amount)  # the engine owns the raise range and says why it refuses
                 return
-            detail = f"raise to {reply.amount} is outside {legal.min_to}..{legal.max_to}"
+            except IllegalActionError as error:
+                detail = str(error)
             seat.session.fault(Fault.ILLEGAL, detail, table=reply.table, request_id=reply.request_id)
             seat.session.notice(Fault.ILLEGAL, detail, reply.request_id)
         elif reply is not None and kind != FOLD:

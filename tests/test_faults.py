@@ -258,6 +258,9 @@ def test_garbage_is_counted_by_reason(tmp_path: Path) -> None:
     assert faults.keys() <= {Fault.ILLEGAL, Fault.UNEXPECTED, Fault.PROTOCOL}, faults
     assert "sending garbage bytes" in played.log()
     assert "stream ended: StatusCode.INVALID_ARGUMENT" in played.log()
+    # The out-of-range raise is refused by the engine, in its words (the match no longer checks the range itself).
+    refusal = r"^got notice \d+ seat \d may (raise to \d+\.\.\d+, not \d+|not bet or raise: .+)$"
+    assert re.search(refusal, played.log(), re.M), played.log()
 
 
 def test_flood_of_stray_messages_cuts_the_bot_off(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ try:
     for raw in responses:
         for item in dealer_pb2.DealerMessage.FromString(raw).items:
             kind = item.WhichOneof("kind")
-            botlib.say("got", kind, item.notice.reason if kind == "notice" else "")
+            botlib.say("got", kind, *((item.notice.reason, item.notice.detail) if kind == "notice" else ()))
             if kind == "welcome" and sys.argv[1:] == ["flood"]:
                 botlib.say("flooding")
                 for _ in range(2100):
