@@ -60,7 +60,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Literal
 
-from dealer.config import SEQUENTIAL_TESTS as TESTS
+from dealer.config import CompareSettings as Settings
 from dealer.config import GameConfig
 from dealer.faults import voided
 from dealer.match import Match, MatchBot, MatchPlan
@@ -74,39 +74,6 @@ Verdict = Literal["better", "not worse", "worse", "inconclusive"]
 EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
 VOID = 13  # the exit code of a comparison whose figures a failed bot made meaningless
 BATCH = 100  # paired samples between two looks of the sequential test (``dealer compare --batch``, a league's)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What question is asked and how sure the answer must be (bounds in bb/100)."""
-
-    worse_than: float = -5.0
-    better_than: float = 5.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    until_significant: bool = False
-    estimator: str = "full"  # the figures the verdict is taken from (ESTIMATORS)
-    test: str = "cs"  # the sequential test (TESTS)
-    cs_horizon: int = 1000  # paired deals at which the confidence sequence is narrowest
-    min_samples: int = 100  # paired deals before the SPRT may stop: its variance estimate needs them
-    # ... and of those, deals whose two versions did NOT cancel exactly: close versions agree on
-    # most deals, and a variance estimated from zeros alone makes the test stop far too early.
-    min_informative: int = 50
-
-    def check(self) -> None:
-        """Raise ValueError unless the settings make sense (sequential bounds around 0)."""
-        if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha / 2 + self.beta < 1):
-            raise ValueError(f"need 0 < alpha, beta < 1, got alpha={self.alpha}, beta={self.beta}")
-        if self.estimator not in ESTIMATORS:
-            raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, not {self.estimator!r}")
-        if self.test not in TESTS:
-            raise ValueError(f"test must be one of {', '.join(TESTS)}, not {self.test!r}")
-        if self.worse_than >= self.better_than:
-            raise ValueError(f"worse_than ({self.worse_than}) must be below better_than ({self.better_than})")
-        if self.until_significant and not self.worse_than < 0 < self.better_than:
-            raise ValueError(
-                f"a sequential test needs worse_than < 0 < better_than, got {self.worse_than} and {self.better_than}"
-            )
 
 
 LABELS = {
