@@ -25,7 +25,7 @@ from tabulate import tabulate
 
 from dealer import sandbox
 from dealer.acpc_game import export_states, unsupported
-from dealer.compare import LABELS, Settings, deal_sets_for, number, play_comparison
+from dealer.compare import BATCH, LABELS, Settings, deal_sets_for, number, play_comparison
 from dealer.config import (
     MAX_CHIPS,
     MAX_DEAL_SETS,
@@ -746,24 +746,26 @@ def compare(
     hands: Annotated[int, typer.Option(min=1, max=MAX_HANDS, help="Maximum hands, every table counted.")] = 20000,
     until_significant: Annotated[
         bool, typer.Option(help="Stop as soon as the sequential test (--test) decides.")
-    ] = False,
+    ] = Settings.until_significant,
     test: Annotated[
         str,
         typer.Option(
             help="Sequential test: cs (a confidence sequence: stops early on a large difference) or sprt (two "
             "SPRTs with the bounds as hypotheses)."
         ),
-    ] = "cs",
+    ] = Settings.test,
     alpha: Annotated[
         float, typer.Option(callback=_rate, help="False verdict rate with no true difference (better or worse).")
-    ] = 0.05,
+    ] = Settings.alpha,
     beta: Annotated[
         float, typer.Option(callback=_rate, help="Miss rate at the bounds (--worse-than, --better-than).")
-    ] = 0.05,
+    ] = Settings.beta,
     worse_than: Annotated[
         float, typer.Option(callback=_finite, help="Bound in bb/100 of the difference: 'worse by more than'.")
-    ] = -5.0,
-    better_than: Annotated[float, typer.Option(callback=_finite, help="Bound in bb/100: 'better by more than'.")] = 5.0,
+    ] = Settings.worse_than,
+    better_than: Annotated[
+        float, typer.Option(callback=_finite, help="Bound in bb/100: 'better by more than'.")
+    ] = Settings.better_than,
     estimator: Annotated[
         str,
         typer.Option(
@@ -771,7 +773,7 @@ def compare(
             "report their strategy), aivat (card luck corrected at every deal), all-in (all-in hands scored by "
             "equity) or raw."
         ),
-    ] = "full",
+    ] = Settings.estimator,
     adjust: Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")] = True,
     variant: Variant = "no-limit",
     blinds: Blinds = "50/100",
@@ -784,7 +786,7 @@ def compare(
     sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
     batch: Annotated[
         int, typer.Option(min=1, max=MAX_HANDS, help="Paired deals between two looks of the sequential test.")
-    ] = 100,
+    ] = BATCH,
     per_action_ms: PerActionMs = 1000,
     bank_ms: BankMs = 30000,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,

@@ -291,12 +291,12 @@ class EventSpec:
     new: str | None = None
     old: str | None = None
     field: tuple[str, ...] = ()
-    until_significant: bool = False
-    test: str = "cs"
-    alpha: float = 0.05
-    beta: float = 0.05
-    worse_than: float = -5.0
-    better_than: float = 5.0
+    until_significant: bool = CompareSettings.until_significant
+    test: str = CompareSettings.test
+    alpha: float = CompareSettings.alpha
+    beta: float = CompareSettings.beta
+    worse_than: float = CompareSettings.worse_than
+    better_than: float = CompareSettings.better_than
     meetings: int = 1
     line: int = 0
 
@@ -924,8 +924,9 @@ def _parse_event(
             ctx.error(fields["field"], _join(path, "field"), f"{name_!r} is compared, it cannot be in the field too")
         if _read(ctx, layer, "duplicate", _bool, True) is False:
             ctx.error(fields["duplicate"], _join(path, "duplicate"), "compare always plays duplicate")
-        worse = _read(ctx, layer, "worse_than", _any_float, -5.0)
-        better = _read(ctx, layer, "better_than", _any_float, 5.0)
+        d = CompareSettings()
+        worse = _read(ctx, layer, "worse_than", _any_float, d.worse_than)
+        better = _read(ctx, layer, "better_than", _any_float, d.better_than)
         if worse >= better:
             at = _pick(layer, "better_than") or _pick(layer, "worse_than")
             assert at is not None  # the defaults are ordered, so one of them was given
@@ -937,10 +938,10 @@ def _parse_event(
             field=tuple(field_),
             worse_than=worse,
             better_than=better,
-            until_significant=_read(ctx, layer, "until_significant", _bool, False),
-            test=_read(ctx, layer, "test", _choice(SEQUENTIAL_TESTS), "cs"),
-            alpha=_read(ctx, layer, "alpha", _float(0, 0.5, open_=True), 0.05),
-            beta=_read(ctx, layer, "beta", _float(0, 0.5, open_=True), 0.05),
+            until_significant=_read(ctx, layer, "until_significant", _bool, d.until_significant),
+            test=_read(ctx, layer, "test", _choice(SEQUENTIAL_TESTS), d.test),
+            alpha=_read(ctx, layer, "alpha", _float(0, 0.5, open_=True), d.alpha),
+            beta=_read(ctx, layer, "beta", _float(0, 0.5, open_=True), d.beta),
         )
         table_size, hands, duplicate = 2, required("hands", _int(1, most=MAX_HANDS), 1), True
     else:

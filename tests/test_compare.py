@@ -537,3 +537,26 @@ def test_the_test_looks_at_every_sample_from_sums_as_from_values():
     tests[3].update(values)
     assert tests[0].as_json() == tests[1].as_json() and tests[2].as_json() == tests[3].as_json()
     assert tests[0].informative == 500 and tests[0].as_json()["samples"] == 540
+
+
+def test_a_comparisons_defaults_are_written_once() -> None:
+    """``dealer compare``'s options, a compare event of a league file and ``EventSpec`` all take
+    their defaults from ``CompareSettings`` (they were written out in four places)."""
+    import inspect
+
+    from dealer import cli
+    from dealer.compare import BATCH
+    from dealer.config import CompareSettings, parse_league
+
+    defaults = CompareSettings()
+    options = {name: p.default for name, p in inspect.signature(cli.compare).parameters.items()}
+    asked = ("worse_than", "better_than", "alpha", "beta", "until_significant", "test")
+    assert {k: options[k] for k in (*asked, "estimator")} == {k: getattr(defaults, k) for k in (*asked, "estimator")}
+    assert options["batch"] == BATCH
+    bots = "  - {name: a, command: [python, -c, pass]}\n  - {name: b, command: [python, -c, pass]}\n"
+    league = parse_league(
+        f"name: c\nbots:\n{bots}events:\n  - {{name: e, format: compare, new: a, old: b, hands: 9}}\n"
+    )
+    spec = EventSpec("e", "compare", 2, 9, True, ("a", "b"), game_config())
+    for event in (league.events[0], spec):
+        assert {k: getattr(event, k) for k in asked} == {k: getattr(defaults, k) for k in asked}
