@@ -112,7 +112,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
 from pathlib import Path
@@ -372,7 +372,10 @@ class _Ctx:
 
     def value(self, node: Node) -> Any:
         """Construct the Python value of a node with the safe constructor (a number too long for
-        Python's int, over 4,300 digits, is a ConstructorError at its node like a bad tag)."""
+        Python's int, over 4,300 digits, is a ConstructorError at its node like a bad tag); a
+        caller's value (``_Given``) as it is."""
+        if isinstance(node, _Given):
+            return node.given
         try:
             return self.loader.construct_object(node, deep=True)
         except ValueError as exc:
@@ -1181,22 +1184,39 @@ def game_config(
     ``mixed`` and ``time`` take the keys of the YAML ``game.mixed`` / ``game.time`` mappings.
     Raises LeagueConfigError listing every problem as ``key: message``.
     """
-    options: dict[str, object] = {
+    options = {
         "variant": variant,
-        "blinds": list(blinds),
+        "blinds": blinds,
         "ante": ante,
         "stack": stack,
         "rake": {"percent": rake_percent, "cap": rake_cap},
+        "mixed": mixed,  # None: unset, as a null in the file
+        "time": time,
     }
-    if mixed is not None:
-        options["mixed"] = {k: list(v) if isinstance(v, (tuple, list)) else v for k, v in mixed.items()}
-    if time is not None:
-        options["time"] = dict(time)
     ctx = _Ctx("<options>", Path.cwd(), with_lines=False)
-    root = yaml.compose(yaml.safe_dump(options), Loader=yaml.SafeLoader)
-    assert root is not None  # a dumped mapping composes to a node
-    fields = _mapping(ctx, root, "", _GAME_KEYS)
+    fields = _mapping(ctx, _given(options, itertools.count()), "", _GAME_KEYS)
     game = _parse_game(ctx, [(fields, "")]) if fields is not None else None
     if ctx.errors or game is None:
         raise ctx.fail()
     return game
+
+
+class _Given(ScalarNode):
+    """A scalar a caller handed in (``game_config``): the readers take its value as it is, with no
+    YAML text written and read back in between."""
+
+    def __init__(self, value: object, mark: yaml.Mark) -> None:
+        super().__init__(_NULL_TAG if value is None else "tag:yaml.org,2002:given", str(value), mark, mark)
+        self.given = value
+
+
+def _given(value: object, lines: Iterator[int]) -> Node:
+    """The node tree of a caller's value for the league file's readers (and their checks); each
+    value on a line of its own, so that errors come in the order of the arguments."""
+    mark = yaml.Mark("<options>", 0, next(lines), 0, None, 0)
+    if isinstance(value, Mapping):
+        pairs = [(k, _given(v, lines)) for k, v in value.items()]
+        return MappingNode("tag:yaml.org,2002:map", [(_Given(k, v.start_mark), v) for k, v in pairs], mark, mark)
+    if isinstance(value, (list, tuple)):
+        return SequenceNode("tag:yaml.org,2002:seq", [_given(v, lines) for v in value], mark, mark)
+    return _Given(value, mark)

@@ -391,6 +391,28 @@ def test_game_config_without_yaml() -> None:
     ]
 
 
+def test_game_config_reads_its_arguments_as_they_are() -> None:
+    """The arguments go to the league file's readers as values, not through YAML text: a str
+    subclass (a StrEnum choice) and tuples are read (safe_dump refused a str subclass with a
+    RepresenterError traceback), and errors come in the order of the arguments."""
+    import enum
+
+    class Variant(enum.StrEnum):
+        POT_LIMIT = "pot-limit"
+
+    game = game_config(variant=Variant.POT_LIMIT, blinds=(5, 10), mixed=None, time={"bank_ms": 0})
+    assert (game.variant, game.small_blind, game.big_blind, game.time.bank_ms) == ("pot-limit", 5, 10, 0)
+    with pytest.raises(LeagueConfigError) as info:
+        game_config(variant="no-limt", blinds=(1, True), ante=-1, time={"per_action_ms": 0, "bank": 1})
+    assert info.value.errors == [
+        "variant: 'no-limt' is not one of no-limit, pot-limit, fixed-limit, mixed (did you mean 'no-limit'?)",
+        "blinds[1]: expected an integer, got a boolean True",
+        "ante: must be >= 0, got -1",
+        "time.per_action_ms: must be >= 1, got 0",
+        "time.bank: unknown key (did you mean 'bank_ms'?)",
+    ]
+
+
 def test_sandbox_switch_and_tmp_size_per_league_and_per_bot(folder: Path) -> None:
     """``sandbox: off`` unquoted is a YAML boolean: read as "off"; a bot may turn it back on."""
     bots = "  - {name: c, command: ./bots/node.sh, limits: {sandbox: 'on', tmp_mb: 8}}\n"
