@@ -11,6 +11,12 @@ Faults: a line that is not a well-formed reply is a ``protocol`` fault (with a n
 request it meant stays open until answered or timed out), and counts towards the flood limit;
 a line longer than ``MAX_LINE_BYTES`` cuts the bot off (``protocol``); the end of its output
 before the goodbye is a ``disconnect``.
+
+Nothing here waits on the bot: batches are handed to the pipe's buffer without waiting for the
+bot to read them (a request's clock starts then, as when a gRPC message is written), so a bot that
+stops reading times out and is folded instead of holding back the requests queued behind it; one
+that leaves more than MAX_BACKLOG_BYTES unread is cut off (``stalled``). Reads are bounded by
+MAX_LINE_BYTES a line, and end with the bot's output, at the latest when the dealer stops it.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import asyncio
 import logging
 
 from dealer import wire
-from dealer.server import BotSession
+from dealer.server import MAX_BACKLOG_BYTES, BotSession, Fault
 
 LOGGER = logging.getLogger(__name__)
 MAX_LINE_BYTES = 1 << 16  # a reply line is under 100 bytes; longer is garbage, not a reply
@@ -32,6 +38,7 @@ async def serve(session: BotSession, stdout: asyncio.StreamReader, stdin: asynci
     session.open(owner)
     reader = asyncio.create_task(_read(session, stdout))
     error: BaseException | None = None
+    stalled = False
     try:
         while not reader.done():
             await session.wait_batch()
@@ -39,8 +46,13 @@ async def serve(session: BotSession, stdout: asyncio.StreamReader, stdin: asynci
                 break
             batch, goodbye = session.take_batch()
             if batch:
+                if stdin.transport.is_closing():
+                    break  # the bot closed its input: its end is seen by the reader
                 stdin.write(wire.json_lines(batch))
-                await stdin.drain()
+                if stdin.transport.get_write_buffer_size() > MAX_BACKLOG_BYTES:
+                    session.fault(Fault.STALLED, f"more than {MAX_BACKLOG_BYTES} bytes unread: the bot does not read")
+                    stalled = True
+                    break
                 if goodbye:
                     break
         if reader.done():
@@ -55,7 +67,7 @@ async def serve(session: BotSession, stdout: asyncio.StreamReader, stdin: asynci
     finally:
         reader.cancel()
         cut = reader.done() and not reader.cancelled() and reader.exception() is None and reader.result()
-        session.close(owner, cut=bool(cut), error=error)
+        session.close(owner, cut=bool(cut) or stalled, error=error)
         stdin.close()  # the end of its input: a bot exits after the goodbye or here
 
 

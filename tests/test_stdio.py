@@ -14,6 +14,7 @@ import random
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -340,6 +341,24 @@ def test_a_slow_stdio_bot_eats_its_bank_then_times_out(tmp_path: Path) -> None:
 
 def test_a_line_too_long_cuts_the_bot_off_as_a_protocol_fault(tmp_path: Path) -> None:
     assert faulty(tmp_path, stdio_bot("long")) == {Fault.PROTOCOL: 1}
+
+
+@pytest.mark.parametrize(
+    "mode, faults",
+    [("junk", {Fault.PROTOCOL: 2001, Fault.FLOOD: 1}), ("idle", {Fault.TIMEOUT: 3})],
+)
+def test_a_stdio_bot_that_floods_or_idles_with_its_output_open_is_charged_once_and_the_match_ends(
+    tmp_path: Path, mode: str, faults: dict[str, int]
+) -> None:
+    """2,100 junk lines then idling is cut off as a flood (each line up to the cut a protocol fault);
+    idling from the start times out three times, then the bot is folded. Neither reads its input
+    or closes its output again: the match still ends on time (its pipes have deadlines)."""
+    done: list[dict[str, int]] = []
+    match = threading.Thread(target=lambda: done.append(faulty(tmp_path, stdio_bot(mode))), daemon=True)
+    match.start()
+    match.join(30)  # the match needs about 5 s
+    assert done, "the match did not end within 30 s"
+    assert done[0] == faults
 
 
 # ------------------------------------------------------------------------- syntax
