@@ -37,6 +37,7 @@ from dealer.errors import RunError
 from dealer.faults import voided
 from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally, Pairing
+from dealer.processes import isolation
 from dealer.ratings import openskill_ratings
 from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
 from dealer.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
@@ -146,7 +147,7 @@ def instance_counts(jobs: Iterable[MatchJob]) -> dict[str, int]:
 
 def sealing(config: LeagueConfig) -> dict[str, object]:
     """What results.json says about sealed rotations: launched bots are sealed (unless switched
-    off); remote bots never can be, whatever their tokens."""
+    off); remote bots never can be, whatever their tokens; and, by bot, how its instances are kept apart."""
     remote = sorted(b.name for b in config.bots if b.remote)
     note = (
         "rotations of launched bots are sealed: one process per rotation"
@@ -158,7 +159,8 @@ def sealing(config: LeagueConfig) -> dict[str, object]:
             f"; remote bots ({', '.join(remote)}) cannot be sealed: each rotation has its own token, "
             "but the other side may play them all in one process"
         )
-    return {"sealed": config.sealed, "remote_not_sealed": remote, "note": note}
+    bots = {b.name: isolation(b.protocol, b.limits, remote=b.remote) for b in config.bots}
+    return {"sealed": config.sealed, "remote_not_sealed": remote, "note": note, "bots": bots}
 
 
 # --------------------------------------------------------------------------- journal

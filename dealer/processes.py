@@ -108,6 +108,25 @@ def _prepare_scratch(workdir: Path, owner: tuple[int, int] | None, *, reach: boo
     os.chmod(workdir, 0o700)
 
 
+_CHANNELS = {
+    "grpc": "the dealer's Unix socket",
+    "stdio": "its pipes",
+    "acpc": "its table port, relayed inside its sandbox to a Unix socket of the dealer's",
+}
+
+
+def isolation(protocol: str, limits: Limits, *, remote: bool = False) -> str:
+    """How a bot's instances are kept apart, in words for results.json (every protocol the same rule)."""
+    if remote:
+        return "not sealed: a remote bot's side may play every rotation's token in one process"
+    if limits.sandbox == "off":
+        return "not sealed: no sandbox (sandbox: off): its instances, and any local process, can meet"
+    if limits.network == "host":
+        dial = "; any local process can dial its table ports first" if protocol == "acpc" else ""
+        return f"own sandbox, host network: its instances can meet on the loopback{dial}"
+    return f"sealed: own sandbox and network namespace; reaches the dealer only through {_CHANNELS[protocol]}"
+
+
 @dataclass(eq=False)
 class BotProcess:
     """A running bot: its process, its log, its memory cgroup (if any), and how it ended."""
@@ -208,6 +227,7 @@ class BotProcess:
                     workdir=workdir,
                     private=(base.resolve(), workdir.resolve()),
                     socket=socket,
+                    host_network=limits.network == "host",  # stdio bots too: no network unless asked
                     tmp_mb=limits.tmp_mb,
                     keep_setuid=owner is not None,
                     files=files,

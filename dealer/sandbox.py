@@ -209,6 +209,7 @@ def wrap(
     workdir: Path,
     private: Sequence[Path],
     socket: str | None,
+    host_network: bool,
     tmp_mb: int,
     keep_setuid: bool,
     files: Mapping[str, Path] | None = None,
@@ -217,13 +218,14 @@ def wrap(
     pipe that carries bwrap's options (pass it to the child, then close it).
 
     ``program``: the bot's argv (its files become visible, see ``program_paths``); ``socket``: the
-    dealer's Unix socket to bind at /run/dealer.sock (and no network), or None for the host network;
+    dealer's Unix socket to bind at /run/dealer.sock, or None; ``host_network``: keep the host's
+    network (else a network namespace of its own, with only its loopback);
     ``files``: files of the dealer's to bind read-only, by their path in the sandbox (under /run)."""
     files = files or {}
     size = str(tmp_mb * 1024 * 1024)
     made = {"/", "/home", "/run", "/tmp"}
     args = [
-        *_namespace_args(network=socket is None, keep_setuid=keep_setuid),
+        *_namespace_args(network=host_network, keep_setuid=keep_setuid),
         *_system_args(),
         "--perms",
         "1777",

@@ -33,7 +33,8 @@ from typer.testing import CliRunner
 from conftest import processes_under
 from dealer import sandbox
 from dealer.cli import app
-from dealer.config import Limits, game_config
+from dealer.config import Limits, game_config, parse_league
+from dealer.league import sealing
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
@@ -586,6 +587,44 @@ def test_no_other_bot_reaches_an_acpc_bots_port(tmp_path: Path, acpc_client: Pat
     assert result.faults["thief"] == {}, result.log_tails
     for k in range(INSTANCES):
         assert "stole 0 ports" in log(tmp_path, "thief", k), log(tmp_path, "thief", k)
+
+
+def test_two_instances_of_one_stdio_bot_cannot_meet_on_the_loopback(tmp_path: Path) -> None:
+    """A stdio bot needs no socket, and with ``network: none`` it has no network either: its own
+    namespace's loopback, where its sibling instance is not (it had the host's)."""
+    stdio = ("python", str(BOTS / "stdio_bot.py"), "meet")
+    seats = {"honest": MatchBot("honest", HONEST), "bad": MatchBot("bad", stdio, protocol="stdio")}
+    result, _ = run_one(tmp_path, seats, game=game_config(time={**TIME, "per_action_ms": 5000}))  # 3 s to meet
+    assert_stands(result)
+    assert result.faults["bad"] == {}, result.log_tails
+    for k in range(INSTANCES):
+        assert "met 0 times" in log(tmp_path, instance=k), log(tmp_path, instance=k)
+
+
+def test_results_say_for_every_protocol_which_bots_are_sealed_and_how(tmp_path: Path) -> None:
+    """results.json's sealing names, bot by bot, how its instances are kept apart."""
+    league = tmp_path / "league.yaml"
+    (tmp_path / "bot.py").write_text("")
+    (tmp_path / "client").write_text("")
+    (tmp_path / "client").chmod(0o755)
+    league.write_text("""\
+name: sealing
+bots:
+  - {name: g, command: python bot.py}
+  - {name: s, command: python bot.py, protocol: stdio}
+  - {name: a, command: "./client {game} {host} {port}", protocol: acpc}
+  - {name: h, command: "./client {game} {host} {port}", protocol: acpc, limits: {network: host}}
+  - {name: o, command: python bot.py, limits: {sandbox: "off"}}
+  - {name: r, remote: true}
+events:
+  - {name: hu, format: round-robin, table_size: 2, hands: 4}
+""")
+    bots = sealing(parse_league(league.read_text(), str(league)))["bots"]
+    assert bots["g"].startswith("sealed: own sandbox and network namespace") and "Unix socket" in bots["g"]
+    assert bots["s"].startswith("sealed: own sandbox and network namespace") and "its pipes" in bots["s"]
+    assert bots["a"].startswith("sealed: own sandbox and network namespace") and "table port, relayed" in bots["a"]
+    assert bots["h"].startswith("own sandbox, host network: its instances can meet") and "dial its table" in bots["h"]
+    assert bots["o"].startswith("not sealed: no sandbox") and bots["r"].startswith("not sealed: a remote bot")
 
 
 def restart_one(out: Path, entries: dict[str, MatchBot]) -> MatchResult:

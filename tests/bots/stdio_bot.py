@@ -14,12 +14,16 @@
 * ``long``: writes one line longer than the dealer accepts;
 * ``junk``: at its first request writes 2,100 lines that are no reply, then idles (it reads no
   more and keeps its output open);
-* ``idle``: idles from the start: reads nothing, writes nothing, keeps its output open.
+* ``idle``: idles from the start: reads nothing, writes nothing, keeps its output open;
+* ``meet``: first tries to meet its sibling instances on the loopback (it listens on a fixed
+  port, or dials it when another process already listens), logs "met via loopback" or "met 0
+  times" after 3 s, then plays as ``call``.
 It logs to stderr (its log) and exits at goodbye or at the end of its input.
 """
 
 import contextlib
 import json
+import socket
 import sys
 import time
 
@@ -42,10 +46,28 @@ def answer(message: dict, out) -> None:
     out.write(json.dumps({"table": table, "request_id": request_id, "action": action, "amount": amount}) + "\n")
 
 
+def meet(port: int = 47312) -> str:
+    server = socket.socket()
+    try:
+        server.bind(("127.0.0.1", port))
+    except OSError:  # a sibling listens: dial it
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        return "met via loopback (dialled)"
+    server.listen(4)
+    server.settimeout(3)
+    try:
+        server.accept()
+        return "met via loopback (listened)"
+    except TimeoutError:
+        return "met 0 times"
+
+
 def main() -> None:
     out = sys.stdout
     if MODE == "idle":
         time.sleep(3600)
+    if MODE == "meet":  # before it reads: its first request's clock runs meanwhile
+        print(meet(), file=sys.stderr, flush=True)
     with open(sys.argv[2], "w") if MODE == "record" else contextlib.nullcontext() as record:
         requests = 0
         print(f"stdio bot {MODE} started", file=sys.stderr, flush=True)
