@@ -341,7 +341,7 @@ def match(
         "forfeited": result.forfeited,
         "log_tails": result.log_tails,
         "sandbox": dict.fromkeys(names, sandbox),
-        "isolation": {name: isolation(entry.protocol, entry.limits) for name, entry in entries.items()},
+        "isolation": {name: isolation(entry.protocol, entry.limits, sealed=sealed) for name, entry in entries.items()},
     }
     _write_private(out / "results.json", json.dumps(summary, indent=2) + "\n")
     failure = None if keep_going else start_failure(result, out, where="")
@@ -869,7 +869,9 @@ def compare(
         "sealed": sealed,
         "hands_played": comparison.hands_played,
         "sandbox": {entry.name: sandbox for entry in (new_entry, old_entry, *field_entries)},
-        "isolation": {e.name: isolation(e.protocol, e.limits) for e in (new_entry, old_entry, *field_entries)},
+        "isolation": {
+            e.name: isolation(e.protocol, e.limits, sealed=sealed) for e in (new_entry, old_entry, *field_entries)
+        },
     }
     failed = comparison.failed  # a bot that could not play voids the figures (exit 13)
     out.mkdir(parents=True, exist_ok=True)

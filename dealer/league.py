@@ -159,7 +159,7 @@ def sealing(config: LeagueConfig) -> dict[str, object]:
             f"; remote bots ({', '.join(remote)}) cannot be sealed: each rotation has its own token, "
             "but the other side may play them all in one process"
         )
-    bots = {b.name: isolation(b.protocol, b.limits, remote=b.remote) for b in config.bots}
+    bots = {b.name: isolation(b.protocol, b.limits, remote=b.remote, sealed=config.sealed) for b in config.bots}
     return {"sealed": config.sealed, "remote_not_sealed": remote, "note": note, "bots": bots}
 
 

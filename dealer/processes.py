@@ -115,10 +115,13 @@ _CHANNELS = {
 }
 
 
-def isolation(protocol: str, limits: Limits, *, remote: bool = False) -> str:
-    """How a bot's instances are kept apart, in words for results.json (every protocol the same rule)."""
+def isolation(protocol: str, limits: Limits, *, remote: bool = False, sealed: bool = True) -> str:
+    """How a bot's instances are kept apart, in words for results.json (every protocol the same rule);
+    ``sealed``: whether rotations get an instance each (``sealed: false`` plays them in one)."""
     if remote:
         return "not sealed: a remote bot's side may play every rotation's token in one process"
+    if not sealed:
+        return "not sealed (sealed: false): one process of the bot plays every rotation of a deal"
     if limits.sandbox == "off":
         return "not sealed: no sandbox (sandbox: off): its instances, and any local process, can meet"
     if limits.network == "host":

@@ -625,6 +625,11 @@ events:
     assert bots["a"].startswith("sealed: own sandbox and network namespace") and "table port, relayed" in bots["a"]
     assert bots["h"].startswith("own sandbox, host network: its instances can meet") and "dial its table" in bots["h"]
     assert bots["o"].startswith("not sealed: no sandbox") and bots["r"].startswith("not sealed: a remote bot")
+    unsealed = parse_league(league.read_text().replace("events:", "sealed: false\nevents:"), str(league))
+    assert set(sealing(unsealed)["bots"].values()) == {
+        "not sealed: a remote bot's side may play every rotation's token in one process",
+        "not sealed (sealed: false): one process of the bot plays every rotation of a deal",
+    }
 
 
 def restart_one(out: Path, entries: dict[str, MatchBot]) -> MatchResult:
