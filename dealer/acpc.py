@@ -277,14 +277,15 @@ class AcpcBot:
             except TimeoutError:
                 return []
             except ValueError:  # asyncio's LimitOverrunError, as readline raises it
-                first = b"a line longer than %d bytes" % MAX_LINE_BYTES
+                first, wrong = b"", f"its first line is longer than {MAX_LINE_BYTES} bytes"
             except (ConnectionResetError, BrokenPipeError):
                 return []
-            if not first:
-                return []
-            if not first.startswith(VERSION.encode()):
-                text = first.decode("utf-8", "replace").strip()[:80]
-                session.fault(Fault.PROTOCOL, f"an ACPC client must say VERSION:2.0.0 first, not {text!r}")
+            else:
+                if not first:
+                    return []
+                wrong = "" if first.startswith(VERSION.encode()) else f"not {first.decode('utf-8', 'replace')[:80]!r}"
+            if wrong:
+                session.fault(Fault.PROTOCOL, f"an ACPC client must say VERSION:2.0.0 first: {wrong}")
                 self.killed = True
                 for other in self.clients:
                     other.process.terminate()
