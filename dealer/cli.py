@@ -172,6 +172,7 @@ def _log_to(folder: Path, level: LogLevelName) -> None:
     logger.addHandler(to_console)
     logger.setLevel(level.upper())
     logger.propagate = False
+    logging.raiseExceptions = False  # a log line lost to a full disk is dropped, not a traceback on stderr
 
 
 @app.callback()

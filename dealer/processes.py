@@ -18,6 +18,7 @@ group (and so its sandbox), then kills it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import pwd
@@ -27,6 +28,7 @@ import sys
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from dealer import sandbox
 from dealer.config import Limits, program_problem
@@ -417,15 +419,34 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 
 
 async def _pump_log(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
-    """Copy the bot's output to its log up to ``cap`` bytes; drain and drop the rest."""
+    """Copy the bot's output to its log up to ``cap`` bytes; drain and drop the rest. Where the log
+    cannot be written (a full output filesystem), the rest is drained and dropped too, and said once
+    in ``dealer.log``: the event's own writes report the full disk, this pump never fails."""
     written = 0
-    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as log:
+    try:
+        out: BinaryIO | None = open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")  # noqa: SIM115
+    except OSError as error:
+        log.warning("bot log %s cannot be written (%s): the bot's output is dropped", path, error.strerror)
+        out = None
+    try:
         while chunk := await stream.read(65536):
-            if written < cap:
-                part = chunk[: cap - written]
-                log.write(part)
-                log.flush()
-                written += len(part)
+            if out is None or written >= cap:
+                continue
+            part = chunk[: cap - written]
+            written += len(part)
+            try:
+                out.write(part)
                 if written >= cap:
-                    log.write(b"\n[log truncated: size limit reached]\n")
-                    log.flush()
+                    out.write(b"\n[log truncated: size limit reached]\n")
+                out.flush()
+            except OSError as error:
+                log.error(
+                    "bot log %s cannot be written (%s): the rest of the bot's output is dropped", path, error.strerror
+                )
+                with contextlib.suppress(OSError):
+                    out.close()
+                out = None
+    finally:
+        if out is not None:
+            with contextlib.suppress(OSError):
+                out.close()
