@@ -137,6 +137,7 @@ class _Seat:
     restarts: int = 0
     match_starts: list[bytes] = field(default_factory=list)  # framed MatchStart items, resent on restart
     counted: BotProcess | AcpcBot | None = None  # the process whose end was already counted as a fault
+    socket: str | None = None  # the dealer's Unix socket of this instance's current process, if it has one
     disconnects: int = 0  # disconnects counted before the current process started
 
 
@@ -321,6 +322,10 @@ class Match:
                         startup_s=self.plan.game.time.startup_ms / 1000,
                     )
                 else:
+                    sealed_in = (
+                        entry.protocol == "grpc" and entry.limits.sandbox == "on" and entry.limits.network == "none"
+                    )
+                    seat.socket = await self.server.instance_socket(seat.label) if sealed_in else None
                     seat.process = await BotProcess.launch(
                         seat.label,
                         entry.command,
@@ -330,12 +335,13 @@ class Match:
                         workdir=self.out / "scratch" / seat.label,
                         log_path=self.out / "logs" / f"{seat.label}{suffix}.log",
                         limits=entry.limits,
-                        local_address=self.server.local_address,
+                        local_address=seat.socket or self.server.local_address,
                         stdio=entry.protocol == "stdio",
                     )
                     if entry.protocol == "stdio":
                         seat.process.attach(stdio.serve(session, *seat.process.pipes))
             except OSError as error:
+                await self._close_socket(seat)
                 session.fault(Fault.START, f"match {match_id}: {error}")
                 self._keep_tail(seat, str(error))
                 self._never_started(seat)
@@ -427,6 +433,7 @@ class Match:
                 if seat.process is not None:
                     await seat.process.stop(grace_s=0.2)
                     await self._count_crash(seat)
+                await self._close_socket(seat)
                 seat.restarts += 1
                 log.warning(
                     "match %s: restarting bot %s before its next hand on table %d (restart %d)",
@@ -456,10 +463,18 @@ class Match:
         for name in self.result.bots:  # summed over the bot's instances
             self.result.faults[name] = {reason: count for reason, count in faults[name].items() if count}
 
+    async def _close_socket(self, seat: _Seat) -> None:
+        """Stop serving the instance's own socket (its process has stopped, or never started)."""
+        if seat.socket is not None:
+            await self.server.close_instance_socket(seat.socket)
+            seat.socket = None
+
     async def _stop(self, seat: _Seat) -> None:
         if seat.process is None:
+            await self._close_socket(seat)
             return
         code = await seat.process.stop()
+        await self._close_socket(seat)
         log.info(
             "match %s: stopped bot %s (exit status %s%s)",
             self.plan.match_id,

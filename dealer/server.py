@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import gc
 import hashlib
 import hmac
@@ -570,9 +571,12 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             return None
         return first
 
-    async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:  # noqa: N802
-        """One bot's stream: authenticate, then read replies and write batches until it ends."""
-        peer = peer_key(context.peer())
+    async def Play(  # noqa: N802
+        self, request_iterator: object, context: grpc.aio.ServicerContext, peer: str | None = None
+    ) -> None:
+        """One bot's stream: authenticate, then read replies and write batches until it ends.
+        ``peer``: who opened it, when the socket says (a bot instance's own), else from the address."""
+        peer = peer or peer_key(context.peer())
         first = await self._hello(context, peer)
         if first is None:
             return
@@ -724,6 +728,12 @@ class _Health:
             self._log_refused()
 
 
+async def _stop_started(server: grpc.aio.Server, starting: asyncio.Future[None]) -> None:
+    """Stop a server once its start is over (however it ended)."""
+    await asyncio.wait([starting])
+    await server.stop(0.2)
+
+
 class DealerServer:
     """The gRPC server (the bots' ``Play``, a rate-limited Health ``Check``; no reflection: a bot
     has ``proto/``) and its session registry.
@@ -750,6 +760,8 @@ class DealerServer:
         self.address = address
         self.local_address: str | None = None
         self.health = _Health()
+        self._instance_servers: dict[str, tuple[grpc.aio.Server, asyncio.Future[None]]] = {}  # and its start
+        self._stopping: set[asyncio.Future[None]] = set()  # instance servers being stopped
 
     def _dealer_error(self, error: BaseException) -> None:
         """The dealer failed while serving a stream: every match on this server stops (``failed``)."""
@@ -759,20 +771,7 @@ class DealerServer:
     async def start(self) -> str:
         """Start listening; return the address bots should dial (with the real port)."""
         self.failed = asyncio.get_running_loop().create_future()
-        server = grpc.aio.server(
-            options=[
-                ("grpc.max_receive_message_length", GRPC_RECEIVE_LIMIT),
-                ("grpc.max_send_message_length", MAX_SEND_BYTES),
-                ("grpc.so_reuseport", 0),
-            ]
-        )
-        # Responses are written pre-serialized (see ``frame``), so the serializer is the identity;
-        # requests are decoded by ``decode``, which sees (and refuses) a message above the limit.
-        play = grpc.stream_stream_rpc_method_handler(
-            self.service.Play, request_deserializer=decode, response_serializer=bytes
-        )
-        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("poker.v1.Dealer", {"Play": play}),))
-        server.add_generic_rpc_handlers((self.health.handlers(),))
+        server = self._new_server([self._play_handler(None), self.health.handlers()])
         if self._credentials is None:
             port = server.add_insecure_port(self._requested)
         else:
@@ -797,6 +796,60 @@ class DealerServer:
             host = self._requested.rsplit(":", 1)[0]
             self.address = f"{host}:{port}"
         return self.address
+
+    def _new_server(self, handlers: Sequence[grpc.GenericRpcHandler]) -> grpc.aio.Server:
+        """A gRPC server with the bots' message limits, serving ``handlers``."""
+        server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", GRPC_RECEIVE_LIMIT),
+                ("grpc.max_send_message_length", MAX_SEND_BYTES),
+                ("grpc.so_reuseport", 0),
+            ]
+        )
+        server.add_generic_rpc_handlers(tuple(handlers))
+        return server
+
+    def _play_handler(self, peer: str | None) -> grpc.GenericRpcHandler:
+        """``Dealer.Play``, its streams counted for ``peer`` (None: the peer's address)."""
+
+        async def play(request_iterator: object, context: grpc.aio.ServicerContext) -> None:
+            await self.service.Play(request_iterator, context, peer)
+
+        # Responses are written pre-serialized (see ``frame``), so the serializer is the identity;
+        # requests are decoded by ``decode``, which sees (and refuses) a message above the limit.
+        handler = grpc.stream_stream_rpc_method_handler(play, request_deserializer=decode, response_serializer=bytes)
+        return grpc.method_handlers_generic_handler("poker.v1.Dealer", {"Play": handler})
+
+    async def instance_socket(self, label: str) -> str | None:
+        """A Unix socket of its own for one bot instance (``unix:/path``, bound as /run/dealer.sock
+        in its sandbox), serving ``Play`` alone: its streams are counted for that instance, so one
+        that holds many idle streams cannot get a sibling's fresh one dropped (every client of the
+        shared socket is one peer). None without local sockets. ``close_instance_socket`` ends it."""
+        if self._socket_folder is None:
+            return None
+        path = os.path.join(self._socket_folder, f"{secrets.token_hex(8)}.sock")
+        server = self._new_server([self._play_handler(f"unix:{label}")])
+        server.add_insecure_port(f"unix:{path}")
+        # A gRPC server whose start is cancelled cannot be stopped cleanly: the start always runs to
+        # its end (a match cancelled meanwhile leaves the server to ``stop``).
+        starting = asyncio.ensure_future(server.start())
+        self._instance_servers[f"unix:{path}"] = server, starting
+        await asyncio.shield(starting)
+        os.chmod(path, 0o666)
+        return f"unix:{path}"
+
+    async def close_instance_socket(self, address: str) -> None:
+        """Stop serving an instance's socket (its bot has stopped) and remove it. The server's stop
+        goes on if the caller is cancelled (a match stopped half-way); ``stop`` waits for it."""
+        entry = self._instance_servers.pop(address, None)
+        if entry is not None:
+            server, starting = entry
+            stopping = asyncio.ensure_future(_stop_started(server, starting))
+            self._stopping.add(stopping)
+            stopping.add_done_callback(self._stopping.discard)
+            await asyncio.shield(stopping)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(address.removeprefix("unix:"))
 
     async def __aenter__(self) -> DealerServer:
         """Start listening (see ``start``); a start that fails half-way is stopped again."""
@@ -823,6 +876,9 @@ class DealerServer:
 
     async def stop(self, grace_s: float = 1.0) -> None:
         """Stop the server, closing every stream."""
+        for address in list(self._instance_servers):
+            await self.close_instance_socket(address)
+        await asyncio.gather(*self._stopping)
         if self._server is not None:
             await self._server.stop(grace_s)
             self._server = None

@@ -13,6 +13,8 @@ Matches are sealed duplicate heads-up: each bot runs ``INSTANCES`` processes, on
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import json
 import os
 import re
@@ -26,6 +28,7 @@ import threading
 import time
 from pathlib import Path
 
+import grpc
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -38,7 +41,8 @@ from dealer.league import sealing
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
-from dealer.server import DealerServer, Fault
+from dealer.server import MAX_WAITING_PER_PEER, DealerServer, Fault
+from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests" / "bots"
@@ -942,10 +946,10 @@ def test_flooders_are_cut_off_and_the_other_tables_stay_on_time(tmp_path: Path) 
     assert seconds < MATCH_TIMEOUT_S
 
 
-def test_a_flood_of_health_and_reflection_calls_finds_no_reflection_and_delays_no_table(tmp_path: Path, caplog) -> None:
-    """A sandboxed bot floods the dealer's socket (/run/dealer.sock) with Health checks and server
-    reflection calls from 4 threads while it plays: reflection is not there, Health is rate-limited
-    (the refusals logged, not printed), and the fair tables beside it are never late."""
+def test_a_flood_of_health_and_reflection_calls_finds_neither_and_delays_no_table(tmp_path: Path) -> None:
+    """A sandboxed bot floods its socket (/run/dealer.sock) with Health checks and server reflection
+    calls from 4 threads while it plays: its instance's socket serves Play alone, and the fair
+    tables beside it are never late."""
 
     async def main():
         async with DealerServer() as server:
@@ -957,14 +961,108 @@ def test_a_flood_of_health_and_reflection_calls_finds_no_reflection_and_delays_n
             ]
             return await play_async(server, matches)
 
-    caplog.set_level("WARNING", logger="dealer.server")
     flooded, fair = asyncio.run(main())
     assert_stands(flooded, hands=40)
     assert flooded.faults["bad"] == {}, flooded.faults
     assert fair.faults == {"caller": {}, "honest": {}}, fair.faults  # no timeout at 200 ms per action
-    texts = [log(tmp_path / "flood", "bad", k) for k in range(INSTANCES)]
-    for text in texts:
+    for text in [log(tmp_path / "flood", "bad", k) for k in range(INSTANCES)]:
         assert "reflection answered" not in text, text
         assert re.search(r"^reflection: UNIMPLEMENTED=\d+$", text, re.M), text
-        assert re.search(r"^health: .*RESOURCE_EXHAUSTED=\d+", text, re.M), text
+        assert re.search(r"^health: UNIMPLEMENTED=\d+$", text, re.M), text
+
+
+def test_the_shared_socket_answers_health_20_times_a_second_and_logs_the_refusals(caplog) -> None:
+    """The socket of unsandboxed, host-network and remote bots: no reflection, Health rate-limited."""
+
+    async def main() -> collections.Counter[str]:
+        codes: collections.Counter[str] = collections.Counter()
+        async with DealerServer() as server, grpc.aio.insecure_channel(server.address) as channel:
+            check = channel.unary_unary(
+                "/grpc.health.v1.Health/Check", request_serializer=None, response_deserializer=None
+            )
+            reflect = channel.stream_stream(
+                "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                request_serializer=None,
+                response_deserializer=None,
+            )
+            started = time.monotonic()
+            for _ in range(100):
+                try:
+                    await check(b"", timeout=5)
+                    codes["health OK"] += 1
+                except grpc.aio.AioRpcError as error:
+                    codes[f"health {error.code().name}"] += 1
+            codes["seconds"] = round(time.monotonic() - started + 0.5)
+            try:
+                await reflect(iter([b"\x3a\x00"]), timeout=5).read()
+                codes["reflection OK"] += 1
+            except grpc.aio.AioRpcError as error:
+                codes[f"reflection {error.code().name}"] += 1
+        return codes
+
+    caplog.set_level("WARNING", logger="dealer.server")
+    codes = asyncio.run(main())
+    assert codes["reflection UNIMPLEMENTED"] == 1, codes
+    assert 20 <= codes["health OK"] <= 20 + 20 * codes["seconds"], codes  # a burst of 20, then 20 a second
+    assert codes["health RESOURCE_EXHAUSTED"] == 100 - codes["health OK"] > 0, codes
     assert any(re.match(r"refused \d+ Health checks over the limit", r.getMessage()) for r in caplog.records)
+
+
+def test_an_instance_holding_idle_streams_cannot_get_its_siblings_fresh_stream_dropped() -> None:
+    """Each sandboxed instance dials a socket of its own, so the cap on streams waiting for Hello
+    (64 per peer) counts its streams alone: a sibling that holds 80 idle streams evicts only its own.
+    The contrast: on the shared socket (every client one peer) the same flood drops the fresh stream."""
+
+    async def main(shared: bool) -> tuple[bool, int]:
+        async with DealerServer() as server:
+            session = server.session("bot")
+            addresses = [server.local_address if shared else await server.instance_socket(f"bot.{k}") for k in (0, 1)]
+            flooder, sibling = [grpc.aio.insecure_channel(address) for address in addresses]
+
+            def open_stream(channel: grpc.aio.Channel):
+                play = channel.stream_stream(
+                    "/poker.v1.Dealer/Play", request_serializer=None, response_deserializer=None
+                )
+                return play()
+
+            async def idle(call) -> None:
+                with contextlib.suppress(grpc.RpcError):
+                    await call.read()
+
+            fresh = open_stream(sibling)  # open, its Hello not yet written
+            await asyncio.sleep(0.3)
+            held = [asyncio.ensure_future(idle(open_stream(flooder))) for _ in range(MAX_WAITING_PER_PEER + 16)]
+            await asyncio.sleep(1.0)
+            hello = pb.BotMessage(hello=pb.Hello(token=session.token, name="sibling", version="t"))
+            with contextlib.suppress(grpc.RpcError, asyncio.InvalidStateError):  # dropped already
+                await fresh.write(hello.SerializeToString())
+            try:
+                await asyncio.wait_for(session.connected.wait(), 5)
+                connected = True
+            except TimeoutError:
+                connected = False
+            dropped = server.auth_failures["dropped: too many streams waiting for Hello"]
+            for task in held:
+                task.cancel()
+            fresh.cancel()
+            await flooder.close()
+            await sibling.close()
+            return connected, dropped
+
+    connected, dropped = asyncio.run(main(shared=True))
+    assert not connected and dropped >= 16  # the contrast: one peer for all, the oldest stream went
+    connected, dropped = asyncio.run(main(shared=False))
+    assert dropped >= 16  # the flooder's own oldest streams went
+    assert connected, "the sibling's fresh stream was dropped for the flooder's streams"
+
+
+def test_each_sandboxed_instance_reaches_the_dealer_as_its_own_peer(tmp_path: Path, caplog) -> None:
+    caplog.set_level("INFO", logger="dealer.server")
+    result, _ = run_one(tmp_path, {"honest": MatchBot("honest", HONEST), "caller": MatchBot("caller", CALLER)})
+    assert_stands(result)
+    peers = {
+        r.getMessage().split(" connected from ")[1].split()[0]
+        for r in caplog.records
+        if " connected from " in r.getMessage()
+    }
+    assert peers == {"unix:honest.0", "unix:honest.1", "unix:caller.0", "unix:caller.1"}, peers
