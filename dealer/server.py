@@ -678,7 +678,6 @@ class _Health:
     def __init__(self) -> None:
         self._tokens = float(HEALTH_CHECKS_PER_S)
         self._filled_at = 0.0
-        self.refused = 0
         self._unreported = 0
         self._report: asyncio.TimerHandle | None = None
 
@@ -700,7 +699,6 @@ class _Health:
         if self._tokens >= 1:
             self._tokens -= 1
             return True
-        self.refused += 1
         self._unreported += 1
         if self._report is None:
             self._report = loop.call_later(1.0, self._log_refused)
