@@ -640,7 +640,7 @@ def run(
 ) -> None:
     """Run a league of launched bots to the end, with progress and each event's standings.
 
-    An output folder that already holds results is refused unless ``--resume`` or ``--fresh``."""
+    An output folder that already holds results is refused unless --resume or --fresh."""
     if executor not in ("local", "dask"):
         raise typer.BadParameter(f"executor must be local or dask, not {executor!r}")
     if executor == "local" and (workers is not None or scheduler is not None):
