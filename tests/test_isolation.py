@@ -1066,3 +1066,16 @@ def test_each_sandboxed_instance_reaches_the_dealer_as_its_own_peer(tmp_path: Pa
         if " connected from " in r.getMessage()
     }
     assert peers == {"unix:honest.0", "unix:honest.1", "unix:caller.0", "unix:caller.1"}, peers
+
+
+def test_the_launcher_dies_like_a_bot_killed_by_sigkill() -> None:
+    """A bot killed by SIGKILL makes its launcher die by SIGKILL too (the dealer reads the cause from
+    that), with nothing on stderr: resetting SIGKILL's handler raised OSError, whose traceback went
+    to the bot's log and whose exit code 1 read as a plain crash."""
+    done = subprocess.run(
+        [sys.executable, "-m", "dealer.launch", "--", "sh", "-c", "kill -9 $$"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert (done.returncode, done.stderr) == (-signal.SIGKILL, "")
