@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
-from dealer.records import MatchResult, fault_totals
+from dealer.records import MatchResult
 from dealer.stats import Estimate, GroupedSums
 
 if TYPE_CHECKING:
@@ -62,6 +62,70 @@ def group_sums(results: Sequence[MatchResult]) -> dict[str, GroupedSums]:
     return sums
 
 
+class StandingSums:
+    """What standings are made of, folded one finished match at a time (in any order: every sum is
+    exact), so a league's standings after its thousandth match cost what they did after its first."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.played: set[str] = set()  # bots that started in at least one of the matches
+        self.chips: collections.Counter[str] = collections.Counter()
+        self.hands: collections.Counter[str] = collections.Counter()
+        self.sums: dict[str, GroupedSums] = collections.defaultdict(GroupedSums)
+        self.faults: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+
+    def add(self, result: MatchResult) -> None:
+        """Fold one finished match in."""
+        self.names.update(result.bots)
+        self.played.update(name for name in result.bots if name not in result.unstarted)
+        for name, tally in result.tally.bots.items():
+            self.chips[name] += tally.chips
+            self.hands[name] += tally.hands
+            self.sums[name].merge(tally.groups)
+        for name, reasons in result.faults.items():
+            self.faults[name].update(reasons)
+
+    def lines(
+        self,
+        points: dict[str, int] | None = None,
+        *,
+        by_points: bool = False,
+        ratings: dict[str, Rating] | None = None,
+        by_rating: bool = False,
+    ) -> list[Standing]:
+        """Every bot's standing, best first: by bb/100, by rating (multi-way), or by points then
+        rating (freezeout events); a bot that never started in any of its matches (its seat folded
+        or checked for it) is ranked below every bot that played, whatever its seat won."""
+        lines = []
+        for name in self.names:
+            groups = self.sums.get(name)
+            estimate = groups.bb_per_100(1) if groups is not None and groups.groups else Estimate(0.0, float("inf"), 0)
+            lines.append(
+                Standing(
+                    name,
+                    self.hands[name],
+                    self.chips[name],
+                    estimate,
+                    dict(self.faults.get(name, {})),
+                    (points or {}).get(name, 0),
+                    (ratings or {}).get(name),
+                )
+            )
+
+        def key(s: Standing) -> tuple[bool, float, float, float, str]:
+            mu = s.rating.mu if s.rating is not None else 0.0
+            return (
+                s.name not in self.played,
+                -s.points if by_points else 0,
+                -mu if by_rating or by_points else 0,
+                -s.bb100.mean,
+                s.name,
+            )
+
+        lines.sort(key=key)
+        return lines
+
+
 def standings(
     results: Sequence[MatchResult],
     points: dict[str, int] | None = None,
@@ -70,49 +134,11 @@ def standings(
     ratings: dict[str, Rating] | None = None,
     by_rating: bool = False,
 ) -> list[Standing]:
-    """Every bot's standing, best first: by bb/100, by rating (multi-way), or by points then rating
-    (freezeout events); a bot that never started in any of its matches (its seat folded or checked
-    for it) is ranked below every bot that played, whatever its seat won."""
-    chips: collections.Counter[str] = collections.Counter()
-    hands: collections.Counter[str] = collections.Counter()
-    names: set[str] = set()
-    played: set[str] = set()
+    """Every bot's standing over ``results``, ranked as ``StandingSums.lines`` says."""
+    sums = StandingSums()
     for result in results:
-        names.update(result.bots)
-        played.update(name for name in result.bots if name not in result.unstarted)
-        for name, tally in result.tally.bots.items():
-            chips[name] += tally.chips
-            hands[name] += tally.hands
-    sums = group_sums(results)
-    faults = fault_totals(results)
-    lines = []
-    for name in names:
-        groups = sums.get(name)
-        estimate = groups.bb_per_100(1) if groups is not None and groups.groups else Estimate(0.0, float("inf"), 0)
-        lines.append(
-            Standing(
-                name,
-                hands[name],
-                chips[name],
-                estimate,
-                dict(faults.get(name, {})),
-                (points or {}).get(name, 0),
-                (ratings or {}).get(name),
-            )
-        )
-
-    def key(s: Standing) -> tuple[bool, float, float, float, str]:
-        mu = s.rating.mu if s.rating is not None else 0.0
-        return (
-            s.name not in played,
-            -s.points if by_points else 0,
-            -mu if by_rating or by_points else 0,
-            -s.bb100.mean,
-            s.name,
-        )
-
-    lines.sort(key=key)
-    return lines
+        sums.add(result)
+    return sums.lines(points, by_points=by_points, ratings=ratings, by_rating=by_rating)
 
 
 def standings_table(lines: Sequence[Standing], *, points: bool | None = None) -> str:
