@@ -48,6 +48,7 @@ from dealer.league import (
     build_jobs,
     claim_output,
     instance_counts,
+    league_report,
     run_league,
     sealing,
     start_failure,
@@ -601,7 +602,7 @@ def _play_league(
             typer.echo(f"error: {line}", err=True)
         raise typer.Exit(2) from None
     try:
-        write_report(league, results, len(build_jobs(league)))
+        write_report(league_report(league, results, len(build_jobs(league))))
     except OSError as error:  # e.g. the vendored chart library is missing (no `make setup`)
         typer.echo(f"error: report.html not written: {error}", err=True)
     data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import errno
 import hashlib
@@ -34,17 +35,14 @@ from dealer.compare import BATCH, ComparingMatch, compare_results
 from dealer.compare import Settings as CompareSettings
 from dealer.config import EventSpec, LeagueBot, LeagueConfig
 from dealer.errors import RunError
-from dealer.faults import voided
 from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally, Pairing
 from dealer.processes import isolation
-from dealer.ratings import openskill_ratings
-from dealer.records import HandRecord, MatchResult, Tally, fault_totals, result_of
+from dealer.records import HandRecord, MatchResult, Tally, result_of
+from dealer.report import LeagueReport, Progress, Share
 from dealer.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
 from dealer.seeds import INTERRUPTED, commitment, draw_seed, guessable
 from dealer.server import BotSession, DealerServer
-from dealer.standings import Standing, group_sums, standings
-from dealer.stats import Estimate
 from dealer.summary import summary_text
 
 log = logging.getLogger(__name__)
@@ -342,36 +340,6 @@ def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
 # --------------------------------------------------------------------------- report
 
 
-def event_points(config: LeagueConfig, results: Iterable[MatchResult]) -> dict[str, int]:
-    """Freezeout points by bot: each match's places scored with the event's points table; a bot
-    that crashed or never played in a match (``faults.VOIDING``) scores nothing for it."""
-    events = {e.name: e for e in config.events}
-    points: collections.Counter[str] = collections.Counter()
-    for result in results:
-        event = events.get(result.match_id.split("/")[0])
-        if event is None or event.format != "freezeout":
-            continue
-        for place, name in enumerate(result.places):
-            if place < len(event.points) and not voided(result.faults.get(name, {})):
-                points[name] += event.points[place]
-    return dict(points)
-
-
-def head_to_head(results: Iterable[MatchResult]) -> dict[str, dict[str, Estimate]]:
-    """Heads-up results only: bb/100 of the row bot against the column bot, with its error."""
-    pair_results: dict[tuple[str, str], list[MatchResult]] = collections.defaultdict(list)
-    for result in results:
-        if len(result.bots) == 2:
-            a, b = result.bots
-            pair_results[(a, b)].append(result)
-    table: dict[str, dict[str, Estimate]] = collections.defaultdict(dict)
-    for (a, b), matches in pair_results.items():
-        sums = group_sums(matches)
-        for me, other in ((a, b), (b, a)):
-            table[me][other] = sums[me].bb_per_100(1)
-    return {k: dict(sorted(v.items())) for k, v in sorted(table.items())}
-
-
 def compare_settings(event: EventSpec) -> CompareSettings:
     """A compare event's question (dealer.compare)."""
     return CompareSettings(
@@ -396,115 +364,36 @@ def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[st
         return {"error": str(error)}
 
 
-def _event_of(result: MatchResult) -> str:
-    return result.match_id.split("/")[0]
+def league_report(config: LeagueConfig, results: Iterable[MatchResult], total_jobs: int) -> LeagueReport:
+    """The report of these finished matches (a compare event's verdict by ``compare_summary``)."""
+    report = LeagueReport(config, total_jobs, compare_summary, sealing=sealing(config), cpu=sandbox.cpu_confinement())
+    report.extend(results)
+    return report
 
 
-def _rated(event: EventSpec) -> bool:
-    """Events ranked by rating, where chips do not compare: freezeouts and multi-way tables."""
-    return event.format == "freezeout" or (event.format in ("round-robin", "gauntlet") and event.table_size > 2)
+class Outputs:
+    """results.json and standings.txt, rewritten from the report as matches finish: after every
+    match while that is cheap, else as ``Share`` allows (at most a tenth of the coordinator's time:
+    a league whose failures' log tails grow the files, or whose events finish out of name order,
+    see ``dealer.report``), and always at the start and the end; the journal is the durable record."""
 
+    def __init__(self, config: LeagueConfig, report: LeagueReport) -> None:
+        self.config = config
+        self.report = report
+        self.written = -1  # the report's matches when last written
+        self.share = Share()
 
-def ranking_rule(event: EventSpec) -> str:
-    """How an event's standings are ranked, in words (printed above its table)."""
-    if event.format == "freezeout":
-        return (
-            f"ranked by freezeout points (places score {list(event.points)}; a bot that crashed scores none), "
-            "then by OpenSkill rating"
-        )
-    if _rated(event):
-        return (
-            "ranked by OpenSkill rating (Plackett-Luce; each match ranks its bots by big blinds won), "
-            "95% interval mu +/- 1.96 sigma; bb/100 shown"
-        )
-    return "ranked by bb/100, 95% interval with each duplicate group as one sample"
-
-
-def overall_rule(config: LeagueConfig) -> str:
-    """How the overall standings are ranked, in words."""
-    cash = [e.name for e in config.events if e.format != "freezeout"]
-    return (
-        f"ranked by bb/100 over the cash events ({', '.join(cash) or 'none'}), 95% interval with each duplicate "
-        "group as one sample; freezeouts are ranked by points in their own tables; rating: OpenSkill over "
-        "every match"
-    )
-
-
-def event_standings(config: LeagueConfig, event: EventSpec, results: Sequence[MatchResult]) -> list[Standing]:
-    """One event's standings, ranked as ``ranking_rule`` says."""
-    results = sorted(results, key=lambda r: r.match_id)
-    ratings = openskill_ratings(results) if _rated(event) else None
-    return standings(
-        results,
-        event_points(config, results),
-        by_points=event.format == "freezeout",
-        ratings=ratings,
-        by_rating=ratings is not None,
-    )
-
-
-def overall_standings(config: LeagueConfig, results: Sequence[MatchResult]) -> list[Standing]:
-    """The standings over the league: bb/100 over cash events, OpenSkill rating over every match."""
-    freezeouts = {e.name for e in config.events if e.format == "freezeout"}
-    ordered = sorted(results, key=lambda r: r.match_id)
-    cash = [r for r in ordered if _event_of(r) not in freezeouts]
-    return standings(cash, ratings=openskill_ratings(ordered))
-
-
-def report(
-    config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int, overall: Sequence[Standing]
-) -> dict[str, object]:
-    """The whole league's results as a JSON-ready dict (deterministic: no times, sorted)."""
-    results = sorted(results, key=lambda r: r.match_id)
-    by_event: dict[str, list[MatchResult]] = collections.defaultdict(list)
-    for result in results:
-        by_event[_event_of(result)].append(result)
-    pairs = head_to_head(results)
-    faults = fault_totals(results)
-    seed = config.seed_text
-    return {
-        "league": config.name,
-        # The seed only once every match is over: until then, anyone who read it would know the deals.
-        "seed": config.seed if len(results) == total_jobs else None,
-        "seed_sha256": None if seed is None else commitment(seed),
-        "seed_warning": None if seed is None else guessable(seed),
-        "matches": {"finished": len(results), "total": total_jobs},
-        "ranking": overall_rule(config),
-        "sealing": sealing(config),
-        "standings": [s.as_json() for s in overall],
-        "events": {
-            event.name: [s.as_json() for s in event_standings(config, event, by_event[event.name])]
-            for event in config.events
-            if by_event.get(event.name)
-        },
-        "event_rankings": {event.name: ranking_rule(event) for event in config.events if by_event.get(event.name)},
-        "head_to_head": {a: {b: round(e.mean, 3) for b, e in row.items()} for a, row in pairs.items()},
-        "head_to_head_ci95": {
-            a: {b: [round(x, 3) for x in e.ci95()] if e.n > 1 else None for b, e in row.items()}
-            for a, row in pairs.items()
-        },
-        "comparisons": {
-            event.name: compare_summary(event, by_event[event.name])
-            for event in config.events
-            if event.format == "compare" and by_event.get(event.name)
-        },
-        "failures": {name: dict(sorted(reasons.items())) for name, reasons in sorted(faults.items()) if reasons},
-        "forfeits": sorted({(r.match_id, name) for r in results for name in r.forfeited}),
-        "log_tails": {r.match_id: r.log_tails for r in results if r.log_tails},
-        "sandbox": {bot.name: bot.limits.sandbox for bot in config.bots if not bot.remote},
-        "replayed": {r.match_id: r.attempt for r in results if r.attempt},
-        "cpu": sandbox.cpu_confinement(),
-    }
-
-
-def write_outputs(config: LeagueConfig, results: Sequence[MatchResult], total_jobs: int) -> list[Standing]:
-    """Write results.json and standings.txt to the output folder; return the overall standings."""
-    lines = overall_standings(config, results)
-    data = report(config, results, total_jobs, lines)
-    config.out.mkdir(parents=True, exist_ok=True)
-    _write_atomically(config.out / "results.json", json.dumps(data, indent=2) + "\n")
-    _write_atomically(config.out / "standings.txt", summary_text(data))
-    return lines
+    def write(self, *, now: bool = False) -> None:
+        """Write both files if anything changed and, unless ``now``, a write is due."""
+        began = time.monotonic()
+        if len(self.report.finished) == self.written or not (now or self.share.due(began)):
+            return
+        data = self.report.data()
+        self.config.out.mkdir(parents=True, exist_ok=True)
+        _write_atomically(self.config.out / "results.json", json.dumps(data, indent=2) + "\n")
+        _write_atomically(self.config.out / "standings.txt", summary_text(data))
+        self.written = len(self.report.finished)
+        self.share.took(began, time.monotonic())
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -563,21 +452,6 @@ def disk_full(error: BaseException) -> bool:
     if isinstance(error, OSError):
         return error.errno in (errno.ENOSPC, errno.EDQUOT)
     return isinstance(error, sqlite3.OperationalError) and "disk is full" in str(error)
-
-
-@dataclasses.dataclass
-class Progress:
-    """What the progress display needs after each finished match."""
-
-    done: int
-    total: int
-    hands: int  # every hand played so far, those of a resumed run's journal included
-    hands_per_s: float  # over the hands this run played
-    eta_s: float
-    standings: list[Standing]
-    result: MatchResult | None = None  # the match that just finished
-    event_done: str | None = None  # the event that match completed, when it was the event's last
-    results: Sequence[MatchResult] = ()  # every finished match so far, in the order they finished
 
 
 class BotStartError(RunError):
@@ -692,13 +566,15 @@ async def _run_league(
         started = time.monotonic()
         before = sum(r.hands for r in results)  # hands the journal had: the count goes on from them
         played = 0
+        report = league_report(config, results, len(jobs))
+        outputs = Outputs(config, report)
 
         async def play(job: MatchJob) -> tuple[MatchJob, MatchResult]:
             return job, await executor.run(job)
 
         tasks: list[asyncio.Future[tuple[MatchJob, MatchResult]]] = []
         try:
-            write_outputs(config, results, len(jobs))
+            outputs.write(now=True)
             tasks = [asyncio.ensure_future(play(job)) for job in todo]
             for future in asyncio.as_completed(tasks):
                 job, result = await future
@@ -708,9 +584,10 @@ async def _run_league(
                 seen.update(result.bots)
                 journal.commit(job.event, result)
                 results.append(result)
+                report.add(result)
                 left[job.event] -= 1
                 played += result.hands
-                lines = write_outputs(config, results, len(jobs))
+                outputs.write(now=len(results) == len(jobs))
                 if on_progress is not None:
                     elapsed = max(time.monotonic() - started, 1e-9)
                     finished_now = len(results) - (len(jobs) - len(todo))
@@ -723,10 +600,9 @@ async def _run_league(
                             before + played,
                             played / elapsed,
                             eta,
-                            lines,
+                            report,
                             result,
                             job.event if left[job.event] == 0 else None,
-                            results,
                         )
                     )
         except (OSError, sqlite3.OperationalError) as error:
@@ -737,6 +613,8 @@ async def _run_league(
                 f"finished and kept in {config.out / 'journal.sqlite'}; free space, then run it again with --resume"
             ) from None
         finally:
+            with contextlib.suppress(OSError, sqlite3.OperationalError):  # the error in flight says more
+                outputs.write(now=True)  # what a skipped write left out (the journal has it anyway)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
 from rich.progress import Progress as Bar
 
 from dealer.config import LeagueConfig
-from dealer.league import Progress, report
+from dealer.report import Progress
 from dealer.summary import event_text, overall_text
 
 
@@ -57,7 +57,7 @@ class LeagueDisplay:
         due = self.every > 0 and progress.done % self.every == 0 and progress.done < progress.total
         if progress.event_done is None and not due:
             return
-        data = report(self.config, progress.results, progress.total, progress.standings)
+        data = progress.report.data()
         if progress.event_done is not None:
             self.console.print("\n" + event_text(data, progress.event_done) + "\n", markup=False, soft_wrap=True)
         if due:

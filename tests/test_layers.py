@@ -1,10 +1,14 @@
 """The layering the README promises, read from the source: the generated protobuf classes are
 imported only at the wire edge (``dealer/wire.py``, ``dealer/server.py``); every other module
-of the dealer speaks the domain's own types."""
+of the dealer speaks the domain's own types. The views (the terminal, the web view) read the
+league's report (``dealer/report.py``) and import neither the league that runs matches nor the
+server nor gRPC, not even through another module."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 DEALER = Path(__file__).resolve().parent.parent / "dealer"
@@ -12,20 +16,52 @@ PROTOBUF_EDGE = {"wire.py", "server.py"}
 _IMPORTERS = {"import_module", "__import__"}  # importlib.import_module("poker.v1.dealer_pb2") counts too
 
 
-def _protobuf_imports(path: Path) -> list[str]:
-    """The modules of the generated stubs (package ``poker``) or of protobuf itself that ``path`` imports."""
+def _imports(path: Path, text: str | None = None) -> list[str]:
+    """Every module ``path`` (or ``text`` placed there) imports (``from m import x`` counts as
+    ``m.x``; relative imports resolved inside the dealer package)."""
     names = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    package = ["dealer", *path.relative_to(DEALER).parent.parts] if path.is_relative_to(DEALER) else []
+    for node in ast.walk(ast.parse(path.read_text() if text is None else text, str(path))):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names += [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], *([base] if base else [])])
+            names += [f"{base}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Call):
             func = node.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             if called in _IMPORTERS and node.args and isinstance(node.args[0], ast.Constant):
                 names.append(str(node.args[0].value))
-    return [n for n in names if n.split(".")[0] == "poker" or n.startswith("google.protobuf")]
+    return names
+
+
+def _protobuf_imports(path: Path) -> list[str]:
+    """The modules of the generated stubs (package ``poker``) or of protobuf itself that ``path`` imports."""
+    return [n for n in _imports(path) if n.split(".")[0] == "poker" or n.startswith("google.protobuf")]
+
+
+VIEWS = ("web/view.py", "terminal.py")
+RUNNER = ("dealer.league", "dealer.server", "grpc")  # what runs matches, and the stack under it
+
+
+def _runner_imports(path: Path) -> list[str]:
+    """The modules of the league runner, the server or gRPC that ``path`` imports directly."""
+    return [n for n in _imports(path) if any(n == r or n.startswith(f"{r}.") for r in RUNNER)]
+
+
+def test_views_import_the_report_not_the_league_or_the_server() -> None:
+    direct = {view: _runner_imports(DEALER / view) for view in VIEWS}
+    assert not any(direct.values()), f"views importing the runner (read dealer.report instead): {direct}"
+    code = (
+        "import sys, dealer.web.view, dealer.terminal; "
+        f"print(sorted(m for m in sys.modules if any(m == r or m.startswith(r + '.') for r in {RUNNER!r})))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", f"importing the views loads the runner through another module: {loaded}"
+    # The scan sees the runner where it is imported (the CLI runs leagues), so a view's import would be seen.
+    assert {"dealer.league.run_league", "dealer.server.DealerServer"} <= set(_runner_imports(DEALER / "cli.py"))
 
 
 def test_only_wire_and_server_import_the_generated_protobuf() -> None:
@@ -49,12 +85,19 @@ def test_the_scan_sees_every_form_of_import(tmp_path: Path) -> None:
         "import importlib\n"
         "importlib.import_module('poker.v1.dealer_pb2')\n"
         "from dealer import wire\n"
+        "from .league import run_league\n"
     )
     assert _protobuf_imports(module) == [
         "poker.v1.dealer_pb2",
         "poker.v1.dealer_pb2_grpc",
         "google.protobuf.message.DecodeError",
         "poker.v1.dealer_pb2",
+    ]
+    assert _runner_imports(module) == []  # outside the dealer package a relative import names no dealer module
+    view = DEALER / "web" / "probe.py"  # not written: only its path places the relative imports
+    assert _imports(view, "from ..league import Progress\nfrom . import server\n") == [
+        "dealer.league.Progress",
+        "dealer.web.server",
     ]
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dealer.config import parse_league
-from dealer.league import event_points, event_standings
 from dealer.ratings import match_ranks, openskill_ratings
 from dealer.records import HandRecord, MatchResult, result_of
+from dealer.report import LeagueReport, match_points
 
 
 def cash(match_id: str, net: dict[str, int], faults: dict[str, dict[str, int]] | None = None) -> MatchResult:
@@ -47,9 +47,11 @@ def test_a_crashed_bot_earns_no_freezeout_points() -> None:
     config = parse_league(LEAGUE)
     honest = MatchResult("final/0000", ("a", "b", "c"), places=["a", "b", "c"])
     crashed = MatchResult("final/0001", ("a", "b", "c"), places=["a", "b", "c"], faults={"a": {"crash": 1}})
-    assert event_points(config, [honest]) == {"a": 2, "b": 1, "c": 0}
-    assert event_points(config, [crashed]) == {"b": 1, "c": 0}
-    lines = event_standings(config, config.events[0], [honest, crashed])
+    assert match_points(config.events[0], honest) == {"a": 2, "b": 1, "c": 0}
+    assert match_points(config.events[0], crashed) == {"b": 1, "c": 0}
+    report = LeagueReport(config, 2)
+    report.extend([honest, crashed])
+    lines = report.event_standings("final")
     assert [s.points for s in lines] == [2, 2, 0] and lines[2].name == "c"
     first, second = (s.rating for s in lines[:2])
     assert first is not None and second is not None and first.mu >= second.mu  # ties on points go by rating

@@ -21,8 +21,8 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from conftest import PY_BOTS, ROOT
 from dealer.config import LeagueConfig, game_config, parse_league
-from dealer.league import Progress
 from dealer.match import Match, MatchBot, MatchPlan
+from dealer.report import LeagueReport, Progress
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
 from dealer.web.server import WebView
@@ -107,7 +107,7 @@ events:
 def test_snapshot_holds_no_seed_and_replays_a_hand() -> None:
     view = LeagueView(_config(), 1)
     view.on_hand("hu/0000", HAND)
-    view.on_progress(Progress(0, 1, 1, 1.0, 1.0, []))
+    view.on_progress(Progress(0, 1, 1, 1.0, 1.0, LeagueReport(view.config, 1)))
     snapshot = view.snapshot()
     assert SEED not in json.dumps(snapshot) and "seed" not in snapshot
     steps = snapshot["hands"][0]["steps"]

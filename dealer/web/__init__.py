@@ -7,20 +7,18 @@ vendored from npm into ``static/vendor/`` by setup.py at every build and install
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
 
-from dealer.config import LeagueConfig
-from dealer.records import MatchResult
+from dealer.report import LeagueReport
 from dealer.web.server import page
 from dealer.web.view import league_snapshot
 
 
-def write_report(config: LeagueConfig, results: Sequence[MatchResult], total: int) -> Path:
+def write_report(report: LeagueReport) -> Path:
     """Write ``report.html`` to the output folder: the page with its scripts and data inlined,
     so it opens offline from the file."""
-    path = config.out / "report.html"
+    path = report.config.out / "report.html"
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(page(league_snapshot(config, results, total)), encoding="utf-8")
+    partial.write_text(page(league_snapshot(report)), encoding="utf-8")
     os.replace(partial, path)
     return path

@@ -1,6 +1,7 @@
 """What the web view and report.html show, as one JSON-ready snapshot of the league.
 
-The snapshot is ``league.report``'s dict without the seed (it is secret until the end and the page
+The snapshot is the league report's dict (``dealer.report``, folded once per finished match by the
+league and shared with every view) without the seed (it is secret until the end and the page
 never needs it), plus progress, each bot's cumulative winnings per finished match (raw and all-in
 adjusted, with a 95% band: one point per match, so nothing grows with the hands played), and
 replays of finished hands. Hands come from ``Match``'s ``on_hand`` hook, which only passes a hand
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import math
+import time
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from dealer.config import LeagueConfig
-from dealer.league import Progress, overall_standings, report
 from dealer.records import MatchResult
+from dealer.report import LeagueReport, Progress, Share
 from dealer.stats import Z95
 
 HANDS_KEPT = 40  # replays in a snapshot: the most recent finished hands
@@ -44,17 +46,25 @@ def match_totals(result: MatchResult) -> dict[str, _Totals]:
     return {name: _Totals(t.hands, t.raw, t.adjusted, t.squares) for name, t in sorted(result.tally.bots.items())}
 
 
-def winnings_series(totals: Sequence[tuple[int, dict[str, _Totals]]]) -> dict[str, Any]:
+class Winnings:
     """Cumulative big blinds per bot after each match: ``x`` the league's hands so far, per bot
-    ``raw``, ``adjusted`` and the 95% band ``low``/``high`` of the raw line (+/- 1.96 s sqrt(n))."""
-    names = sorted({name for _, per_bot in totals for name in per_bot})
-    x = [0]
-    series = {name: {"raw": [0.0], "adjusted": [0.0], "low": [0.0], "high": [0.0]} for name in names}
-    running = {name: [0, 0.0, 0.0, 0.0] for name in names}
-    for hands, per_bot in totals:
-        x.append(x[-1] + hands)
-        for name in names:
-            acc = running[name]
+    ``raw``, ``adjusted`` and the 95% band ``low``/``high`` of the raw line (+/- 1.96 s sqrt(n)).
+    Each match adds one point to every line, so a snapshot never sums the league again."""
+
+    def __init__(self) -> None:
+        self.x = [0]
+        self.bots: dict[str, dict[str, list[float]]] = {}
+        self.running: dict[str, list[float]] = {}  # by bot: hands, raw, adjusted, squares
+
+    def add(self, hands: int, per_bot: dict[str, _Totals]) -> None:
+        """One finished match: its hands and each of its bots' totals."""
+        for name in per_bot.keys() - self.bots.keys():  # a newcomer's line is flat at 0 until now
+            flat = [0.0] * len(self.x)
+            self.bots[name] = {"raw": flat, "adjusted": list(flat), "low": list(flat), "high": list(flat)}
+            self.running[name] = [0, 0.0, 0.0, 0.0]
+        self.x.append(self.x[-1] + hands)
+        for name, line in self.bots.items():
+            acc = self.running[name]
             if name in per_bot:
                 t = per_bot[name]
                 acc[0] += t.hands
@@ -63,12 +73,14 @@ def winnings_series(totals: Sequence[tuple[int, dict[str, _Totals]]]) -> dict[st
                 acc[3] += t.squares
             n, raw, adjusted, squares = acc
             spread = Z95 * math.sqrt(max(squares - raw * raw / n, 0.0)) if n else 0.0
-            line = series[name]
             line["raw"].append(round(raw, 2))
             line["adjusted"].append(round(adjusted, 2))
             line["low"].append(round(raw - spread, 2))
             line["high"].append(round(raw + spread, 2))
-    return {"x": x, "bots": series}
+
+    def as_json(self) -> dict[str, Any]:
+        """The chart's data, bots by name."""
+        return {"x": self.x, "bots": dict(sorted(self.bots.items()))}
 
 
 def replay(hand: str | dict[str, Any], *, reveal: bool = True) -> dict[str, Any]:
@@ -174,13 +186,15 @@ class LeagueView:
         self.config = config
         self.total = total
         self.reveal = reveal
-        self.results: list[MatchResult] = []
-        self.totals: list[tuple[int, dict[str, _Totals]]] = []
+        self.report = LeagueReport(config, total)  # the league's, from the first finished match on
+        self.added = 0  # the report's matches this view has taken (winnings, hands)
+        self.winnings = Winnings()
         self.hands: collections.deque[str | dict[str, Any]] = collections.deque(maxlen=HANDS_KEPT)
         self.live_matches: set[str] = set()
         self.progress: dict[str, Any] = {"done": 0, "total": total, "hands": 0, "hands_per_s": 0.0, "eta_s": None}
         self.version = 0
-        self._report: dict[str, Any] = self._league_report()
+        self.shown: tuple[int, dict[str, Any]] | None = None  # the report's matches and data last shown
+        self.share = Share()  # reading the report may grow costly (dealer.report): pushes read it so
         self._replays: dict[int, dict[str, Any]] = {}  # by id() of a hand in ``hands``
 
     def on_hand(self, match_id: str, text: str) -> None:
@@ -190,9 +204,8 @@ class LeagueView:
         self.version += 1
 
     def on_progress(self, progress: Progress) -> None:
-        """A finished match: recompute the standings and add its point to the chart."""
-        for result in progress.results[len(self.results) :]:  # those of the journal first, on a resume
-            self.add(result)
+        """A finished match: take the league's report and add the match's point to the chart."""
+        self.follow(progress.report)
         self.progress = {
             "done": progress.done,
             "total": progress.total,
@@ -200,45 +213,49 @@ class LeagueView:
             "hands_per_s": round(progress.hands_per_s, 1),
             "eta_s": round(progress.eta_s),
         }
-        self._report = self._league_report()
         self.version += 1
 
-    def add(self, result: MatchResult) -> None:
-        """Add a finished match (its totals, and hands from its histories when none came live)."""
-        self.results.append(result)
-        self.totals.append((result.hands, match_totals(result)))
-        if result.match_id not in self.live_matches:
-            self.hands.extend(match_hands(self.config.out / "matches" / result.match_id))
-
-    def _league_report(self) -> dict[str, Any]:
-        data = report(self.config, self.results, self.total, overall_standings(self.config, self.results))
-        data.pop("seed")
-        return data
+    def follow(self, report: LeagueReport, order: Sequence[MatchResult] | None = None) -> None:
+        """Show ``report``, taking the matches it finished since the last call (those of the journal
+        first, on a resume): their totals, and hands from their histories when none came live."""
+        self.report = report
+        for result in order if order is not None else report.finished[self.added :]:
+            self.winnings.add(result.hands, match_totals(result))
+            if result.match_id not in self.live_matches:
+                self.hands.extend(match_hands(self.config.out / "matches" / result.match_id))
+        self.added = len(report.finished)
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the page shows, JSON-ready."""
         replays = {id(hand): self._replays.get(id(hand)) or replay(hand, reveal=self.reveal) for hand in self.hands}
         self._replays = replays
         return {
-            **self._report,
+            **self._report(),
             "progress": self.progress,
-            "finished": len(self.results) == self.total,
-            "winnings": winnings_series(self.totals),
+            "finished": self.added == self.total,
+            "winnings": self.winnings.as_json(),
             "hands": list(replays.values())[::-1],
         }
 
+    def _report(self) -> dict[str, Any]:
+        """The report's data without the seed: read again when it changed and a read is due (always
+        once every match has finished)."""
+        began, done = time.monotonic(), len(self.report.finished)
+        if self.shown is None or (self.shown[0] != done and (done == self.total or self.share.due(began))):
+            self.shown = done, {key: value for key, value in self.report.data().items() if key != "seed"}
+            self.share.took(began, time.monotonic())
+        return self.shown[1]
 
-def league_snapshot(config: LeagueConfig, results: Sequence[MatchResult], total: int) -> dict[str, Any]:
-    """The snapshot of a league's finished matches (for report.html), in match_id order."""
-    view = LeagueView(config, total, reveal=True)
-    for result in sorted(results, key=lambda r: r.match_id):
-        view.add(result)
+
+def league_snapshot(report: LeagueReport) -> dict[str, Any]:
+    """The snapshot of a league's finished matches (for report.html), its chart in match_id order."""
+    view = LeagueView(report.config, report.total, reveal=True)
+    view.follow(report, sorted(report.finished, key=lambda r: r.match_id))
     view.progress = {
-        "done": len(results),
-        "total": total,
-        "hands": sum(r.hands for r in results),
+        "done": len(report.finished),
+        "total": report.total,
+        "hands": sum(r.hands for r in report.finished),
         "hands_per_s": None,
         "eta_s": 0,
     }
-    view._report = view._league_report()
     return view.snapshot()
