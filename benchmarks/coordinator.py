@@ -3,8 +3,9 @@
 A league of in-process fake matches: no bots and no processes, an executor that returns a small
 ``MatchResult`` at once (a few hands of random chips, sometimes a fault), so what is timed is the
 league's finish path alone: journal commit, report, results.json and standings.txt, progress.
-The league is a heads-up round-robin of ``--bots`` bots and a 3-max round-robin (rated by
-OpenSkill), ``--matches`` matches in all. It runs twice: from the start, timing the matches
+The league is one 3-max round-robin of ``--bots`` bots (the costlier kind: each match is rated
+by OpenSkill in its event and overall), long enough to reach match ``--late``; one event, so
+that the early and the late matches are alike. It runs twice: from the start, timing the matches
 around match ``--early``; and resumed from a journal that already holds the matches before
 ``--late`` (committed directly, not timed), timing the matches around it. Prints the median
 time per match in each window and their ratio (a coordinator that recomputes the report after
@@ -34,10 +35,9 @@ def league(out: Path, bots: int, meetings: int) -> LeagueConfig:
     """The fake league: launchable-looking bots that are never launched."""
     names = [f"bot{k}" for k in range(bots)]
     listed = "".join(f"  - {{name: {n}, command: [{sys.executable}, -c, pass]}}\n" for n in names)
-    events = "".join(
-        f"  - {{name: {name}, format: round-robin, table_size: {size}, hands: 4, duplicate: false, "
+    events = (
+        "  - {name: three-max, format: round-robin, table_size: 3, hands: 4, duplicate: false, "
         f"meetings: {meetings}}}\n"
-        for name, size in (("heads-up", 2), ("three-max", 3))
     )
     return parse_league(f"name: coordinator\nseed: 7\nout: {out}\nbots:\n{listed}events:\n{events}")
 
@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--early", type=int, default=100)
     parser.add_argument("--late", type=int, default=10_000)
     parser.add_argument("--window", type=int, default=100)
-    parser.add_argument("--bots", type=int, default=8)
+    parser.add_argument("--bots", type=int, default=30)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         meetings, target = 1, args.late + args.window
@@ -106,7 +106,7 @@ def main() -> None:
             config = league(Path(tmp) / name, args.bots, meetings)
             jobs = build_jobs(config)
             times[name] = per_match(config, around, args.window, jobs)
-        print(f"league: {len(jobs)} fake matches ({args.bots} bots, heads-up and 3-max round-robins)")
+        print(f"league: {len(jobs)} fake matches ({args.bots} bots, a 3-max round-robin)")
         print(f"per finished match at match {args.early}: {times['early'] * 1e3:.3f} ms")
         print(f"per finished match at match {args.late}: {times['late'] * 1e3:.3f} ms")
         print(f"ratio: {times['late'] / times['early']:.2f}x")
