@@ -28,6 +28,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         league = yaml.safe_load((ROOT / "tournaments.yaml").read_text(encoding="utf-8"))
         league["out"] = str(Path(scratch) / "out")
+        for bot in league["bots"]:  # paths are read from the league file's folder: make them absolute
+            bot["command"] = bot["command"].replace("sample_bots/", f"{ROOT}/sample_bots/")
         config = Path(scratch) / "league.yaml"
         config.write_text(yaml.safe_dump(league), encoding="utf-8")
         dealer = Path(sys.executable).with_name("dealer")
