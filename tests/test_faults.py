@@ -575,3 +575,57 @@ def test_a_full_output_filesystem_stops_the_event_in_one_line_keeping_finished_m
         assert all(not s["faults"] for s in results["standings"]), results["standings"]
     finally:
         subprocess.run(["umount", "-l", str(out)], check=False)
+
+
+def test_a_bot_cannot_write_past_home_mb_and_its_files_stay_readable_after_the_match(tmp_path: Path) -> None:
+    """The output folder is a 48 MiB tmpfs; a bot with ``home_mb: 4`` writes 256 KiB files, then
+    empty files, into its HOME till it is refused: it gets ENOSPC at about 4 MiB and at
+    4 x INODES_PER_MB files, the output filesystem grows by at most 4 MiB an instance, the match plays
+    to its end, and the bot's files up to the cap are in its scratch folder afterwards."""
+    if os.geteuid() != 0:
+        pytest.fail("mounting a small tmpfs as the output folder needs root; CI runs the tests as root")
+    out = tmp_path / "out"
+    out.mkdir()
+    league = tmp_path / "league.yaml"
+    league.write_text(
+        "\n".join(
+            [
+                "name: capped home",
+                "seed: 7",
+                f"out: {out}",
+                "bots:",
+                f"  - {{name: a, command: [{sys.executable}, {CALLER[1]}]}}",
+                f"  - {{name: filler, command: [{sys.executable}, {BOTS / 'home_filler.py'}], limits: {{home_mb: 4}}}}",
+                "game: {time: {per_action_ms: 2000, startup_ms: 20000}}",
+                "events:",
+                "  - {name: rr, format: round-robin, table_size: 2, hands: 10}",
+            ]
+        )
+        + "\n"
+    )
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(out)], check=True)
+    try:
+        argv = [str(Path(sys.executable).with_name("dealer")), "run", str(league)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, (done.stdout, done.stderr)
+        homes = [p for p in (out / "matches" / "rr" / "0000" / "scratch").iterdir() if p.name.startswith("filler")]
+        assert homes and not any(os.path.ismount(p) for p in homes), homes
+        used = (os.statvfs(out).f_blocks - os.statvfs(out).f_bfree) * os.statvfs(out).f_frsize
+        assert used < (4 * len(homes) + 2) << 20, (used, homes)  # the cap per instance, the dealer's few files
+        results = json.loads((out / "results.json").read_text())
+        assert results["matches"] == {"finished": 1, "total": 1}
+        assert all(not s["faults"] for s in results["standings"]), results["standings"]
+        assert results["home"].startswith("each bot instance's HOME a tmpfs of home_mb"), results["home"]
+        logged = "".join(p.read_text() for p in (out / "matches" / "rr" / "0000" / "logs").glob("filler*.log"))
+        found = re.search(r"home: (\d+) files of 256 KiB \(([^)]*)\), (\d+) empty files \(([^)]*)\)", logged)
+        assert found, logged
+        assert found[2] == found[4] == "No space left on device", logged
+        assert 12 <= int(found[1]) <= 16 and 0 < int(found[3]) < 4 * 64, logged
+        for home in homes:  # every instance wrote the same: its files, up to the cap, are all kept
+            files = sorted(home.glob("fill*.bin"))
+            assert len(files) == int(found[1]) + 1, files  # the last one was cut short by the cap
+            assert sum(f.stat().st_size for f in files) <= 4 << 20
+            assert all(f.read_bytes() == b"x" * (256 << 10) for f in files if f.name != f"fill{found[1]}.bin")
+            assert len(list((home / "many").iterdir())) == int(found[3])
+    finally:
+        subprocess.run(["umount", "-l", str(out)], check=False)
