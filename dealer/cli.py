@@ -590,8 +590,6 @@ def _play_league(
         )
     if sandbox.cpu_hierarchy() is None and any(not b.remote for b in league.bots):
         typer.echo(f"note: CPU: {sandbox.cpu_confinement()} (also in results.json)", err=True)
-    if not sandbox.home_capped() and any(not b.remote for b in league.bots):
-        typer.echo(f"note: HOME: {sandbox.home_confinement()} (also in results.json)", err=True)
     _log_to(league.out, options.log_level)
     try:
         results = asyncio.run(

@@ -32,9 +32,6 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
       file_size_mb: 64           # int >= 1
       log_kb: 1024               # int >= 1, cap of each bot's captured stdout/stderr log
       tmp_mb: 64                 # int >= 1, size of the bot's private /tmp and of its /dev/shm
-      home_mb: 256               # int >= 1, cap of all a bot instance writes in its HOME (scratch
-                                 #   folder; a tmpfs, copied out at its end, where the dealer may
-                                 #   mount one; else no cap, said in results.json "home")
       network: none              # none (own network namespace, the dealer's Unix socket) | host
       user: null                 # optional unprivileged user to run bots as (dealer running as root)
       sandbox: on                # on | off: off runs bots without the bubblewrap sandbox (UNSAFE:
@@ -199,7 +196,6 @@ class Limits:
     file_size_mb: int = 64
     log_kb: int = 1024
     tmp_mb: int = 64
-    home_mb: int = 256
     network: str = "none"
     user: str | None = None
     sandbox: str = "on"
@@ -643,7 +639,6 @@ _LIMIT_KEYS = (
     "file_size_mb",
     "log_kb",
     "tmp_mb",
-    "home_mb",
     "network",
     "user",
     "sandbox",
@@ -664,7 +659,6 @@ def _parse_limits(ctx: _Ctx, layers: Sequence[_Layer]) -> Limits:
         file_size_mb=_read(ctx, layers, "file_size_mb", _int(1, most=MAX_LIMIT), d.file_size_mb),
         log_kb=_read(ctx, layers, "log_kb", _int(1, most=MAX_LIMIT), d.log_kb),
         tmp_mb=_read(ctx, layers, "tmp_mb", _int(1, most=MAX_LIMIT), d.tmp_mb),
-        home_mb=_read(ctx, layers, "home_mb", _int(1, most=MAX_LIMIT), d.home_mb),
         network=_read(ctx, layers, "network", _choice(NETWORKS), d.network),
         user=_read(ctx, layers, "user", _str, d.user),
         sandbox=_read(ctx, layers, "sandbox", _on_off, d.sandbox),

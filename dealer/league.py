@@ -366,14 +366,7 @@ def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[st
 
 def league_report(config: LeagueConfig, results: Iterable[MatchResult], total_jobs: int) -> LeagueReport:
     """The report of these finished matches (a compare event's verdict by ``compare_summary``)."""
-    report = LeagueReport(
-        config,
-        total_jobs,
-        compare_summary,
-        sealing=sealing(config),
-        cpu=sandbox.cpu_confinement(),
-        home=sandbox.home_confinement(),
-    )
+    report = LeagueReport(config, total_jobs, compare_summary, sealing=sealing(config), cpu=sandbox.cpu_confinement())
     report.extend(results)
     return report
 

@@ -9,9 +9,7 @@ under ``dealer.launch``, which applies the limits and the user and kills everyth
 started when it ends (see that module); its memory is capped by a cgroup where the machine allows
 one (else RLIMIT_DATA), and each instance has a CPU cgroup of its own where the machine allows one:
 every instance weighs the same for the scheduler however many processes it runs, and
-``cpu_seconds`` counts all its processes together (else RLIMIT_CPU, per process). Its scratch
-folder is a tmpfs of ``home_mb`` (bytes and files capped) where the dealer may mount one, copied to a
-plain folder when the process ends, so it stays readable after the match. Its stdout and
+``cpu_seconds`` counts all its processes together (else RLIMIT_CPU, per process). Its stdout and
 stderr go to one log file (mode 0600, readable by the dealer's user only), capped in size (the rest
 is read and dropped so the bot never blocks on a full pipe). Stopping a bot terminates its process
 group (and so its sandbox), then kills it.
@@ -148,7 +146,6 @@ class BotProcess:
     cpu_exceeded: bool = False  # its CPU cgroup used more than cpu_seconds: the dealer killed it
     _bridge: asyncio.Task[None] | None = None  # the transport over its stdin/stdout (dealer.stdio), if any
     _cpu_watch: asyncio.Task[None] | None = None
-    home: Path | None = None  # its scratch folder when a tmpfs of home_mb is mounted there (copied out at stop)
 
     @classmethod
     async def launch(
@@ -192,7 +189,6 @@ class BotProcess:
                     raise OSError(f"bot {name!r}: network: none needs the dealer's Unix socket")
                 socket, address = local_address[5:], f"unix:{sandbox.SOCKET}"
         _prepare_scratch(workdir, owner, reach=not sandboxed)
-        home = workdir if sandbox.cap_home(workdir, limits.home_mb, owner) else None
         log_path.parent.mkdir(parents=True, exist_ok=True)
         argv = resolve_command(command, base)
         problem = program_problem(argv[0], base)
@@ -253,8 +249,6 @@ class BotProcess:
                 pass_fds=fds,
             )
         except BaseException:
-            if home is not None:
-                sandbox.release_home(home)
             if cgroup is not None:
                 cgroup.remove()
             if cpu is not None:
@@ -266,7 +260,7 @@ class BotProcess:
         logged = process.stderr if stdio else process.stdout
         assert logged is not None
         pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
-        bot = cls(name, process, log_path, pump, cgroup, cpu, home=home)
+        bot = cls(name, process, log_path, pump, cgroup, cpu)
         if cpu is not None:
             bot._cpu_watch = asyncio.create_task(bot._watch_cpu(cpu, limits.cpu_seconds))
         return bot
@@ -349,12 +343,6 @@ class BotProcess:
             self.cgroup.kill()  # what left the group and the sandbox's pid namespace, too
             if not await _remove_cgroup(self.cgroup, CGROUP_REMOVE_S):
                 _leftover_cgroups.append(self.cgroup)  # a loaded machine: the match's end tries again
-        if self.home is not None:
-            home, self.home = self.home, None
-            try:
-                await asyncio.to_thread(sandbox.release_home, home)
-            except OSError as error:  # the output filesystem is full: what fitted is kept
-                log.error("bot %s: its HOME could not all be copied to %s (%s)", self.name, home, error.strerror)
         if self._bridge is not None:  # its pipes are closed now: it ends, or it is cancelled
             await asyncio.wait([self._bridge], timeout=grace_s)
         try:  # the log ends when the pipe closes; a process that left the group may hold it open

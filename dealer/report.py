@@ -167,18 +167,16 @@ class LeagueReport:
         *,
         sealing: dict[str, object] | None = None,
         cpu: str | None = None,
-        home: str | None = None,
     ) -> None:
         """``total``: the league's matches; ``compare``: a compare event's answer (needed only if
-        the league has one); ``sealing``, ``cpu`` and ``home``: what the run says of how its bots are
-        kept apart, of their CPU and of their HOME (``league.sealing``, ``sandbox.cpu_confinement``,
-        ``sandbox.home_confinement``: not the report's to probe)."""
+        the league has one); ``sealing`` and ``cpu``: what the run says of how its bots are kept
+        apart and of their CPU (``league.sealing``, ``sandbox.cpu_confinement``: not the report's
+        to probe)."""
         self.config = config
         self.total = total
         self.compare = compare
         self.sealing = sealing
         self.cpu = cpu
-        self.home = home
         self.finished: list[MatchResult] = []  # in the order they were added
         self.cash = StandingSums()  # the overall standings: every match but freezeouts'
         self.ratings = RatingFold()  # the overall ratings: every match
@@ -260,7 +258,6 @@ class LeagueReport:
             "sandbox": {bot.name: bot.limits.sandbox for bot in config.bots if not bot.remote},
             "replayed": dict(sorted(self.replayed.items())),
             "cpu": self.cpu,
-            "home": self.home,
         }
         return self.cached
 

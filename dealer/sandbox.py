@@ -31,16 +31,13 @@ its CPU time is read for all of them together (the dealer enforces ``cpu_seconds
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import itertools
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
@@ -536,128 +533,3 @@ class CpuCgroup:
         """Remove the cgroup once its processes are gone; False while some are left."""
         removed = [_remove_cgroup(folder) for folder in self.folders]  # each, also after one that is not
         return all(removed)
-
-
-# -------------------------------------------------------------------------------------------- home
-
-_MS_NOSUID, _MS_NODEV = 2, 4
-_MNT_DETACH = 2
-INODES_PER_MB = 64  # a capped HOME holds at most home_mb x this many files and folders
-
-
-def _mount_tmpfs(target: Path, size_mb: int, owner: tuple[int, int] | None) -> None:
-    """Mount a tmpfs of ``size_mb`` (and ``size_mb * INODES_PER_MB`` inodes), mode 0700, on ``target``."""
-    uid, gid = owner or (os.geteuid(), os.getegid())
-    options = f"size={size_mb}m,nr_inodes={size_mb * INODES_PER_MB},mode=0700,uid={uid},gid={gid}"
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.mount(b"tmpfs", os.fsencode(target), b"tmpfs", _MS_NOSUID | _MS_NODEV, options.encode()) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"mount tmpfs on {target}: {os.strerror(code)}")
-
-
-def _unmount(target: Path) -> None:
-    """Detach the mount at ``target`` (lazily: a process still ending keeps it till it is gone)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.umount2(os.fsencode(target), _MNT_DETACH) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"unmount {target}: {os.strerror(code)}")
-
-
-@functools.cache
-def _home_problem() -> str | None:
-    """Why no capped HOME can be mounted here (cached), or None when it can."""
-    if os.geteuid() != 0:
-        return "the dealer does not run as root"
-    with tempfile.TemporaryDirectory(prefix="holdem-home-probe-") as probe:
-        try:
-            _mount_tmpfs(Path(probe), 1, None)
-        except OSError as error:
-            return f"mounting a tmpfs fails ({error.strerror})"
-        _unmount(Path(probe))
-    return None
-
-
-def home_capped() -> bool:
-    """Whether each bot instance's HOME can be capped here (a tmpfs mounted by the dealer)."""
-    return _home_problem() is None
-
-
-def home_confinement() -> str:
-    """What results.json and the console say about the bots' HOME (their scratch folders)."""
-    problem = _home_problem()
-    if problem is not None:
-        return (
-            f"none: {problem}, so a bot's HOME has no total size cap (file_size_mb caps each file) and a bot "
-            "can fill the output filesystem; run the dealer as root where it may mount a tmpfs"
-        )
-    return (
-        f"each bot instance's HOME a tmpfs of home_mb (and home_mb x {INODES_PER_MB} files), "
-        "copied to its scratch folder when the instance ends"
-    )
-
-
-def _copy_tree(source: Path, target: Path) -> None:
-    """Copy folders, regular files and symlinks (as links, never followed) from ``source`` into
-    the existing folder ``target``, with their modes and owners; FIFOs, sockets and devices are left."""
-    for entry in os.scandir(source):
-        to = target / entry.name
-        info = entry.stat(follow_symlinks=False)
-        if entry.is_symlink():
-            os.symlink(os.readlink(entry.path), to)
-        elif entry.is_dir(follow_symlinks=False):
-            to.mkdir()
-            _copy_tree(Path(entry.path), to)
-        elif entry.is_file(follow_symlinks=False):
-            with (
-                open(os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as src,
-                open(os.open(to, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as dst,
-            ):
-                shutil.copyfileobj(src, dst, 1 << 20)
-        else:
-            continue
-        os.lchown(to, info.st_uid, info.st_gid)
-        if not entry.is_symlink():
-            os.chmod(to, stat.S_IMODE(info.st_mode))
-
-
-def cap_home(workdir: Path, home_mb: int, owner: tuple[int, int] | None) -> bool:
-    """Mount a tmpfs of ``home_mb`` on the bot's scratch folder (what an earlier process of the
-    instance left there copied in); False where the machine does not allow it (HOME uncapped)."""
-    if _home_problem() is not None:
-        return False
-    earlier = workdir.with_name(f".{workdir.name}.earlier")
-    moved = any(workdir.iterdir())
-    if moved:
-        workdir.rename(earlier)
-        workdir.mkdir(mode=0o700)
-    try:
-        _mount_tmpfs(workdir, home_mb, owner)
-    except OSError:
-        if moved:
-            workdir.rmdir()
-            earlier.rename(workdir)
-        return False
-    if moved:
-        try:
-            _copy_tree(earlier, workdir)
-        except OSError:  # no larger than the cap it was written under; an odd entry is left out
-            pass
-        shutil.rmtree(earlier, ignore_errors=True)
-    return True
-
-
-def release_home(workdir: Path) -> None:
-    """Copy a capped HOME (its bot ended) to a plain folder at its place and unmount its tmpfs;
-    raises OSError if the copy fails (e.g. a full output filesystem), after unmounting."""
-    copy = workdir.with_name(f".{workdir.name}.copy")
-    shutil.rmtree(copy, ignore_errors=True)
-    copy.mkdir(mode=0o700)
-    root = os.stat(workdir)
-    try:
-        _copy_tree(workdir, copy)
-    finally:
-        _unmount(workdir)
-        os.chown(copy, root.st_uid, root.st_gid)
-        os.chmod(copy, stat.S_IMODE(root.st_mode))
-        workdir.rmdir()
-        copy.rename(workdir)

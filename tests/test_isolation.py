@@ -412,29 +412,6 @@ def test_without_a_cpu_cgroup_results_and_the_console_say_so(tmp_path: Path, mon
     assert results["cpu"].startswith("none: the dealer cannot make CPU cgroups here"), results["cpu"]
 
 
-def test_without_a_home_cap_results_and_the_console_say_so_and_bots_still_play(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(sandbox, "_home_problem", lambda: "mounting a tmpfs fails (Operation not permitted)")
-    league = tmp_path / "league.yaml"
-    league.write_text(
-        yaml.safe_dump(
-            {
-                "name": "nohome",
-                "seed": 5,
-                "out": str(tmp_path / "out"),
-                "game": {"time": TIME},
-                "bots": [{"name": "a", "command": list(HONEST)}, {"name": "b", "command": list(CALLER)}],
-                "events": [{"name": "e", "format": "round-robin", "table_size": 2, "hands": 2}],
-            }
-        )
-    )
-    done = CliRunner().invoke(app, ["run", str(league)])
-    assert done.exit_code == 0, done.output
-    assert "note: HOME: none: mounting a tmpfs fails (Operation not permitted), so a bot's HOME has no" in done.output
-    results = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert results["home"].startswith("none: mounting a tmpfs fails"), results["home"]
-    assert results["matches"] == {"finished": 1, "total": 1}
-
-
 def test_a_dealer_removes_the_cgroups_of_dead_dealers_and_kills_their_orphans() -> None:
     need_root("a memory cgroup")
     hierarchy = sandbox.memory_hierarchy()
