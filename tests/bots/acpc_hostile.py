@@ -106,9 +106,9 @@ def main() -> None:
         time.sleep(LATE_S)
     elif mode in ("long", "silent"):
         connection = socket.create_connection((host, port))
+        say(f"{mode}: connected")  # before the long line: the dealer may stop this bot as soon as it reads it
         if mode == "long":
             connection.sendall(b"x" * 10_000 + b"\r\n")
-        say(f"{mode}: connected")
         while connection.recv(4096):
             pass
         say(f"{mode}: the dealer closed the connection")
