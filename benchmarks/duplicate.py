@@ -6,7 +6,7 @@ Match, real bot processes over gRPC), the same number of hands twice per repetit
 
 * plain: every hand on fresh cards (``plan_tables(duplicate=False)``);
 * duplicate: every deal played twice with the seats swapped (``plan_tables(duplicate=True)``),
-  the two hands of a deal paired into one sample by ``dealer.standings.group_sums``.
+  the two hands of a deal paired into one sample by ``dealer.standings.StandingSums``.
 
 For each it prints the hero's mean and the standard error of the per-hand mean in big blinds per
 hand (the same grouped estimator as the standings), then the ratio of the two standard errors
@@ -34,7 +34,7 @@ from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult
 from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
-from dealer.standings import group_sums
+from dealer.standings import StandingSums
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "sample_bots" / "python"
@@ -63,7 +63,9 @@ def command(bot: str) -> tuple[str, ...]:
 
 def measure(result: MatchResult, hero: str) -> Measure:
     """Per duplicate group (a deal and its seat swap) or per hand (plain): the hero's bb/hand."""
-    sums = group_sums([result])[hero]
+    folded = StandingSums()
+    folded.add(result)
+    sums = folded.sums[hero]
     estimate = sums.bb_per_100(1).scaled(1 / 100)  # bb/100 -> bb/hand
     faults = sum(sum(reasons.values()) for reasons in result.faults.values())
     return Measure(sums.hands, sums.groups, estimate.mean, estimate.stderr, faults)

@@ -53,15 +53,6 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def group_sums(results: Sequence[MatchResult]) -> dict[str, GroupedSums]:
-    """Per bot: the running sums of its duplicate groups (big blinds won, hands) over ``results``."""
-    sums: dict[str, GroupedSums] = collections.defaultdict(GroupedSums)
-    for result in results:
-        for name, tally in result.tally.bots.items():
-            sums[name].merge(tally.groups)
-    return sums
-
-
 class StandingSums:
     """What standings are made of, folded one finished match at a time (in any order: every sum is
     exact), so a league's standings after its thousandth match cost what they did after its first."""
