@@ -455,6 +455,14 @@ def disk_full(error: BaseException) -> bool:
     return isinstance(error, sqlite3.OperationalError) and "disk is full" in str(error)
 
 
+def full_disk(config: LeagueConfig, error: BaseException, kept: str) -> RunError:
+    """The one line for a full output filesystem: the error, what the journal keeps, what to do."""
+    return RunError(
+        f"the output filesystem is full ({error}): the event stopped, {kept} in {config.out / 'journal.sqlite'}; "
+        "free space, then run it again with --resume"
+    )
+
+
 class BotStartError(RunError):
     """A bot could not start in its first match: its command is broken, the league is stopped."""
 
@@ -526,10 +534,7 @@ async def run_league(
     except (OSError, sqlite3.OperationalError) as error:
         if not disk_full(error):
             raise
-        raise RunError(
-            f"the output filesystem is full ({error}): free space, then run it again with --resume "
-            f"(the journal {config.out / 'journal.sqlite'} keeps every finished match)"
-        ) from None
+        raise full_disk(config, error, "the journal keeps every finished match") from None
 
 
 async def _run_league(
@@ -609,10 +614,7 @@ async def _run_league(
         except (OSError, sqlite3.OperationalError) as error:
             if not disk_full(error):
                 raise
-            raise RunError(
-                f"the output filesystem is full ({error}): the event stopped, {len(results)} of {len(jobs)} matches "
-                f"finished and kept in {config.out / 'journal.sqlite'}; free space, then run it again with --resume"
-            ) from None
+            raise full_disk(config, error, f"{len(results)} of {len(jobs)} matches finished and kept") from None
         finally:
             with contextlib.suppress(OSError, sqlite3.OperationalError):  # the error in flight says more
                 outputs.write(now=True)  # what a skipped write left out (the journal has it anyway)
