@@ -223,6 +223,7 @@ class Match:
         self.on_hand = on_hand
         self._unshown: dict[str, dict[int, list[str]]] = collections.defaultdict(dict)  # deal set -> table id -> PHH
         self._trusted = set(plan.strategies) if plan.luck else set()  # bots whose strategies are used
+        self._tails: dict[str, dict[str, list[str]]] = collections.defaultdict(dict)  # bot -> label -> log tails
 
     async def run(self) -> MatchResult:
         """Connect the bots, play every table, then say goodbye and stop every process.
@@ -488,10 +489,14 @@ class Match:
             self._keep_tail(seat, seat.process.log_tail())
 
     def _keep_tail(self, seat: _Seat, text: str) -> None:
-        """Keep what an instance that failed left in its log, by bot name (instances one after
-        another, each under a line with its label)."""
-        tails, name = self.result.log_tails, seat.entry.name
-        tails[name] = f"{tails[name]}\n[{seat.label}]\n{text}" if name in tails else f"[{seat.label}]\n{text}"
+        """Keep what an instance that failed left in its log, by bot name: its instances in the order
+        they were seated (not the order they failed in, which is timing), each under a line with its
+        label, an instance's failures in the order they came."""
+        name = seat.entry.name
+        self._tails[name].setdefault(seat.label, []).append(f"[{seat.label}]\n{text}")
+        by_label = self._tails[name]
+        parts = [part for label in self.instances if label in by_label for part in by_label[label]]
+        self.result.log_tails[name] = "\n".join(parts)
 
     # ----------------------------------------------------------------- tables
 
