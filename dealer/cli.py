@@ -25,6 +25,7 @@ from tabulate import tabulate
 
 from dealer import sandbox
 from dealer.acpc_game import export_states, unsupported
+from dealer.arena.cli import app as arena_app
 from dealer.compare import BATCH, LABELS, Settings, deal_sets_for, number, play_comparison
 from dealer.config import (
     MAX_CHIPS,
@@ -946,3 +947,6 @@ def verify_command(
         f"{commitment(checked.seed)}: {verdict}"
     )
     raise typer.Exit(0 if checked.ok else 1)
+
+
+app.add_typer(arena_app, name="arena")

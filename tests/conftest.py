@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from arena_db import arena_database, postgres_server  # noqa: F401  (the arena's fixtures: SQLite and PostgreSQL)
 from dealer.config import game_config
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.records import MatchResult

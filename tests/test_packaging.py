@@ -18,6 +18,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VENDORED = ("dealer/web/static/vendor/uPlot.iife.min.js", "dealer/web/static/vendor/uPlot.min.css")
+ARENA_MIGRATIONS = (
+    "dealer/arena/migrations/env.py",
+    "dealer/arena/migrations/script.py.mako",
+    "dealer/arena/migrations/versions/r0001_teams.py",
+)
 
 
 def _tracked_copy(dest: Path) -> Path:
@@ -62,6 +67,7 @@ def test_a_wheel_from_a_clean_tree_serves_the_web_view(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("holdem_dealer-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert set(VENDORED) <= names and "pokerbot/__init__.py" in names
+    assert set(ARENA_MIGRATIONS) <= names, "the arena's Alembic scripts are package data"
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)

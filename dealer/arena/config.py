@@ -1,0 +1,175 @@
+"""``arena.yaml`` into a validated, frozen ``ArenaConfig``, with the league file's readers.
+
+Every problem is reported at once, one line each, ``file:line: key.path: problem`` (a
+``LeagueConfigError``, as for a league). Reference format (every key optional)::
+
+    storage: arena               # the arena's folder (relative to this file): submissions, logs,
+                                 #   the default SQLite database; default "arena" beside the file
+    database: sqlite:///arena/arena.db
+                                 # a SQLAlchemy URL: sqlite:// (the default, ARENA_DIR/arena.db;
+                                 #   relative paths from this file's folder) or postgresql://
+                                 #   (asyncpg); the async drivers are implied
+    listen: 127.0.0.1:8090       # host:port of the HTTP API (port 0 = any free port)
+    submissions:
+      max_archive_mb: 16         # 1..1024: an upload larger than this is refused unread
+      max_unpacked_mb: 64        # 1..4096: the files of one version, added up
+      max_files: 1000            # 1..100000
+      max_path: 200              # 1..4096: characters of a file's path inside the archive
+      per_hour: 20               # 1..10000: submissions a team may make in any hour
+    limits: {...}                # the league file's `limits:` (the bots' sandbox), same keys and checks
+    game: {...}                  # the league file's `game:`, same keys and checks
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+from yaml.nodes import MappingNode, Node
+
+from dealer.config import (
+    _GAME_KEYS,
+    _LIMIT_KEYS,
+    GameConfig,
+    LeagueConfigError,
+    Limits,
+    _Ctx,
+    _int,
+    _listen,
+    _mapping,
+    _parse_game,
+    _parse_limits,
+    _read,
+    _str,
+    _sublayers,
+)
+
+__all__ = ["ArenaConfig", "SubmissionLimits", "database_url", "load_arena", "parse_arena"]
+
+_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionLimits:
+    """What one submission may hold, and how often a team may submit."""
+
+    max_archive_mb: int = 16
+    max_unpacked_mb: int = 64
+    max_files: int = 1000
+    max_path: int = 200
+    per_hour: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaConfig:
+    """A whole arena: where it keeps its data, where it listens, and the rules its bots play by."""
+
+    storage: Path
+    database: str
+    listen: str = "127.0.0.1:8090"
+    submissions: SubmissionLimits = field(default_factory=SubmissionLimits)
+    limits: Limits = field(default_factory=Limits)
+    game: GameConfig = field(default_factory=GameConfig)
+    path: Path | None = None
+
+
+def database_url(text: str, folder: Path) -> str:
+    """The async SQLAlchemy URL of ``text`` (sqlite:// or postgresql://, the async driver implied; a
+    relative SQLite path taken from ``folder``); raises ValueError with the reason otherwise."""
+    try:
+        url: URL = make_url(text)
+    except ArgumentError:
+        raise ValueError(f"not a database URL: {text!r}") from None
+    backend, _, driver = url.drivername.partition("+")
+    if backend not in _DRIVERS or (driver and f"{backend}+{driver}" != _DRIVERS[backend]):
+        raise ValueError(f"expected a sqlite:// or postgresql:// URL (drivers aiosqlite, asyncpg), got {text!r}")
+    url = url.set(drivername=_DRIVERS[backend])
+    if backend == "sqlite":
+        if not url.database or url.database == ":memory:":
+            raise ValueError("a SQLite database needs a file path (an in-memory database forgets the arena)")
+        if not Path(url.database).is_absolute():
+            url = url.set(database=str(folder / url.database))
+    return url.render_as_string(hide_password=False)
+
+
+_SUBMISSION_KEYS = ("max_archive_mb", "max_unpacked_mb", "max_files", "max_path", "per_hour")
+_TOP_KEYS = ("storage", "database", "listen", "submissions", "limits", "game")
+
+
+def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
+    """Build the ArenaConfig of a document's root node."""
+    fields = _mapping(ctx, root, "", _TOP_KEYS)
+    if fields is None:
+        return None
+    top = [(fields, "")]
+    storage_text = _read(ctx, top, "storage", _str, "arena")
+    storage = ctx.folder / storage_text
+    database = database_url(f"sqlite:///{storage / 'arena.db'}", ctx.folder)
+    if "database" in fields:
+        text = _str(ctx, fields["database"], "database")
+        if text is not None:
+            try:
+                database = database_url(text, ctx.folder)
+            except ValueError as exc:
+                ctx.error(fields["database"], "database", str(exc))
+    sub = _sublayers(ctx, top, "submissions", _SUBMISSION_KEYS)
+    d = SubmissionLimits()
+    submissions = SubmissionLimits(
+        max_archive_mb=_read(ctx, sub, "max_archive_mb", _int(1, 1024), d.max_archive_mb),
+        max_unpacked_mb=_read(ctx, sub, "max_unpacked_mb", _int(1, 4096), d.max_unpacked_mb),
+        max_files=_read(ctx, sub, "max_files", _int(1, 100_000), d.max_files),
+        max_path=_read(ctx, sub, "max_path", _int(1, 4096), d.max_path),
+        per_hour=_read(ctx, sub, "per_hour", _int(1, 10_000), d.per_hour),
+    )
+    return ArenaConfig(
+        storage=storage,
+        database=database,
+        listen=_read(ctx, top, "listen", _listen, "127.0.0.1:8090"),
+        submissions=submissions,
+        limits=_parse_limits(ctx, _sublayers(ctx, top, "limits", _LIMIT_KEYS)),
+        game=_parse_game(ctx, _sublayers(ctx, top, "game", _GAME_KEYS)),
+        path=path,
+    )
+
+
+def parse_arena(text: str, filename: str = "<string>") -> ArenaConfig:
+    """Parse an arena's YAML text; relative paths resolve against ``filename``'s folder (or the cwd).
+
+    Raises LeagueConfigError listing every problem, each as ``file:line: key.path: message``.
+    """
+    path = None if filename.startswith("<") else Path(filename).resolve()
+    ctx = _Ctx(filename, path.parent if path is not None else Path.cwd())
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        raise LeagueConfigError([f"{filename}:{mark.line + 1 if mark else 1}: YAML syntax error: {problem}"]) from None
+    except yaml.YAMLError as exc:  # a control character YAML does not allow
+        raise LeagueConfigError([f"{filename}:1: not YAML: {exc}"]) from None
+    if root is None:  # an empty file: every default
+        mark = yaml.Mark(filename, 0, 0, 0, None, 0)
+        root = MappingNode("tag:yaml.org,2002:map", [], mark, mark)
+    try:
+        config = _parse_top(ctx, root, path)
+    except yaml.constructor.ConstructorError as exc:  # an unsafe or malformed tag such as !!python/...
+        mark = exc.problem_mark
+        ctx.error(mark.line + 1 if mark else 1, "", f"YAML error: {exc.problem}")
+        config = None
+    if ctx.errors or config is None:
+        raise ctx.fail()
+    return config
+
+
+def load_arena(path: str | Path) -> ArenaConfig:
+    """Read and parse an arena file (see the module docstring); unreadable or non-UTF-8 is one line."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise LeagueConfigError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+    except UnicodeDecodeError as exc:
+        raise LeagueConfigError([f"{path}: not UTF-8 (byte offset {exc.start}); save the file as UTF-8"]) from None
+    return parse_arena(text, str(path))

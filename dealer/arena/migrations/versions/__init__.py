@@ -1,0 +1,1 @@
+"""One module per schema revision; each is frozen once released (a new change is a new revision)."""

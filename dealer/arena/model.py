@@ -1,0 +1,66 @@
+"""The arena's pure model: teams, tokens and submitted versions, with no I/O, clock or database.
+
+A token is shown once and kept only as its SHA-256: tokens are 256 random bits, so a plain hash
+(no salt, no slow hash) cannot be reversed by guessing, and a lookup is one indexed equality.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from dealer.errors import DealerError
+
+TEAM_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+TOKEN_PREFIXES = ("team_", "org_")  # what the token is for is readable; the rest is random
+
+
+class ArenaError(DealerError):
+    """A refused request or bad input of the arena: its text is one line meant for the user."""
+
+
+class Role(enum.StrEnum):
+    """Who a token speaks for: one team, or the organiser (admin work)."""
+
+    TEAM = "team"
+    ORGANISER = "organiser"
+
+
+class BuildState(enum.StrEnum):
+    """Where a version is: waiting for a builder, being built, ready to play, or failed."""
+
+    QUEUED = "queued"
+    BUILDING = "building"
+    READY = "ready"
+    FAILED = "failed"
+
+
+def team_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a team (1..40 of letters, digits, '_', '.', '-'), or None."""
+    if not TEAM_PATTERN.fullmatch(name):
+        return f"team name {name!r} must match ^[A-Za-z0-9_.-]{{1,40}}$"
+    return None
+
+
+def new_token(role: Role) -> str:
+    """A fresh bearer token for ``role``: a readable prefix and 256 random bits (URL-safe)."""
+    return ("org_" if role is Role.ORGANISER else "team_") + secrets.token_urlsafe(32)
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 (hex) under which a token is stored and looked up; the token itself is never kept."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    """A team as the arena knows it (never its token)."""
+
+    id: int
+    name: str
+    created_at: datetime
+    active_version: int | None = None  # the number of its active version, None before one is ready

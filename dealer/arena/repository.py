@@ -1,0 +1,193 @@
+"""The arena's storage: the one module that speaks SQL (SQLAlchemy 2, asyncio), over SQLite or
+PostgreSQL, with the schema kept by Alembic migrations shipped in ``dealer/arena/migrations``.
+
+``migrate(url)`` brings a database to the newest schema (an empty one included); ``open_repository``
+yields a ``Repository`` whose methods take and return the model's records, never rows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import (
+    Column,
+    Connection,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    event,
+    select,
+)
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from dealer.arena.model import ArenaError, Role, Team, new_token, team_name_problem, token_digest
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+# The schema as the code reads it; the migrations build the same (a test compares the two).
+metadata = MetaData()
+teams = Table(
+    "teams",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(40), nullable=False, unique=True),
+    Column("token_sha256", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+organiser_tokens = Table(
+    "organiser_tokens",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("token_sha256", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+
+def _utc(moment: datetime) -> datetime:
+    """A timestamp read back as aware UTC (SQLite keeps it naive)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def engine_for(url: str) -> AsyncEngine:
+    """An async engine on ``url``; SQLite gets foreign keys enforced and a writer's wait of 30 s."""
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(connection: Any, _record: Any) -> None:
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        return engine
+    return create_async_engine(url)
+
+
+def _alembic_config(connection: Connection) -> Config:
+    """Alembic's configuration for the shipped migrations, on an open connection (no alembic.ini)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+async def migrate(url: str, revision: str = "head") -> None:
+    """Bring the database at ``url`` to ``revision`` (default the newest), creating SQLite's file's
+    folder; an up-to-date database is left as it is."""
+    if url.startswith("sqlite"):
+        database = url.split("///", 1)[1]
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = engine_for(url)
+    try:
+        async with engine.begin() as connection:
+            await connection.run_sync(lambda sync: command.upgrade(_alembic_config(sync), revision))
+    finally:
+        await engine.dispose()
+
+
+async def current_revision(url: str) -> str | None:
+    """The schema revision the database at ``url`` is at (None: never migrated)."""
+    engine = engine_for(url)
+    try:
+        async with engine.connect() as connection:
+            return await connection.run_sync(lambda sync: MigrationContext.configure(sync).get_current_revision())
+    finally:
+        await engine.dispose()
+
+
+class Repository:
+    """The arena's records in one database; each method is one transaction."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def add_team(self, name: str) -> tuple[Team, str]:
+        """Register team ``name`` and return it with its token, the only time the token exists in clear."""
+        problem = team_name_problem(name)
+        if problem is not None:
+            raise ArenaError(problem)
+        token = new_token(Role.TEAM)
+        now = datetime.now(UTC)
+        try:
+            async with self.engine.begin() as connection:
+                insert = teams.insert().values(name=name, token_sha256=token_digest(token), created_at=now)
+                team_id = (await connection.execute(insert.returning(teams.c.id))).scalar_one()
+        except IntegrityError:
+            raise ArenaError(f"team {name!r} already exists") from None
+        return Team(id=team_id, name=name, created_at=now), token
+
+    async def new_team_token(self, name: str) -> str:
+        """Replace team ``name``'s token with a fresh one (the old one stops working) and return it."""
+        token = new_token(Role.TEAM)
+        async with self.engine.begin() as connection:
+            result = await connection.execute(
+                teams.update().where(teams.c.name == name).values(token_sha256=token_digest(token))
+            )
+        if result.rowcount != 1:
+            raise ArenaError(f"no team {name!r}")
+        return token
+
+    async def teams(self) -> list[Team]:
+        """Every team, by name."""
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(select(teams).order_by(teams.c.name))).all()
+        return [Team(id=row.id, name=row.name, created_at=_utc(row.created_at)) for row in rows]
+
+    async def team_for_token(self, token: str) -> Team | None:
+        """The team whose token this is, or None."""
+        async with self.engine.connect() as connection:
+            row = (await connection.execute(select(teams).where(teams.c.token_sha256 == token_digest(token)))).first()
+        return None if row is None else Team(id=row.id, name=row.name, created_at=_utc(row.created_at))
+
+    async def add_organiser_token(self) -> str:
+        """A new organiser token (admin work), returned in clear this once."""
+        token = new_token(Role.ORGANISER)
+        async with self.engine.begin() as connection:
+            await connection.execute(
+                organiser_tokens.insert().values(token_sha256=token_digest(token), created_at=datetime.now(UTC))
+            )
+        return token
+
+    async def is_organiser(self, token: str) -> bool:
+        """Whether ``token`` is an organiser token."""
+        query = select(organiser_tokens.c.id).where(organiser_tokens.c.token_sha256 == token_digest(token))
+        async with self.engine.connect() as connection:
+            return (await connection.execute(query)).first() is not None
+
+
+def head_revision() -> str:
+    """The newest schema revision the shipped migrations know."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None, "the arena ships its migrations"
+    return head
+
+
+@contextlib.asynccontextmanager
+async def open_repository(url: str) -> AsyncIterator[Repository]:
+    """A repository on the database at ``url``, which must be at the newest schema (else one line
+    saying to migrate), its connections closed on leaving."""
+    engine = engine_for(url)
+    try:
+        async with engine.connect() as connection:
+            revision = await connection.run_sync(lambda sync: MigrationContext.configure(sync).get_current_revision())
+        if revision != head_revision():
+            raise ArenaError(
+                f"the arena's database is at schema {revision or 'none (empty)'}, not {head_revision()}: "
+                "run `dealer arena migrate` first"
+            )
+        yield Repository(engine)
+    finally:
+        await engine.dispose()

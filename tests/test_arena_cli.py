@@ -1,0 +1,83 @@
+"""``dealer arena``: the organiser's commands on a real database (SQLite and PostgreSQL): a token
+printed once and alone on stdout, and one ``error:`` line for every bad input, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from dealer.cli import app
+
+RUNNER = CliRunner()
+
+
+def _arena(tmp_path: Path, database: str) -> Path:
+    config = tmp_path / "arena.yaml"
+    config.write_text(f"database: '{database}'\n", encoding="utf-8")
+    return config
+
+
+def test_an_organiser_adds_teams_and_each_token_is_printed_once(tmp_path: Path, arena_database: str) -> None:
+    config = _arena(tmp_path, arena_database)
+    migrated = RUNNER.invoke(app, ["arena", "migrate", "--config", str(config)])
+    assert migrated.exit_code == 0, migrated.output
+    assert migrated.stdout == "database ready: its schema is at the newest revision\n"
+    added = RUNNER.invoke(app, ["arena", "team", "add", "alpha", "-c", str(config)])
+    assert added.exit_code == 0, added.output
+    (token,) = added.stdout.split()
+    assert token.startswith("team_")
+    assert "keep it now" in added.stderr and token not in added.stderr
+    listed = RUNNER.invoke(app, ["arena", "team", "list", "-c", str(config)])
+    assert listed.exit_code == 0 and listed.stdout.split("\t")[0] == "alpha" and token not in listed.stdout
+    rotated = RUNNER.invoke(app, ["arena", "team", "token", "alpha", "-c", str(config)])
+    assert rotated.exit_code == 0 and rotated.stdout.strip().startswith("team_") and token not in rotated.stdout
+    organiser = RUNNER.invoke(app, ["arena", "organiser-token", "-c", str(config)])
+    assert organiser.exit_code == 0 and organiser.stdout.strip().startswith("org_")
+
+
+def test_bad_input_is_one_error_line_each(tmp_path: Path, arena_database: str) -> None:
+    config = _arena(tmp_path, arena_database)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("listen: 1\nsubmissions: {max_path: 0}\n", encoding="utf-8")
+    cases = [
+        (["team", "add", "alpha", "-c", str(config)], ["error: the arena's database is at schema none (empty), "]),
+        (["migrate", "-c", str(tmp_path / "missing.yaml")], [f"error: {tmp_path / 'missing.yaml'}: cannot read: "]),
+        (
+            ["migrate", "-c", str(bad)],
+            [f"error: {bad}:1: listen: expected a string (quote it), ", f"error: {bad}:2: submissions.max_path: "],
+        ),
+    ]
+    for argv, starts in cases:
+        result = RUNNER.invoke(app, ["arena", *argv])
+        assert result.exit_code == 2, (argv, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (argv, result.exception)
+        lines = result.stderr.splitlines()
+        assert len(lines) == len(starts) and all(line.startswith(s) for line, s in zip(lines, starts, strict=True))
+    assert RUNNER.invoke(app, ["arena", "migrate", "-c", str(config)]).exit_code == 0
+    RUNNER.invoke(app, ["arena", "team", "add", "alpha", "-c", str(config)])
+    for argv, line in [
+        (["team", "add", "alpha"], "error: team 'alpha' already exists"),
+        (["team", "add", "../x"], "error: team name '../x' must match ^[A-Za-z0-9_.-]{1,40}$"),
+        (["team", "token", "nobody"], "error: no team 'nobody'"),
+    ]:
+        result = RUNNER.invoke(app, ["arena", *argv, "-c", str(config)])
+        assert (result.exit_code, result.stderr) == (2, line + "\n"), argv
+
+
+def test_a_database_that_cannot_be_reached_is_one_line(tmp_path: Path) -> None:
+    config = _arena(tmp_path, f"postgresql://nobody@/none?host={tmp_path / 'no-server'}")
+    result = RUNNER.invoke(app, ["arena", "migrate", "-c", str(config)])
+    assert result.exit_code == 2
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: database postgresql+asyncpg://nobody@/none?host=%2F") and "no-server: " in line
+
+
+def test_dealer_starts_without_loading_the_database_stack() -> None:
+    """Every other command would pay SQLAlchemy's and Alembic's import (about 0.6 s) otherwise."""
+    code = "import sys, dealer.cli; print(sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'alembic'}))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
