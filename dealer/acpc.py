@@ -38,6 +38,7 @@ from pathlib import Path
 
 from dealer import wire
 from dealer.acpc_game import game_definition, position
+from dealer.choices import Network
 from dealer.config import GameConfig, Limits
 from dealer.processes import BotProcess
 from dealer.server import BotSession, Fault
@@ -205,7 +206,7 @@ class AcpcBot:
         sealed = is_sealed(limits)
         sandboxed = limits.sandbox == "on"
         if not sealed:
-            limits = dataclasses.replace(limits, network="host")  # the loopback port is the way in
+            limits = dataclasses.replace(limits, network=Network.HOST)  # the loopback port is the way in
         write_fresh(game_file, game_definition(game, players))
         sockets = tempfile.mkdtemp(prefix="dealer-acpc-") if sealed else None
         clients: list[_Client] = []

@@ -26,6 +26,7 @@ from tabulate import tabulate
 from dealer import sandbox
 from dealer.acpc_game import export_states, unsupported
 from dealer.arena.cli import app as arena_app
+from dealer.choices import Estimator, FaultPolicy, Switch, VariantName
 from dealer.compare import BATCH, LABELS, Settings, deal_sets_for, number, play_comparison
 from dealer.config import (
     MAX_CHIPS,
@@ -33,10 +34,8 @@ from dealer.config import (
     MAX_HANDS,
     MAX_MS,
     NAME_PATTERN,
-    FaultPolicy,
     LeagueConfig,
     Limits,
-    VariantName,
     address_problem,
     game_config,
     load_league,
@@ -71,7 +70,6 @@ from dealer.web.view import LeagueView
 app = typer.Typer(no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
 
 LogLevelName = Literal["debug", "info", "warning", "error"]
-SandboxSwitch = Literal["on", "off"]
 LogLevel = Annotated[
     LogLevelName,
     typer.Option(
@@ -124,6 +122,7 @@ Blinds = Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.", callb
 Stack = Annotated[int, typer.Option(min=1, max=MAX_CHIPS, help="Starting stack, reset every hand.")]
 PerActionMs = Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time per action (ms).")]
 BankMs = Annotated[int, typer.Option(min=0, max=MAX_MS, help="Time bank per match and seat (ms).")]
+Sandbox = Annotated[Switch, typer.Option(help="off: run the bots without their sandbox (UNSAFE).")]
 Fresh = Annotated[
     bool,
     typer.Option(help="Move an output folder that already holds results aside to a dated folder (never deleted)."),
@@ -198,9 +197,9 @@ def _bot_names(commands: list[list[str]]) -> list[str]:
     return names
 
 
-def _sandbox_limits(switch: SandboxSwitch) -> Limits:
+def _sandbox_limits(switch: Switch) -> Limits:
     """The bots' limits for ``--sandbox on|off``; off is said to be unsafe on stderr."""
-    if switch == "off":
+    if switch == Switch.OFF:
         typer.echo(
             "warning: --sandbox off: the bots run without their sandbox (UNSAFE: they can read the "
             "dealer's files and each other's processes); recorded in the results",
@@ -240,7 +239,7 @@ def match(
             'docs/bots-stdio.md) or "acpc:CMD {game} {host} {port}" (the ACPC protocol).'
         ),
     ],
-    variant: Variant = "no-limit",
+    variant: Variant = VariantName.NO_LIMIT,
     blinds: Blinds = "50/100",
     ante: Annotated[int, typer.Option(min=0, max=MAX_CHIPS, help="Ante per player.")] = 0,
     stack: Stack = 20000,
@@ -263,7 +262,7 @@ def match(
     ] = 10000,
     fault_policy: Annotated[
         FaultPolicy, typer.Option(help="A failed bot folds its hands, forfeits the match, or restarts.")
-    ] = "fold",
+    ] = FaultPolicy.FOLD,
     listen: Annotated[
         str, typer.Option(metavar="HOST:PORT", help="Address the dealer listens on.", callback=_address)
     ] = "127.0.0.1:0",
@@ -280,7 +279,7 @@ def match(
     keep_going: Annotated[
         bool, typer.Option(help="Play on when a bot cannot start (default: stop the match with an error).")
     ] = False,
-    sandbox: Annotated[SandboxSwitch, typer.Option(help="off: run the bots without their sandbox (UNSAFE).")] = "on",
+    sandbox: Sandbox = Switch.ON,
     log_level: LogLevel = "info",
 ) -> None:
     """Play one match between bot command lines and print the results."""
@@ -582,7 +581,7 @@ def _play_league(
 ) -> None:
     """Run the league to the end and print the standings; a refused resume, a bot that cannot
     start or a Dask worker that cannot play is a DealerError (one line per problem, see ``entry``)."""
-    unsandboxed = [b.name for b in league.bots if not b.remote and b.limits.sandbox == "off"]
+    unsandboxed = [b.name for b in league.bots if not b.remote and b.limits.sandbox == Switch.OFF]
     if unsandboxed:
         typer.echo(
             f"warning: sandbox: off for {', '.join(unsandboxed)}: these bots run without their sandbox "
@@ -780,7 +779,7 @@ def compare(
         ),
     ] = Settings.estimator,
     adjust: Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")] = True,
-    variant: Variant = "no-limit",
+    variant: Variant = VariantName.NO_LIMIT,
     blinds: Blinds = "50/100",
     stack: Stack = 20000,
     seed_file: SeedFile = None,
@@ -802,7 +801,7 @@ def compare(
     keep_going: Annotated[
         bool, typer.Option(help="Play on when a bot cannot start (default: stop with an error, exit code 13).")
     ] = False,
-    sandbox: Annotated[SandboxSwitch, typer.Option(help="off: run the bots without their sandbox (UNSAFE).")] = "on",
+    sandbox: Sandbox = Switch.ON,
     log_level: LogLevel = "info",
 ) -> None:
     """Is NEW better than OLD? Duplicate deals, luck correction, optional sequential test.
@@ -810,17 +809,16 @@ def compare(
     Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive, 13 a bot failed to start or crashed
     (2: usage error). See docs/compare.md.
     """
-    settings = Settings(
-        worse_than=worse_than,
-        better_than=better_than,
-        alpha=alpha,
-        beta=beta,
-        until_significant=until_significant,
-        estimator=estimator if adjust else "raw",
-        test=test,
-    )
     try:
-        settings.check()
+        settings = Settings.read(
+            worse_than=worse_than,
+            better_than=better_than,
+            alpha=alpha,
+            beta=beta,
+            until_significant=until_significant,
+            estimator=estimator if adjust else Estimator.RAW,
+            test=test,
+        )
         game = game_config(
             variant=variant,
             blinds=_blinds(blinds),
@@ -917,8 +915,8 @@ def compare(
             f"{settings.estimator} figures); exit code {comparison.exit_code}"
         )
         typer.echo(comparison.decided_text())
-    for name, reason in (comparison.strategies_refused or {}).items():
-        typer.echo(f"warning: the strategies {name} reported were ignored from then on: {reason}", err=True)
+    for bot, reason in (comparison.strategies_refused or {}).items():
+        typer.echo(f"warning: the strategies {bot} reported were ignored from then on: {reason}", err=True)
     if failed:
         typer.echo(f"error: bots failed, the comparison is not valid: {failed}; see the logs in {out}/logs", err=True)
     raise typer.Exit(comparison.exit_code)

@@ -60,6 +60,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Literal
 
+from dealer.choices import Estimator, TestKind
 from dealer.config import CompareSettings as Settings
 from dealer.config import GameConfig
 from dealer.faults import voided
@@ -77,10 +78,10 @@ BATCH = 100  # paired samples between two looks of the sequential test (``dealer
 
 
 LABELS = {
-    "full": "luck + known strategies (full)",
-    "aivat": "luck corrected (aivat)",
-    "all-in": "all-in adjusted",
-    "raw": "raw",
+    Estimator.FULL: "luck + known strategies (full)",
+    Estimator.AIVAT: "luck corrected (aivat)",
+    Estimator.ALL_IN: "all-in adjusted",
+    Estimator.RAW: "raw",
 }  # how the text output names them
 
 
@@ -291,7 +292,7 @@ def _extend(sums: GroupedSums, values: Iterable[float]) -> int:
 
 def sequential_test(settings: Settings) -> AnyTest:
     """The sequential test the settings name: a confidence sequence (``cs``) or two SPRTs (``sprt``)."""
-    return ConfidenceSequenceTest(settings) if settings.test == "cs" else SequentialTest(settings)
+    return ConfidenceSequenceTest(settings) if settings.test == TestKind.CS else SequentialTest(settings)
 
 
 @dataclass
@@ -412,10 +413,14 @@ class Comparison:
             "full": self.by_estimator["full"].as_json(),
             "verdict_from": s.estimator,
             "variance_removed": {
-                e: _r(v, 4) if (v := self.variance_removed(e)) is not None else None for e in ESTIMATORS if e != "raw"
+                e: _r(v, 4) if (v := self.variance_removed(e)) is not None else None
+                for e in ESTIMATORS
+                if e != Estimator.RAW
             },
             "hands_factor": {
-                e: _r(v, 2) if (v := self.hands_factor(e)) is not None else None for e in ESTIMATORS if e != "raw"
+                e: _r(v, 2) if (v := self.hands_factor(e)) is not None else None
+                for e in ESTIMATORS
+                if e != Estimator.RAW
             },
             "settings": {
                 "worse_than": s.worse_than,

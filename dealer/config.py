@@ -115,15 +115,16 @@ import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, TypeVar
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from dealer.acpc_game import unsupported
+from dealer.choices import Estimator, FaultPolicy, Format, Network, Protocol, Switch, TestKind, VariantName
 from dealer.errors import ConfigError
-from dealer.paired import ESTIMATORS
 
 __all__ = [
     "CompareSettings",
@@ -145,14 +146,6 @@ __all__ = [
     "split_protocol",
 ]
 
-VariantName = Literal["no-limit", "pot-limit", "fixed-limit", "mixed"]
-VARIANTS: tuple[str, ...] = get_args(VariantName)
-FORMATS = ("round-robin", "gauntlet", "freezeout", "compare")
-FaultPolicy = Literal["fold", "forfeit", "restart"]
-FAULT_POLICIES: tuple[str, ...] = get_args(FaultPolicy)
-SEQUENTIAL_TESTS = ("cs", "sprt")  # dealer.compare: a confidence sequence (the default) or two SPRTs
-NETWORKS = ("none", "host")
-PROTOCOLS = ("grpc", "stdio", "acpc")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 MAX_TABLE = 10
 # Upper bounds of the numbers a league file (or the CLI) may give: what the wire carries (hand
@@ -165,6 +158,16 @@ MAX_JOBS = 1024  # matches played at once
 MAX_LIMIT = 2**20  # every resource limit (MiB, KiB, seconds, processes, files)
 MAX_POINTS = 10**6  # freezeout points of a place
 MAX_DEAL_SETS = 1000  # deal sets a single match or comparison plays at once (dealer match/compare --tables)
+
+
+E = TypeVar("E", bound=StrEnum)
+
+
+def _word(kind: type[E], text: str, what: str) -> E:
+    """``text`` as the member of ``kind`` it names; a ValueError naming the choices if it is none."""
+    if text not in list(kind):
+        raise ValueError(f"{what} must be one of {', '.join(kind)}, not {str(text)!r}")
+    return kind(text)
 
 
 class LeagueConfigError(ConfigError):
@@ -196,9 +199,9 @@ class Limits:
     file_size_mb: int = 64
     log_kb: int = 1024
     tmp_mb: int = 64
-    network: str = "none"
+    network: Network = Network.NONE
     user: str | None = None
-    sandbox: str = "on"
+    sandbox: Switch = Switch.ON
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +214,7 @@ class LeagueBot:
     version: str = ""
     limits: Limits = field(default_factory=Limits)
     line: int = 0
-    protocol: str = "grpc"
+    protocol: Protocol = Protocol.GRPC
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +230,7 @@ class MixedSpec:
 class GameConfig:
     """The rules of the hands played: betting variant, blinds, stacks, rake and clock."""
 
-    variant: str = "no-limit"
+    variant: VariantName = VariantName.NO_LIMIT
     small_blind: int = 50
     big_blind: int = 100
     ante: int = 0
@@ -248,22 +251,28 @@ class CompareSettings:
     alpha: float = 0.05
     beta: float = 0.05
     until_significant: bool = False
-    estimator: str = "full"  # the figures the verdict is taken from (ESTIMATORS)
-    test: str = "cs"  # the sequential test (SEQUENTIAL_TESTS)
+    estimator: Estimator = Estimator.FULL  # the figures the verdict is taken from
+    test: TestKind = TestKind.CS  # the sequential test
     cs_horizon: int = 1000  # paired deals at which the confidence sequence is narrowest
     min_samples: int = 100  # paired deals before the SPRT may stop: its variance estimate needs them
     # ... and of those, deals whose two versions did NOT cancel exactly: close versions agree on
     # most deals, and a variance estimated from zeros alone makes the test stop far too early.
     min_informative: int = 50
 
+    @classmethod
+    def read(cls, *, estimator: str, test: str, **asked: Any) -> CompareSettings:
+        """Settings whose estimator and test are given as words (the CLI's options), checked: a
+        ValueError of one sentence for the first thing that makes no sense."""
+        settings = cls(estimator=_word(Estimator, estimator, "estimator"), test=_word(TestKind, test, "test"), **asked)
+        settings.check()
+        return settings
+
     def check(self) -> None:
         """Raise ValueError unless the settings make sense (sequential bounds around 0)."""
         if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha / 2 + self.beta < 1):
             raise ValueError(f"need 0 < alpha, beta < 1, got alpha={self.alpha}, beta={self.beta}")
-        if self.estimator not in ESTIMATORS:
-            raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, not {self.estimator!r}")
-        if self.test not in SEQUENTIAL_TESTS:
-            raise ValueError(f"test must be one of {', '.join(SEQUENTIAL_TESTS)}, not {self.test!r}")
+        _word(Estimator, self.estimator, "estimator")
+        _word(TestKind, self.test, "test")
         if self.worse_than >= self.better_than:
             raise ValueError(f"worse_than ({self.worse_than}) must be below better_than ({self.better_than})")
         if self.until_significant and not self.worse_than < 0 < self.better_than:
@@ -277,7 +286,7 @@ class EventSpec:
     """One event of a league; keys that do not apply to its format keep their defaults."""
 
     name: str
-    format: str
+    format: Format
     table_size: int
     hands: int | None
     duplicate: bool
@@ -292,7 +301,7 @@ class EventSpec:
     old: str | None = None
     field: tuple[str, ...] = ()
     until_significant: bool = CompareSettings.until_significant
-    test: str = CompareSettings.test
+    test: TestKind = CompareSettings.test
     alpha: float = CompareSettings.alpha
     beta: float = CompareSettings.beta
     worse_than: float = CompareSettings.worse_than
@@ -313,7 +322,7 @@ class LeagueConfig:
     tls_cert: Path | None
     tls_key: Path | None
     tokens_file: Path | None
-    fault_policy: str
+    fault_policy: FaultPolicy
     sealed: bool
     bots: tuple[LeagueBot, ...]
     game: GameConfig
@@ -542,25 +551,26 @@ def _str(ctx: _Ctx, node: Node, path: str) -> str | None:
     return value
 
 
-def _choice(choices: Sequence[str]) -> Callable[[_Ctx, Node, str], str | None]:
-    """A reader of one of ``choices``."""
+def _choice(kind: type[E]) -> Callable[[_Ctx, Node, str], E | None]:
+    """A reader of one of the words of ``kind``, as its member."""
+    choices = [str(member) for member in kind]
 
-    def read(ctx: _Ctx, node: Node, path: str) -> str | None:
+    def read(ctx: _Ctx, node: Node, path: str) -> E | None:
         value = _scalar(ctx, node, path, (str,), "a string")
         if value is not None and value not in choices:
             ctx.error(node, path, f"{value!r} is not one of {', '.join(choices)}" + _suggest(value, choices))
             return None
-        return value
+        return None if value is None else kind(value)
 
     return read
 
 
-def _on_off(ctx: _Ctx, node: Node, path: str) -> str | None:
+def _on_off(ctx: _Ctx, node: Node, path: str) -> Switch | None:
     """Read ``on`` or ``off`` (YAML also reads them, unquoted, as true and false)."""
     value = ctx.value(node) if isinstance(node, ScalarNode) else None
     if isinstance(value, bool):
-        return "on" if value else "off"
-    return _choice(("on", "off"))(ctx, node, path)
+        return Switch.ON if value else Switch.OFF
+    return _choice(Switch)(ctx, node, path)
 
 
 def _name(ctx: _Ctx, node: Node, path: str) -> str | None:
@@ -659,7 +669,7 @@ def _parse_limits(ctx: _Ctx, layers: Sequence[_Layer]) -> Limits:
         file_size_mb=_read(ctx, layers, "file_size_mb", _int(1, most=MAX_LIMIT), d.file_size_mb),
         log_kb=_read(ctx, layers, "log_kb", _int(1, most=MAX_LIMIT), d.log_kb),
         tmp_mb=_read(ctx, layers, "tmp_mb", _int(1, most=MAX_LIMIT), d.tmp_mb),
-        network=_read(ctx, layers, "network", _choice(NETWORKS), d.network),
+        network=_read(ctx, layers, "network", _choice(Network), d.network),
         user=_read(ctx, layers, "user", _str, d.user),
         sandbox=_read(ctx, layers, "sandbox", _on_off, d.sandbox),
     )
@@ -668,7 +678,7 @@ def _parse_limits(ctx: _Ctx, layers: Sequence[_Layer]) -> Limits:
 def _parse_game(ctx: _Ctx, layers: Sequence[_Layer]) -> GameConfig:
     """Build a GameConfig from layered ``game:`` mappings (league defaults, then the event's)."""
     d = GameConfig()
-    variant = _read(ctx, layers, "variant", _choice(VARIANTS), d.variant)
+    variant = _read(ctx, layers, "variant", _choice(VariantName), d.variant)
     small, big, _ = _read(ctx, layers, "blinds", _blinds, (d.small_blind, d.big_blind, 0))
     stack = _read(ctx, layers, "stack", _int(1, most=MAX_CHIPS), d.stack)
     if stack <= big:
@@ -696,13 +706,15 @@ def _parse_game(ctx: _Ctx, layers: Sequence[_Layer]) -> GameConfig:
     )
 
 
-def _parse_mixed(ctx: _Ctx, layers: Sequence[_Layer], variant: str, blinds: tuple[int, int]) -> MixedSpec | None:
+def _parse_mixed(
+    ctx: _Ctx, layers: Sequence[_Layer], variant: VariantName, blinds: tuple[int, int]
+) -> MixedSpec | None:
     """Build the MixedSpec of variant mixed; `mixed:` set at or after a non-mixed variant is an error."""
     mixed_at = _pick(layers, "mixed")
-    if variant != "mixed":
+    if variant != VariantName.MIXED:
         variant_at = _pick(layers, "variant")
         if mixed_at is not None and mixed_at[2] >= (variant_at[2] if variant_at else -1):
-            ctx.error(mixed_at[0], mixed_at[1], f"applies only to variant mixed, not {variant!r}")
+            ctx.error(mixed_at[0], mixed_at[1], f"applies only to variant mixed, not {str(variant)!r}")
         return None
     sub = _sublayers(ctx, layers, "mixed", _MIXED_KEYS)
     fixed = _read(ctx, sub, "fixed_limit_blinds", _blinds, (*blinds, 0))
@@ -789,8 +801,8 @@ def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer])
             ctx.error(fields["command"], _join(path, "command"), f"{label}: program {command[0]!r} {problem}")
         for script in _missing_scripts(ctx, command):
             ctx.error(fields["command"], _join(path, "command"), f"{label}: script {script!r} not found")
-    protocol = _read(ctx, layer, "protocol", _choice(PROTOCOLS), "grpc")
-    if remote and protocol != "grpc":
+    protocol = _read(ctx, layer, "protocol", _choice(Protocol), Protocol.GRPC)
+    if remote and protocol != Protocol.GRPC:
         ctx.error(fields["protocol"], _join(path, "protocol"), f"{label}: remote bots speak grpc, not {protocol}")
     limits = _sublayers(ctx, layer, "limits", _LIMIT_KEYS)
     return LeagueBot(
@@ -804,13 +816,13 @@ def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer])
     )
 
 
-def split_protocol(text: str) -> tuple[str, str]:
+def split_protocol(text: str) -> tuple[Protocol, str]:
     """A command line of ``dealer match``: ``stdio:CMD``, ``acpc:CMD`` or ``grpc:CMD`` as (protocol,
     CMD); a command without one of these prefixes is a gRPC bot's."""
     prefix, colon, rest = text.partition(":")
-    if colon and prefix in PROTOCOLS:
-        return prefix, rest.strip()
-    return "grpc", text
+    if colon and prefix in list(Protocol):
+        return Protocol(prefix), rest.strip()
+    return Protocol.GRPC, text
 
 
 _FORMAT_KEYS: dict[str, tuple[str, ...]] = {
@@ -907,9 +919,9 @@ def _parse_event(
     name = _read(ctx, layer, "name", _name, "")
     if "name" not in fields:
         ctx.error(node, _join(path, "name"), "missing (every event needs a name)")
-    fmt = _read(ctx, layer, "format", _choice(FORMATS), "")
+    fmt: Format | None = _read(ctx, layer, "format", _choice(Format), None)
     if "format" not in fields:
-        ctx.error(node, _join(path, "format"), f"missing (one of {', '.join(FORMATS)})")
+        ctx.error(node, _join(path, "format"), f"missing (one of {', '.join(Format)})")
     if fmt:
         for key in [k for k in fields if k not in ("name", "format", "game", *_FORMAT_KEYS[fmt])]:
             ctx.error(fields[key], _join(path, key), f"does not apply to format {fmt}")
@@ -942,7 +954,7 @@ def _parse_event(
             worse_than=worse,
             better_than=better,
             until_significant=_read(ctx, layer, "until_significant", _bool, d.until_significant),
-            test=_read(ctx, layer, "test", _choice(SEQUENTIAL_TESTS), d.test),
+            test=_read(ctx, layer, "test", _choice(TestKind), d.test),
             alpha=_read(ctx, layer, "alpha", _float(0, 0.5, open_=True), d.alpha),
             beta=_read(ctx, layer, "beta", _float(0, 0.5, open_=True), d.beta),
         )
@@ -989,7 +1001,7 @@ def _parse_event(
             break
     return EventSpec(
         name=name,
-        format=fmt,
+        format=fmt or Format.ROUND_ROBIN,  # without one (an error already), the event is not kept
         table_size=table_size,
         hands=hands,
         duplicate=duplicate,
@@ -1106,7 +1118,7 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
         tls_cert=_read(ctx, tls, "cert", _path(ctx.folder), None),
         tls_key=_read(ctx, tls, "key", _path(ctx.folder), None),
         tokens_file=_read(ctx, top, "tokens_file", _path(ctx.folder), None),
-        fault_policy=_read(ctx, top, "fault_policy", _choice(FAULT_POLICIES), "fold"),
+        fault_policy=_read(ctx, top, "fault_policy", _choice(FaultPolicy), FaultPolicy.FOLD),
         sealed=_read(ctx, top, "sealed", _bool, True),
         bots=tuple(bots.values()),
         game=_parse_game(ctx, game_layers),
@@ -1170,7 +1182,7 @@ def load_league(path: str | Path) -> LeagueConfig:
 
 def game_config(
     *,
-    variant: str = "no-limit",
+    variant: str = VariantName.NO_LIMIT,
     blinds: Sequence[int] = (50, 100),
     ante: int = 0,
     stack: int = 20000,

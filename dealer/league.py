@@ -27,10 +27,12 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
 from dealer import sandbox
+from dealer.choices import Format, Mode
 from dealer.compare import BATCH, ComparingMatch, compare_results
 from dealer.compare import Settings as CompareSettings
 from dealer.config import EventSpec, LeagueBot, LeagueConfig
@@ -75,23 +77,23 @@ def _entry(bot: LeagueBot) -> MatchBot:
 def _tables(event: EventSpec, seed: str | None) -> list[Seating]:
     """The event's tables, planned by the scheduler (seeded by the league's seed and the event's name)."""
     event_seed = f"{seed}/{event.name}"
-    if event.format == "compare":
+    if event.format == Format.COMPARE:
         assert event.new is not None and event.old is not None
         return compare_event(event.name, event.new, event.old, event.field)
-    if event.format == "gauntlet":
+    if event.format == Format.GAUNTLET:
         assert event.challenger is not None
         field = [b for b in event.bots if b != event.challenger]
         lineups = gauntlet_tables(event.challenger, field, event.table_size, seed=event_seed)
     else:
         lineups = round_robin_tables(event.bots, event.table_size, seed=event_seed, min_meetings=event.meetings)
-    duplicate = event.duplicate and event.format != "freezeout"
+    duplicate = event.duplicate and event.format != Format.FREEZEOUT
     return schedule_event(event.name, lineups, duplicate=duplicate, seed=event_seed)
 
 
 def _hands_per_table(event: EventSpec, tables: int) -> int:
     """Round-robin and gauntlet ``hands`` count per table; a compare's count is its total."""
     hands = event.hands or 1
-    return max(1, hands // tables) if event.format == "compare" else hands
+    return max(1, hands // tables) if event.format == Format.COMPARE else hands
 
 
 def build_jobs(config: LeagueConfig) -> list[MatchJob]:
@@ -104,9 +106,9 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
         matches: dict[str, list[Seating]] = collections.defaultdict(list)  # a match per deal set
         for table in _tables(event, config.seed_text):
             matches[table.deal_set].append(table)
-        freezeout = event.format == "freezeout"
+        freezeout = event.format == Format.FREEZEOUT
         pairing = None
-        if event.format == "compare":  # one deal set per match: the groups of a hand number are the matches
+        if event.format == Format.COMPARE:  # one deal set per match: the groups of a hand number are the matches
             assert event.new is not None and event.old is not None
             estimator = compare_settings(event).estimator
             pairing = Pairing.looking(event.new, event.old, estimator, BATCH, len(matches))
@@ -118,13 +120,13 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
                 game=event.game,
                 hands=(event.max_hands or 5000) if freezeout else _hands_per_table(event, len(tables)),
                 seed=config.seed_text,
-                mode="freezeout" if freezeout else "reset",
+                mode=Mode.FREEZEOUT if freezeout else Mode.RESET,
                 blind_levels=event.blind_levels,
                 hands_per_level=event.hands_per_level or 0,
                 fault_policy=config.fault_policy,
                 sealed=config.sealed,
-                luck=event.format == "compare",
-                strategies=tuple(n for n in (event.new, event.old) if n) if event.format == "compare" else (),
+                luck=event.format == Format.COMPARE,
+                strategies=tuple(n for n in (event.new, event.old) if n) if event.format == Format.COMPARE else (),
                 first_table=first_table,
             )
             first_table += len(tables)
@@ -287,7 +289,7 @@ def fingerprint(config: LeagueConfig) -> str:
             return {k: canonical(v) for k, v in value.items() if k != "line"}
         if isinstance(value, (list, tuple)):
             return [canonical(v) for v in value]
-        return value
+        return str(value) if isinstance(value, StrEnum) else value  # its text, as before it was a StrEnum
 
     text = repr(canonical((config.seed, config.bots, config.events, config.fault_policy)))
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -504,7 +504,7 @@ class Match:
         """The rules of hand ``number``: the variant's block in mixed games, the blind level in freezeouts."""
         game = self.plan.game
         small, big, ante = game.small_blind, game.big_blind, game.ante
-        variant = game.variant
+        variant: str = game.variant
         if variant == "mixed":
             assert game.mixed is not None
             block = game.mixed.block_hands or len(stacks)

@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dealer.choices import Estimator
 from dealer.stats import GroupedSums
 
 if TYPE_CHECKING:
     from dealer.records import HandRecord, MatchResult
 
-ESTIMATORS = ("full", "aivat", "all-in", "raw")
+ESTIMATORS: tuple[str, ...] = tuple(Estimator)  # in the order results.json and the journal list them
 
 
 @dataclass(frozen=True)
@@ -32,10 +33,11 @@ class Sample:
 
     def value(self, estimator: str) -> float:
         """The difference in bb/100 units (100 * bb / hands) by an estimator of ``ESTIMATORS``."""
-        if estimator == "full":
+        if estimator == Estimator.FULL:
             total = self.luck if self.full is None else self.full
         else:
-            total = self.luck if estimator == "aivat" else self.adjusted if estimator == "all-in" else self.raw
+            by: dict[str, float] = {Estimator.AIVAT: self.luck, Estimator.ALL_IN: self.adjusted}
+            total = by.get(estimator, self.raw)
         return 100 * total / self.hands
 
 

@@ -19,6 +19,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from dealer.choices import Format
 from dealer.config import EventSpec, LeagueConfig
 from dealer.faults import voided
 from dealer.ratings import RatingFold
@@ -55,7 +56,7 @@ class Share:
 def match_points(event: EventSpec, result: MatchResult) -> dict[str, int]:
     """Freezeout points one match earns: its places scored with the event's points table; a bot
     that crashed or never played in it (``faults.VOIDING``) scores nothing."""
-    if event.format != "freezeout":
+    if event.format != Format.FREEZEOUT:
         return {}
     return {
         name: event.points[place]
@@ -71,12 +72,14 @@ def event_of(result: MatchResult) -> str:
 
 def rated(event: EventSpec) -> bool:
     """Events ranked by rating, where chips do not compare: freezeouts and multi-way tables."""
-    return event.format == "freezeout" or (event.format in ("round-robin", "gauntlet") and event.table_size > 2)
+    return event.format == Format.FREEZEOUT or (
+        event.format in (Format.ROUND_ROBIN, Format.GAUNTLET) and event.table_size > 2
+    )
 
 
 def ranking_rule(event: EventSpec) -> str:
     """How an event's standings are ranked, in words (printed above its table)."""
-    if event.format == "freezeout":
+    if event.format == Format.FREEZEOUT:
         return (
             f"ranked by freezeout points (places score {list(event.points)}; a bot that crashed scores none), "
             "then by OpenSkill rating"
@@ -91,7 +94,7 @@ def ranking_rule(event: EventSpec) -> str:
 
 def overall_rule(config: LeagueConfig) -> str:
     """How the overall standings are ranked, in words."""
-    cash = [e.name for e in config.events if e.format != "freezeout"]
+    cash = [e.name for e in config.events if e.format != Format.FREEZEOUT]
     return (
         f"ranked by bb/100 over the cash events ({', '.join(cash) or 'none'}), 95% interval with each duplicate "
         "group as one sample; freezeouts are ranked by points in their own tables; rating: OpenSkill over "
@@ -117,14 +120,14 @@ class _Event:
         self.points.update(match_points(self.spec, result))
         if self.ratings is not None:
             self.ratings.add(result)
-        if self.spec.format == "compare":
+        if self.spec.format == Format.COMPARE:
             self.results.append(result)
             self.comparison = None
 
     def standings(self) -> list[Standing]:
         """The event's standings, ranked as ``ranking_rule`` says."""
         ratings = None if self.ratings is None else self.ratings.ratings()
-        by_points = self.spec.format == "freezeout"
+        by_points = self.spec.format == Format.FREEZEOUT
         return self.sums.lines(dict(self.points), by_points=by_points, ratings=ratings, by_rating=ratings is not None)
 
 
@@ -192,7 +195,7 @@ class LeagueReport:
         """Fold in one finished match."""
         self.finished.append(result)
         event = self.events.get(event_of(result))
-        if event is None or event.spec.format != "freezeout":
+        if event is None or event.spec.format != Format.FREEZEOUT:
             self.cash.add(result)
         self.ratings.add(result)
         if event is not None:
@@ -251,7 +254,7 @@ class LeagueReport:
                 a: {b: [round(x, 3) for x in e.ci95()] if e.n > 1 else None for b, e in row.items()}
                 for a, row in pairs.items()
             },
-            "comparisons": {e.spec.name: self._comparison(e) for e in played if e.spec.format == "compare"},
+            "comparisons": {e.spec.name: self._comparison(e) for e in played if e.spec.format == Format.COMPARE},
             "failures": {name: dict(sorted(r.items())) for name, r in sorted(self.faults.items()) if r},
             "forfeits": list(self.forfeits),
             "log_tails": dict(sorted(self.tails.items())),
