@@ -8,6 +8,7 @@ anything else is a bug and stays a traceback. Every command that plays writes th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
@@ -15,8 +16,9 @@ import math
 import os
 import secrets
 import shlex
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NoReturn
 
 import grpc
 import typer
@@ -43,6 +45,7 @@ from dealer.config import (
 )
 from dealer.errors import ConfigError, DealerError, RunError
 from dealer.league import (
+    Executor,
     LocalExecutor,
     Progress,
     build_jobs,
@@ -137,6 +140,14 @@ SeedFile = Annotated[
 SeedRefused = Annotated[str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")]
 
 
+def _fail(*lines: str, code: int = 2) -> NoReturn:
+    """End the command: each line on stderr after ``error:``, then exit with ``code`` (2: a usage
+    or configuration error, a refused output folder; a comparison's own codes otherwise)."""
+    for line in lines:
+        typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(code)
+
+
 def entry() -> None:
     """The ``dealer`` program: a DealerError is one line on stderr and exit code 2; a bug stays a traceback."""
     try:
@@ -224,8 +235,7 @@ def _claim(out: Path, *, resume: bool = False, fresh: bool = False, resumable: b
     try:
         moved = claim_output(out, resume=resume, fresh=fresh, resumable=resumable)
     except RunError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from None
+        _fail(str(error))
     if moved is not None:
         typer.echo(f"the earlier results in {out} were moved to {moved}", err=True)
 
@@ -304,12 +314,10 @@ def match(
             time={"per_action_ms": per_action_ms, "bank_ms": bank_ms, "grace_ms": grace_ms, "startup_ms": startup_ms},
         )
     except ConfigError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from None
+        _fail(str(error))
     reason = unsupported(game, seats=len(names)) if "acpc" in protocols else None
     if reason:
-        typer.echo(f"error: an ACPC bot cannot play this match: {reason}", err=True)
-        raise typer.Exit(2)
+        _fail(f"an ACPC bot cannot play this match: {reason}")
     _claim(out, fresh=fresh, resumable=False)
     seed_text = _event_seed(seed_file, seed)
     per_table = hands // (tables * rotations)
@@ -348,8 +356,7 @@ def match(
     _write_private(out / "results.json", json.dumps(summary, indent=2) + "\n")
     failure = None if keep_going else start_failure(result, out, where="")
     if failure is not None:
-        typer.echo(f"error: {failure}", err=True)
-        raise typer.Exit(2)
+        _fail(str(failure))
     typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
 
 
@@ -370,24 +377,19 @@ def _event_seed(seed_file: Path | None, refused: str | None) -> str:
     commitment (and a warning if it is guessable) on stderr. Never from the command line, which
     every process on the machine can read (/proc/PID/cmdline)."""
     if refused is not None:
-        typer.echo(
-            "error: --seed: a seed on the command line can be read by every process (/proc/PID/cmdline); "
-            "put it in a file (--seed-file FILE) or in DEALER_SEED",
-            err=True,
+        _fail(
+            "--seed: a seed on the command line can be read by every process (/proc/PID/cmdline); "
+            "put it in a file (--seed-file FILE) or in DEALER_SEED"
         )
-        raise typer.Exit(2)
     if seed_file is not None:
         try:
             seed = seed_file.read_text(encoding="utf-8").strip()
         except OSError as error:
-            typer.echo(f"error: --seed-file {seed_file}: {error.strerror or error}", err=True)
-            raise typer.Exit(2) from None
+            _fail(f"--seed-file {seed_file}: {error.strerror or error}")
         except UnicodeDecodeError as error:
-            typer.echo(f"error: --seed-file {seed_file}: not UTF-8 (byte offset {error.start})", err=True)
-            raise typer.Exit(2) from None
+            _fail(f"--seed-file {seed_file}: not UTF-8 (byte offset {error.start})")
         if not seed:
-            typer.echo(f"error: --seed-file {seed_file}: the file is empty", err=True)
-            raise typer.Exit(2)
+            _fail(f"--seed-file {seed_file}: the file is empty")
     else:
         seed = os.environ.get("DEALER_SEED") or draw_seed()
     _show_seed(commitment(seed), guessable(seed))
@@ -426,9 +428,7 @@ def _load(path: Path) -> LeagueConfig:
     try:
         return load_league(path)
     except ConfigError as error:
-        for line in str(error).splitlines():
-            typer.echo(f"error: {line}", err=True)
-        raise typer.Exit(2) from None
+        _fail(*str(error).splitlines())
 
 
 @app.command()
@@ -468,9 +468,12 @@ async def _wait_remote(sessions: dict[str, BotSession], startup_ms: int, keep_go
         )
 
 
-async def _league(
-    league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
-) -> list[MatchResult]:
+@contextlib.asynccontextmanager
+async def _local_executor(
+    league: LeagueConfig, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions, view: LeagueView | None
+) -> AsyncIterator[Executor]:
+    """Matches played in this process on one dealer server; with ``remote_tokens``, its remote bots'
+    sessions, waited for before the first match and said goodbye to after the last."""
     credentials = None
     if league.tls_cert and league.tls_key:
         credentials = grpc.ssl_server_credentials([(league.tls_key.read_bytes(), league.tls_cert.read_bytes())])
@@ -482,9 +485,42 @@ async def _league(
                 for k, token in enumerate(instance_tokens):
                     sessions[instance_label(name, k)] = server.session(name, token)
             await _wait_remote(sessions, max(event.game.time.startup_ms for event in league.events), options.keep_going)
-        total = len(build_jobs(league))
-        view = LeagueView(league, total) if options.web else None
-        web = WebView(view, options.web) if view is not None and options.web else None
+        try:
+            yield LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
+        finally:
+            for session in sessions.values():
+                session.goodbye("league over")
+            await asyncio.sleep(0.1)
+
+
+@contextlib.asynccontextmanager
+async def _dask_executor(league: LeagueConfig, options: LeagueOptions) -> AsyncIterator[Executor]:
+    """Matches played on a Dask cluster: a new local one, or the cluster of a scheduler (the web
+    view's hands then come from finished matches' files)."""
+    from dealer.cluster import dask_executor  # imports Dask, which the local executor does not need
+
+    assert options.dask is not None
+    workers, scheduler = options.dask
+    commands = {bot.name: bot.command for bot in league.bots}
+    async with dask_executor(
+        commands, league.folder, league.out, workers=workers, scheduler=scheduler, log_level=options.log_level
+    ) as executor:
+        yield executor
+
+
+async def _league(
+    league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
+) -> list[MatchResult]:
+    """Play the league on its executor, with the terminal's display and, with ``--web``, the live page."""
+    total = len(build_jobs(league))
+    view = LeagueView(league, total) if options.web else None
+    web = WebView(view, options.web) if view is not None and options.web else None
+    executors = (
+        _local_executor(league, remote_tokens, options, view)
+        if options.dask is None
+        else _dask_executor(league, options)
+    )
+    async with executors as executor:
         try:
             if web is not None:
                 typer.echo(f"web view on {await web.start()}")
@@ -495,7 +531,6 @@ async def _league(
                     if view is not None:
                         view.on_progress(update)
 
-                executor = LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
                 return await run_league(
                     league,
                     executor,
@@ -507,9 +542,6 @@ async def _league(
         finally:
             if web is not None:
                 await web.stop()
-            for session in sessions.values():
-                session.goodbye("league over")
-            await asyncio.sleep(0.1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -540,42 +572,6 @@ StandingsEvery = Annotated[
 ]
 
 
-async def _dask_league(league: LeagueConfig, resume: bool, options: LeagueOptions) -> list[MatchResult]:
-    """The league on a Dask cluster: a new local one, or the cluster of a scheduler."""
-    from dealer.cluster import dask_executor  # imports Dask, which the local executor does not need
-
-    assert options.dask is not None
-    workers, scheduler = options.dask
-    commands = {bot.name: bot.command for bot in league.bots}
-    total = len(build_jobs(league))
-    view = LeagueView(league, total) if options.web else None  # hands come from finished matches' files
-    web = WebView(view, options.web) if view is not None and options.web else None
-    try:
-        if web is not None:
-            typer.echo(f"web view on {await web.start()}")
-        async with dask_executor(
-            commands, league.folder, league.out, workers=workers, scheduler=scheduler, log_level=options.log_level
-        ) as executor:
-            with LeagueDisplay(league, total, standings_every=options.standings_every) as display:
-
-                def progress(update: Progress) -> None:
-                    display(update)
-                    if view is not None:
-                        view.on_progress(update)
-
-                return await run_league(
-                    league,
-                    executor,
-                    resume=resume,
-                    on_progress=progress,
-                    keep_going=options.keep_going,
-                    on_seed=_show_seed,
-                )
-    finally:
-        if web is not None:
-            await web.stop()
-
-
 def _play_league(
     league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
 ) -> None:
@@ -592,15 +588,9 @@ def _play_league(
         typer.echo(f"note: CPU: {sandbox.cpu_confinement()} (also in results.json)", err=True)
     _log_to(league.out, options.log_level)
     try:
-        results = asyncio.run(
-            _league(league, resume, remote_tokens, options)
-            if options.dask is None
-            else _dask_league(league, resume, options)
-        )
+        results = asyncio.run(_league(league, resume, remote_tokens, options))
     except OSError as error:  # OSError: e.g. the web view's address is taken
-        for line in str(error).splitlines():
-            typer.echo(f"error: {line}", err=True)
-        raise typer.Exit(2) from None
+        _fail(*str(error).splitlines())
     try:
         write_report(league_report(league, results, len(build_jobs(league))))
     except OSError as error:  # e.g. the vendored chart library is missing (no `make setup`)
@@ -653,8 +643,7 @@ def run(
     league = _load(config)
     remote = [b.name for b in league.bots if b.remote]
     if remote:
-        typer.echo(f"error: {config}: bots {', '.join(remote)} are remote: use `dealer serve`", err=True)
-        raise typer.Exit(2)
+        _fail(f"{config}: bots {', '.join(remote)} are remote: use `dealer serve`")
     _claim(league.out, resume=resume, fresh=fresh)
     dask = (workers, scheduler) if executor == "dask" else None
     _play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask, web, log_level))
@@ -682,21 +671,17 @@ def serve(
         try:
             data = yaml.safe_load(league.tokens_file.read_text(encoding="utf-8")) or {}
         except (OSError, yaml.YAMLError) as error:
-            typer.echo(f"error: {league.tokens_file}: {error}", err=True)
-            raise typer.Exit(2) from None
+            _fail(f"{league.tokens_file}: {error}")
         except UnicodeDecodeError as error:
-            typer.echo(f"error: {league.tokens_file}: not UTF-8 (byte offset {error.start})", err=True)
-            raise typer.Exit(2) from None
+            _fail(f"{league.tokens_file}: not UTF-8 (byte offset {error.start})")
         for name, count in needed.items():
             given = data.get(name) if isinstance(data, dict) else None
             listed = [given] if isinstance(given, str) else given if isinstance(given, list) else []
             if len(listed) < count or not all(isinstance(t, str) and len(t) >= 16 for t in listed[:count]):
-                typer.echo(
-                    f"error: {league.tokens_file}: {name} needs {count} token(s) of 16+ characters "
-                    f"(a list: one per instance, i.e. per rotation of a duplicate deal)",
-                    err=True,
+                _fail(
+                    f"{league.tokens_file}: {name} needs {count} token(s) of 16+ characters "
+                    f"(a list: one per instance, i.e. per rotation of a duplicate deal)"
                 )
-                raise typer.Exit(2)
             tokens[name] = listed[:count]
     else:
         tokens = {name: [secrets.token_urlsafe(32) for _ in range(count)] for name, count in needed.items()}
@@ -717,21 +702,18 @@ def export(
 ) -> None:
     """Convert our PHH hand histories for other tools; --acpc: one ACPC log STATE line per hand."""
     if not acpc:
-        typer.echo("error: choose an output format (--acpc)", err=True)
-        raise typer.Exit(2)
+        _fail("choose an output format (--acpc)")
     files = []
     for given in histories:
         found = sorted(given.rglob("*.phhs")) if given.is_dir() else [given]
         if not found:
-            typer.echo(f"error: {given}: no hand histories (.phhs files) in this folder or below", err=True)
-            raise typer.Exit(2)
+            _fail(f"{given}: no hand histories (.phhs files) in this folder or below")
         files += found
     for path in files:
         try:
             lines = export_states(path.read_text(encoding="utf-8"))
         except (OSError, ValueError, KeyError) as error:  # tomllib's errors are ValueErrors
-            typer.echo(f"error: {path}: {error}", err=True)
-            raise typer.Exit(2) from None
+            _fail(f"{path}: {error}")
         for line in lines:
             typer.echo(line)
 
@@ -826,13 +808,11 @@ def compare(
             time={"per_action_ms": per_action_ms, "bank_ms": bank_ms},
         )
     except (ValueError, ConfigError) as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from None
+        _fail(str(error))
     try:
         deal_sets_for(hands, tables, field or [])
     except ValueError as error:
-        typer.echo(f"error: --hands: {error}", err=True)
-        raise typer.Exit(2) from None
+        _fail(f"--hands: {error}")
     field_commands = [_split(f) for f in field or []]
     new_command, old_command = _split(new), _split(old)
     if not new_command or not old_command or not all(field_commands):
@@ -879,8 +859,7 @@ def compare(
     _write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
     unstarted = None if keep_going or comparison.result is None else start_failure(comparison.result, out, where="")
     if unstarted is not None:
-        typer.echo(f"error: {unstarted}", err=True)
-        raise typer.Exit(comparison.exit_code)
+        _fail(str(unstarted), code=comparison.exit_code)
     if json_output:
         typer.echo(json.dumps(data))
     else:
@@ -932,13 +911,11 @@ def verify_command(
     try:
         checked = verify(out)
     except ValueError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from None
+        _fail(str(error))
     for line in checked.mismatches:
         typer.echo(f"mismatch: {line}")
     if checked.hands == 0:
-        typer.echo(f"error: {out}: no hand histories to check", err=True)
-        raise typer.Exit(2)
+        _fail(f"{out}: no hand histories to check")
     verdict = "ok" if checked.ok else f"FAILED: {len(checked.mismatches)} hands are not the seed's deals"
     typer.echo(
         f"{out}: {checked.hands} hands in {checked.files} histories re-dealt from seed sha256 "
