@@ -18,9 +18,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from dealer.compare import Settings, play_comparison
+from dealer.compare import Settings
 from dealer.config import game_config
 from dealer.match import MatchBot
+from dealer.runner import play_comparison
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = str(ROOT / "sample_bots" / "python" / "strength_bot.py")

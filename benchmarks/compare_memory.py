@@ -83,10 +83,14 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
     common: dict = {"sessions": sessions, "base": ROOT}
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        if hasattr(compare, "ComparingMatch"):  # one compare path (this code)
+        try:
+            from dealer import runner
+        except ImportError:  # a baseline from before dealer.runner: its comparing match is in dealer.compare
+            runner = compare
+        if hasattr(runner, "ComparingMatch"):  # one compare path (this code)
             test = compare.sequential_test(settings) if mode == "compare" else None
             pairing = compare.Pairing.looking("new", "old", settings.estimator, batch, tables)
-            match = compare.ComparingMatch(
+            match = runner.ComparingMatch(
                 plan, server, bots, out=Path(tmp), pairing=pairing, test=test, keep=mode == "league", **common
             )
             result = await match.run()

@@ -31,7 +31,8 @@ from tabulate import tabulate
 
 from dealer.cluster import dask_executor
 from dealer.config import LeagueConfig, parse_league
-from dealer.league import LocalExecutor, MatchJob, _tables, build_jobs, run_league
+from dealer.league import MatchJob, _tables, build_jobs, run_league
+from dealer.runner import LocalExecutor
 from dealer.server import DealerServer, tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,7 +29,7 @@ from dealer import sandbox
 from dealer.acpc_game import export_states, unsupported
 from dealer.arena.cli import app as arena_app
 from dealer.choices import Estimator, FaultPolicy, Switch, VariantName
-from dealer.compare import BATCH, LABELS, Settings, deal_sets_for, number, play_comparison
+from dealer.compare import BATCH, LABELS, Settings, deal_sets_for, number
 from dealer.config import (
     MAX_CHIPS,
     MAX_DEAL_SETS,
@@ -46,7 +46,6 @@ from dealer.config import (
 from dealer.errors import ConfigError, DealerError, RunError
 from dealer.league import (
     Executor,
-    LocalExecutor,
     Progress,
     build_jobs,
     claim_output,
@@ -56,9 +55,10 @@ from dealer.league import (
     sealing,
     start_failure,
 )
-from dealer.match import Match, MatchBot, MatchPlan, instance_label
+from dealer.match import MatchBot, MatchPlan, instance_label
 from dealer.processes import isolation
 from dealer.records import MatchResult
+from dealer.runner import LocalExecutor, play_comparison, play_match
 from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, draw_seed, guessable, verify
 from dealer.server import BotSession, DealerServer, tune_gc
@@ -336,7 +336,7 @@ def match(
         for name, argv, protocol in zip(names, commands, protocols, strict=True)
     }
     _log_to(out, log_level)
-    result = asyncio.run(_run_match(plan, entries, listen, out, stop_unstarted=not keep_going))
+    result = asyncio.run(play_match(plan, entries, listen, out, stop_unstarted=not keep_going))
     lines = standings([result])
     typer.echo(standings_table(lines))
     out.mkdir(parents=True, exist_ok=True)
@@ -414,13 +414,6 @@ def _write_private(path: Path, text: str) -> None:
     path.unlink(missing_ok=True)
     with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
         file.write(text)
-
-
-async def _run_match(
-    plan: MatchPlan, entries: dict[str, MatchBot], listen: str, out: Path, *, stop_unstarted: bool
-) -> MatchResult:
-    async with DealerServer(listen) as server:
-        return await Match(plan, server, entries, out=out, base=Path.cwd(), stop_unstarted=stop_unstarted).run()
 
 
 def _load(path: Path) -> LeagueConfig:

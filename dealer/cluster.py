@@ -30,9 +30,10 @@ from distributed import Client, LocalCluster, WorkerPlugin
 import dealer
 from dealer.config import program_problem
 from dealer.errors import ClusterError
-from dealer.league import MatchJob, run_job
+from dealer.league import MatchJob
 from dealer.processes import is_python, resolve_command
 from dealer.records import MatchResult
+from dealer.runner import run_job
 from dealer.server import tune_gc
 
 MARKER = ".dealer-workers"  # in the output folder: proves a worker sees the coordinator's folder

@@ -56,19 +56,15 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from statistics import NormalDist
 from typing import Literal
 
 from dealer.choices import Estimator, TestKind
 from dealer.config import CompareSettings as Settings
-from dealer.config import GameConfig
 from dealer.faults import voided
-from dealer.match import Match, MatchBot, MatchPlan
 from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing
-from dealer.records import HandRecord, MatchResult, fault_totals
+from dealer.records import MatchResult, fault_totals
 from dealer.scheduler import compare_tables
-from dealer.server import DealerServer
 from dealer.stats import SPRT, ConfidenceSequence, Estimate, GroupedSums, two_sided_p_value
 
 Verdict = Literal["better", "not worse", "worse", "inconclusive"]
@@ -546,10 +542,10 @@ def compare_results(
         merged.close(stretch)
     for tally in tallies:
         merged.rest.merge(tally.rest)
-    return _reported(summarize(finish(merged, test), new, old, settings, field, test), results)
+    return reported(summarize(finish(merged, test), new, old, settings, field, test), results)
 
 
-def _reported(comparison: Comparison, results: Sequence[MatchResult]) -> Comparison:
+def reported(comparison: Comparison, results: Sequence[MatchResult]) -> Comparison:
     """The comparison with what its matches report beside the figures: hands played, refused
     strategies, faults (a voiding fault makes ``exit_code`` 13), forfeits."""
     comparison.hands_played = sum(r.hands for r in results)
@@ -576,34 +572,7 @@ def _tally(result: MatchResult, pairing: Pairing) -> PairedTally:
     return tally
 
 
-# --------------------------------------------------------------------------- playing a comparison
-
-
-class ComparingMatch(Match):
-    """A match whose hands are paired as they end (``PairedTally``, in ``result.paired``): with a
-    sequential test, which looks at the sums at each close and stops the tables at its verdict;
-    with ``keep`` (a league's match), keeping the sums at each look for the league to merge."""
-
-    def __init__(self, *args, pairing: Pairing, test: AnyTest | None = None, keep: bool = False, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        sizes = collections.Counter(t.deal_set for t in self.plan.tables)
-        self.paired = PairedTally(pairing, sizes, match_id=self.plan.match_id, look=looker(test), keep=keep)
-        self.result.paired = self.paired
-
-    def _record(self, record: HandRecord) -> None:
-        super()._record(record)
-        if self.stop:  # decided (or forfeited): the hands still finishing are not part of the answer
-            return
-        self.paired.add(record)
-        if self.paired.stopped:
-            self.stop = True
-
-    async def run(self) -> MatchResult:
-        """Play the match (see ``Match.run``), then close the pairing: what was never closed goes to ``rest``."""
-        result = await super().run()
-        if self.paired.keep:
-            self.paired.finish()
-        return result
+# --------------------------------------------------------------------------- the size of a comparison
 
 
 def deal_sets_for(max_hands: int, deal_sets: int, field: Sequence[str] = ()) -> int:
@@ -617,68 +586,3 @@ def deal_sets_for(max_hands: int, deal_sets: int, field: Sequence[str] = ()) -> 
             f"played at the {per_set} tables of its duplicate group, so at least {2 * per_set} hands"
         )
     return max(1, min(deal_sets, max_hands // (2 * per_set)))
-
-
-async def play_comparison(
-    new: MatchBot,
-    old: MatchBot,
-    field: Sequence[MatchBot],
-    game: GameConfig,
-    settings: Settings,
-    *,
-    max_hands: int,
-    deal_sets: int = 1,
-    seed: int | str | None = None,
-    batch: int = 100,
-    listen: str = "127.0.0.1:0",
-    out: Path,
-    base: Path | None = None,
-    sealed: bool = True,
-    stop_unstarted: bool = False,
-) -> Comparison:
-    """Play a comparison of two bots (bots named by their entries) and return its result.
-
-    ``max_hands`` counts every hand at every table; they are spread over ``deal_sets`` deal sets
-    played at once, each as a duplicate group of tables. Sequential tests are checked every
-    ``batch`` paired samples and stop all tables at the first decision; only the samples the test
-    saw are reported (so the same seed gives the same answer, whatever the timing). ``sealed``:
-    tables sharing a deal set are played by different processes of a bot (``dealer.match``);
-    ``stop_unstarted``: a bot that never starts stops it at once (``Comparison.result`` says who).
-    """
-    settings.check()
-    names = [new.name, old.name, *(f.name for f in field)]
-    if len(set(names)) != len(names):
-        raise ValueError(f"bot names must be distinct: {names}")
-    deal_sets = deal_sets_for(max_hands, deal_sets, [f.name for f in field])
-    tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
-    per_table = max(1, max_hands // len(tables))
-    plan = MatchPlan(
-        match_id="compare",
-        tables=tables,
-        game=game,
-        hands=per_table,
-        seed=seed,
-        sealed=sealed,
-        luck=True,
-        strategies=(new.name, old.name),
-    )
-    test = sequential_test(settings) if settings.until_significant else None
-    entries = {e.name: e for e in (new, old, *field)}
-    pairing = Pairing.looking(new.name, old.name, settings.estimator, batch, len({t.deal_set for t in tables}))
-    async with DealerServer(listen) as server:
-        match = ComparingMatch(
-            plan,
-            server,
-            entries,
-            out=out,
-            base=base or Path.cwd(),
-            pairing=pairing,
-            test=test,
-            stop_unstarted=stop_unstarted,
-        )
-        result = await match.run()
-    comparison = _reported(
-        summarize(finish(match.paired, test), new.name, old.name, settings, [f.name for f in field], test), [result]
-    )
-    comparison.result = result
-    return comparison

@@ -33,18 +33,17 @@ from typing import Protocol
 
 from dealer import sandbox
 from dealer.choices import Format, Mode
-from dealer.compare import BATCH, ComparingMatch, compare_results
+from dealer.compare import BATCH, compare_results
 from dealer.compare import Settings as CompareSettings
 from dealer.config import EventSpec, LeagueBot, LeagueConfig
 from dealer.errors import RunError
-from dealer.match import Match, MatchBot, MatchPlan, instance_label
+from dealer.match import MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally, Pairing
 from dealer.processes import isolation
 from dealer.records import HandRecord, MatchResult, Tally, result_of
 from dealer.report import LeagueReport, Progress, Share
 from dealer.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
 from dealer.seeds import INTERRUPTED, commitment, draw_seed, guessable
-from dealer.server import BotSession, DealerServer
 from dealer.summary import summary_text
 
 log = logging.getLogger(__name__)
@@ -61,13 +60,6 @@ class MatchJob:
     out: Path
     base: Path
     pairing: Pairing | None = None
-
-    def match(self, server: DealerServer, **options: object) -> Match:
-        """The match to play on ``server`` (``options``: ``Match``'s keywords)."""
-        kwargs: dict = {"out": self.out, "base": self.base, **options}
-        if self.pairing is None:
-            return Match(self.plan, server, self.bots, **kwargs)
-        return ComparingMatch(self.plan, server, self.bots, pairing=self.pairing, keep=True, **kwargs)
 
 
 def _entry(bot: LeagueBot) -> MatchBot:
@@ -304,39 +296,6 @@ class Executor(Protocol):
     async def run(self, job: MatchJob) -> MatchResult:
         """Play one match and return its result."""
         ...
-
-
-class LocalExecutor:
-    """Plays matches in this process on one shared dealer server, ``jobs`` at a time."""
-
-    def __init__(
-        self,
-        server: DealerServer,
-        jobs: int,
-        sessions: dict[str, BotSession] | None = None,
-        on_hand: Callable[[str, str], None] | None = None,
-    ) -> None:
-        """``sessions``: remote bots' sessions by instance label, kept for the whole league; ``on_hand``
-        sees every finished hand once it is safe to show (``Match``'s hook)."""
-        self.server = server
-        self.slots = asyncio.Semaphore(jobs)
-        self.sessions = sessions or {}
-        self.on_hand = on_hand
-
-    async def run(self, job: MatchJob) -> MatchResult:
-        """Wait for a free slot, then play the match."""
-        async with self.slots:
-            return await job.match(self.server, sessions=self.sessions, on_hand=self.on_hand).run()
-
-
-def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
-    """Play one job from scratch with its own server: what a cluster worker calls."""
-
-    async def play() -> MatchResult:
-        async with DealerServer(listen) as server:
-            return await job.match(server).run()
-
-    return asyncio.run(play())
 
 
 # --------------------------------------------------------------------------- report
