@@ -2,7 +2,8 @@
 imported only at the wire edge (``dealer/wire.py``, ``dealer/server.py``); every other module
 of the dealer speaks the domain's own types. The views (the terminal, the web view) read the
 league's report (``dealer/report.py``) and import neither the league that runs matches nor the
-server nor gRPC, not even through another module."""
+server nor gRPC, not even through another module. The statistics (compare, stats, paired) start no
+process: playing is ``dealer/runner.py``'s."""
 
 from __future__ import annotations
 
@@ -121,3 +122,27 @@ def test_the_fault_reasons_have_one_owner_that_scorers_import_without_the_server
     code = "import sys, dealer.faults, dealer.standings, dealer.ratings; print('grpc' in sys.modules)"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "False"
+
+
+STATISTICS = ("compare.py", "stats.py", "paired.py")
+PLAYERS = ("dealer.runner", "dealer.match", "dealer.server", "dealer.processes", "dealer.launch", "grpc")
+"""What starts servers, matches and bot processes, and the stack under it."""
+
+
+def _player_imports(path: Path) -> list[str]:
+    """The modules that start processes (``PLAYERS``) that ``path`` imports directly."""
+    return [n for n in _imports(path) if any(n == p or n.startswith(f"{p}.") for p in PLAYERS)]
+
+
+def test_statistics_start_no_process() -> None:
+    """The comparison's statistics read finished matches; playing them is ``dealer.runner``'s job."""
+    direct = {module: _player_imports(DEALER / module) for module in STATISTICS}
+    assert not any(direct.values()), f"statistics importing what plays matches (use dealer.runner): {direct}"
+    code = (
+        "import sys, dealer.compare, dealer.stats, dealer.paired; "
+        f"print(sorted(m for m in sys.modules if any(m == p or m.startswith(p + '.') for p in {PLAYERS!r})))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", f"importing the statistics loads what plays matches: {loaded}"
+    # The scan sees the players where they are imported, so a statistics module's import would be seen.
+    assert {"dealer.match.Match", "dealer.server.DealerServer"} <= set(_player_imports(DEALER / "runner.py"))
