@@ -47,7 +47,7 @@ from dealer.config import (
     _sublayers,
 )
 
-__all__ = ["ArenaConfig", "SubmissionLimits", "database_url", "load_arena", "parse_arena"]
+__all__ = ["ArenaConfig", "SubmissionLimits", "database_url", "load_arena", "parse_arena", "read_document"]
 
 _DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 
@@ -135,13 +135,10 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
     )
 
 
-def parse_arena(text: str, filename: str = "<string>") -> ArenaConfig:
-    """Parse an arena's YAML text; relative paths resolve against ``filename``'s folder (or the cwd).
-
-    Raises LeagueConfigError listing every problem, each as ``file:line: key.path: message``.
-    """
-    path = None if filename.startswith("<") else Path(filename).resolve()
-    ctx = _Ctx(filename, path.parent if path is not None else Path.cwd())
+def read_document(text: str, filename: str, folder: Path) -> tuple[_Ctx, Node]:
+    """The error collector and root node of a YAML document (an empty one reads as ``{}``); a YAML
+    syntax error is a LeagueConfigError of one ``file:line:`` line."""
+    ctx = _Ctx(filename, folder)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
@@ -150,9 +147,19 @@ def parse_arena(text: str, filename: str = "<string>") -> ArenaConfig:
         raise LeagueConfigError([f"{filename}:{mark.line + 1 if mark else 1}: YAML syntax error: {problem}"]) from None
     except yaml.YAMLError as exc:  # a control character YAML does not allow
         raise LeagueConfigError([f"{filename}:1: not YAML: {exc}"]) from None
-    if root is None:  # an empty file: every default
+    if root is None:
         mark = yaml.Mark(filename, 0, 0, 0, None, 0)
         root = MappingNode("tag:yaml.org,2002:map", [], mark, mark)
+    return ctx, root
+
+
+def parse_arena(text: str, filename: str = "<string>") -> ArenaConfig:
+    """Parse an arena's YAML text; relative paths resolve against ``filename``'s folder (or the cwd).
+
+    Raises LeagueConfigError listing every problem, each as ``file:line: key.path: message``.
+    """
+    path = None if filename.startswith("<") else Path(filename).resolve()
+    ctx, root = read_document(text, filename, path.parent if path is not None else Path.cwd())
     try:
         config = _parse_top(ctx, root, path)
     except yaml.constructor.ConstructorError as exc:  # an unsafe or malformed tag such as !!python/...
