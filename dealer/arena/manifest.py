@@ -18,7 +18,8 @@ import yaml
 
 from dealer.arena.config import read_document
 from dealer.arena.model import ArenaError
-from dealer.config import PROTOCOLS, LeagueConfigError, _choice, _command, _mapping, _read, _str
+from dealer.choices import Protocol
+from dealer.config import LeagueConfigError, _choice, _command, _mapping, _read, _str
 
 MANIFEST = "bot.yaml"
 MAX_MANIFEST_BYTES = 64 * 1024
@@ -30,7 +31,7 @@ _KEYS = ("protocol", "build", "run")
 class BotManifest:
     """What a version's ``bot.yaml`` says: its protocol, its build command (None: nothing to build), its run command."""
 
-    protocol: str
+    protocol: Protocol
     run: tuple[str, ...]
     build: str | None = None
 
@@ -52,7 +53,7 @@ def parse_manifest(data: bytes) -> BotManifest:
             for key in ("protocol", "run"):
                 if key not in fields:
                     ctx.error(root, key, "missing (required)")
-            protocol = _read(ctx, layer, "protocol", _choice(PROTOCOLS), None)
+            protocol = _read(ctx, layer, "protocol", _choice(Protocol), None)
             run = _read(ctx, layer, "run", _command, None)
             build = _read(ctx, layer, "build", _str, None)
             for key, value in (("run", " ".join(run or ())), ("build", build or "")):
