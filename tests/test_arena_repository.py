@@ -12,8 +12,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import select, text
 
-from dealer.arena.model import ArenaError, token_digest
+from dealer.arena.model import ArenaError, BuildState, Version, token_digest
 from dealer.arena.repository import (
+    Repository,
     current_revision,
     engine_for,
     head_revision,
@@ -124,3 +125,67 @@ def test_the_migration_leaves_no_stray_tables(arena_database: str) -> None:
             await engine.dispose()
 
     assert asyncio.run(tables()) == {*metadata.tables, "alembic_version"}
+
+
+def test_a_database_at_the_previous_revision_migrates_with_its_data(arena_database: str) -> None:
+    asyncio.run(migrate(arena_database, "0001"))
+    assert asyncio.run(current_revision(arena_database)) == "0001"
+
+    async def add_at_0001() -> str:
+        repository = Repository(engine_for(arena_database))
+        try:
+            _, token = await repository.add_team("old")
+            return token
+        finally:
+            await repository.engine.dispose()
+
+    token = asyncio.run(add_at_0001())
+    asyncio.run(migrate(arena_database))
+    assert asyncio.run(current_revision(arena_database)) == head_revision() != "0001"
+    assert asyncio.run(_schema_differences(arena_database)) == []
+
+    async def after() -> tuple[str | None, list[Version]]:
+        async with open_repository(arena_database) as repository:
+            team = await repository.team_for_token(token)
+            assert team is not None
+            return team.name, await repository.versions(team)
+
+    assert asyncio.run(after()) == ("old", [])
+
+
+def _files(n: int) -> dict[str, object]:
+    return {"digest": f"{n:064x}", "files": 2, "size": 10 * n, "protocol": "stdio", "run": ("./bot",), "build": None}
+
+
+def test_versions_are_numbered_per_team_and_only_a_ready_one_becomes_active(arena_database: str) -> None:
+    asyncio.run(migrate(arena_database))
+
+    async def scenario() -> None:
+        async with open_repository(arena_database) as repository:
+            alpha, _ = await repository.add_team("alpha")
+            beta, _ = await repository.add_team("beta")
+            v1, new1 = await repository.add_version(alpha, **_files(1))
+            v2, new2 = await repository.add_version(alpha, **_files(2))
+            b1, _ = await repository.add_version(beta, **_files(1))
+            again, new_again = await repository.add_version(alpha, **_files(1))
+            assert (v1.label, v2.label, b1.label, again) == ("v1", "v2", "v1", v1)
+            assert (new1, new2, new_again) == (True, True, False)
+            assert v1.state is BuildState.QUEUED and v1.run == ("./bot",) and v2.size == 20
+            assert [v.number for v in await repository.versions(alpha)] == [1, 2]
+            assert await repository.version(alpha, 2) == v2
+            assert await repository.version(beta, 2) is None, "beta finds none of alpha's versions"
+            with pytest.raises(ArenaError, match=r"^v1 is queued: only a ready version can be active$"):
+                await repository.activate(alpha, 1)
+            with pytest.raises(ArenaError, match=r"^team 'beta' has no version v2$"):
+                await repository.activate(beta, 2)
+            await repository.set_state(v1, BuildState.READY)
+            await repository.set_state(v2, BuildState.READY)
+            assert (await repository.activate(alpha, 1)).number == 1
+            assert [t.active_version for t in await repository.teams()] == [1, None]
+            await repository.activate(alpha, 2)
+            alpha_now = await repository.teams()
+            assert [t.active_version for t in alpha_now] == [2, None]
+            racing = await asyncio.gather(*(repository.add_version(beta, **_files(10 + i)) for i in range(4)))
+            assert sorted(v.number for v, _ in racing) == [2, 3, 4, 5]
+
+    asyncio.run(scenario())

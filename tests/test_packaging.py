@@ -22,6 +22,7 @@ ARENA_MIGRATIONS = (
     "dealer/arena/migrations/env.py",
     "dealer/arena/migrations/script.py.mako",
     "dealer/arena/migrations/versions/r0001_teams.py",
+    "dealer/arena/migrations/versions/r0002_versions.py",
 )
 
 

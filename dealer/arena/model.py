@@ -64,3 +64,43 @@ class Team:
     name: str
     created_at: datetime
     active_version: int | None = None  # the number of its active version, None before one is ready
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One stored submission of a team: its number (v1, v2, ...), its files' SHA-256, what its
+    ``bot.yaml`` says, and where its build is."""
+
+    id: int
+    team_id: int
+    number: int
+    digest: str
+    files: int
+    size: int
+    protocol: str
+    run: tuple[str, ...]
+    build: str | None
+    state: BuildState
+    created_at: datetime
+
+    @property
+    def label(self) -> str:
+        """The version as teams name it: ``v3``."""
+        return f"v{self.number}"
+
+
+class RateLimit:
+    """At most ``per_hour`` attempts per team in any hour (a sliding window of attempt times)."""
+
+    def __init__(self, per_hour: int) -> None:
+        self.per_hour = per_hour
+        self.attempts: dict[int, list[float]] = {}
+
+    def retry_after(self, team_id: int, now: float) -> float:
+        """Seconds until team ``team_id`` may try again (0: it may now, and the attempt is counted)."""
+        recent = [t for t in self.attempts.get(team_id, []) if t > now - 3600]
+        if len(recent) >= self.per_hour:
+            self.attempts[team_id] = recent
+            return recent[0] + 3600 - now
+        self.attempts[team_id] = [*recent, now]
+        return 0.0

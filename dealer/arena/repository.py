@@ -8,6 +8,7 @@ yields a ``Repository`` whose methods take and return the model's records, never
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,20 +19,35 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import (
+    JSON,
+    BigInteger,
     Column,
     Connection,
     DateTime,
+    ForeignKey,
     Integer,
     MetaData,
     String,
     Table,
+    Text,
+    UniqueConstraint,
     event,
+    func,
     select,
 )
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from dealer.arena.model import ArenaError, Role, Team, new_token, team_name_problem, token_digest
+from dealer.arena.model import (
+    ArenaError,
+    BuildState,
+    Role,
+    Team,
+    Version,
+    new_token,
+    team_name_problem,
+    token_digest,
+)
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -45,6 +61,28 @@ teams = Table(
     Column("token_sha256", String(64), nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+versions = Table(
+    "versions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("digest", String(64), nullable=False),
+    Column("files", Integer, nullable=False),
+    Column("size_bytes", BigInteger, nullable=False),
+    Column("protocol", String(8), nullable=False),
+    Column("run", JSON, nullable=False),
+    Column("build", Text, nullable=True),
+    Column("state", String(16), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("team_id", "number", name="uq_versions_team_number"),
+)
+active_versions = Table(
+    "active_versions",
+    metadata,
+    Column("team_id", Integer, ForeignKey("teams.id"), primary_key=True),
+    Column("version_id", Integer, ForeignKey("versions.id"), nullable=False),
+)
 organiser_tokens = Table(
     "organiser_tokens",
     metadata,
@@ -52,6 +90,35 @@ organiser_tokens = Table(
     Column("token_sha256", String(64), nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+
+_TEAMS = select(teams.c.id, teams.c.name, teams.c.created_at, versions.c.number.label("active")).select_from(
+    teams.outerjoin(active_versions, active_versions.c.team_id == teams.c.id).outerjoin(
+        versions, versions.c.id == active_versions.c.version_id
+    )
+)
+
+
+def _team(row: Any) -> Team:
+    """A team from a row of ``_TEAMS``."""
+    return Team(id=row.id, name=row.name, created_at=_utc(row.created_at), active_version=row.active)
+
+
+def _version(row: Any) -> Version:
+    """A version from a row of the versions table."""
+    return Version(
+        id=row.id,
+        team_id=row.team_id,
+        number=row.number,
+        digest=row.digest,
+        files=row.files,
+        size=row.size_bytes,
+        protocol=row.protocol,
+        run=tuple(row.run),
+        build=row.build,
+        state=BuildState(row.state),
+        created_at=_utc(row.created_at),
+    )
 
 
 def _utc(moment: datetime) -> datetime:
@@ -141,14 +208,90 @@ class Repository:
     async def teams(self) -> list[Team]:
         """Every team, by name."""
         async with self.engine.connect() as connection:
-            rows = (await connection.execute(select(teams).order_by(teams.c.name))).all()
-        return [Team(id=row.id, name=row.name, created_at=_utc(row.created_at)) for row in rows]
+            rows = (await connection.execute(_TEAMS.order_by(teams.c.name))).all()
+        return [_team(row) for row in rows]
 
     async def team_for_token(self, token: str) -> Team | None:
         """The team whose token this is, or None."""
         async with self.engine.connect() as connection:
-            row = (await connection.execute(select(teams).where(teams.c.token_sha256 == token_digest(token)))).first()
-        return None if row is None else Team(id=row.id, name=row.name, created_at=_utc(row.created_at))
+            row = (await connection.execute(_TEAMS.where(teams.c.token_sha256 == token_digest(token)))).first()
+        return None if row is None else _team(row)
+
+    async def add_version(
+        self, team: Team, *, digest: str, files: int, size: int, protocol: str, run: tuple[str, ...], build: str | None
+    ) -> tuple[Version, bool]:
+        """Record a submission of ``team`` as its next version, queued for building, and return it
+        with True; the same files as one of its earlier versions return that version and False."""
+        for _ in range(10):  # two submissions of one team at once: the loser of the number takes the next
+            async with self.engine.begin() as connection:
+                same = (
+                    await connection.execute(
+                        select(versions).where(versions.c.team_id == team.id, versions.c.digest == digest)
+                    )
+                ).first()
+                if same is not None:
+                    return _version(same), False
+                last = (
+                    await connection.execute(select(func.max(versions.c.number)).where(versions.c.team_id == team.id))
+                ).scalar()
+                values = {
+                    "team_id": team.id,
+                    "number": (last or 0) + 1,
+                    "digest": digest,
+                    "files": files,
+                    "size_bytes": size,
+                    "protocol": protocol,
+                    "run": list(run),
+                    "build": build,
+                    "state": BuildState.QUEUED.value,
+                    "created_at": datetime.now(UTC),
+                }
+                try:
+                    row = (await connection.execute(versions.insert().values(**values).returning(versions))).one()
+                except IntegrityError:
+                    await connection.rollback()
+                    continue
+                return _version(row), True
+        raise ArenaError(f"team {team.name!r}: too many submissions at once; try again")
+
+    async def versions(self, team: Team) -> list[Version]:
+        """The team's versions, oldest first."""
+        query = select(versions).where(versions.c.team_id == team.id).order_by(versions.c.number)
+        async with self.engine.connect() as connection:
+            return [_version(row) for row in (await connection.execute(query)).all()]
+
+    async def version(self, team: Team, number: int) -> Version | None:
+        """The team's version ``number``, or None (another team's versions are never found)."""
+        query = select(versions).where(versions.c.team_id == team.id, versions.c.number == number)
+        async with self.engine.connect() as connection:
+            row = (await connection.execute(query)).first()
+        return None if row is None else _version(row)
+
+    async def set_state(self, version: Version, state: BuildState) -> Version:
+        """Move a version to ``state`` (the builder's record) and return it so."""
+        async with self.engine.begin() as connection:
+            await connection.execute(versions.update().where(versions.c.id == version.id).values(state=state.value))
+        return dataclasses.replace(version, state=state)
+
+    async def activate(self, team: Team, number: int) -> Version:
+        """Make version ``number`` the team's active one; only a ready version can be."""
+        async with self.engine.begin() as connection:
+            row = (
+                await connection.execute(
+                    select(versions).where(versions.c.team_id == team.id, versions.c.number == number)
+                )
+            ).first()
+            if row is None:
+                raise ArenaError(f"team {team.name!r} has no version v{number}")
+            version = _version(row)
+            if version.state is not BuildState.READY:
+                raise ArenaError(f"v{number} is {version.state}: only a ready version can be active")
+            updated = await connection.execute(
+                active_versions.update().where(active_versions.c.team_id == team.id).values(version_id=version.id)
+            )
+            if updated.rowcount == 0:
+                await connection.execute(active_versions.insert().values(team_id=team.id, version_id=version.id))
+        return version
 
     async def add_organiser_token(self) -> str:
         """A new organiser token (admin work), returned in clear this once."""
