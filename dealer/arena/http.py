@@ -1,0 +1,216 @@
+"""The arena's HTTP API (``/api/v1``, JSON, bearer tokens): thin aiohttp routes over the repository.
+
+Every route but ``GET /api/v1/openapi.yaml`` needs a token: a team's routes answer about that
+team alone (its versions are looked up under it, so another team's are never found: 404, as for
+a version that does not exist), the organiser's routes refuse team tokens (403). A request
+without a valid token is 401. Errors are ``{"error": "one line"}``. ``openapi.yaml`` beside this
+module describes every route (a test holds the two together).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+from aiohttp import BodyPartReader, web
+
+from dealer.arena.archive import MB, unpack
+from dealer.arena.config import ArenaConfig
+from dealer.arena.model import ArenaError, RateLimit, Team, Version
+from dealer.arena.repository import Repository
+
+LOGGER = logging.getLogger(__name__)
+API = "/api/v1"
+OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"
+REPOSITORY = web.AppKey("repository", Repository)
+CONFIG = web.AppKey("config", ArenaConfig)
+LIMIT = web.AppKey("rate_limit", RateLimit)
+QUEUED: web.AppKey[Callable[[Version], None]] = web.AppKey("queued")
+TEAM: web.RequestKey[Team | None] = web.RequestKey("team")  # the caller's team (None: the organiser)
+
+
+def _fail(status: type[web.HTTPError], message: str, **headers: str) -> NoReturn:
+    """End the request with ``status`` and ``{"error": message}``."""
+    raise status(text=json.dumps({"error": message}), content_type="application/json", headers=headers)
+
+
+def _bearer(request: web.Request) -> str:
+    """The request's bearer token, or a 401."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        _fail(web.HTTPUnauthorized, "missing token: send 'Authorization: Bearer TOKEN'")
+    return token.strip()
+
+
+@web.middleware
+async def _authenticate(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Any:
+    """Put the caller's team (or None for the organiser) on the request; a bad token is a 401."""
+    if request.path == f"{API}/openapi.yaml":
+        return await handler(request)
+    token = _bearer(request)
+    repository = request.app[REPOSITORY]
+    team = await repository.team_for_token(token)
+    if team is None and not await repository.is_organiser(token):
+        _fail(web.HTTPUnauthorized, "unknown token")
+    request[TEAM] = team
+    return await handler(request)
+
+
+def _team(request: web.Request) -> Team:
+    """The calling team (a route for teams: the organiser's token is refused with a 403)."""
+    team: Team | None = request[TEAM]
+    if team is None:
+        _fail(web.HTTPForbidden, "a team's route: use the team's token")
+    return team
+
+
+def _organiser(request: web.Request) -> None:
+    """Refuse a team's token on an organiser's route (403)."""
+    if request[TEAM] is not None:
+        _fail(web.HTTPForbidden, "an organiser's route: a team's token cannot use it")
+
+
+def version_json(version: Version) -> dict[str, object]:
+    """A version as the API shows it to its own team."""
+    return {
+        "version": version.number,
+        "label": version.label,
+        "sha256": version.digest,
+        "files": version.files,
+        "size": version.size,
+        "protocol": version.protocol,
+        "build": version.build,
+        "run": list(version.run),
+        "state": str(version.state),
+        "created_at": version.created_at.isoformat(),
+    }
+
+
+async def _openapi(_request: web.Request) -> web.Response:
+    return web.Response(text=OPENAPI.read_text(encoding="utf-8"), content_type="application/yaml")
+
+
+async def _me(request: web.Request) -> web.Response:
+    team = _team(request)
+    return web.json_response({"name": team.name, "active_version": team.active_version})
+
+
+async def _teams(request: web.Request) -> web.Response:
+    _organiser(request)
+    teams = await request.app[REPOSITORY].teams()
+    return web.json_response(
+        [{"name": t.name, "created_at": t.created_at.isoformat(), "active_version": t.active_version} for t in teams]
+    )
+
+
+async def _read_archive(request: web.Request, limit: int) -> bytes:
+    """The multipart field ``archive``, read up to ``limit`` bytes (413 past it)."""
+    if not request.content_type.startswith("multipart/"):
+        _fail(web.HTTPBadRequest, "send the archive as multipart/form-data, in a field named 'archive'")
+    reader = await request.multipart()
+    while (part := await reader.next()) is not None:
+        if not isinstance(part, BodyPartReader) or part.name != "archive":
+            continue
+        data = bytearray()
+        while chunk := await part.read_chunk(64 * 1024):
+            data += chunk
+            if len(data) > limit:
+                raise web.HTTPRequestEntityTooLarge(
+                    limit,
+                    len(data),
+                    text=json.dumps({"error": f"the archive is larger than {limit // MB} MB"}),
+                    content_type="application/json",
+                )
+        return bytes(data)
+    _fail(web.HTTPBadRequest, "no field named 'archive' in the form")
+
+
+async def _submit(request: web.Request) -> web.Response:
+    team = _team(request)
+    config = request.app[CONFIG]
+    wait = request.app[LIMIT].retry_after(team.id, time.monotonic())
+    if wait > 0:
+        _fail(
+            web.HTTPTooManyRequests,
+            f"at most {config.submissions.per_hour} submissions an hour: try again in {wait:.0f} s",
+            **{"Retry-After": str(int(wait) + 1)},
+        )
+    data = await _read_archive(request, config.submissions.max_archive_mb * MB)
+    try:
+        stored = await asyncio.to_thread(unpack, data, config.storage, config.submissions)
+    except ArenaError as error:
+        LOGGER.info("team %s: submission refused: %s", team.name, error)
+        _fail(web.HTTPUnprocessableEntity, str(error))
+    manifest = stored.manifest
+    version, new = await request.app[REPOSITORY].add_version(
+        team,
+        digest=stored.digest,
+        files=stored.files,
+        size=stored.size,
+        protocol=str(manifest.protocol),
+        run=manifest.run,
+        build=manifest.build,
+    )
+    LOGGER.info("team %s: %s %s (%s)", team.name, version.label, "stored" if new else "resubmitted", version.digest)
+    if new:
+        request.app[QUEUED](version)
+    return web.json_response({**version_json(version), "new": new}, status=201 if new else 200)
+
+
+def _number(request: web.Request) -> int:
+    """The version number in the path (``3`` or ``v3``), or a 404."""
+    text = request.match_info["number"].removeprefix("v")
+    if not text.isdigit() or len(text) > 9:
+        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
+    return int(text)
+
+
+async def _versions(request: web.Request) -> web.Response:
+    team = _team(request)
+    return web.json_response([version_json(v) for v in await request.app[REPOSITORY].versions(team)])
+
+
+async def _version(request: web.Request) -> web.Response:
+    team = _team(request)
+    version = await request.app[REPOSITORY].version(team, _number(request))
+    if version is None:
+        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
+    return web.json_response(version_json(version))
+
+
+async def _activate(request: web.Request) -> web.Response:
+    team = _team(request)
+    try:
+        body = await request.json()
+    except ValueError:
+        _fail(web.HTTPBadRequest, 'send JSON: {"version": N}')
+    number = body.get("version") if isinstance(body, dict) else None
+    if not isinstance(number, int) or isinstance(number, bool):
+        _fail(web.HTTPBadRequest, 'send JSON: {"version": N}')
+    try:
+        version = await request.app[REPOSITORY].activate(team, number)
+    except ArenaError as error:
+        _fail(web.HTTPConflict, str(error))
+    return web.json_response(version_json(version))
+
+
+def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Version], None]) -> web.Application:
+    """The API's aiohttp application on ``repository``; ``queued`` is told of every new version."""
+    app = web.Application(middlewares=[_authenticate], client_max_size=config.submissions.max_archive_mb * MB + MB)
+    app[REPOSITORY] = repository
+    app[CONFIG] = config
+    app[LIMIT] = RateLimit(config.submissions.per_hour)
+    app[QUEUED] = queued
+    app.router.add_get(f"{API}/openapi.yaml", _openapi)
+    app.router.add_get(f"{API}/team", _me)
+    app.router.add_get(f"{API}/teams", _teams)
+    app.router.add_post(f"{API}/submissions", _submit)
+    app.router.add_get(f"{API}/versions", _versions)
+    app.router.add_get(f"{API}/versions/{{number}}", _version)
+    app.router.add_put(f"{API}/active", _activate)
+    return app
