@@ -37,7 +37,7 @@ from grpc_health.v1 import health_pb2
 
 from dealer import wire
 from dealer.faults import Fault
-from dealer.wire import Reply, frame
+from dealer.wire import Reply
 from poker.v1 import dealer_pb2 as pb
 from poker.v1 import dealer_pb2_grpc
 
@@ -69,6 +69,15 @@ def tune_gc() -> None:
 
 
 Answered = Callable[[Reply | None, float], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """Why the dealer cut a bot off (its fault is counted already): a gRPC status name, which a
+    stream ends with, and a sentence for the bot."""
+
+    status: str
+    detail: str
 
 
 @dataclass(slots=True)
@@ -112,7 +121,7 @@ class BotSession:
     _late: dict[int, None] = field(default_factory=dict)
     _owner: object | None = None  # who serves the connection (a stream's context): only its end detaches
     _stream: asyncio.Task[object] | None = None  # the task serving the stream, cancelled to cut a stalled bot off
-    _cut: tuple[grpc.StatusCode, str] | None = None  # why the dealer ends the stream (its fault is counted)
+    _cut: Cut | None = None  # why the dealer ends the connection (its fault is counted)
     _goodbye: bool = False
 
     @property
@@ -142,12 +151,9 @@ class BotSession:
         else:
             del self.faults[reason]
 
-    def send(self, item: pb.Item, *, flush: bool = False) -> None:
-        """Queue an item for the next message to this bot (dropped if it is not connected)."""
-        self.send_framed(frame(item), flush=flush)
-
     def send_framed(self, framed: bytes, *, flush: bool = False) -> None:
-        """Queue an item already framed by ``frame`` (shared by every seat that receives it).
+        """Queue an item framed by ``wire`` (shared by every seat that receives it) for the next
+        message to this bot (dropped if it is not connected).
 
         A backlog above MAX_MESSAGE_BYTES is written at once (in messages of at most that size);
         one above MAX_BACKLOG_BYTES (the bot does not read its stream) cuts the bot off."""
@@ -187,7 +193,7 @@ class BotSession:
         """Say goodbye: the bot should exit; a disconnect after this is not a fault (for good:
         a bot that connects later is told goodbye at once)."""
         self._goodbye = True
-        self.send(pb.Item(goodbye=pb.Goodbye(reason=reason)), flush=True)
+        self.send_framed(wire.goodbye(reason), flush=True)
 
     # ------------------------------------------------------------- stream side
 
@@ -240,7 +246,7 @@ class BotSession:
         """The bot does not read what it is sent: count it once and end its stream."""
         if self._cut is None:
             self.fault(Fault.STALLED, f"more than {MAX_BACKLOG_BYTES} bytes wait to be sent: the bot does not read")
-            self._cut = grpc.StatusCode.RESOURCE_EXHAUSTED, "the bot does not read its stream"
+            self._cut = Cut("RESOURCE_EXHAUSTED", "the bot does not read its stream")
             if self._stream is not None:
                 self._stream.cancel()
 
@@ -386,7 +392,7 @@ class BotSession:
         current owner's end detaches."""
         self._attach(owner, version)
         log.info("bot %s connected over its own pipes or port", self.name)
-        self.send(pb.Item(welcome=pb.Welcome(name=self.name, protocol_version=PROTOCOL_VERSION)), flush=True)
+        self.send_framed(wire.welcome(self.name, PROTOCOL_VERSION), flush=True)
         if self._goodbye:  # as in Play: a goodbye is final
             self.goodbye("session over")
 
@@ -599,7 +605,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             return
         session._attach(context, first.hello.version[:64])
         log.info("bot %s connected from %s (version %r)", session.name, peer, session.version)
-        session.send(pb.Item(welcome=pb.Welcome(name=session.name, protocol_version=PROTOCOL_VERSION)), flush=True)
+        session.send_framed(wire.welcome(session.name, PROTOCOL_VERSION), flush=True)
         if session._goodbye:  # it connects after its goodbye (it came too late): say it again, no fault
             session.goodbye("session over")
         reader = asyncio.create_task(self._read(session, context))
@@ -627,7 +633,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             session._dealer_error(dealer_error)
             await context.abort(grpc.StatusCode.INTERNAL, "the dealer failed; the organiser has its log")
         if cut is not None:  # tell the bot why its stream ends (its fault is counted already)
-            await context.abort(*cut)
+            await context.abort(grpc.StatusCode[cut.status], cut.detail)
 
     @staticmethod
     async def _write(session: BotSession, context: grpc.aio.ServicerContext, reader: asyncio.Task[None]) -> None:
@@ -657,10 +663,10 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                     return
                 if type(message) is _Refused:
                     session.fault(message.fault, message.detail)
-                    session._cut = message.status, message.detail
+                    session._cut = Cut(message.status.name, message.detail)
                     return
                 if not await session._receive_sliced(message):
-                    session._cut = grpc.StatusCode.RESOURCE_EXHAUSTED, "too many messages that answer no request"
+                    session._cut = Cut("RESOURCE_EXHAUSTED", "too many messages that answer no request")
                     return
         except _BROKEN:
             return

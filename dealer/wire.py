@@ -619,6 +619,9 @@ class Reply:
         self.strategy = strategy
 
 
+BotMessage = pb.BotMessage  # a bot's decoded message of replies, as a session routes it (dealer.session)
+
+
 def reply(message: pb.ActionReply) -> Reply:
     """An ActionReply off the wire as the match reads it."""
     kind = message.type
@@ -628,6 +631,16 @@ def reply(message: pb.ActionReply) -> Reply:
         return Reply(message.table, message.request_id, action, message.amount)
     strategy = tuple([(_REPLY_ACTIONS.get(o.type) or str(o.type), o.amount, o.probability) for o in options])
     return Reply(message.table, message.request_id, action, message.amount, strategy)
+
+
+def welcome(name: str, protocol_version: int) -> bytes:
+    """A framed Welcome, the first item a connected bot is sent (over any transport)."""
+    return frame(pb.Item(welcome=pb.Welcome(name=name, protocol_version=protocol_version)))
+
+
+def goodbye(reason: str) -> bytes:
+    """A framed Goodbye: the bot should exit."""
+    return frame(pb.Item(goodbye=pb.Goodbye(reason=reason)))
 
 
 def notice(reason: str, detail: str, request_id: int = 0) -> bytes:
