@@ -40,8 +40,9 @@ from dealer import wire
 from dealer.acpc_game import game_definition, position
 from dealer.choices import Network
 from dealer.config import GameConfig, Limits
+from dealer.faults import Fault
 from dealer.processes import BotProcess
-from dealer.server import BotSession, Fault
+from dealer.session import BotSession
 
 LOGGER = logging.getLogger(__name__)
 HOST = "127.0.0.1"

@@ -50,13 +50,15 @@ from dealer.cards import shuffled_deck
 from dealer.config import GameConfig, Limits
 from dealer.equity import adjusted_net
 from dealer.errors import DealerError, IllegalActionError
+from dealer.faults import Fault
 from dealer.history import PhhsWriter, phh_text
 from dealer.processes import BotProcess, sweep_cgroups
 from dealer.records import HandRecord, MatchResult, Tally
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import Seating, sealed_instances
 from dealer.seeds import deal_key
-from dealer.server import BotSession, DealerServer, Fault
+from dealer.server import DealerServer
+from dealer.session import BotSession
 from dealer.wire import BET_RAISE, CHECK_CALL, DISQUALIFIED, FOLD, Reply
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed

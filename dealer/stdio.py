@@ -25,7 +25,8 @@ import asyncio
 import logging
 
 from dealer import wire
-from dealer.server import MAX_BACKLOG_BYTES, BotSession, Fault
+from dealer.faults import Fault
+from dealer.session import MAX_BACKLOG_BYTES, BotSession
 
 LOGGER = logging.getLogger(__name__)
 MAX_LINE_BYTES = 1 << 16  # a reply line is under 100 bytes; longer is garbage, not a reply

@@ -620,6 +620,7 @@ class Reply:
 
 
 BotMessage = pb.BotMessage  # a bot's decoded message of replies, as a session routes it (dealer.session)
+ActionReply = pb.ActionReply  # one reply of it
 
 
 def reply(message: pb.ActionReply) -> Reply:
