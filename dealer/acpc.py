@@ -4,8 +4,8 @@ An ACPC client plays one seat of one table at a time over TCP. For a bot at K ta
 the dealer writes the match's ``.game`` file into its own output folder (never into a bot's
 folder), opens K ports and launches the bot's command K times (``{game}``, ``{host}`` and
 ``{port}`` replaced), each through the same launcher, limits and scratch folders as any bot. Once
-every client has connected and said ``VERSION:2.0.0``, one adapter drives the bot's ``BotSession``
-as ``DealerService.Play`` drives a gRPC stream: each batch the session releases is translated,
+every client has connected and said ``VERSION:2.0.0``, the clients are one connection of
+``dealer.pump``, as a gRPC stream is: each batch the bot's ``BotSession`` releases is translated,
 table by table, into ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` lines (one per change of
 state, as the ACPC dealer sends them), and each answer ``<state>:<f|c|r[N]>`` goes back to the
 request of that state. Clocks, faults and the fault policy are the session's and the match's.
@@ -42,6 +42,7 @@ from dealer.choices import Network
 from dealer.config import GameConfig, Limits
 from dealer.faults import Fault
 from dealer.processes import BotProcess
+from dealer.pump import Inbox, pump
 from dealer.session import BotSession
 
 LOGGER = logging.getLogger(__name__)
@@ -158,6 +159,9 @@ class AcpcView:
         return self.table, request_id, "bet_raise", int(size) - before
 
 
+_Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]  # a client's connection, the dealer's end
+
+
 @dataclasses.dataclass(eq=False)
 class _Client:
     """One launched ACPC client: its process, the dealer's end of its port, its table's view once assigned."""
@@ -166,6 +170,91 @@ class _Client:
     server: asyncio.Server
     connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
     view: AcpcView | None = None
+
+
+class _Clients:
+    """A bot's connected ACPC clients, one per table, as one connection of the pump (``dealer.pump``):
+    each batch is translated table by table into MATCHSTATE lines, each answer into a reply."""
+
+    lost = "its output ended without Goodbye"
+    broken: tuple[type[BaseException], ...] = (BrokenPipeError, ConnectionResetError)
+
+    def __init__(self, clients: list[_Client], connections: list[_Streams], no_limit: bool) -> None:
+        self._clients = clients
+        self._connections = connections
+        self._no_limit = no_limit
+        self._by_table: dict[int, _Client] = {}
+
+    async def read(self, inbox: Inbox) -> None:
+        """Read every client's answers until one of them closes (one client down ends the bot's connection)."""
+        readers = [
+            asyncio.create_task(self._read(inbox, client, reader))
+            for client, (reader, _) in zip(self._clients, self._connections, strict=True)
+        ]
+        try:
+            done, _ = await asyncio.wait(readers, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for reader_task in readers:
+                reader_task.cancel()
+        for reader_task in done:
+            reader_task.result()  # a reader's own error, if the dealer had one
+
+    @staticmethod
+    async def _read(inbox: Inbox, client: _Client, reader: asyncio.StreamReader) -> None:
+        """Read one client's answers until it closes or the bot is cut off."""
+        while True:
+            try:
+                raw = await reader.readline()
+            except (asyncio.LimitOverrunError, ValueError):
+                inbox.malformed(f"a line longer than {MAX_LINE_BYTES} bytes", fatal=True)
+                return
+            if not raw:
+                return
+            line = raw.decode("utf-8", "replace").strip()
+            if not line or line[0] in "#;":  # comments, as the ACPC dealer allows
+                continue
+            try:
+                if client.view is None:
+                    raise ValueError("an answer before any state was sent")
+                reply = client.view.answer(line)
+            except ValueError as error:
+                if not inbox.malformed(str(error)):
+                    return
+                continue
+            if not await inbox.receive(wire.reply_message([reply])):
+                return
+
+    async def write(self, batch: bytes) -> int:
+        """Write each client the MATCHSTATE lines of its table's items and wait until they are sent."""
+        written: dict[int, list[str]] = {}
+        for item in wire.item_dicts(batch):
+            table = item["table"]
+            assert isinstance(table, int)
+            seated = self._by_table.get(table)
+            if seated is None:
+                if item["type"] != "match_start":
+                    continue  # connection-level items (welcome, notices, goodbye): ACPC has none
+                seated = next((c for c in self._clients if c.view is None), None)
+                if seated is None:
+                    continue
+                self._by_table[table] = seated
+                seated.view = AcpcView(table, self._no_limit)
+            assert seated.view is not None
+            seated.view.feed(item, written.setdefault(id(seated), []))
+        for client, (_, writer) in zip(self._clients, self._connections, strict=True):
+            lines = written.get(id(client), [])
+            if client.view is not None:
+                client.view.flush(lines)
+            if lines:
+                writer.write("".join(f"{line}\r\n" for line in lines).encode())
+        for _, writer in self._connections:
+            await writer.drain()
+        return 0
+
+    def close(self) -> None:
+        """Close every client's connection."""
+        for _, writer in self._connections:
+            writer.close()
 
 
 class AcpcBot:
@@ -298,95 +387,9 @@ class AcpcBot:
     async def _serve(self, session: BotSession, no_limit: bool, startup_s: float) -> None:
         """Wait for every client's version, then pump the session's batches to them and their answers back."""
         connections = await self._handshake(session, startup_s)
-        if not connections:
-            return
-        owner = object()
-        session.open(owner)
-        readers = [
-            asyncio.create_task(self._read(session, client, reader))
-            for client, (reader, _) in zip(self.clients, connections, strict=True)
-        ]
-        by_table: dict[int, _Client] = {}
-        error: BaseException | None = None
-        try:
-            while not any(r.done() for r in readers):
-                await session.wait_batch()
-                if not session.owned_by(owner):
-                    break
-                batch, goodbye = session.take_batch()
-                if not batch:
-                    continue
-                written: dict[int, list[str]] = {}
-                for item in wire.item_dicts(batch):
-                    table = item["table"]
-                    assert isinstance(table, int)
-                    seated = by_table.get(table)
-                    if seated is None:
-                        if item["type"] != "match_start":
-                            continue  # connection-level items (welcome, notices, goodbye): ACPC has none
-                        seated = next((c for c in self.clients if c.view is None), None)
-                        if seated is None:
-                            continue
-                        by_table[table] = seated
-                        seated.view = AcpcView(table, no_limit)
-                    assert seated.view is not None
-                    seated.view.feed(item, written.setdefault(id(seated), []))
-                for client, (_, writer) in zip(self.clients, connections, strict=True):
-                    lines = written.get(id(client), [])
-                    if client.view is not None:
-                        client.view.flush(lines)
-                    if lines:
-                        writer.write("".join(f"{line}\r\n" for line in lines).encode())
-                for _, writer in connections:
-                    await writer.drain()
-                if goodbye:
-                    break
-            for reader_task in readers:
-                if reader_task.done():
-                    reader_task.result()  # a reader's own error, if the dealer had one
-        except asyncio.CancelledError:
-            if session.owned_by(owner):  # not a cut-off of the session's (a bot that does not read)
-                raise
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        except Exception as failure:  # noqa: BLE001 - the dealer's own: reported, never charged to the bot
-            error = failure
-        finally:
-            for reader_task in readers:
-                reader_task.cancel()
-            cut = any(r.done() and not r.cancelled() and r.exception() is None and r.result() for r in readers)
-            session.close(owner, cut=cut, error=error)
-            for _, writer in connections:
-                writer.close()
-
-    async def _read(self, session: BotSession, client: _Client, reader: asyncio.StreamReader) -> bool:
-        """Read one client's answers until it closes; True when the bot was cut off."""
-        try:
-            while True:
-                try:
-                    raw = await reader.readline()
-                except (asyncio.LimitOverrunError, ValueError):
-                    session.malformed(f"a line longer than {MAX_LINE_BYTES} bytes")
-                    return True
-                if not raw:
-                    return False
-                line = raw.decode("utf-8", "replace").strip()
-                if not line or line[0] in "#;":  # comments, as the ACPC dealer allows
-                    continue
-                try:
-                    if client.view is None:
-                        raise ValueError("an answer before any state was sent")
-                    reply = client.view.answer(line)
-                except ValueError as error:
-                    if not session.malformed(str(error)):
-                        return True
-                    continue
-                if not session.receive(wire.reply_message([reply])):
-                    return True
-        except (ConnectionResetError, BrokenPipeError):
-            return False
-        finally:
-            session.wake()
+        if connections:
+            LOGGER.info("bot %s connected over its table ports", session.name)
+            await pump(session, _Clients(self.clients, connections, no_limit))
 
     # ------------------------------------------------------------- as the match sees a bot process
 

@@ -32,8 +32,8 @@ import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2
 
-from dealer import wire
 from dealer.faults import Fault
+from dealer.pump import Inbox, pump
 from dealer.session import (
     FLOOD_LIMIT,
     MAX_BACKLOG_BYTES,
@@ -241,75 +241,42 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                 f"protocol version {version} is not supported: this dealer speaks version {PROTOCOL_VERSION}",
             )
             return
-        session._attach(context, first.hello.version[:64])
-        log.info("bot %s connected from %s (version %r)", session.name, peer, session.version)
-        session.send_framed(wire.welcome(session.name, PROTOCOL_VERSION), flush=True)
-        if session._goodbye:  # it connects after its goodbye (it came too late): say it again, no fault
-            session.goodbye("session over")
-        reader = asyncio.create_task(self._read(session, context))
-        dealer_error: BaseException | None = None
-        try:
-            await self._write(session, context, reader)
-            if reader.done():
-                reader.result()  # the reader's own error, if the dealer had one
-        except asyncio.CancelledError:
-            if session._cut is None:  # the stream broke (the bot left), not a cut-off of ours
-                raise
-        except _BROKEN:
-            pass
-        except Exception as error:  # noqa: BLE001 - the dealer's own: reported, never charged to the bot
-            dealer_error = error
-        finally:
-            reader.cancel()
-            cut = session._cut
-            if session._owner is context:
-                if not session._goodbye and cut is None and dealer_error is None:
-                    session.fault(Fault.DISCONNECT, "the stream ended without Goodbye")
-                session._detach()
-                log.info("bot %s disconnected", session.name)
-        if dealer_error is not None:
-            session._dealer_error(dealer_error)
+        log.info("bot %s connected from %s (version %r)", session.name, peer, first.hello.version[:64])
+        ended = await pump(session, _Stream(context), first.hello.version[:64])
+        if ended.failed:
             await context.abort(grpc.StatusCode.INTERNAL, "the dealer failed; the organiser has its log")
-        if cut is not None:  # tell the bot why its stream ends (its fault is counted already)
-            await context.abort(grpc.StatusCode[cut.status], cut.detail)
+        if ended.cut is not None:  # tell the bot why its stream ends (its fault is counted already)
+            await context.abort(grpc.StatusCode[ended.cut.status], ended.cut.detail)
 
-    @staticmethod
-    async def _write(session: BotSession, context: grpc.aio.ServicerContext, reader: asyncio.Task[None]) -> None:
-        """Write the session's batches until the reader ends, the bot is cut off or says goodbye."""
-        loop = asyncio.get_running_loop()
-        while not reader.done():
-            await session._wake.wait()
-            if session._owner is not context or session._cut is not None:
+
+class _Stream:
+    """A bot's ``Play`` stream as a connection of the pump (``dealer.pump``)."""
+
+    lost = "the stream ended without Goodbye"
+    broken: tuple[type[BaseException], ...] = _BROKEN
+
+    def __init__(self, context: grpc.aio.ServicerContext) -> None:
+        self._context = context
+
+    async def read(self, inbox: Inbox) -> None:
+        """Hand each message read to ``inbox`` until the stream ends; a refused one cuts the bot off."""
+        while True:
+            message = await self._context.read()
+            if message is grpc.aio.EOF:
                 return
-            goodbye = session._goodbye
-            batch = session._take_batch(loop.time())
-            if batch:
-                await context.write(batch)
-                if goodbye and not session._outbox:
-                    return
+            if type(message) is _Refused:
+                inbox.refuse(message.fault, Cut(message.status.name, message.detail))
+                return
+            if not await inbox.receive(message):
+                return
 
-    @staticmethod
-    async def _read(session: BotSession, context: grpc.aio.ServicerContext) -> None:
-        """Read until the stream ends; set ``session._cut`` when the dealer cuts the bot off.
+    async def write(self, batch: bytes) -> int:
+        """Write one DealerMessage; gRPC's flow control holds the write until the bot reads."""
+        await self._context.write(batch)
+        return 0
 
-        A broken or cancelled stream ends quietly (the caller counts the disconnect); any other
-        error is the dealer's own and is raised."""
-        try:
-            while True:
-                message = await context.read()
-                if message is grpc.aio.EOF:
-                    return
-                if type(message) is _Refused:
-                    session.fault(message.fault, message.detail)
-                    session._cut = Cut(message.status.name, message.detail)
-                    return
-                if not await session._receive_sliced(message):
-                    session._cut = Cut("RESOURCE_EXHAUSTED", "too many messages that answer no request")
-                    return
-        except _BROKEN:
-            return
-        finally:
-            session._wake.set()
+    def close(self) -> None:
+        """Nothing to release: the stream ends with ``Play``."""
 
 
 class _Health:

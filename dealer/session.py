@@ -45,6 +45,10 @@ class Cut:
     detail: str
 
 
+STALLED = Cut("RESOURCE_EXHAUSTED", "the bot does not read its stream")
+FLOODED = Cut("RESOURCE_EXHAUSTED", "too many messages that answer no request")
+
+
 @dataclass(slots=True)
 class _Deadline:
     """One timer for the requests of a batch that share a time allowance."""
@@ -210,8 +214,8 @@ class BotSession:
     def _stalled(self) -> None:
         """The bot does not read what it is sent: count it once and end its stream."""
         if self._cut is None:
-            self.fault(Fault.STALLED, f"more than {MAX_BACKLOG_BYTES} bytes wait to be sent: the bot does not read")
-            self._cut = Cut("RESOURCE_EXHAUSTED", "the bot does not read its stream")
+            detail = f"more than {MAX_BACKLOG_BYTES} bytes wait to be sent: the bot does not read"
+            self.cut_off(STALLED, Fault.STALLED, detail)
             if self._stream is not None:
                 self._stream.cancel()
 
@@ -349,16 +353,14 @@ class BotSession:
             return False
         return True
 
-    # ------------------------------------------------------------- other transports (dealer.stdio, dealer.acpc)
+    # ------------------------------------------------------------- the connection's side (dealer.pump)
 
     def open(self, owner: object, version: str = "") -> None:
-        """Attach a connection that is not a gRPC stream (from the task that serves it), and
-        welcome the bot. ``owner`` stands for the connection as a stream's context does: only the
-        current owner's end detaches."""
+        """Attach a connection (from the task that serves it, which a stalled bot's cut-off cancels)
+        and welcome the bot. ``owner`` stands for the connection: only the current owner's end detaches."""
         self._attach(owner, version)
-        log.info("bot %s connected over its own pipes or port", self.name)
         self.send_framed(wire.welcome(self.name, PROTOCOL_VERSION), flush=True)
-        if self._goodbye:  # as in Play: a goodbye is final
+        if self._goodbye:  # it connects after its goodbye (it came too late): say it again, no fault
             self.goodbye("session over")
 
     def wake(self) -> None:
@@ -374,15 +376,20 @@ class BotSession:
         await self._wake.wait()
 
     def take_batch(self) -> tuple[bytes, bool]:
-        """What ``Play`` writes next (at most MAX_MESSAGE_BYTES), with its requests' clocks started
-        now, and whether it ends the session (the goodbye, and nothing left queued)."""
+        """What the connection writes next (at most MAX_MESSAGE_BYTES), with its requests' clocks
+        started now, and whether the goodbye was said before it (see ``drained``)."""
         goodbye = self._goodbye
-        batch = self._take_batch(asyncio.get_running_loop().time())
-        return batch, goodbye and not self._outbox
+        return self._take_batch(asyncio.get_running_loop().time()), goodbye
 
-    def receive(self, message: wire.BotMessage) -> bool:
-        """Route a message of replies as ``Play`` does; False when the bot must be cut off (flood)."""
-        return self._receive(message)
+    @property
+    def drained(self) -> bool:
+        """Whether nothing is queued: after the goodbye's batch, the session is over."""
+        return not self._outbox
+
+    async def receive(self, message: wire.BotMessage) -> bool:
+        """Route a message of replies (sliced: see ``_receive_sliced``); False when the bot must be
+        cut off (flood)."""
+        return await self._receive_sliced(message)
 
     def malformed(self, detail: str) -> bool:
         """A line that is no reply: a ``protocol`` fault and a notice; it also counts towards the
@@ -395,13 +402,25 @@ class BotSession:
             return False
         return True
 
-    def close(self, owner: object, *, cut: bool, error: BaseException | None = None) -> None:
-        """``owner``'s connection ended, as at the end of ``Play``: a ``disconnect`` unless the
-        dealer said goodbye or cut the bot off (its fault is counted already); ``error``, the
-        dealer's own, is reported and charged to no bot."""
+    def cut_off(self, cut: Cut, reason: str | None = None, detail: str = "") -> None:
+        """End the connection for ``cut`` (once), counting ``reason`` first when it is not counted yet."""
+        if self._cut is None:
+            if reason is not None:
+                self.fault(reason, detail)
+            self._cut = cut
+
+    @property
+    def cut(self) -> Cut | None:
+        """Why the dealer ended the current connection, if it did."""
+        return self._cut
+
+    def close(self, owner: object, lost: str, error: BaseException | None = None) -> None:
+        """``owner``'s connection ended: a ``disconnect`` (``lost`` says how) unless the dealer said
+        goodbye or cut the bot off (its fault is counted already); ``error``, the dealer's own, is
+        reported and charged to no bot."""
         if self._owner is owner:
-            if not self._goodbye and not cut and self._cut is None and error is None:
-                self.fault(Fault.DISCONNECT, "its output ended without Goodbye")
+            if not self._goodbye and self._cut is None and error is None:
+                self.fault(Fault.DISCONNECT, lost)
             self._detach()
             log.info("bot %s disconnected", self.name)
         self._wake.set()

@@ -146,3 +146,20 @@ def test_statistics_start_no_process() -> None:
     assert loaded.strip() == "[]", f"importing the statistics loads what plays matches: {loaded}"
     # The scan sees the players where they are imported, so a statistics module's import would be seen.
     assert {"dealer.match.Match", "dealer.server.DealerServer"} <= set(_player_imports(DEALER / "runner.py"))
+
+
+CONNECTION_LAYER = ("session.py", "pump.py")
+TRANSPORTS = ("server.py", "stdio.py", "acpc.py")  # gRPC, stdio and ACPC: connections of the one pump
+
+
+def _grpc_or_protobuf(path: Path) -> list[str]:
+    """The modules of grpc, its health service, the generated stubs or protobuf that ``path`` imports."""
+    return [n for n in _imports(path) if n.split(".")[0] in ("grpc", "grpc_health", "poker") or n.startswith("google.")]
+
+
+def test_the_session_and_the_pump_import_no_grpc_or_protobuf_and_every_transport_uses_the_pump() -> None:
+    found = {name: _grpc_or_protobuf(DEALER / name) for name in CONNECTION_LAYER}
+    assert not any(found.values()), f"the connection layer knows a transport (keep it in a Connection): {found}"
+    assert "grpc" in _grpc_or_protobuf(DEALER / "server.py")  # the scan sees a transport's own imports
+    users = {name: "dealer.pump.pump" in _imports(DEALER / name) for name in TRANSPORTS}
+    assert all(users.values()), f"a transport with a read/write loop of its own (use dealer.pump): {users}"
