@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import pwd
 import signal
@@ -37,6 +38,7 @@ from dealer.launch import limit_args
 log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 1.0
+STREAM_LIMIT = 1 << 16  # asyncio's default buffer limit of a subprocess's pipes, as create_subprocess_exec sets it
 LAUNCHER_STOP_S = 1.0  # time for the launcher to kill the bot's descendants after SIGTERM
 CGROUP_REMOVE_S = 5.0  # time for the kernel to end the last processes of a stopped bot's sandbox
 CPU_POLL_S = 0.25  # how often a bot's CPU cgroup is read: it may overrun cpu_seconds by about this x cores
@@ -140,6 +142,7 @@ class BotProcess:
     process: asyncio.subprocess.Process
     log_path: Path
     _pump: asyncio.Task[None]
+    _exited: asyncio.Future[None]  # set when the bot's own process has exited (its status is known)
     cgroup: sandbox.MemoryCgroup | None = None
     cpu: sandbox.CpuCgroup | None = None
     killed: bool = False  # the dealer had to signal it: its exit status is not the bot's doing
@@ -238,7 +241,9 @@ class BotProcess:
                     files=files,
                 )
                 fds.append(options)
-            process = await asyncio.create_subprocess_exec(
+            loop = asyncio.get_running_loop()
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _ExitProtocol(loop),
                 *launcher,
                 cwd=workdir,
                 env=env,
@@ -248,6 +253,7 @@ class BotProcess:
                 start_new_session=True,
                 pass_fds=fds,
             )
+            process = asyncio.subprocess.Process(transport, protocol, loop)
         except BaseException:
             if cgroup is not None:
                 cgroup.remove()
@@ -260,7 +266,7 @@ class BotProcess:
         logged = process.stderr if stdio else process.stdout
         assert logged is not None
         pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
-        bot = cls(name, process, log_path, pump, cgroup, cpu)
+        bot = cls(name, process, log_path, pump, protocol.exited, cgroup, cpu)
         if cpu is not None:
             bot._cpu_watch = asyncio.create_task(bot._watch_cpu(cpu, limits.cpu_seconds))
         return bot
@@ -312,13 +318,10 @@ class BotProcess:
         """Wait for the bot's own process to end; True if it did.
 
         Not ``process.wait()``: that also waits for the log pipe to close, which a child of the
-        bot keeps open after the bot itself has exited."""
-        deadline = asyncio.get_running_loop().time() + timeout_s
-        while self.process.returncode is None:
-            if asyncio.get_running_loop().time() >= deadline:
-                return False
-            await asyncio.sleep(0.02)
-        return True
+        bot keeps open after the bot itself has exited. The exit is an event (``_ExitProtocol``)."""
+        if not self._exited.done():
+            await asyncio.wait([self._exited], timeout=None if math.isinf(timeout_s) else timeout_s)
+        return self.process.returncode is not None
 
     def terminate(self) -> None:
         """Ask the bot's sandbox to end now (the dealer's doing, so not a crash); ``stop`` still follows."""
@@ -382,6 +385,21 @@ class BotProcess:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+
+class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """The protocol ``asyncio.create_subprocess_exec`` uses, with the process's exit as a future:
+    set when its status is known, whether or not its pipes are still open."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=STREAM_LIMIT, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        """The process ended (asyncio has its status): wake whoever waits for it."""
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 _leftover_cgroups: list[sandbox.MemoryCgroup | sandbox.CpuCgroup] = []
