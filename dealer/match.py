@@ -47,15 +47,15 @@ from dealer import stdio, wire
 from dealer.acpc import AcpcBot
 from dealer.aivat import Decision, hand_luck, read_strategy
 from dealer.cards import shuffled_deck
-from dealer.config import GameConfig, Limits
 from dealer.equity import adjusted_net
 from dealer.errors import DealerError, IllegalActionError
 from dealer.faults import Fault
 from dealer.history import PhhsWriter, phh_text
+from dealer.plan import MatchBot, MatchPlan, instance_label
 from dealer.processes import BotProcess, sweep_cgroups
 from dealer.records import HandRecord, MatchResult, Tally
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
-from dealer.scheduler import Seating, sealed_instances
+from dealer.scheduler import Seating
 from dealer.seeds import deal_key
 from dealer.server import DealerServer
 from dealer.session import BotSession
@@ -64,58 +64,13 @@ from dealer.wire import BET_RAISE, CHECK_CALL, DISQUALIFIED, FOLD, Reply
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class MatchBot:
-    """A bot as a match reaches it: a command to launch, or a remote bot that dials in with ``token`` (a
-    fixed token serves one instance: sealed rotations need a session per instance)."""
-
-    name: str
-    command: tuple[str, ...] | None = None
-    token: str | None = None
-    limits: Limits = field(default_factory=Limits)
-    protocol: str = "grpc"  # or "stdio" (JSON lines on its stdin/stdout, dealer.stdio), "acpc" (dealer.acpc)
-
-
-@dataclass(frozen=True)
-class MatchPlan:
-    """Everything that defines a match, so that it can be replayed exactly."""
-
-    match_id: str
-    tables: tuple[Seating, ...]
-    game: GameConfig
-    hands: int
-    seed: int | str | None = None
-    mode: str = "reset"  # or "freezeout"
-    blind_levels: tuple[tuple[int, int, int], ...] = ()
-    hands_per_level: int = 0
-    fault_policy: str = "fold"
-    sealed: bool = True  # tables sharing a deal set are played by different processes of a bot
-    luck: bool = False  # record each hand's luck-corrected nets too (dealer.aivat; a comparison's estimator)
-    strategies: tuple[str, ...] = ()  # with luck: bots whose reported strategies correct their decisions too
-    attempt: int = 0  # how many times the match was cut off before (a league's --resume): new deals each time
-    # The number of the first table; table k is numbered first_table + k wherever a table is named: the
-    # wire (Item.table, stdio's "table"), the histories (file and _table_id), the logs and the web view.
-    # A league numbers its matches' tables one after the other, so no two tables of a process share one.
-    first_table: int = 1
-
-    def instances(self) -> list[tuple[int, ...]]:
-        """Which instance of each seat's bot plays each table (all instance 0 unless sealed)."""
-        if not self.sealed:
-            return [(0,) * len(t.seats) for t in self.tables]
-        return sealed_instances([(t.seats, t.deal_set) for t in self.tables])
-
-    def instance_labels(self) -> list[tuple[str, ...]]:
-        """Each table's seats as instance labels (``<bot>.<k>``): who plays where, process by process."""
-        return [
-            tuple(instance_label(name, k) for name, k in zip(t.seats, ks, strict=True))
-            for t, ks in zip(self.tables, self.instances(), strict=True)
-        ]
-
-
-def instance_label(name: str, instance: int) -> str:
-    """The name of a bot's instance: its sessions, scratch folder and log are named after it."""
-    return f"{name}.{instance}"
+__all__ = [
+    "STRIKES",
+    "Match",
+    "MatchBot",
+    "MatchPlan",
+    "instance_label",
+]  # the plan's names, imported from here before dealer.plan
 
 
 @dataclass(eq=False)
