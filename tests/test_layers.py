@@ -163,3 +163,17 @@ def test_the_session_and_the_pump_import_no_grpc_or_protobuf_and_every_transport
     assert "grpc" in _grpc_or_protobuf(DEALER / "server.py")  # the scan sees a transport's own imports
     users = {name: "dealer.pump.pump" in _imports(DEALER / name) for name in TRANSPORTS}
     assert all(users.values()), f"a transport with a read/write loop of its own (use dealer.pump): {users}"
+
+
+LAUNCHERS = ("dealer.processes", "dealer.acpc", "dealer.stdio", "dealer.sandbox", "dealer.roster", "dealer.server")
+
+
+def test_a_table_plays_hands_and_launches_no_process() -> None:
+    """The table (deal, ask, apply, settle) reaches its seats through the roster it is handed: it
+    imports nothing that starts a process or serves a connection, not even through another module."""
+    direct = [n for n in _imports(DEALER / "table.py") if any(n == m or n.startswith(f"{m}.") for m in LAUNCHERS)]
+    assert direct == ["dealer.roster.Roster", "dealer.roster.Seat"]  # for types only (TYPE_CHECKING)
+    code = f"import sys, dealer.table; print(sorted(m for m in sys.modules if m in {LAUNCHERS!r}))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", f"importing the table loads a launcher: {loaded}"
+    assert "dealer.processes.BotProcess" in _imports(DEALER / "roster.py")  # the roster is what launches
