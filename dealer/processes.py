@@ -175,90 +175,29 @@ class BotProcess:
         or token. ``relay_port`` (an ACPC bot, sandboxed with ``network: none``): the launcher relays
         that port of the sandbox's loopback to ``local_address``; ``files``: the dealer's files bound
         read-only into the sandbox, by their path there."""
-        owner = None
-        if limits.user is not None:
-            if os.geteuid() != 0:
-                raise OSError(f"bot {name!r}: limits.user needs the dealer to run as root")
-            owner = resolve_user(limits.user)
+        owner = _owner(name, limits)
         sandboxed = limits.sandbox == "on"
-        socket = None
-        if sandboxed:
-            try:
-                sandbox.check()
-            except sandbox.SandboxError as error:
-                raise OSError(f"bot {name!r}: {error}") from None
-            if limits.network == "none" and not stdio:  # a stdio bot needs no socket
-                if local_address is None or not local_address.startswith("unix:"):
-                    raise OSError(f"bot {name!r}: network: none needs the dealer's Unix socket")
-                socket, address = local_address[5:], f"unix:{sandbox.SOCKET}"
+        socket, address = _sealed_address(name, limits, address, local_address, stdio=stdio)
         _prepare_scratch(workdir, owner, reach=not sandboxed)
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        argv = resolve_command(command, base)
-        problem = program_problem(argv[0], base)
-        if problem:
-            raise OSError(f"bot {name!r}: program {command[0]!r} {problem}")
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": sandbox.HOME if sandboxed else str(workdir),
-            "PYTHONUNBUFFERED": "1",
-        }
-        if not stdio:
-            env.update(POKER_DEALER=address, POKER_TOKEN=token)
+        argv = _program(name, command, base)
+        env = _environment(workdir, sandboxed, None if stdio else (address, token))
         cgroup = sandbox.MemoryCgroup.create(limits.memory_mb)
         cpu = sandbox.CpuCgroup.create()
         fds = ([] if cgroup is None else [cgroup.open_procs()]) + ([] if cpu is None else cpu.open_procs())
-        launcher = [
-            sys.executable,
-            "-I",
-            "-m",
-            "dealer.launch",
-            *limit_args(
-                {
-                    "memory_mb": limits.memory_mb if cgroup is None else None,
-                    "cpu_seconds": limits.cpu_seconds,
-                    "open_files": limits.open_files,
-                    "file_size_mb": limits.file_size_mb,
-                    "processes": limits.processes,
-                    "user": None if owner is None else f"{owner[0]}:{owner[1]}",
-                    "cgroup_fd": ",".join(map(str, fds)) if fds else None,
-                    "relay": None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}",
-                }
-            ),
-            "--",
-            *argv,
-        ]
+        relay = None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}"
+        launcher = _launcher(argv, limits, owner, fds, relay, memory_cgroup=cgroup is not None)
         try:
             if sandboxed:
-                launcher, options = sandbox.wrap(
-                    launcher,
-                    program=argv,
-                    workdir=workdir,
-                    private=(base.resolve(), workdir.resolve()),
-                    socket=socket,
-                    host_network=limits.network == "host",  # stdio bots too: no network unless asked
-                    tmp_mb=limits.tmp_mb,
-                    keep_setuid=owner is not None,
-                    files=files,
+                launcher, options = _sandboxed(
+                    launcher, argv, base=base, workdir=workdir, limits=limits, socket=socket, owner=owner, files=files
                 )
                 fds.append(options)
-            loop = asyncio.get_running_loop()
-            transport, protocol = await loop.subprocess_exec(
-                lambda: _ExitProtocol(loop),
-                *launcher,
-                cwd=workdir,
-                env=env,
-                stdin=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT,
-                start_new_session=True,
-                pass_fds=fds,
-            )
-            process = asyncio.subprocess.Process(transport, protocol, loop)
+            process, exited = await _spawn(launcher, workdir, env, fds, stdio=stdio)
         except BaseException:
-            if cgroup is not None:
-                cgroup.remove()
-            if cpu is not None:
-                cpu.remove()
+            for group in (cgroup, cpu):
+                if group is not None:
+                    group.remove()
             raise
         finally:
             for fd in fds:
@@ -266,7 +205,7 @@ class BotProcess:
         logged = process.stderr if stdio else process.stdout
         assert logged is not None
         pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
-        bot = cls(name, process, log_path, pump, protocol.exited, cgroup, cpu)
+        bot = cls(name, process, log_path, pump, exited, cgroup, cpu)
         if cpu is not None:
             bot._cpu_watch = asyncio.create_task(bot._watch_cpu(cpu, limits.cpu_seconds))
         return bot
@@ -385,6 +324,124 @@ class BotProcess:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+
+def _program(name: str, command: Sequence[str], base: Path) -> list[str]:
+    """The bot's argv (``resolve_command``); OSError when its program cannot be run."""
+    argv = resolve_command(command, base)
+    problem = program_problem(argv[0], base)
+    if problem:
+        raise OSError(f"bot {name!r}: program {command[0]!r} {problem}")
+    return argv
+
+
+def _owner(name: str, limits: Limits) -> tuple[int, int] | None:
+    """The (uid, gid) a bot runs as (``limits.user``), or None; OSError if the dealer cannot switch."""
+    if limits.user is None:
+        return None
+    if os.geteuid() != 0:
+        raise OSError(f"bot {name!r}: limits.user needs the dealer to run as root")
+    return resolve_user(limits.user)
+
+
+def _sealed_address(
+    name: str, limits: Limits, address: str, local_address: str | None, *, stdio: bool
+) -> tuple[str | None, str]:
+    """The dealer's Unix socket to bind into a sealed bot's sandbox (or None) and the address the
+    bot dials; OSError when the sandbox cannot start or a sealed bot has no socket to dial."""
+    if limits.sandbox != "on":
+        return None, address
+    try:
+        sandbox.check()
+    except sandbox.SandboxError as error:
+        raise OSError(f"bot {name!r}: {error}") from None
+    if limits.network != "none" or stdio:  # a stdio bot needs no socket
+        return None, address
+    if local_address is None or not local_address.startswith("unix:"):
+        raise OSError(f"bot {name!r}: network: none needs the dealer's Unix socket")
+    return local_address[5:], f"unix:{sandbox.SOCKET}"
+
+
+def _environment(workdir: Path, sandboxed: bool, dial: tuple[str, str] | None) -> dict[str, str]:
+    """A bot's minimal environment: ``PATH``, ``HOME``, and with ``dial`` (address, token: not for a
+    stdio bot) ``POKER_DEALER`` and ``POKER_TOKEN``."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": sandbox.HOME if sandboxed else str(workdir),
+        "PYTHONUNBUFFERED": "1",
+    }
+    if dial is not None:
+        env.update(POKER_DEALER=dial[0], POKER_TOKEN=dial[1])
+    return env
+
+
+def _sandboxed(
+    launcher: list[str],
+    argv: list[str],
+    *,
+    base: Path,
+    workdir: Path,
+    limits: Limits,
+    socket: str | None,
+    owner: tuple[int, int] | None,
+    files: Mapping[str, Path] | None,
+) -> tuple[list[str], int]:
+    """The launcher's command inside the bot's bubblewrap sandbox, and the descriptor of its options."""
+    return sandbox.wrap(
+        launcher,
+        program=argv,
+        workdir=workdir,
+        private=(base.resolve(), workdir.resolve()),
+        socket=socket,
+        host_network=limits.network == "host",  # stdio bots too: no network unless asked
+        tmp_mb=limits.tmp_mb,
+        keep_setuid=owner is not None,
+        files=files,
+    )
+
+
+def _launcher(
+    argv: list[str],
+    limits: Limits,
+    owner: tuple[int, int] | None,
+    fds: list[int],
+    relay: str | None,
+    *,
+    memory_cgroup: bool,
+) -> list[str]:
+    """The command that runs ``argv`` under ``dealer.launch`` with the bot's limits (RLIMIT_DATA for
+    memory only without a memory cgroup), user, cgroup descriptors and ACPC relay."""
+    options: dict[str, object] = {
+        "memory_mb": None if memory_cgroup else limits.memory_mb,
+        "cpu_seconds": limits.cpu_seconds,
+        "open_files": limits.open_files,
+        "file_size_mb": limits.file_size_mb,
+        "processes": limits.processes,
+        "user": None if owner is None else f"{owner[0]}:{owner[1]}",
+        "cgroup_fd": ",".join(map(str, fds)) if fds else None,
+        "relay": relay,
+    }
+    return [sys.executable, "-I", "-m", "dealer.launch", *limit_args(options), "--", *argv]
+
+
+async def _spawn(
+    launcher: list[str], workdir: Path, env: dict[str, str], fds: list[int], *, stdio: bool
+) -> tuple[asyncio.subprocess.Process, asyncio.Future[None]]:
+    """Start the launcher in a session of its own (its process group is the bot's); the process and
+    the future its exit sets (``_ExitProtocol``). Its stdout (stderr with ``stdio``) is the log."""
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.subprocess_exec(
+        lambda: _ExitProtocol(loop),
+        *launcher,
+        cwd=workdir,
+        env=env,
+        stdin=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        pass_fds=fds,
+    )
+    return asyncio.subprocess.Process(transport, protocol, loop), protocol.exited
 
 
 class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
