@@ -303,41 +303,12 @@ class AcpcBot:
         try:
             for k in range(tables):
                 folder = workdir / f"seat{k}" if tables > 1 else workdir
-                connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
-                    asyncio.get_running_loop().create_future()
-                )
-                accept = functools.partial(_accept, connected=connected)
-                if sockets is not None:
-                    path = os.path.join(sockets, f"{k}.sock")
-                    server = await asyncio.start_unix_server(accept, path, limit=MAX_LINE_BYTES)
-                    port, local = PORT, f"unix:{path}"
-                else:
-                    server = await asyncio.start_server(accept, HOST, 0, limit=MAX_LINE_BYTES)
-                    port, local = server.sockets[0].getsockname()[1], None
-                shown = GAME_PATH if sandboxed else str(game_file)
-                argv = [
-                    word.replace("{game}", shown).replace("{host}", HOST).replace("{port}", str(port))
-                    for word in command
-                ]
                 log = log_path if k == 0 else log_path.with_name(f"{log_path.stem}.seat{k}{log_path.suffix}")
-                try:
-                    process = await BotProcess.launch(
-                        name,
-                        argv,
-                        address="",
-                        token="",
-                        base=base,
-                        workdir=folder,
-                        log_path=log,
-                        limits=limits,
-                        local_address=local,
-                        relay_port=PORT if sealed else None,
-                        files={GAME_PATH: game_file} if sandboxed else None,
-                    )
-                except BaseException:
-                    server.close()
-                    raise
-                clients.append(_Client(process, server, connected))
+                socket = None if sockets is None else os.path.join(sockets, f"{k}.sock")
+                game_path = GAME_PATH if sandboxed else str(game_file)
+                argv = [w.replace("{game}", game_path).replace("{host}", HOST) for w in command]
+                files = {GAME_PATH: game_file} if sandboxed else None
+                clients.append(await _launch_client(name, argv, socket, base, folder, log, limits, files))
         except OSError:
             for client in clients:
                 client.server.close()
@@ -474,6 +445,47 @@ def write_fresh(path: Path, text: str) -> None:
     with os.fdopen(os.open(partial, flags, 0o644), "w", encoding="utf-8") as file:
         file.write(text)
     os.replace(partial, path)
+
+
+async def _launch_client(
+    name: str,
+    argv: list[str],
+    socket: str | None,
+    base: Path,
+    workdir: Path,
+    log_path: Path,
+    limits: Limits,
+    files: dict[str, Path] | None,
+) -> _Client:
+    """Open one client's port (a Unix ``socket`` its sealed launcher relays ``PORT`` to, else a port
+    of the host's loopback), then launch it with ``{port}`` in ``argv`` replaced; the port is
+    closed again if the launch fails."""
+    connected: asyncio.Future[_Streams] = asyncio.get_running_loop().create_future()
+    accept = functools.partial(_accept, connected=connected)
+    if socket is not None:
+        server = await asyncio.start_unix_server(accept, socket, limit=MAX_LINE_BYTES)
+        port, local = PORT, f"unix:{socket}"
+    else:
+        server = await asyncio.start_server(accept, HOST, 0, limit=MAX_LINE_BYTES)
+        port, local = server.sockets[0].getsockname()[1], None
+    try:
+        process = await BotProcess.launch(
+            name,
+            [word.replace("{port}", str(port)) for word in argv],
+            address="",
+            token="",
+            base=base,
+            workdir=workdir,
+            log_path=log_path,
+            limits=limits,
+            local_address=local,
+            relay_port=PORT if socket is not None else None,
+            files=files,
+        )
+    except BaseException:
+        server.close()
+        raise
+    return _Client(process, server, connected)
 
 
 async def _accept(
