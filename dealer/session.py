@@ -88,8 +88,8 @@ class BotSession:
     requests: int = 0  # ActionRequests sent over the session's life
     _stray: int = 0
     _late: dict[int, None] = field(default_factory=dict)
-    _owner: object | None = None  # who serves the connection (a stream's context): only its end detaches
-    _stream: asyncio.Task[object] | None = None  # the task serving the stream, cancelled to cut a stalled bot off
+    _owner: object | None = None  # the connection attached (dealer.pump's Connection): only its end detaches
+    _stream: asyncio.Task[object] | None = None  # the task serving the connection, cancelled to cut a stalled bot off
     _cut: Cut | None = None  # why the dealer ends the connection (its fault is counted)
     _goodbye: bool = False
 
@@ -164,7 +164,7 @@ class BotSession:
         self._goodbye = True
         self.send_framed(wire.goodbye(reason), flush=True)
 
-    # ------------------------------------------------------------- stream side
+    # ------------------------------------------------------------- the requests' clocks and routing
 
     def _attach(self, owner: object, version: str) -> None:
         self._owner = owner
@@ -212,7 +212,7 @@ class BotSession:
         self.on_dealer_error(error)
 
     def _stalled(self) -> None:
-        """The bot does not read what it is sent: count it once and end its stream."""
+        """The bot does not read what it is sent: count it once and end its connection."""
         if self._cut is None:
             detail = f"more than {MAX_BACKLOG_BYTES} bytes wait to be sent: the bot does not read"
             self.cut_off(STALLED, Fault.STALLED, detail)
