@@ -273,12 +273,24 @@ def _mount_source(path: Path) -> tuple[str, str]:
     return device, root.rstrip("/") + "/" + str(path)[len(point) :].lstrip("/")
 
 
+def _open_under(entry: Path, marker: str) -> bool:
+    """Whether process ``entry`` holds a folder under ``marker`` open (a sandboxed bot's launcher
+    holds its scratch folder open to copy HOME into it; a Dask worker's open log file is not a bot)."""
+    try:
+        links = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+    except OSError:
+        return False
+    return any((link + "/").startswith(marker) and os.path.isdir(link) for link in links)
+
+
 def processes_under(folder: Path) -> list[tuple[int, str]]:
     """Live processes (other than this one) whose command line or working folder is under ``folder``,
-    or that have a part of ``folder`` mounted (a sandboxed bot: its scratch folder is its HOME)."""
-    found = []
+    that have a part of ``folder`` mounted or open (a sandboxed bot's launcher: its scratch folder),
+    or that share a pid namespace with one that has (the rest of a sandbox: its bot and daemons)."""
+    found: dict[int, str] = {}
     marker = str(folder) + "/"
     device, inside = _mount_source(folder)
+    live: dict[int, str] = {}  # pid -> command line
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
@@ -292,7 +304,22 @@ def processes_under(folder: Path) -> list[tuple[int, str]]:
             mounts = [line.split()[2:4] for line in (entry / "mountinfo").read_text().splitlines()]
         except OSError:
             continue
+        if state == "Z":
+            continue
+        live[int(entry.name)] = cmdline
         mounted = any(dev == device and (root + "/").startswith(inside.rstrip("/") + "/") for dev, root in mounts)
-        if state != "Z" and (marker in cmdline or (cwd + "/").startswith(marker) or mounted):
-            found.append((int(entry.name), cmdline))
-    return found
+        if marker in cmdline or (cwd + "/").startswith(marker) or mounted or _open_under(entry, marker):
+            found[int(entry.name)] = cmdline
+    sandboxes = {_pid_namespace(pid) for pid in found} - {_pid_namespace(os.getpid()), None}
+    for pid, cmdline in live.items():
+        if pid not in found and _pid_namespace(pid) in sandboxes:
+            found[pid] = cmdline
+    return sorted(found.items())
+
+
+def _pid_namespace(pid: int) -> str | None:
+    """The pid namespace of ``pid`` (``pid:[inode]``), None if it is gone."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
