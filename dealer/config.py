@@ -32,6 +32,9 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
       file_size_mb: 64           # int >= 1
       log_kb: 1024               # int >= 1, cap of each bot's captured stdout/stderr log
       tmp_mb: 64                 # int >= 1, size of the bot's private /tmp and of its /dev/shm
+      home_mb: 256               # int >= 1, cap of what a sandboxed bot instance writes in its HOME
+                                 #   (a tmpfs, counted in memory_mb too; copied to its scratch folder
+                                 #   when the instance ends)
       network: none              # none (own network namespace, the dealer's Unix socket) | host
       user: null                 # optional unprivileged user to run bots as (dealer running as root)
       sandbox: on                # on | off: off runs bots without the bubblewrap sandbox (UNSAFE:
@@ -199,6 +202,7 @@ class Limits:
     file_size_mb: int = 64
     log_kb: int = 1024
     tmp_mb: int = 64
+    home_mb: int = 256
     network: Network = Network.NONE
     user: str | None = None
     sandbox: Switch = Switch.ON
@@ -649,6 +653,7 @@ _LIMIT_KEYS = (
     "file_size_mb",
     "log_kb",
     "tmp_mb",
+    "home_mb",
     "network",
     "user",
     "sandbox",
@@ -669,6 +674,7 @@ def _parse_limits(ctx: _Ctx, layers: Sequence[_Layer]) -> Limits:
         file_size_mb=_read(ctx, layers, "file_size_mb", _int(1, most=MAX_LIMIT), d.file_size_mb),
         log_kb=_read(ctx, layers, "log_kb", _int(1, most=MAX_LIMIT), d.log_kb),
         tmp_mb=_read(ctx, layers, "tmp_mb", _int(1, most=MAX_LIMIT), d.tmp_mb),
+        home_mb=_read(ctx, layers, "home_mb", _int(1, most=MAX_LIMIT), d.home_mb),
         network=_read(ctx, layers, "network", _choice(Network), d.network),
         user=_read(ctx, layers, "user", _str, d.user),
         sandbox=_read(ctx, layers, "sandbox", _on_off, d.sandbox),

@@ -18,13 +18,20 @@ environment is imported) stays as the bot's parent:
   that a bot has no use for, and bwrap's ``--disable-userns`` is not there for a dealer run as root);
 * when the dealer is gone (its end of the launcher's output pipe closed), it kills everything and
   exits, also where its own death signal came too late to fire;
+* ``keep=FD`` (a sandboxed bot, whose ``HOME`` is a tmpfs of its own): FD is the instance's scratch
+  folder on the host, open. The launcher makes itself non-dumpable (so the bot cannot reach the
+  descriptor through ``/proc/<launcher>/fd``; the bot never inherits it); it copies that folder into
+  ``HOME`` before the bot starts (a restarted instance finds its files) and, once the bot and every
+  process it started are dead, ``HOME`` back into it, as the bot's user (folders and regular files
+  only, never following a link, never opening a FIFO, and leaving a tenth of the output
+  filesystem, at most 64 MiB, free), so a bot's files stay readable after it ends;
 * ``relay=PORT:PATH`` (an ACPC bot in a network namespace of its own): before the bot starts, it
   listens on 127.0.0.1:PORT of the sandbox's loopback; it takes the bot's first connection, closes
   the port (every later connection is refused) and copies bytes between that connection and the
   dealer's Unix socket at PATH until either side ends.
 
 Options are ``name=value`` pairs: ``memory_mb``, ``cpu_seconds``, ``open_files``, ``file_size_mb``,
-``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N,M,...``, ``relay=PORT:PATH``.
+``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N,M,...``, ``relay=PORT:PATH``, ``keep=FD``.
 
 The dealer normally runs the launcher inside the bot's sandbox (``dealer.sandbox``), whose pid
 namespace ends with it. Without the sandbox, a descendant that may signal the launcher (same user:
@@ -33,6 +40,7 @@ no ``user``) can kill it; then PDEATHSIG still kills the bot, but its orphans es
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import resource
@@ -46,6 +54,7 @@ import time
 from collections.abc import Callable
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _DEALER_PID = os.getppid()
 STOP_WAIT_S = 0.3  # on SIGTERM, how long the bot may take to exit before everything is killed
@@ -60,7 +69,7 @@ _LIMITS = {
     "file_size_mb": (resource.RLIMIT_FSIZE, 1024 * 1024),
     "processes": (resource.RLIMIT_NPROC, 1),
 }
-_OTHER = ("user", "cgroup_fd", "relay")
+_OTHER = ("user", "cgroup_fd", "relay", "keep")
 
 
 def limit_args(limits: dict[str, object]) -> list[str]:
@@ -299,6 +308,90 @@ def _kill_all(wait_s: float = 5.0) -> None:
         time.sleep(0.005)
 
 
+def _room(target: int, size: int) -> bool:
+    """Whether ``size`` more bytes leave a tenth of ``target``'s filesystem (at most 64 MiB) free:
+    a bot's files never take the space the dealer needs for the results."""
+    fs = os.fstatvfs(target)
+    return fs.f_bavail * fs.f_frsize - size >= min(fs.f_blocks * fs.f_frsize // 10, 64 << 20)
+
+
+def _copy_file(name: str, source: int, target: int) -> None:
+    """Copy the regular file ``name`` of folder ``source`` into folder ``target`` (a fresh file),
+    if it leaves the target's filesystem room."""
+    src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=source)
+    try:
+        info = os.fstat(src)
+        if not stat.S_ISREG(info.st_mode) or not _room(target, info.st_size):
+            return  # a FIFO, socket or device is not copied (and never blocked on)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=target)  # an earlier copy of this instance's HOME (a restart)
+        dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=target)
+        try:
+            while os.sendfile(dst, src, None, 1 << 20) > 0:
+                pass
+        finally:
+            os.close(dst)
+    finally:
+        os.close(src)
+
+
+def _copy_tree(source_root: int, target_root: int) -> None:
+    """Copy the folders and regular files under the open folder ``source_root`` into the open
+    folder ``target_root``, folder by folder (one folder's descriptors open at a time), never
+    following a link; an entry that cannot be copied (the target is full) is skipped."""
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+        try:
+            source = os.open(folder or ".", flags, dir_fd=source_root)
+        except OSError:
+            continue
+        try:
+            target = os.open(folder or ".", flags, dir_fd=target_root)
+        except OSError:
+            os.close(source)
+            continue
+        try:
+            for entry in os.scandir(source):
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        with contextlib.suppress(FileExistsError):
+                            os.mkdir(entry.name, 0o700, dir_fd=target)
+                        pending.append(os.path.join(folder, entry.name))
+                    elif entry.is_file(follow_symlinks=False):
+                        _copy_file(entry.name, source, target)
+                except OSError:
+                    continue
+        finally:
+            os.close(source)
+            os.close(target)
+
+
+def _copy_home(keep: int, user: str | None, *, out: bool) -> None:
+    """Copy the scratch folder ``keep`` into the sandbox's ``HOME`` (before the bot starts: what an
+    earlier process of this instance left, so a restarted bot finds its files) or ``HOME`` into it
+    (``out``: once the bot and its processes are gone), in a child that runs as the bot's user,
+    whose folders they are; wait for it."""
+    child = os.fork()
+    if child == 0:
+        try:
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if user is not None:
+                uid, gid = (int(x) for x in user.split(":"))
+                os.setgroups([])
+                os.setgid(gid)
+                os.setuid(uid)
+            home = os.open(os.environ.get("HOME", "/home/bot"), os.O_RDONLY | os.O_DIRECTORY)
+            source, target = (home, keep) if out else (keep, home)
+            _copy_tree(source, target)
+        except BaseException:  # noqa: BLE001 - a copy that fails loses the bot's files, nothing else
+            os._exit(1)
+        os._exit(0)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(child, 0)
+
+
 def _exit_like(status: int) -> None:
     """Exit with the bot's exit status, or die by the signal that killed it."""
     if os.WIFSIGNALED(status):
@@ -335,6 +428,10 @@ def main(argv: list[str]) -> None:
         _fail(f"unknown options {sorted(unknown)}")
     command = argv[split + 1 :]
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    keep = int(options["keep"]) if "keep" in options else None
+    if keep is not None:
+        os.set_inheritable(keep, False)  # closed as the bot's program starts
+        _prctl(_PR_SET_DUMPABLE, 0)  # the bot cannot open /proc/<launcher>/fd/<keep>
     relay: tuple[socket.socket, str] | None = None
     if "relay" in options:
         port, path = options["relay"].split(":", 1)
@@ -342,6 +439,8 @@ def main(argv: list[str]) -> None:
             relay = _listen(int(port)), path
         except OSError as error:
             _fail(f"cannot listen on 127.0.0.1:{port}: {error.strerror}")
+    if keep is not None:
+        _copy_home(keep, options.get("user"), out=False)
     watched = {signal.SIGCHLD, signal.SIGTERM, signal.SIGINT}
     signal.pthread_sigmask(signal.SIG_BLOCK, watched)
     bot = os.fork()
@@ -362,7 +461,9 @@ def main(argv: list[str]) -> None:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         info = signal.sigtimedwait(watched, 1.0 if timeout is None else timeout)
         if info is not None and info.si_signo in (signal.SIGTERM, signal.SIGINT) and deadline is None:
-            deadline = time.monotonic() + STOP_WAIT_S  # the bot got the signal from its group too
+            deadline = time.monotonic() + STOP_WAIT_S
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(bot, info.si_signo)  # a sandboxed launcher alone is signalled, not its group
         for pid, code in _reap():
             if pid == bot:
                 status = code
@@ -371,6 +472,8 @@ def main(argv: list[str]) -> None:
             status = signal.SIGKILL  # a wait status: killed by SIGKILL
             break
     _kill_all()
+    if keep is not None and not dealer_gone():
+        _copy_home(keep, options.get("user"), out=True)
     _exit_like(status)
 
 

@@ -1,7 +1,8 @@
 """Launching, limiting and stopping bot processes.
 
 A launched bot runs in the bubblewrap sandbox (``dealer.sandbox``: its own namespaces, a read-only
-system, its scratch folder as ``HOME``; ``limits.sandbox: off`` runs it without, unsafely), in a
+system, a tmpfs of ``home_mb`` as ``HOME``, copied into its scratch folder when it ends;
+``limits.sandbox: off`` runs it without, unsafely, with the scratch folder as ``HOME``), with a
 scratch folder of its own (mode 0700, owned by the bot's user when ``limits.user`` is set), with
 a minimal environment: ``PATH``, ``HOME``, ``POKER_DEALER`` (the address to dial: the dealer's Unix
 socket with ``network: none``) and ``POKER_TOKEN`` (its seat token). Inside the sandbox it runs
@@ -39,7 +40,7 @@ log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 1.0
 STREAM_LIMIT = 1 << 16  # asyncio's default buffer limit of a subprocess's pipes, as create_subprocess_exec sets it
-LAUNCHER_STOP_S = 1.0  # time for the launcher to kill the bot's descendants after SIGTERM
+LAUNCHER_STOP_S = 1.5  # time for the launcher to kill the bot's descendants and keep its HOME after SIGTERM
 CGROUP_REMOVE_S = 5.0  # time for the kernel to end the last processes of a stopped bot's sandbox
 CPU_POLL_S = 0.25  # how often a bot's CPU cgroup is read: it may overrun cpu_seconds by about this x cores
 CGROUP_SWEEP_S = 30.0  # at a match's end, for cgroups whose last processes (freeing memory) were slow
@@ -149,6 +150,7 @@ class BotProcess:
     cpu_exceeded: bool = False  # its CPU cgroup used more than cpu_seconds: the dealer killed it
     _bridge: asyncio.Task[None] | None = None  # the transport over its stdin/stdout (dealer.stdio), if any
     _cpu_watch: asyncio.Task[None] | None = None
+    sandboxed: bool = False  # its launcher runs in a sandbox, a grandchild of ``process`` (bwrap)
 
     @classmethod
     async def launch(
@@ -185,8 +187,11 @@ class BotProcess:
         cgroup = sandbox.MemoryCgroup.create(limits.memory_mb)
         cpu = sandbox.CpuCgroup.create()
         fds = ([] if cgroup is None else [cgroup.open_procs()]) + ([] if cpu is None else cpu.open_procs())
+        # The sandbox's HOME is a tmpfs the launcher copies into the scratch folder, open here for it.
+        keep = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW) if sandboxed else None
         relay = None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}"
-        launcher = _launcher(argv, limits, owner, fds, relay, memory_cgroup=cgroup is not None)
+        launcher = _launcher(argv, limits, owner, fds, relay, keep, memory_cgroup=cgroup is not None)
+        fds += [] if keep is None else [keep]
         try:
             if sandboxed:
                 launcher, options = _sandboxed(
@@ -205,7 +210,7 @@ class BotProcess:
         logged = process.stderr if stdio else process.stdout
         assert logged is not None
         pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
-        bot = cls(name, process, log_path, pump, exited, cgroup, cpu)
+        bot = cls(name, process, log_path, pump, exited, cgroup, cpu, sandboxed=sandboxed)
         if cpu is not None:
             bot._cpu_watch = asyncio.create_task(bot._watch_cpu(cpu, limits.cpu_seconds))
         return bot
@@ -265,13 +270,24 @@ class BotProcess:
     def terminate(self) -> None:
         """Ask the bot's sandbox to end now (the dealer's doing, so not a crash); ``stop`` still follows."""
         self.killed = True
-        _signal_group(self.process.pid, signal.SIGTERM)
+        self._ask_to_stop()
+
+    def _ask_to_stop(self) -> None:
+        """SIGTERM to the launcher, which stops the bot, kills what it started and keeps its HOME.
+        A sandboxed launcher is signalled itself: bwrap, the group's leader, would die of SIGTERM
+        and take the sandbox with it at once, HOME's copy unmade."""
+        launcher = _grandchild(self.process.pid) if self.sandboxed else None
+        if launcher is None:
+            _signal_group(self.process.pid, signal.SIGTERM)
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(launcher, signal.SIGTERM)
 
     async def stop(self, grace_s: float = STOP_GRACE_S) -> int | None:
         """Wait a little for the bot to exit, then terminate and kill its whole process group."""
         if not await self.wait_exit(grace_s):
             self.killed = True
-            _signal_group(self.process.pid, signal.SIGTERM)  # the launcher then kills every descendant
+            self._ask_to_stop()  # the launcher then kills every descendant
             await self.wait_exit(max(grace_s, LAUNCHER_STOP_S))
         _signal_group(self.process.pid, signal.SIGKILL)
         await self.wait_exit(grace_s)
@@ -390,11 +406,11 @@ def _sandboxed(
     return sandbox.wrap(
         launcher,
         program=argv,
-        workdir=workdir,
         private=(base.resolve(), workdir.resolve()),
         socket=socket,
         host_network=limits.network == "host",  # stdio bots too: no network unless asked
         tmp_mb=limits.tmp_mb,
+        home_mb=limits.home_mb,
         keep_setuid=owner is not None,
         files=files,
     )
@@ -406,11 +422,13 @@ def _launcher(
     owner: tuple[int, int] | None,
     fds: list[int],
     relay: str | None,
+    keep: int | None,
     *,
     memory_cgroup: bool,
 ) -> list[str]:
     """The command that runs ``argv`` under ``dealer.launch`` with the bot's limits (RLIMIT_DATA for
-    memory only without a memory cgroup), user, cgroup descriptors and ACPC relay."""
+    memory only without a memory cgroup), user, cgroup descriptors, ACPC relay and the scratch
+    folder it copies a sandboxed HOME into and out of (``keep``, an open descriptor)."""
     options: dict[str, object] = {
         "memory_mb": None if memory_cgroup else limits.memory_mb,
         "cpu_seconds": limits.cpu_seconds,
@@ -420,6 +438,7 @@ def _launcher(
         "user": None if owner is None else f"{owner[0]}:{owner[1]}",
         "cgroup_fd": ",".join(map(str, fds)) if fds else None,
         "relay": relay,
+        "keep": keep,
     }
     return [sys.executable, "-I", "-m", "dealer.launch", *limit_args(options), "--", *argv]
 
@@ -484,6 +503,21 @@ async def sweep_cgroups(timeout_s: float = CGROUP_SWEEP_S) -> None:
         if not removed:
             where = cgroup.folder if isinstance(cgroup, sandbox.MemoryCgroup) else cgroup.folders[0]
             log.error("cgroup %s still has processes after %.0f s: left in place", where, timeout_s)
+
+
+def _grandchild(pid: int) -> int | None:
+    """A child of a child of ``pid`` (bwrap's, in the sandbox: the launcher), found through the
+    parents in /proc/*/stat (this kernel may not list a process's children); None if there is none."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    parent = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            parents.setdefault(parent, []).append(int(entry))
+    return next((child for init in parents.get(pid, []) for child in parents.get(init, [])), None)
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

@@ -11,7 +11,10 @@ must drop to ``limits.user``; it loses them with the uid change) and ``no_new_pr
   the wire contract ``proto/``) read-only, so that bots can use the dealer's venv and SDK;
 * the folders of the files named on its command line, read-only (only the files themselves when
   such a folder holds the dealer's base folder or the bot's output folder);
-* its scratch folder, writable, at ``HOME`` (/home/bot, also the working folder); a private
+* a writable ``HOME`` (/home/bot, also the working folder): a tmpfs of ``home_mb`` in its own
+  mount namespace, so a bot cannot fill the output filesystem and no host path of it shows in
+  ``/proc/self/mountinfo``; the launcher copies it into the instance's scratch folder when the
+  bot ends (``dealer.launch``), and the kernel frees it with the namespace, on every path. A private
   /tmp and /dev/shm (tmpfs capped at ``tmp_mb`` each); its own /proc (only its own processes)
   and a minimal /dev; the dealer's Unix socket at /run/dealer.sock (``network: none``) and the
   files of the dealer's it needs, read-only under /run (an ACPC bot's game file).
@@ -206,11 +209,11 @@ def wrap(
     command: Sequence[str],
     *,
     program: Sequence[str],
-    workdir: Path,
     private: Sequence[Path],
     socket: str | None,
     host_network: bool,
     tmp_mb: int,
+    home_mb: int,
     keep_setuid: bool,
     files: Mapping[str, Path] | None = None,
 ) -> tuple[list[str], int]:
@@ -219,8 +222,9 @@ def wrap(
 
     ``program``: the bot's argv (its files become visible, see ``program_paths``); ``socket``: the
     dealer's Unix socket to bind at /run/dealer.sock, or None; ``host_network``: keep the host's
-    network (else a network namespace of its own, with only its loopback);
-    ``files``: files of the dealer's to bind read-only, by their path in the sandbox (under /run)."""
+    network (else a network namespace of its own, with only its loopback); ``home_mb``: the size of
+    the tmpfs at ``HOME`` (the launcher copies it out when the bot ends); ``files``: files of the
+    dealer's to bind read-only, by their path in the sandbox (under /run)."""
     files = files or {}
     size = str(tmp_mb * 1024 * 1024)
     made = {"/", "/home", "/run", "/tmp"}
@@ -246,8 +250,11 @@ def wrap(
         "0755",
         "--dir",
         "/home",
-        "--bind",
-        str(workdir.resolve()),  # bwrap runs in the bot's folder: a relative path would miss it
+        "--perms",  # world-writable: a bot with its own ``limits.user`` is its one other user
+        "1777",
+        "--size",
+        str(home_mb * 1024 * 1024),
+        "--tmpfs",
         HOME,
         "--chdir",
         "/",

@@ -500,3 +500,15 @@ def test_a_control_character_and_a_number_too_long_to_read_are_errors_with_their
     ]
     errors = errors_of(folder, minimal(extra=f"seed: {'9' * 5000}\n"))
     assert len(errors) == 1 and errors[0].startswith("tournaments.yaml:7: YAML error: Exceeds the limit"), errors
+
+
+def test_home_mb_per_league_and_per_bot_and_bounded(folder: Path) -> None:
+    """``home_mb`` (the size of a sandboxed bot instance's HOME) is a limit like the others: layered, bounded."""
+    bots = "  - {name: c, command: ./bots/node.sh, limits: {home_mb: 8}}\n"
+    config = parse_league(minimal(bots, extra="limits: {home_mb: 32}\n"), str(folder / "t.yaml"))
+    assert {b.name: b.limits.home_mb for b in config.bots} == {"a": 32, "b": 32, "c": 8}
+    assert Limits().home_mb == 256
+    for bad, message in (("0", "must be >= 1"), ("99999999", "must be <=")):
+        with pytest.raises(LeagueConfigError) as error:
+            parse_league(minimal(extra=f"limits: {{home_mb: {bad}}}\n"), str(folder / "t.yaml"))
+        assert "limits.home_mb: " + message in str(error.value), str(error.value)

@@ -520,8 +520,9 @@ def test_a_full_output_filesystem_stops_the_event_in_one_line_keeping_finished_m
     tmp_path: Path,
 ) -> None:
     """The output folder is a 16 MiB tmpfs; in the second match a bot fills it through its scratch
-    folder. The event stops with one line, the first match stays in the journal, and once space is
-    freed (and the filler tamed) ``--resume`` plays the other two."""
+    folder (unsandboxed: a sandboxed bot's HOME is a capped tmpfs, next test). The event stops with
+    one line, the first match stays in the journal, and once space is freed (and the filler tamed)
+    ``--resume`` plays the other two."""
     if os.geteuid() != 0:
         pytest.fail("mounting a small tmpfs as the output folder needs root; CI runs the tests as root")
     out, trigger = tmp_path / "out", tmp_path / "fill-once"
@@ -538,7 +539,8 @@ def test_a_full_output_filesystem_stops_the_event_in_one_line_keeping_finished_m
                 "bots:",
                 f"  - {{name: a, command: [{sys.executable}, {CALLER[1]}]}}",
                 f"  - {{name: b, command: [{sys.executable}, {CALLER[1]}]}}",
-                f"  - {{name: filler, command: [{sys.executable}, {BOTS / 'disk_filler.py'}, {trigger}]}}",
+                f"  - {{name: filler, command: [{sys.executable}, {BOTS / 'disk_filler.py'}, {trigger}],",
+                "     limits: {sandbox: 'off'}}",
                 "game: {time: {per_action_ms: 2000, startup_ms: 20000}}",
                 "events:",
                 "  - {name: rr, format: round-robin, table_size: 2, hands: 10}",
@@ -573,5 +575,62 @@ def test_a_full_output_filesystem_stops_the_event_in_one_line_keeping_finished_m
         results = json.loads((out / "results.json").read_text())
         assert results["matches"] == {"finished": 3, "total": 3}
         assert all(not s["faults"] for s in results["standings"]), results["standings"]
+    finally:
+        subprocess.run(["umount", "-l", str(out)], check=False)
+
+
+@pytest.mark.parametrize("home_mb", [4, 256])
+def test_a_sandboxed_bot_cannot_fill_the_output_filesystem_and_its_files_stay_readable(
+    tmp_path: Path, home_mb: int
+) -> None:
+    """The output folder is a 48 MiB tmpfs; a sandboxed bot writes into its HOME till it is refused.
+    With ``home_mb: 4`` it gets ENOSPC at 4 MiB; with the default (256) the file size limit stops
+    it at 64 MiB, more than the output filesystem holds. Either way the match plays to its end with
+    no fault, its file is in its scratch folder afterwards only as far as it leaves the dealer room
+    (a tenth of the filesystem free), and the results are written."""
+    if os.geteuid() != 0:
+        pytest.fail("mounting a small tmpfs as the output folder needs root; CI runs the tests as root")
+    out, trigger = tmp_path / "out", tmp_path / "fill"
+    out.mkdir()
+    trigger.write_text("fill\n")
+    league = tmp_path / "league.yaml"
+    league.write_text(
+        "\n".join(
+            [
+                "name: capped home",
+                "seed: 7",
+                f"out: {out}",
+                "bots:",
+                f"  - {{name: a, command: [{sys.executable}, {CALLER[1]}]}}",
+                f"  - {{name: filler, command: [{sys.executable}, {BOTS / 'disk_filler.py'}, {trigger}],",
+                f"     limits: {{home_mb: {home_mb}}}}}",
+                "game: {time: {per_action_ms: 2000, startup_ms: 20000}}",
+                "events:",
+                "  - {name: rr, format: round-robin, table_size: 2, hands: 10}",
+            ]
+        )
+        + "\n"
+    )
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(out)], check=True)
+    try:
+        argv = [str(Path(sys.executable).with_name("dealer")), "run", str(league)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, (done.stdout, done.stderr)
+        results = json.loads((out / "results.json").read_text())
+        assert results["matches"] == {"finished": 1, "total": 1}
+        assert all(not s["faults"] for s in results["standings"]), results["standings"]
+        match = out / "matches" / "rr" / "0000"
+        logged = "".join(p.read_text() for p in sorted((match / "logs").glob("filler*.log")))
+        filled = [int(n) for n in re.findall(r"filled (\d+) MiB: (?:No space left on device|File too large)", logged)]
+        assert len(filled) == 2, logged  # both instances, refused
+        assert all(n == (3 if home_mb == 4 else 64) for n in filled), logged  # 4 MiB less pids.txt; 64 MiB files
+        kept = [p.stat().st_size for p in (match / "scratch").glob("filler.*/fill.bin")]
+        fs = os.statvfs(out)
+        assert fs.f_bavail * fs.f_frsize >= (48 << 20) // 10 - (1 << 20), (kept, fs)  # the dealer's room, kept
+        if home_mb == 4:
+            assert len(kept) == 2 and all(3 << 20 <= size <= 4 << 20 for size in kept), kept
+        else:
+            assert kept == [], kept  # 64 MiB would leave the dealer no room: not copied
+        assert (match / "scratch" / "filler.0" / "pids.txt").is_file()  # what fits is kept
     finally:
         subprocess.run(["umount", "-l", str(out)], check=False)

@@ -136,7 +136,7 @@ def log(out: Path, name: str = "bad", instance: int = 0) -> str:
 
 def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_only(tmp_path: Path) -> None:
     league = ROOT / "tournaments.yaml"
-    limits = Limits(tmp_mb=8)
+    limits = Limits(tmp_mb=8, home_mb=6)
     entries = {
         "honest": MatchBot("honest", HONEST),
         "bad": MatchBot(
@@ -153,6 +153,11 @@ def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_
     for place in ("/home/bot", "/tmp", "/dev/shm"):
         assert f"write {place}: ok" in text, text
     assert "tmp holds 7 MiB" in text and "shm holds 7 MiB" in text, text  # capped at tmp_mb = 8
+    assert "home holds 5 MiB" in text, text  # capped at home_mb = 6 (and its probe file)
+    assert f"mountinfo hides {tmp_path}" in text, text  # HOME is a tmpfs: no host path of the output folder
+    fds = dict(re.findall(r"^fds of pid (\d+): (.*)$", text, re.M))  # bwrap's init, the launcher
+    assert len(fds) == 2 and not any(str(tmp_path) in links for links in fds.values()), fds
+    assert set(fds["2"].split(" | ")) == {"Permission denied"}, fds  # it holds the scratch folder open
     assert "shadow: Permission denied" in text and "hostname bot" in text, text
     assert "home /home/bot cwd /home/bot" in text, text
     assert f"hidden {tmp_path}" in text and f"hidden {league}" in text, text  # no output folder, no league file
@@ -249,7 +254,8 @@ def test_bots_see_no_other_process_no_other_token_and_no_dealer_command_line(tmp
     for name in ("env_reader", "env_reader-2"):
         text = log(out, name)
         assert "found 0 other tokens" in text and "seed on a command line: 0" in text, text
-        assert "readable environ: 3\n" in text, text  # the sandbox's init, the launcher, itself
+        # the sandbox's init and itself: the launcher, which holds the scratch folder open, is not dumpable
+        assert "readable environ: 2\n" in text, text
         assert "env keys: HOME PATH POKER_DEALER POKER_TOKEN PWD PYTHONUNBUFFERED\n" in text, text  # bwrap sets PWD
     results = json.loads((out / "results.json").read_text())
     assert results["sandbox"] == {"env_reader": "on", "env_reader-2": "on"}
@@ -1079,3 +1085,39 @@ def test_the_launcher_dies_like_a_bot_killed_by_sigkill() -> None:
         timeout=30,
     )
     assert (done.returncode, done.stderr) == (-signal.SIGKILL, "")
+
+
+def test_a_live_sandboxed_instance_is_found_by_the_leftover_check_and_keeps_its_home(tmp_path: Path) -> None:
+    """The suite's leftover check (``processes_under``) sees a sandboxed instance that nothing of
+    its own names on a command line or mounts (its HOME is a tmpfs): by the scratch folder its
+    launcher holds open and its pid namespace. Stopped by the dealer (it ignores SIGTERM), it leaves
+    nothing running, and what it wrote in HOME is in its scratch folder."""
+    from dealer.processes import BotProcess
+
+    script = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); open('notes.txt', 'w').write('kept'); print('up', flush=True); time.sleep(3600)"  # noqa: E501
+
+    async def scenario() -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+        bot = await BotProcess.launch(
+            "sleeper",
+            [sys.executable, "-c", script],
+            address="unix:/nowhere",
+            token="t",
+            base=tmp_path,
+            workdir=tmp_path / "scratch" / "sleeper.0",
+            log_path=tmp_path / "logs" / "sleeper.0.log",
+            limits=Limits(network="host"),
+        )
+        log = tmp_path / "logs" / "sleeper.0.log"
+        for _ in range(400):  # 20 s at most
+            if log.exists() and "up" in log.read_text():
+                break
+            await asyncio.sleep(0.05)
+        running = processes_under(tmp_path)
+        await bot.stop()
+        return running, processes_under(tmp_path)
+
+    running, after = asyncio.run(scenario())
+    commands = " | ".join(command for _, command in running)
+    assert "dealer.launch" in commands and "time.sleep(3600)" in commands, running  # the launcher and the bot
+    assert after == [], after
+    assert (tmp_path / "scratch" / "sleeper.0" / "notes.txt").read_text() == "kept"

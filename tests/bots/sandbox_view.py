@@ -4,7 +4,9 @@ argv: "see:PATH" for each path it should not see (the output folder, the league 
 prefix, so that the dealer does not take them for the bot's own files), each logged as "sees PATH"
 or "hidden PATH". Other lines: "uid N", "caps EFFECTIVE", "no_new_privs N",
 "processes: CMDLINE | CMDLINE ...", "write PLACE: ok|<error>", "tmp holds N MiB", "shm holds N MiB",
-"shadow: <error or bytes>", "hostname NAME", "home HOME", "fds N".
+"home holds N MiB", "shadow: <error or bytes>", "hostname NAME", "home HOME", "fds N",
+"mountinfo names PATH" or "mountinfo hides PATH" for each see:PATH, "fds of pid N: LINK | ..."
+for every other process (each open file's link, or the error reading it).
 """
 
 import os
@@ -47,7 +49,7 @@ for place in (
         botlib.say(f"write {place}: ok")
     except OSError as error:
         botlib.say(f"write {place}: {error.strerror}")
-for name, place in (("tmp", "/tmp"), ("shm", "/dev/shm")):
+for name, place in (("tmp", "/tmp"), ("shm", "/dev/shm"), ("home", os.environ["HOME"])):
     written = 0
     try:
         with open(f"{place}/fill", "wb") as f:
@@ -66,6 +68,20 @@ except OSError as error:
 botlib.say(f"hostname {socket.gethostname()}")
 botlib.say(f"home {os.environ['HOME']} cwd {os.getcwd()}")
 botlib.say(f"fds {sorted(int(fd) for fd in os.listdir('/proc/self/fd'))}")
+mountinfo = Path("/proc/self/mountinfo").read_text()
 for path in (arg.removeprefix("see:") for arg in sys.argv[1:]):
     botlib.say(f"{'sees' if os.path.exists(path) else 'hidden'} {path}")
+    botlib.say(f"mountinfo {'names' if path in mountinfo else 'hides'} {path}")
+for entry in sorted(Path("/proc").iterdir(), key=lambda p: p.name):
+    if entry.name.isdigit() and int(entry.name) != os.getpid():
+        links = []
+        try:
+            for fd in sorted(os.listdir(entry / "fd"), key=int):
+                try:
+                    links.append(os.readlink(entry / "fd" / fd))
+                except OSError as error:
+                    links.append(error.strerror)
+        except OSError as error:
+            links.append(error.strerror)
+        botlib.say(f"fds of pid {entry.name}: {' | '.join(links)}")
 pokerbot.run(lambda request: pokerbot.check_call(), name="sandbox-view", argv=[])
