@@ -516,6 +516,27 @@ def test_junk_streams_cannot_lock_out_an_honest_bot_that_starts_late(tmp_path: P
     assert played.faults() == {}, played.faults()  # the attacker's refused streams are charged to no bot
 
 
+def _filler_league(tmp_path: Path, others: list[str], limits: str, *, mb: int) -> tuple[Path, Path, Path]:
+    """A league of bot ``a``, the ``others`` (call bots) and ``disk_filler.py`` with ``limits``, whose
+    output folder is a tmpfs of ``mb`` MiB mounted here (the caller unmounts it): the output
+    folder, the filler's trigger file and the league file."""
+    if os.geteuid() != 0:
+        pytest.fail("mounting a small tmpfs as the output folder needs root; CI runs the tests as root")
+    out, trigger = tmp_path / "out", tmp_path / "fill"
+    out.mkdir()
+    trigger.write_text("fill\n")
+    bots = [f"  - {{name: {name}, command: [{sys.executable}, {CALLER[1]}]}}" for name in ["a", *others]]
+    league = tmp_path / "league.yaml"
+    lines = ["name: disk", "seed: 7", "jobs: 1", f"out: {out}", "bots:", *bots]
+    filler = f"[{sys.executable}, {BOTS / 'disk_filler.py'}, {trigger}]"
+    lines += [f"  - {{name: filler, command: {filler}, limits: {limits}}}"]
+    lines += ["game: {time: {per_action_ms: 2000, startup_ms: 20000}}", "events:"]
+    lines += ["  - {name: rr, format: round-robin, table_size: 2, hands: 10}"]
+    league.write_text("\n".join(lines) + "\n")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={mb}m", "tmpfs", str(out)], check=True)
+    return out, trigger, league
+
+
 def test_a_full_output_filesystem_stops_the_event_in_one_line_keeping_finished_matches_for_resume(
     tmp_path: Path,
 ) -> None:
@@ -523,32 +544,7 @@ def test_a_full_output_filesystem_stops_the_event_in_one_line_keeping_finished_m
     folder (unsandboxed: a sandboxed bot's HOME is a capped tmpfs, next test). The event stops with
     one line, the first match stays in the journal, and once space is freed (and the filler tamed)
     ``--resume`` plays the other two."""
-    if os.geteuid() != 0:
-        pytest.fail("mounting a small tmpfs as the output folder needs root; CI runs the tests as root")
-    out, trigger = tmp_path / "out", tmp_path / "fill-once"
-    out.mkdir()
-    trigger.write_text("fill\n")
-    league = tmp_path / "league.yaml"
-    league.write_text(
-        "\n".join(
-            [
-                "name: full disk",
-                "seed: 7",
-                "jobs: 1",
-                f"out: {out}",
-                "bots:",
-                f"  - {{name: a, command: [{sys.executable}, {CALLER[1]}]}}",
-                f"  - {{name: b, command: [{sys.executable}, {CALLER[1]}]}}",
-                f"  - {{name: filler, command: [{sys.executable}, {BOTS / 'disk_filler.py'}, {trigger}],",
-                "     limits: {sandbox: 'off'}}",
-                "game: {time: {per_action_ms: 2000, startup_ms: 20000}}",
-                "events:",
-                "  - {name: rr, format: round-robin, table_size: 2, hands: 10}",
-            ]
-        )
-        + "\n"
-    )
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(out)], check=True)
+    out, trigger, league = _filler_league(tmp_path, ["b"], "{sandbox: 'off'}", mb=16)
     try:
 
         def dealer(*args: str) -> subprocess.CompletedProcess[str]:
@@ -588,30 +584,7 @@ def test_a_sandboxed_bot_cannot_fill_the_output_filesystem_and_its_files_stay_re
     it at 64 MiB, more than the output filesystem holds. Either way the match plays to its end with
     no fault, its file is in its scratch folder afterwards only as far as it leaves the dealer room
     (a tenth of the filesystem free), and the results are written."""
-    if os.geteuid() != 0:
-        pytest.fail("mounting a small tmpfs as the output folder needs root; CI runs the tests as root")
-    out, trigger = tmp_path / "out", tmp_path / "fill"
-    out.mkdir()
-    trigger.write_text("fill\n")
-    league = tmp_path / "league.yaml"
-    league.write_text(
-        "\n".join(
-            [
-                "name: capped home",
-                "seed: 7",
-                f"out: {out}",
-                "bots:",
-                f"  - {{name: a, command: [{sys.executable}, {CALLER[1]}]}}",
-                f"  - {{name: filler, command: [{sys.executable}, {BOTS / 'disk_filler.py'}, {trigger}],",
-                f"     limits: {{home_mb: {home_mb}}}}}",
-                "game: {time: {per_action_ms: 2000, startup_ms: 20000}}",
-                "events:",
-                "  - {name: rr, format: round-robin, table_size: 2, hands: 10}",
-            ]
-        )
-        + "\n"
-    )
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(out)], check=True)
+    out, _, league = _filler_league(tmp_path, [], f"{{home_mb: {home_mb}}}", mb=48)
     try:
         argv = [str(Path(sys.executable).with_name("dealer")), "run", str(league)]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
