@@ -184,9 +184,7 @@ class BotProcess:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         argv = _program(name, command, base)
         env = _environment(workdir, sandboxed, None if stdio else (address, token))
-        cgroup = sandbox.MemoryCgroup.create(limits.memory_mb)
-        cpu = sandbox.CpuCgroup.create()
-        fds = ([] if cgroup is None else [cgroup.open_procs()]) + ([] if cpu is None else cpu.open_procs())
+        cgroup, cpu, fds = _cgroups(limits)
         # The sandbox's HOME is a tmpfs the launcher copies into the scratch folder, open here for it.
         keep = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW) if sandboxed else None
         relay = None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}"
@@ -340,6 +338,14 @@ class BotProcess:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+
+def _cgroups(limits: Limits) -> tuple[sandbox.MemoryCgroup | None, sandbox.CpuCgroup | None, list[int]]:
+    """The bot's memory and CPU cgroups where the machine allows them, and their open ``cgroup.procs``
+    (the launcher moves the bot in by writing to them)."""
+    cgroup = sandbox.MemoryCgroup.create(limits.memory_mb)
+    cpu = sandbox.CpuCgroup.create()
+    return cgroup, cpu, ([] if cgroup is None else [cgroup.open_procs()]) + ([] if cpu is None else cpu.open_procs())
 
 
 def _program(name: str, command: Sequence[str], base: Path) -> list[str]:
