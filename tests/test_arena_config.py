@@ -38,7 +38,7 @@ def test_settings_are_read(tmp_path: Path) -> None:
     text = (
         "storage: /srv/arena\ndatabase: postgresql://arena@db/arena\nlisten: 0.0.0.0:9000\n"
         "submissions: {max_archive_mb: 2, max_files: 50, per_hour: 3}\n"
-        "game: {blinds: [1, 2], stack: 200}\nlimits: {memory_mb: 512}\n"
+        "game: {blinds: [1, 2], stack: 200}\nlimits: {memory_mb: 512}\nbuild: {timeout_s: 60, smoke_hands: 4}\n"
     )
     arena = parse_arena(text, str(tmp_path / "arena.yaml"))
     assert arena.storage == Path("/srv/arena") and arena.database == "postgresql+asyncpg://arena@db/arena"
@@ -47,6 +47,7 @@ def test_settings_are_read(tmp_path: Path) -> None:
     assert (arena.submissions.max_unpacked_mb, arena.submissions.max_path) == (64, 200)
     assert (arena.game.small_blind, arena.game.big_blind, arena.game.stack) == (1, 2, 200)
     assert arena.limits.memory_mb == 512
+    assert (arena.build.timeout_s, arena.build.smoke_hands, arena.build.memory_mb) == (60, 4, 2048)
 
 
 def test_every_problem_is_one_line_with_its_line_and_key(tmp_path: Path) -> None:
@@ -59,7 +60,8 @@ def test_every_problem_is_one_line_with_its_line_and_key(tmp_path: Path) -> None
         "  per_hr: 5\n"
         "game: {stack: 50}\n"
         "limits: {memory_mb: 1}\n"
-        "ladder: {}\n",
+        "ladder: {}\n"
+        "build: {timeout_s: 0, log_kb: x}\n",
         encoding="utf-8",
     )
     with pytest.raises(LeagueConfigError) as caught:
@@ -73,6 +75,8 @@ def test_every_problem_is_one_line_with_its_line_and_key(tmp_path: Path) -> None
         f"{path}:6: game.stack: stack 50 must be larger than the big blind 100",
         f"{path}:7: limits.memory_mb: must be >= 16, got 1",
         f"{path}:8: ladder: unknown key",
+        f"{path}:9: build.timeout_s: must be 1..86400, got 0",
+        f"{path}:9: build.log_kb: expected an integer, got a string 'x'",
     ]
 
 

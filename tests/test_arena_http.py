@@ -103,6 +103,8 @@ def test_a_team_submits_lists_and_activates_its_versions(arena_database: str, tm
         listed = await (await client.get(f"{API}/versions", headers=alpha)).json()
         assert [v["label"] for v in listed] == ["v1", "v2"]
         assert (await (await client.get(f"{API}/versions/v2", headers=alpha)).json())["sha256"] == listed[1]["sha256"]
+        build = await (await client.get(f"{API}/versions/2/build", headers=alpha)).json()
+        assert build == {"version": 2, "state": "queued", "smoke": None, "log": ""}
         refused = await client.put(f"{API}/active", json={"version": 1}, headers=alpha)
         assert refused.status == 409
         assert await refused.json() == {"error": "v1 is queued: only a ready version can be active"}
@@ -185,6 +187,7 @@ def test_every_route_needs_a_token_and_no_team_sees_anothers_data(arena_database
             ("POST", "/submissions"): (lambda: form(bot_archive({**BOT, "x": b"beta"})), 201),
             ("GET", "/versions"): (None, 200),
             ("GET", "/versions/{number}"): (None, 404),
+            ("GET", "/versions/{number}/build"): (None, 404),
             ("PUT", "/active"): ({"version": 2}, 409),
         }
         routes = {(m.upper(), p) for p, item in document["paths"].items() for m in item if p != "/openapi.yaml"}

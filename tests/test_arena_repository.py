@@ -127,11 +127,12 @@ def test_the_migration_leaves_no_stray_tables(arena_database: str) -> None:
     assert asyncio.run(tables()) == {*metadata.tables, "alembic_version"}
 
 
-def test_a_database_at_the_previous_revision_migrates_with_its_data(arena_database: str) -> None:
-    asyncio.run(migrate(arena_database, "0001"))
-    assert asyncio.run(current_revision(arena_database)) == "0001"
+@pytest.mark.parametrize("earlier", ["0001", "0002"])
+def test_a_database_at_an_earlier_revision_migrates_with_its_data(arena_database: str, earlier: str) -> None:
+    asyncio.run(migrate(arena_database, earlier))
+    assert asyncio.run(current_revision(arena_database)) == earlier
 
-    async def add_at_0001() -> str:
+    async def add_at_earlier() -> str:
         repository = Repository(engine_for(arena_database))
         try:
             _, token = await repository.add_team("old")
@@ -139,9 +140,9 @@ def test_a_database_at_the_previous_revision_migrates_with_its_data(arena_databa
         finally:
             await repository.engine.dispose()
 
-    token = asyncio.run(add_at_0001())
+    token = asyncio.run(add_at_earlier())
     asyncio.run(migrate(arena_database))
-    assert asyncio.run(current_revision(arena_database)) == head_revision() != "0001"
+    assert asyncio.run(current_revision(arena_database)) == head_revision() != earlier
     assert asyncio.run(_schema_differences(arena_database)) == []
 
     async def after() -> tuple[str | None, list[Version]]:

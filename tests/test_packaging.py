@@ -24,6 +24,7 @@ ARENA_MIGRATIONS = (
     "dealer/arena/migrations/script.py.mako",
     "dealer/arena/migrations/versions/r0001_teams.py",
     "dealer/arena/migrations/versions/r0002_versions.py",
+    "dealer/arena/migrations/versions/r0003_smoke.py",
 )
 
 

@@ -16,6 +16,13 @@ Every problem is reported at once, one line each, ``file:line: key.path: problem
       max_files: 1000            # 1..100000
       max_path: 200              # 1..4096: characters of a file's path inside the archive
       per_hour: 20               # 1..10000: submissions a team may make in any hour
+    build:
+      timeout_s: 300             # 1..86400: a build's wall-clock time (and CPU time) before it is killed
+      memory_mb: 2048            # 16..1048576: the build's memory (a cgroup where there is one)
+      log_kb: 256                # 1..1048576: the build's output kept in its log (the rest dropped)
+      processes: 256             # 1..1048576 (as root, with limits.user set: RLIMIT_NPROC)
+      smoke_hands: 20            # 1..10000: hands per seat rotation of the smoke test, a sealed
+                                 #   duplicate match against the house bot that must not fault
     limits: {...}                # the league file's `limits:` (the bots' sandbox), same keys and checks
     game: {...}                  # the league file's `game:`, same keys and checks
 """
@@ -33,6 +40,8 @@ from yaml.nodes import MappingNode, Node
 from dealer.config import (
     _GAME_KEYS,
     _LIMIT_KEYS,
+    MAX_LIMIT,
+    MAX_MS,
     GameConfig,
     LeagueConfigError,
     Limits,
@@ -47,7 +56,15 @@ from dealer.config import (
     _sublayers,
 )
 
-__all__ = ["ArenaConfig", "SubmissionLimits", "database_url", "load_arena", "parse_arena", "read_document"]
+__all__ = [
+    "ArenaConfig",
+    "BuildLimits",
+    "SubmissionLimits",
+    "database_url",
+    "load_arena",
+    "parse_arena",
+    "read_document",
+]
 
 _DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 
@@ -64,6 +81,17 @@ class SubmissionLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class BuildLimits:
+    """How a version is built (in the bots' sandbox, no network) and smoke-tested."""
+
+    timeout_s: int = 300
+    memory_mb: int = 2048
+    log_kb: int = 256
+    processes: int = 256
+    smoke_hands: int = 20
+
+
+@dataclass(frozen=True, slots=True)
 class ArenaConfig:
     """A whole arena: where it keeps its data, where it listens, and the rules its bots play by."""
 
@@ -71,6 +99,7 @@ class ArenaConfig:
     database: str
     listen: str = "127.0.0.1:8090"
     submissions: SubmissionLimits = field(default_factory=SubmissionLimits)
+    build: BuildLimits = field(default_factory=BuildLimits)
     limits: Limits = field(default_factory=Limits)
     game: GameConfig = field(default_factory=GameConfig)
     path: Path | None = None
@@ -96,7 +125,8 @@ def database_url(text: str, folder: Path) -> str:
 
 
 _SUBMISSION_KEYS = ("max_archive_mb", "max_unpacked_mb", "max_files", "max_path", "per_hour")
-_TOP_KEYS = ("storage", "database", "listen", "submissions", "limits", "game")
+_BUILD_KEYS = ("timeout_s", "memory_mb", "log_kb", "processes", "smoke_hands")
+_TOP_KEYS = ("storage", "database", "listen", "submissions", "build", "limits", "game")
 
 
 def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
@@ -124,11 +154,21 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
         max_path=_read(ctx, sub, "max_path", _int(1, 4096), d.max_path),
         per_hour=_read(ctx, sub, "per_hour", _int(1, 10_000), d.per_hour),
     )
+    built = _sublayers(ctx, top, "build", _BUILD_KEYS)
+    b = BuildLimits()
+    build = BuildLimits(
+        timeout_s=_read(ctx, built, "timeout_s", _int(1, MAX_MS // 1000), b.timeout_s),
+        memory_mb=_read(ctx, built, "memory_mb", _int(16, MAX_LIMIT), b.memory_mb),
+        log_kb=_read(ctx, built, "log_kb", _int(1, MAX_LIMIT), b.log_kb),
+        processes=_read(ctx, built, "processes", _int(1, MAX_LIMIT), b.processes),
+        smoke_hands=_read(ctx, built, "smoke_hands", _int(1, 10_000), b.smoke_hands),
+    )
     return ArenaConfig(
         storage=storage,
         database=database,
         listen=_read(ctx, top, "listen", _listen, "127.0.0.1:8090"),
         submissions=submissions,
+        build=build,
         limits=_parse_limits(ctx, _sublayers(ctx, top, "limits", _LIMIT_KEYS)),
         game=_parse_game(ctx, _sublayers(ctx, top, "game", _GAME_KEYS)),
         path=path,

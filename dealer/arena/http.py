@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from aiohttp import BodyPartReader, web
 
 from dealer.arena.archive import MB, unpack
+from dealer.arena.builds import build_log
 from dealer.arena.config import ArenaConfig
 from dealer.arena.model import ArenaError, RateLimit, Team, Version
 from dealer.arena.repository import Repository
@@ -87,6 +88,7 @@ def version_json(version: Version) -> dict[str, object]:
         "build": version.build,
         "run": list(version.run),
         "state": str(version.state),
+        "smoke": version.smoke,
         "created_at": version.created_at.isoformat(),
     }
 
@@ -183,6 +185,21 @@ async def _version(request: web.Request) -> web.Response:
     return web.json_response(version_json(version))
 
 
+async def _build(request: web.Request) -> web.Response:
+    team = _team(request)
+    version = await request.app[REPOSITORY].version(team, _number(request))
+    if version is None:
+        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
+    log = build_log(request.app[CONFIG].storage, version)
+    try:
+        text = log.read_bytes().decode("utf-8", "replace")
+    except FileNotFoundError:  # queued: not started yet
+        text = ""
+    return web.json_response(
+        {"version": version.number, "state": str(version.state), "smoke": version.smoke, "log": text}
+    )
+
+
 async def _activate(request: web.Request) -> web.Response:
     team = _team(request)
     try:
@@ -212,5 +229,6 @@ def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Vers
     app.router.add_post(f"{API}/submissions", _submit)
     app.router.add_get(f"{API}/versions", _versions)
     app.router.add_get(f"{API}/versions/{{number}}", _version)
+    app.router.add_get(f"{API}/versions/{{number}}/build", _build)
     app.router.add_put(f"{API}/active", _activate)
     return app

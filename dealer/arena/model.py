@@ -82,6 +82,7 @@ class Version:
     build: str | None
     state: BuildState
     created_at: datetime
+    smoke: dict[str, object] | None = None  # the smoke test's figures once it has played
 
     @property
     def label(self) -> str:

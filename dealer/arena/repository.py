@@ -75,6 +75,7 @@ versions = Table(
     Column("build", Text, nullable=True),
     Column("state", String(16), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("smoke", JSON, nullable=True),
     UniqueConstraint("team_id", "number", name="uq_versions_team_number"),
 )
 active_versions = Table(
@@ -118,6 +119,7 @@ def _version(row: Any) -> Version:
         build=row.build,
         state=BuildState(row.state),
         created_at=_utc(row.created_at),
+        smoke=row.smoke,
     )
 
 
@@ -267,11 +269,22 @@ class Repository:
             row = (await connection.execute(query)).first()
         return None if row is None else _version(row)
 
-    async def set_state(self, version: Version, state: BuildState) -> Version:
-        """Move a version to ``state`` (the builder's record) and return it so."""
+    async def set_state(self, version: Version, state: BuildState, smoke: dict[str, object] | None = None) -> Version:
+        """Move a version to ``state`` (the builder's record), with its smoke test's figures if it
+        played one, and return it so."""
+        values: dict[str, object] = {"state": state.value}
+        if smoke is not None:
+            values["smoke"] = smoke
         async with self.engine.begin() as connection:
-            await connection.execute(versions.update().where(versions.c.id == version.id).values(state=state.value))
-        return dataclasses.replace(version, state=state)
+            await connection.execute(versions.update().where(versions.c.id == version.id).values(**values))
+        return dataclasses.replace(version, state=state, smoke=smoke if smoke is not None else version.smoke)
+
+    async def unfinished(self) -> list[Version]:
+        """Every version still queued or cut off while building (a server that stopped), oldest first."""
+        states = [BuildState.QUEUED.value, BuildState.BUILDING.value]
+        query = select(versions).where(versions.c.state.in_(states)).order_by(versions.c.id)
+        async with self.engine.connect() as connection:
+            return [_version(row) for row in (await connection.execute(query)).all()]
 
     async def activate(self, team: Team, number: int) -> Version:
         """Make version ``number`` the team's active one; only a ready version can be."""

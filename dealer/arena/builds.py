@@ -1,0 +1,222 @@
+"""Building and smoke-testing a version, one at a time, in the bots' own sandbox.
+
+A version's files (read-only in ``storage/versions/<sha256>``) are copied to a build folder of
+its own (``storage/builds/<id>``), where its ``build:`` command runs as a sandboxed bot would:
+``dealer.processes.BotProcess`` under bubblewrap, with no network, the host's system folders and
+toolchains read-only (/usr, /bin, /lib, /opt, /etc without its secrets, the dealer's Python), the
+build folder as its writable HOME, and caps on wall-clock and CPU time, memory, processes and
+output (the log keeps the first ``log_kb``). Then the smoke test: a short sealed duplicate match
+against the house bot (the dealer's call bot) in which the version must not fault. Its log (build
+output, then one line per step) is ``storage/logs/<id>.log``, shown to its team alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import sys
+import time
+from importlib.util import find_spec
+from pathlib import Path
+
+from dealer.arena.config import ArenaConfig
+from dealer.arena.model import BuildState, Version
+from dealer.arena.repository import Repository
+from dealer.choices import FaultPolicy, Network, Protocol
+from dealer.config import Limits
+from dealer.match import MatchBot, MatchPlan
+from dealer.processes import BotProcess, resolve_command, resolve_user
+from dealer.runner import play_match
+from dealer.scheduler import plan_tables
+
+LOGGER = logging.getLogger(__name__)
+_HOUSE_SPEC = find_spec("sample_bots.python.call_bot")  # shipped with the package (a namespace package)
+assert _HOUSE_SPEC is not None and _HOUSE_SPEC.origin is not None, "the house bot ships with the dealer"
+HOUSE = Path(_HOUSE_SPEC.origin)
+CANDIDATE = "candidate"
+
+
+def build_folder(storage: Path, version: Version) -> Path:
+    """Where version ``version`` is built and run from."""
+    return storage / "builds" / str(version.id)
+
+
+def build_log(storage: Path, version: Version) -> Path:
+    """The build and smoke-test log of ``version`` (its team's to read)."""
+    return storage / "logs" / f"{version.id}.log"
+
+
+def _note(log: Path, line: str) -> None:
+    """Append one line of the arena's own to a build log."""
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(f"[arena] {line}\n")
+
+
+def _copy_files(source: Path, folder: Path, owner: tuple[int, int] | None) -> None:
+    """A writable copy of a version's files (its stored tree stays read-only), links kept as links,
+    owned by the bots' user when they run as one."""
+    if folder.exists():  # a build cut off by a stopped server: start it again from the files
+        for path, dirs, _ in os.walk(folder):
+            for name in dirs:
+                os.chmod(os.path.join(path, name), 0o700)
+        shutil.rmtree(folder)
+    shutil.copytree(source, folder, symlinks=True)
+    for path, _dirs, files in os.walk(folder):
+        os.chmod(path, 0o700)
+        for name in files:
+            target = os.path.join(path, name)
+            if not os.path.islink(target):
+                os.chmod(target, os.stat(target).st_mode | 0o600)
+            if owner is not None:
+                os.chown(target, *owner, follow_symlinks=False)
+        if owner is not None:
+            os.chown(path, *owner)
+
+
+class Builder:
+    """Builds queued versions one after another (``queued`` hands one over) and records each outcome."""
+
+    def __init__(self, repository: Repository, config: ArenaConfig) -> None:
+        self.repository = repository
+        self.config = config
+        self.queue: asyncio.Queue[Version] = asyncio.Queue()
+
+    def queued(self, version: Version) -> None:
+        """Take a new version for building."""
+        self.queue.put_nowait(version)
+
+    async def run(self) -> None:
+        """Build the versions a stopped server left unfinished, then every version handed over, forever."""
+        for version in await self.repository.unfinished():
+            self.queued(version)
+        while True:
+            version = await self.queue.get()
+            try:
+                await self.build(version)
+            finally:
+                self.queue.task_done()
+
+    async def build(self, version: Version) -> Version:
+        """Build ``version`` and smoke-test it; return it ready or failed (the reason in its log)."""
+        storage = self.config.storage
+        folder, log = build_folder(storage, version), build_log(storage, version)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_bytes(b"")
+        version = await self.repository.set_state(version, BuildState.BUILDING)
+        user = self.config.limits.user
+        owner = None if user is None else resolve_user(user)
+        await asyncio.to_thread(_copy_files, storage / "versions" / version.digest, folder, owner)
+        if version.build is not None and not await self._compile(version, folder, log):
+            LOGGER.info("version %d (%s): build failed", version.id, version.label)
+            return await self.repository.set_state(version, BuildState.FAILED)
+        smoke = await self._smoke(version, folder, log)
+        state = BuildState.READY if smoke["ok"] else BuildState.FAILED
+        LOGGER.info("version %d (%s): smoke test %s", version.id, version.label, "passed" if smoke["ok"] else "failed")
+        return await self.repository.set_state(version, state, smoke)
+
+    async def _compile(self, version: Version, folder: Path, log: Path) -> bool:
+        """Run the version's build command in the sandbox; True if it exited 0 within its caps."""
+        caps = self.config.build
+        limits = Limits(
+            memory_mb=caps.memory_mb,
+            cpu_seconds=caps.timeout_s,
+            processes=caps.processes,
+            open_files=1024,
+            file_size_mb=max(1, self.config.submissions.max_unpacked_mb),
+            log_kb=caps.log_kb,
+            tmp_mb=256,
+            network=Network.NONE,
+            user=self.config.limits.user,
+            sandbox=self.config.limits.sandbox,
+        )
+        started = time.monotonic()
+        _note(log, f"build: {version.build}")
+        output = log.with_suffix(".build")
+        try:
+            process = await BotProcess.launch(
+                f"build-{version.id}",
+                ["sh", "-c", f"exec 1>&2\n{version.build}"],  # one log: stdout joins stderr
+                address="",
+                token="",
+                base=folder,
+                workdir=folder,
+                log_path=output,
+                limits=limits,
+                stdio=True,
+            )
+        except OSError as error:
+            _note(log, f"build could not start: {error}")
+            return False
+        assert process.process.stdin is not None
+        process.process.stdin.close()
+        finished = await process.wait_exit(caps.timeout_s)
+        code = await process.stop()
+        with open(log, "ab") as out, open(output, "rb") as built:
+            shutil.copyfileobj(built, out)
+        output.unlink()
+        seconds = time.monotonic() - started
+        if not finished:
+            _note(log, f"build killed: it ran past its {caps.timeout_s} s")
+        elif process.out_of_memory():
+            _note(log, f"build failed: out of memory ({caps.memory_mb} MB)")
+        elif process.out_of_cpu():
+            _note(log, f"build killed: it used more than {caps.timeout_s} s of CPU")
+        elif code != 0:
+            _note(log, f"build failed: exit code {code} after {seconds:.1f} s")
+        else:
+            _note(log, f"build done in {seconds:.1f} s")
+            return True
+        return False
+
+    async def _smoke(self, version: Version, folder: Path, log: Path) -> dict[str, object]:
+        """Play the smoke test: a sealed duplicate heads-up match against the house bot; its figures."""
+        hands = self.config.build.smoke_hands
+        plan = MatchPlan(
+            match_id=f"smoke-{version.id}",
+            tables=plan_tables([CANDIDATE, "house"], duplicate=True, tables=1),
+            game=self.config.game,
+            hands=hands,
+            fault_policy=FaultPolicy.FORFEIT,
+            sealed=True,
+        )
+        entries = {
+            CANDIDATE: MatchBot(
+                CANDIDATE,
+                tuple(resolve_command(version.run, folder)),
+                limits=self.config.limits,
+                protocol=Protocol(version.protocol),
+            ),
+            "house": MatchBot("house", (sys.executable, str(HOUSE)), limits=self.config.limits),
+        }
+        out = self.config.storage / "smoke" / str(version.id)
+        if out.exists():
+            shutil.rmtree(out)
+        _note(log, f"smoke test: {2 * hands} hands, sealed duplicate, against the house bot (it always calls)")
+        started = time.monotonic()
+        result = await play_match(plan, entries, "127.0.0.1:0", out, stop_unstarted=True)
+        faults = result.faults.get(CANDIDATE, {})
+        unstarted = CANDIDATE in result.unstarted
+        chips = result.net().get(CANDIDATE, 0)
+        ok = not faults and not unstarted and result.hands == 2 * hands
+        smoke: dict[str, object] = {
+            "ok": ok,
+            "hands": result.hands,
+            "faults": dict(faults),
+            "started": not unstarted,
+            "chips": chips,
+            "seconds": round(time.monotonic() - started, 2),
+        }
+        if unstarted:
+            _note(log, "smoke test failed: the bot never connected")
+        elif faults:
+            _note(log, "smoke test failed: faults " + ", ".join(f"{k} x{v}" for k, v in sorted(faults.items())))
+        elif not ok:
+            _note(log, f"smoke test failed: {result.hands} of {2 * hands} hands played")
+        else:
+            _note(log, f"smoke test passed: {result.hands} hands, no fault, {chips:+d} chips against the house bot")
+        tail = result.log_tails.get(CANDIDATE)
+        if not ok and tail:
+            _note(log, "the end of the bot's log:\n" + tail)
+        return smoke

@@ -1,0 +1,128 @@
+"""Builds in the bots' sandbox and the smoke test, on both databases: a Python bot with nothing to
+build, a C bot compiled by its build command, a build that fails, a build that tries the network,
+and a bot that builds but crashes in its smoke match; each outcome and its log as its team sees it."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from dealer.arena.archive import unpack
+from dealer.arena.builds import Builder, build_log
+from dealer.arena.config import ArenaConfig, BuildLimits
+from dealer.arena.model import BuildState, Version
+from dealer.arena.repository import migrate, open_repository
+from dealer.config import game_config
+
+FAST = {"per_action_ms": 2000, "bank_ms": 20000, "grace_ms": 200, "startup_ms": 20000}
+
+
+def archive(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+PYTHON_BOT = {
+    "bot.yaml": b"protocol: stdio\nrun: python3 bot.py\n",
+    "bot.py": (ROOT / "sample_bots" / "python" / "stdio_bot.py").read_bytes(),
+}
+C_BOT = {
+    "bot.yaml": b"protocol: stdio\nbuild: cc -O2 -o bot bot.c\nrun: ./bot\n",
+    "bot.c": (ROOT / "sample_bots" / "c" / "bot.c").read_bytes(),
+}
+BROKEN = {"bot.yaml": b"protocol: stdio\nbuild: cc -o bot bot.c\nrun: ./bot\n", "bot.c": b"int main( {\n"}
+NETWORK = {
+    "bot.yaml": b"protocol: stdio\nbuild: python3 fetch.py\nrun: python3 fetch.py\n",
+    "fetch.py": b"import socket\nsocket.create_connection(('1.1.1.1', 53), timeout=5)\n",
+}
+CRASHER = {"bot.yaml": b"protocol: stdio\nrun: python3 bot.py\n", "bot.py": b"raise SystemExit('no poker today')\n"}
+
+
+def test_versions_are_built_and_smoke_tested_in_the_sandbox(arena_database: str, tmp_path: Path) -> None:
+    config = ArenaConfig(
+        storage=tmp_path / "storage",
+        database=arena_database,
+        build=BuildLimits(timeout_s=120, smoke_hands=5),
+        game=game_config(time=FAST),
+    )
+    asyncio.run(migrate(arena_database))
+
+    async def scenario() -> list[Version]:
+        async with open_repository(arena_database) as repository:
+            team, _ = await repository.add_team("alpha")
+            builder = Builder(repository, config)
+            built = []
+            for files in (PYTHON_BOT, C_BOT, BROKEN, NETWORK, CRASHER):
+                stored = unpack(archive(files), config.storage, config.submissions)
+                version, _ = await repository.add_version(
+                    team,
+                    digest=stored.digest,
+                    files=stored.files,
+                    size=stored.size,
+                    protocol=stored.manifest.protocol,
+                    run=stored.manifest.run,
+                    build=stored.manifest.build,
+                )
+                builder.queued(version)
+            task = asyncio.create_task(builder.run())
+            await asyncio.wait_for(builder.queue.join(), 300)
+            task.cancel()
+            built = await repository.versions(team)
+            return built
+
+    python, c, broken, network, crasher = asyncio.run(scenario())
+    logs = {
+        v.label: build_log(config.storage, v).read_text(encoding="utf-8") for v in (python, c, broken, network, crasher)
+    }
+    assert python.state is BuildState.READY, logs["v1"]
+    assert (
+        python.smoke is not None and python.smoke["ok"] and python.smoke["hands"] == 10 and python.smoke["faults"] == {}
+    )
+    assert "[arena] smoke test passed: 10 hands, no fault" in logs["v1"] and "build:" not in logs["v1"]
+    assert c.state is BuildState.READY, logs["v2"]
+    assert "[arena] build: cc -O2 -o bot bot.c\n" in logs["v2"] and "[arena] build done in " in logs["v2"]
+    assert (config.storage / "builds" / str(c.id) / "bot").is_file()
+    assert not (config.storage / "versions" / c.digest / "bot").exists(), "the stored files stay as submitted"
+    assert broken.state is BuildState.FAILED and broken.smoke is None
+    assert "error" in logs["v3"] and "[arena] build failed: exit code 1 after " in logs["v3"], logs["v3"]
+    assert network.state is BuildState.FAILED and "Network is unreachable" in logs["v4"], logs["v4"]
+    assert crasher.state is BuildState.FAILED, logs["v5"]
+    assert crasher.smoke is not None and not crasher.smoke["ok"]
+    assert "[arena] smoke test failed" in logs["v5"] and "no poker today" in logs["v5"], logs["v5"]
+
+
+@pytest.mark.parametrize("cap", ["time", "output"])
+def test_a_build_is_capped(tmp_path: Path, cap: str) -> None:
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    config = ArenaConfig(storage=tmp_path / "storage", database=database, build=BuildLimits(timeout_s=3, log_kb=4))
+    command = b"sleep 60" if cap == "time" else b"yes arena"
+    files = {"bot.yaml": b"protocol: stdio\nbuild: " + command + b"\nrun: ./bot\n"}
+    asyncio.run(migrate(database))
+
+    async def scenario() -> Version:
+        async with open_repository(database) as repository:
+            team, _ = await repository.add_team("alpha")
+            stored = unpack(archive(files), config.storage, config.submissions)
+            version, _ = await repository.add_version(
+                team, digest=stored.digest, files=1, size=1, protocol="stdio", run=("./bot",), build=command.decode()
+            )
+            return await Builder(repository, config).build(version)
+
+    version = asyncio.run(asyncio.wait_for(scenario(), 60))
+    log = build_log(config.storage, version).read_text(encoding="utf-8")
+    assert version.state is BuildState.FAILED
+    if cap == "time":
+        assert "[arena] build killed: it ran past its 3 s" in log
+    else:
+        assert len(log.encode()) < 4 * 1024 + 500 and log.count("\narena\n") > 100
+        assert "[log truncated: size limit reached]" in log
