@@ -3,6 +3,7 @@ printed once and alone on stdout, and one ``error:`` line for every bad input, n
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,25 @@ def test_dealer_starts_without_loading_the_database_stack() -> None:
     code = "import sys, dealer.cli; print(sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'alembic'}))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_a_teams_commands_fail_in_one_line(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("hello", encoding="utf-8")
+    with socket.socket() as probe:  # a port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    cases = [
+        (["submit", str(text), "--server", closed, "--token", "t"], f"error: {text}: not a folder, a tar.gz or a zip"),
+        (["submit", str(tmp_path), "--server", closed, "--token", "t"], f"error: cannot reach the arena at {closed}: "),
+        (["versions", "--server", closed, "--token", "t"], f"error: cannot reach the arena at {closed}: "),
+        (["log", "v1", "--server", closed, "--token", "t"], f"error: cannot reach the arena at {closed}: "),
+    ]
+    for argv, start in cases:
+        result = RUNNER.invoke(app, ["arena", *argv])
+        assert result.exit_code == 2, (argv, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), (argv, result.exception)
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(start), (argv, line)
+    usage = RUNNER.invoke(app, ["arena", "activate", "three", "--server", closed, "--token", "t"])
+    assert usage.exit_code == 2 and "expected a version such as 3 or v3, not 'three'" in usage.output

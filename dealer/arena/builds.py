@@ -108,7 +108,7 @@ class Builder:
         user = self.config.limits.user
         owner = None if user is None else resolve_user(user)
         await asyncio.to_thread(_copy_files, storage / "versions" / version.digest, folder, owner)
-        if version.build is not None and not await self._compile(version, folder, log):
+        if version.build is not None and not await self.run_build(version, folder, log):
             LOGGER.info("version %d (%s): build failed", version.id, version.label)
             return await self.repository.set_state(version, BuildState.FAILED)
         smoke = await self._smoke(version, folder, log)
@@ -116,7 +116,7 @@ class Builder:
         LOGGER.info("version %d (%s): smoke test %s", version.id, version.label, "passed" if smoke["ok"] else "failed")
         return await self.repository.set_state(version, state, smoke)
 
-    async def _compile(self, version: Version, folder: Path, log: Path) -> bool:
+    async def run_build(self, version: Version, folder: Path, log: Path) -> bool:
         """Run the version's build command in the sandbox; True if it exited 0 within its caps."""
         caps = self.config.build
         limits = Limits(

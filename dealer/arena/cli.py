@@ -19,6 +19,7 @@ from dealer.errors import DealerError
 from dealer.text import printable_lines
 
 if TYPE_CHECKING:
+    from dealer.arena.config import ArenaConfig
     from dealer.arena.repository import Repository
 
 T = TypeVar("T")
@@ -31,8 +32,8 @@ ConfigPath = Annotated[Path, typer.Option("--config", "-c", help="The arena's fi
 DEFAULT_CONFIG = Path("arena.yaml")
 
 
-def _call(config: Path, work: Callable[[str], Coroutine[Any, Any, T]]) -> T:
-    """Run ``work`` on the database of the arena file ``config``: a bad file, a refused request or a
+def _call(config: Path, work: Callable[[ArenaConfig], Coroutine[Any, Any, T]]) -> T:
+    """Run ``work`` on the arena of the file ``config``: a bad file, a refused request or a
     database that cannot be reached is one ``error:`` line each and exit code 2, never a traceback."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import DBAPIError
@@ -41,8 +42,9 @@ def _call(config: Path, work: Callable[[str], Coroutine[Any, Any, T]]) -> T:
 
     database = None
     try:
-        database = load_arena(config).database
-        return asyncio.run(work(database))
+        arena = load_arena(config)
+        database = arena.database
+        return asyncio.run(work(arena))
     except DealerError as error:
         lines = printable_lines(str(error).strip())
     except (DBAPIError, OSError) as error:  # the server is down, the file cannot be opened, ...
@@ -57,10 +59,10 @@ def _call(config: Path, work: Callable[[str], Coroutine[Any, Any, T]]) -> T:
 def _with_repository(config: Path, work: Callable[[Repository], Coroutine[Any, Any, T]]) -> T:
     """Run ``work`` on the repository of the arena file ``config`` (as ``_call`` does)."""
 
-    async def opened(database: str) -> T:
+    async def opened(arena: ArenaConfig) -> T:
         from dealer.arena.repository import open_repository
 
-        async with open_repository(database) as repository:
+        async with open_repository(arena.database) as repository:
             return await work(repository)
 
     return _call(config, opened)
@@ -75,10 +77,10 @@ def _token_note(what: str) -> None:
 def migrate_command(config: ConfigPath = DEFAULT_CONFIG) -> None:
     """Create the arena's database, or bring it to the newest schema (safe to run again)."""
 
-    async def upgrade(database: str) -> None:
+    async def upgrade(arena: ArenaConfig) -> None:
         from dealer.arena.repository import migrate
 
-        await migrate(database)
+        await migrate(arena.database)
 
     _call(config, upgrade)
     typer.echo("database ready: its schema is at the newest revision")
@@ -121,3 +123,96 @@ def team_list_command(config: ConfigPath = DEFAULT_CONFIG) -> None:
     """List the teams, one a line, with the date each was added."""
     for team in _with_repository(config, lambda repository: repository.teams()):
         typer.echo(f"{team.name}\t{team.created_at:%Y-%m-%d %H:%M} UTC")
+
+
+@app.command("serve")
+def serve_command(
+    config: Annotated[Path, typer.Argument(help="The arena's file (see dealer/arena/config.py).")] = DEFAULT_CONFIG,
+) -> None:
+    """Run the arena: its HTTP API on the file's listen address, and its builder. SIGTERM or Ctrl-C stops it."""
+
+    async def serve(arena: ArenaConfig) -> None:
+        from dealer.arena.server import run_arena
+
+        await run_arena(arena, ready=lambda url: typer.echo(f"arena on {url}/api/v1", err=True))
+
+    try:
+        _call(config, serve)
+    except KeyboardInterrupt:
+        pass
+    typer.echo("arena stopped", err=True)
+
+
+Server = Annotated[str, typer.Option(help="The arena's address, e.g. http://arena.example:8090.")]
+Token = Annotated[str, typer.Option(envvar="DEALER_ARENA_TOKEN", help="Your team's token (or DEALER_ARENA_TOKEN).")]
+
+
+def _ask(request: Coroutine[Any, Any, T]) -> T:
+    """Run a team's request to an arena; its failure is one ``error:`` line and exit code 2."""
+    from dealer.arena.client import ClientError
+
+    try:
+        return asyncio.run(request)
+    except ClientError as error:
+        lines = printable_lines(str(error))
+    for line in lines:
+        typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(2)
+
+
+@app.command("submit")
+def submit_command(
+    path: Annotated[Path, typer.Argument(help="The bot: a folder with bot.yaml at its top, or a tar.gz or zip.")],
+    server: Server,
+    token: Token,
+) -> None:
+    """Submit a version of your team's bot and print its number and state."""
+    from dealer.arena.client import submit
+
+    version = _ask(submit(server, token, path))
+    again = "" if version["new"] else " (the same files as before: nothing new stored)"
+    typer.echo(f"{version['label']} {version['state']}, sha256 {version['sha256']}{again}")
+
+
+@app.command("versions")
+def versions_command(server: Server, token: Token) -> None:
+    """List your team's versions: number, state, smoke test, date; the active one marked *."""
+    from dealer.arena.client import fetch
+
+    team = _ask(fetch(server, token, "team"))
+    active = team.get("active_version") if isinstance(team, dict) else None
+    versions = _ask(fetch(server, token, "versions"))
+    for version in versions if isinstance(versions, list) else []:
+        smoke = version.get("smoke") or {}
+        figures = f"{smoke['hands']} hands, faults {smoke['faults'] or 'none'}" if smoke else "no smoke test"
+        mark = "*" if version["version"] == active else " "
+        typer.echo(f"{mark} {version['label']}  {version['state']:8}  {figures}  {version['created_at'][:16]}")
+
+
+@app.command("activate")
+def activate_command(
+    version: Annotated[str, typer.Argument(help="The version: 3 or v3 (a ready one).")],
+    server: Server,
+    token: Token,
+) -> None:
+    """Make one of your team's ready versions the one the arena plays."""
+    from dealer.arena.client import fetch
+
+    number = version.removeprefix("v")
+    if not number.isdigit():
+        raise typer.BadParameter(f"expected a version such as 3 or v3, not {version!r}")
+    chosen = _ask(fetch(server, token, "active", put={"version": int(number)}))
+    typer.echo(f"{chosen['label'] if isinstance(chosen, dict) else version} is active")
+
+
+@app.command("log")
+def log_command(
+    version: Annotated[str, typer.Argument(help="The version: 3 or v3.")],
+    server: Server,
+    token: Token,
+) -> None:
+    """Print the build and smoke-test log of one of your team's versions."""
+    from dealer.arena.client import fetch
+
+    build = _ask(fetch(server, token, f"versions/{version}/build"))
+    typer.echo(build["log"] if isinstance(build, dict) else "", nl=False)
