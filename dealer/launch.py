@@ -325,7 +325,8 @@ def _copy_file(name: str, source: int, target: int) -> None:
             return  # a FIFO, socket or device is not copied (and never blocked on)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=target)  # an earlier copy of this instance's HOME (a restart)
-        dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=target)
+        mode = 0o700 if info.st_mode & stat.S_IXUSR else 0o600  # a built program stays runnable, nothing more
+        dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=target)
         try:
             while os.sendfile(dst, src, None, 1 << 20) > 0:
                 pass
