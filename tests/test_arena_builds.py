@@ -101,12 +101,20 @@ def test_versions_are_built_and_smoke_tested_in_the_sandbox(arena_database: str,
     assert "[arena] smoke test failed" in logs["v5"] and "no poker today" in logs["v5"], logs["v5"]
 
 
-@pytest.mark.parametrize("cap", ["time", "output"])
-def test_a_build_is_capped(tmp_path: Path, cap: str) -> None:
+@pytest.mark.parametrize(
+    ("cap", "command", "expected"),
+    [
+        ("time", "sleep 60", "[arena] build killed: it ran past its 3 s"),
+        ("output", "yes arena", "[log truncated: size limit reached]"),
+        ("memory", "python3 -c 'b = bytearray(512 * 2**20)'", "[arena] build failed: out of memory (64 MB)"),
+        ("read-only system", "touch /usr/arena-was-here", "Read-only file system"),
+    ],
+)
+def test_a_build_is_capped(tmp_path: Path, cap: str, command: str, expected: str) -> None:
     database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
-    config = ArenaConfig(storage=tmp_path / "storage", database=database, build=BuildLimits(timeout_s=3, log_kb=4))
-    command = b"sleep 60" if cap == "time" else b"yes arena"
-    files = {"bot.yaml": b"protocol: stdio\nbuild: " + command + b"\nrun: ./bot\n"}
+    caps = BuildLimits(timeout_s=3, log_kb=4, memory_mb=64)
+    config = ArenaConfig(storage=tmp_path / "storage", database=database, build=caps)
+    files = {"bot.yaml": f"protocol: stdio\nbuild: {command}\nrun: ./bot\n".encode()}
     asyncio.run(migrate(database))
 
     async def scenario() -> Version:
@@ -114,15 +122,14 @@ def test_a_build_is_capped(tmp_path: Path, cap: str) -> None:
             team, _ = await repository.add_team("alpha")
             stored = unpack(archive(files), config.storage, config.submissions)
             version, _ = await repository.add_version(
-                team, digest=stored.digest, files=1, size=1, protocol="stdio", run=("./bot",), build=command.decode()
+                team, digest=stored.digest, files=1, size=1, protocol="stdio", run=("./bot",), build=command
             )
             return await Builder(repository, config).build(version)
 
     version = asyncio.run(asyncio.wait_for(scenario(), 60))
     log = build_log(config.storage, version).read_text(encoding="utf-8")
-    assert version.state is BuildState.FAILED
-    if cap == "time":
-        assert "[arena] build killed: it ran past its 3 s" in log
-    else:
+    assert version.state is BuildState.FAILED and version.smoke is None, log
+    assert expected in log, log
+    if cap == "output":
         assert len(log.encode()) < 4 * 1024 + 500 and log.count("\narena\n") > 100
-        assert "[log truncated: size limit reached]" in log
+    assert not Path("/usr/arena-was-here").exists()
