@@ -29,9 +29,10 @@ import aiohttp
 from aiohttp.test_utils import TestServer
 from tabulate import tabulate
 
-from dealer.arena.builds import Builder, build_folder, build_log
+from dealer.arena.builds import Builder
 from dealer.arena.config import ArenaConfig, SubmissionLimits
 from dealer.arena.http import API, make_app
+from dealer.arena.layout import build_folder, build_log
 from dealer.arena.repository import migrate, open_repository
 from dealer.choices import Switch
 

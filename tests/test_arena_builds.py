@@ -13,8 +13,9 @@ import pytest
 
 from conftest import ROOT
 from dealer.arena.archive import unpack
-from dealer.arena.builds import Builder, build_log
+from dealer.arena.builds import Builder
 from dealer.arena.config import ArenaConfig, BuildLimits
+from dealer.arena.layout import build_log
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import migrate, open_repository
 from dealer.config import game_config

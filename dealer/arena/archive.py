@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from dealer.arena.config import SubmissionLimits
+from dealer.arena.layout import incoming, version_files
 from dealer.arena.manifest import MANIFEST, BotManifest, parse_manifest
 from dealer.arena.model import ArenaError
 
@@ -273,9 +274,9 @@ def unpack(data: bytes, storage: Path, limits: SubmissionLimits) -> Unpacked:
     kind = kind_of(data)
     if kind is None:
         raise ArenaError("not a tar.gz or zip archive")
-    incoming = storage / "incoming"
-    incoming.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix=secrets.token_hex(4), dir=incoming))
+    unpacking = incoming(storage)
+    unpacking.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix=secrets.token_hex(4), dir=unpacking))
     try:
         writer = _Writer(root, limits)
         for entry in _tar_entries(data, limits) if kind == "tar.gz" else _zip_entries(data):
@@ -285,9 +286,8 @@ def unpack(data: bytes, storage: Path, limits: SubmissionLimits) -> Unpacked:
         manifest = parse_manifest((root / MANIFEST).read_bytes())
         digest = writer.digest()
         writer.seal()
-        versions = storage / "versions"
-        versions.mkdir(exist_ok=True)
-        folder = versions / digest
+        folder = version_files(storage, digest)
+        folder.parent.mkdir(exist_ok=True)
         try:
             os.rename(root, folder)
         except OSError:  # the same files are stored already (an earlier version, maybe another team's)

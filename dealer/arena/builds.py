@@ -22,6 +22,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from dealer.arena.config import ArenaConfig
+from dealer.arena.layout import build_folder, build_log, smoke_folder, version_files
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import Repository
 from dealer.choices import FaultPolicy, Network, Protocol
@@ -36,16 +37,6 @@ _HOUSE_SPEC = find_spec("sample_bots.python.call_bot")  # shipped with the packa
 assert _HOUSE_SPEC is not None and _HOUSE_SPEC.origin is not None, "the house bot ships with the dealer"
 HOUSE = Path(_HOUSE_SPEC.origin)
 CANDIDATE = "candidate"
-
-
-def build_folder(storage: Path, version: Version) -> Path:
-    """Where version ``version`` is built and run from."""
-    return storage / "builds" / str(version.id)
-
-
-def build_log(storage: Path, version: Version) -> Path:
-    """The build and smoke-test log of ``version`` (its team's to read)."""
-    return storage / "logs" / f"{version.id}.log"
 
 
 def _note(log: Path, line: str) -> None:
@@ -107,7 +98,7 @@ class Builder:
         version = await self.repository.set_state(version, BuildState.BUILDING)
         user = self.config.limits.user
         owner = None if user is None else resolve_user(user)
-        await asyncio.to_thread(_copy_files, storage / "versions" / version.digest, folder, owner)
+        await asyncio.to_thread(_copy_files, version_files(storage, version.digest), folder, owner)
         if version.build is not None and not await self.run_build(version, folder, log):
             LOGGER.info("version %d (%s): build failed", version.id, version.label)
             return await self.repository.set_state(version, BuildState.FAILED)
@@ -190,7 +181,7 @@ class Builder:
             ),
             "house": MatchBot("house", (sys.executable, str(HOUSE)), limits=self.config.limits),
         }
-        out = self.config.storage / "smoke" / str(version.id)
+        out = smoke_folder(self.config.storage, version)
         if out.exists():
             shutil.rmtree(out)
         _note(log, f"smoke test: {2 * hands} hands, sealed duplicate, against the house bot (it always calls)")

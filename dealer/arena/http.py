@@ -20,8 +20,8 @@ from typing import Any, NoReturn
 from aiohttp import BodyPartReader, web
 
 from dealer.arena.archive import MB, unpack
-from dealer.arena.builds import build_log
 from dealer.arena.config import ArenaConfig
+from dealer.arena.layout import build_log
 from dealer.arena.model import ArenaError, RateLimit, Team, Version
 from dealer.arena.repository import Repository
 

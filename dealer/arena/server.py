@@ -17,6 +17,7 @@ from aiohttp import web
 from dealer.arena.builds import Builder
 from dealer.arena.config import ArenaConfig
 from dealer.arena.http import make_app
+from dealer.arena.layout import server_log
 from dealer.arena.repository import open_repository
 
 LOGGER = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ LOGGER = logging.getLogger(__name__)
 def _log_to(config: ArenaConfig) -> None:
     """Send the dealer's log (arena, builds, matches) to ``storage/arena.log`` at info."""
     config.storage.mkdir(parents=True, exist_ok=True)
-    path = config.storage / "arena.log"
+    path = server_log(config.storage)
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
