@@ -134,3 +134,34 @@ def test_a_build_is_capped(tmp_path: Path, cap: str, command: str, expected: str
     if cap == "output":
         assert len(log.encode()) < 4 * 1024 + 500 and log.count("\narena\n") > 100
     assert not Path("/usr/arena-was-here").exists()
+
+
+def test_a_build_cut_off_by_a_stopped_server_is_built_at_the_next_start(tmp_path: Path) -> None:
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    config = ArenaConfig(
+        storage=tmp_path / "storage", database=database, build=BuildLimits(smoke_hands=3), game=game_config(time=FAST)
+    )
+    asyncio.run(migrate(database))
+
+    async def scenario() -> list[Version]:
+        async with open_repository(database) as repository:
+            team, _ = await repository.add_team("alpha")
+            added = []
+            for files in (PYTHON_BOT, {**PYTHON_BOT, "notes": b"2"}):
+                stored = unpack(archive(files), config.storage, config.submissions)
+                version, _ = await repository.add_version(
+                    team, digest=stored.digest, files=2, size=1, protocol="stdio", run=("python3", "bot.py"), build=None
+                )
+                added.append(version)
+            await repository.set_state(added[0], BuildState.BUILDING)  # the server stopped mid-build
+            assert [v.number for v in await repository.unfinished()] == [1, 2]
+            builder = Builder(repository, config)  # a fresh server: nothing handed over yet
+            assert await builder.recover() == 2
+            task = asyncio.create_task(builder.work())
+            await builder.queue.join()
+            task.cancel()
+            assert await repository.unfinished() == []
+            return await repository.versions(team)
+
+    versions = asyncio.run(asyncio.wait_for(scenario(), 240))
+    assert [v.state for v in versions] == [BuildState.READY, BuildState.READY]

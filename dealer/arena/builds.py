@@ -80,8 +80,18 @@ class Builder:
 
     async def run(self) -> None:
         """Build the versions a stopped server left unfinished, then every version handed over, forever."""
-        for version in await self.repository.unfinished():
+        await self.recover()
+        await self.work()
+
+    async def recover(self) -> int:
+        """Queue every version still queued or building in the database (a stopped server's); how many."""
+        unfinished = await self.repository.unfinished()
+        for version in unfinished:
             self.queued(version)
+        return len(unfinished)
+
+    async def work(self) -> None:
+        """Build the queued versions one after another, forever."""
         while True:
             version = await self.queue.get()
             try:
