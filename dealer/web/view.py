@@ -83,88 +83,97 @@ class Winnings:
         return {"x": self.x, "bots": dict(sorted(self.bots.items()))}
 
 
-def replay(hand: str | dict[str, Any], *, reveal: bool = True) -> dict[str, Any]:
-    """One finished hand (PHH text or its parsed table) as the steps the table view shows: board,
-    bets, pot and stacks after each action. Without ``reveal`` (the live page) a seat's cards are
-    shown only if it showed them down: a folded or mucked hand stays unknown, as at a real table."""
-    phh = tomllib.loads(hand) if isinstance(hand, str) else hand
-    players: list[str] = phh["players"]
-    n = len(players)
-    stacks = list(phh["starting_stacks"])
-    antes, blinds = phh.get("antes", [0] * n), phh.get("blinds_or_straddles", [0] * n)
-    bets = [min(b, s - a) for a, b, s in zip(antes, blinds, stacks, strict=True)]
-    stacks = [s - a - b for s, a, b in zip(stacks, antes, bets, strict=True)]
-    pot = sum(antes)
-    cards = [""] * n
-    board: list[str] = []
-    folded = [False] * n
-    steps = []
+class _Table:
+    """The table a replayed hand is played on: what it shows after each action."""
 
-    def step(text: str) -> None:
-        steps.append(
+    def __init__(self, phh: dict[str, Any], reveal: bool) -> None:
+        self.players: list[str] = phh["players"]
+        n = len(self.players)
+        stacks = list(phh["starting_stacks"])
+        antes, blinds = phh.get("antes", [0] * n), phh.get("blinds_or_straddles", [0] * n)
+        self.bets = [min(b, s - a) for a, b, s in zip(antes, blinds, stacks, strict=True)]
+        self.stacks = [s - a - b for s, a, b in zip(stacks, antes, self.bets, strict=True)]
+        self.pot = sum(antes)
+        self.cards = [""] * n
+        self.board: list[str] = []
+        self.folded = [False] * n
+        self.reveal = reveal
+        self.steps: list[dict[str, Any]] = []
+
+    def step(self, text: str) -> None:
+        """Record what the table shows after ``text`` happened."""
+        self.steps.append(
             {
                 "action": text,
-                "board": list(board),
-                "bets": list(bets),
-                "stacks": list(stacks),
-                "pot": pot + sum(bets),
-                "folded": list(folded),
+                "board": list(self.board),
+                "bets": list(self.bets),
+                "stacks": list(self.stacks),
+                "pot": self.pot + sum(self.bets),
+                "folded": list(self.folded),
             }
         )
 
-    step("blinds and antes")
-    for action in phh["actions"]:
-        words = action.split()
-        if words[0] == "d" and words[1] == "dh":
-            if reveal:
-                cards[int(words[2][1:]) - 1] = words[3]
-            continue
-        if words[0] == "d" and words[1] == "db":
-            pot += sum(bets)
-            bets = [0] * n
-            board += [words[2][k : k + 2] for k in range(0, len(words[2]), 2)]
-            step(f"board {words[2]}")
-            continue
+    def deal(self, words: list[str]) -> None:
+        """A dealer's action: hole cards (kept only when revealed) or board cards (the bets go to the pot)."""
+        if words[1] == "dh":
+            if self.reveal:
+                self.cards[int(words[2][1:]) - 1] = words[3]
+        else:
+            self.pot += sum(self.bets)
+            self.bets = [0] * len(self.players)
+            self.board += [words[2][k : k + 2] for k in range(0, len(words[2]), 2)]
+            self.step(f"board {words[2]}")
+
+    def act(self, words: list[str]) -> None:
+        """A player's action: fold, check or call, bet or raise, show down."""
         seat = int(words[0][1:]) - 1
-        who = players[seat]
+        who, bets, stacks = self.players[seat], self.bets, self.stacks
         if words[1] == "f":
-            folded[seat] = True
-            step(f"{who} folds")
+            self.folded[seat] = True
+            self.step(f"{who} folds")
         elif words[1] == "cc":
             owed = min(max(bets) - bets[seat], stacks[seat])
             bets[seat] += owed
             stacks[seat] -= owed
-            step(f"{who} calls {owed}" if owed else f"{who} checks")
+            self.step(f"{who} calls {owed}" if owed else f"{who} checks")
         elif words[1] == "cbr":
             to = int(words[2])
             paid = min(to - bets[seat], stacks[seat])
             bets[seat] += paid
             stacks[seat] -= paid
-            step(f"{who} raises to {to}")
+            self.step(f"{who} raises to {to}")
         elif words[1] == "sm":
             if len(words) > 2:
-                cards[seat] = words[2]
-            step(f"{who} shows {words[2] if len(words) > 2 else ''}".rstrip())
+                self.cards[seat] = words[2]
+            self.step(f"{who} shows {words[2] if len(words) > 2 else ''}".rstrip())
+
+
+def replay(hand: str | dict[str, Any], *, reveal: bool = True) -> dict[str, Any]:
+    """One finished hand (PHH text or its parsed table) as the steps the table view shows: board,
+    bets, pot and stacks after each action. Without ``reveal`` (the live page) a seat's cards are
+    shown only if it showed them down: a folded or mucked hand stays unknown, as at a real table."""
+    phh = tomllib.loads(hand) if isinstance(hand, str) else hand
+    table = _Table(phh, reveal)
+    table.step("blinds and antes")
+    for action in phh["actions"]:
+        words = action.split()
+        if words[0] == "d" and words[1] in ("dh", "db"):
+            table.deal(words)
+        else:
+            table.act(words)
     finish = phh.get("finishing_stacks")
     if finish is not None:
-        steps.append(
-            {
-                "action": "hand over",
-                "board": list(board),
-                "bets": [0] * n,
-                "stacks": list(finish),
-                "pot": 0,
-                "folded": list(folded),
-            }
-        )
+        n = len(table.players)
+        over = {"action": "hand over", "board": list(table.board), "bets": [0] * n, "stacks": list(finish)}
+        table.steps.append({**over, "pot": 0, "folded": list(table.folded)})
     return {
         "match": phh.get("_match", ""),
         "table": phh.get("_table_id", 0),  # as bots and logs number it (0: an older history without it)
         "hand": phh.get("hand", 0),
-        "players": players,
-        "cards": cards,
+        "players": table.players,
+        "cards": table.cards,
         "start": phh["starting_stacks"],
-        "steps": steps,
+        "steps": table.steps,
     }
 
 
