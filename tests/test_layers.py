@@ -62,7 +62,7 @@ def test_views_import_the_report_not_the_league_or_the_server() -> None:
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]", f"importing the views loads the runner through another module: {loaded}"
     # The scan sees the runner where it is imported (the CLI runs leagues), so a view's import would be seen.
-    assert {"dealer.league.run_league", "dealer.server.DealerServer"} <= set(_runner_imports(DEALER / "cli.py"))
+    assert {"dealer.league.run_league", "dealer.server.DealerServer"} <= set(_runner_imports(DEALER / "cli_league.py"))
 
 
 def test_only_wire_and_server_import_the_generated_protobuf() -> None:

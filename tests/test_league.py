@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, node_command, processes_under
-from dealer.cli import _log_to
+from dealer.cli_options import log_to
 from dealer.config import load_league, parse_league
 from dealer.league import MatchJob, build_jobs
 from dealer.scheduler import duplicate_rotations
@@ -700,7 +700,7 @@ def test_log_tails_in_the_standings_text_are_escaped() -> None:
 
 def test_the_consoles_log_lines_escape_a_bots_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The dealer's errors also go to stderr: a bot's text in one (say, an exception's message) is escaped there."""
-    _log_to(tmp_path, "info")
+    log_to(tmp_path, "info")
     logger = logging.getLogger("dealer")
     try:
         logging.getLogger("dealer.match").error("bot said %s", FORGERY)

@@ -1,0 +1,186 @@
+"""``dealer run`` and ``dealer serve``'s league: loaded, played on its executor (this process's
+dealer server, or a Dask cluster) with the terminal's display and the live page, then reported."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import typer
+
+from dealer import sandbox
+from dealer.choices import Switch
+from dealer.cli_options import LogLevelName, fail, log_to, show_seed
+from dealer.config import LeagueConfig, load_league
+from dealer.errors import ConfigError, RunError
+from dealer.league import Executor, Progress, build_jobs, league_report, run_league
+from dealer.match import instance_label
+from dealer.records import MatchResult
+from dealer.runner import LocalExecutor
+from dealer.server import BotSession, DealerServer
+from dealer.summary import overall_text
+from dealer.terminal import LeagueDisplay
+from dealer.text import printable
+from dealer.web import write_report
+from dealer.web.server import WebView
+from dealer.web.view import LeagueView
+
+
+def load(path: Path) -> LeagueConfig:
+    """Load and validate a league file, or exit with every error on its own line."""
+    try:
+        return load_league(path)
+    except ConfigError as error:
+        fail(*str(error).splitlines())
+
+
+async def _wait_remote(sessions: dict[str, BotSession], startup_ms: int, keep_going: bool) -> None:
+    """Wait up to the start-up time for every remote instance to connect. Those that do not stop
+    the league before it starts (a RunError naming them), or with ``keep_going`` are one warning:
+    their matches then wait for them as for a launched bot and charge ``no_connect``."""
+    for label in sessions:
+        typer.echo(f"waiting for {label} to connect ...")
+    waits = {label: asyncio.ensure_future(session.connected.wait()) for label, session in sessions.items()}
+    if waits:
+        await asyncio.wait(waits.values(), timeout=startup_ms / 1000)
+    for label, session in sessions.items():
+        waits[label].cancel()
+        if session.connected.is_set():
+            typer.echo(f"{label} connected (version {printable(session.version) or '?'})")
+    missing = ", ".join(label for label, session in sessions.items() if not session.connected.is_set())
+    if missing and not keep_going:
+        raise RunError(
+            f"{missing} did not connect within {startup_ms} ms (startup_ms): nothing was played; "
+            "start them with their tokens, or pass --keep-going to play without them"
+        )
+    if missing:
+        typer.echo(
+            f"warning: {missing} did not connect within {startup_ms} ms (startup_ms): their matches charge no_connect",
+            err=True,
+        )
+
+
+@contextlib.asynccontextmanager
+async def _local_executor(
+    league: LeagueConfig, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions, view: LeagueView | None
+) -> AsyncIterator[Executor]:
+    """Matches played in this process on one dealer server; with ``remote_tokens``, its remote bots'
+    sessions, waited for before the first match and said goodbye to after the last."""
+    credentials = None
+    if league.tls_cert and league.tls_key:
+        credentials = grpc.ssl_server_credentials([(league.tls_key.read_bytes(), league.tls_cert.read_bytes())])
+    async with DealerServer(league.listen, credentials=credentials) as server:
+        sessions = {}
+        if remote_tokens is not None:
+            typer.echo(f"dealer listening on {server.address}")
+            for name, instance_tokens in remote_tokens.items():  # one token per instance
+                for k, token in enumerate(instance_tokens):
+                    sessions[instance_label(name, k)] = server.session(name, token)
+            await _wait_remote(sessions, max(event.game.time.startup_ms for event in league.events), options.keep_going)
+        try:
+            yield LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
+        finally:
+            for session in sessions.values():
+                session.goodbye("league over")
+            await asyncio.sleep(0.1)
+
+
+@contextlib.asynccontextmanager
+async def _dask_executor(league: LeagueConfig, options: LeagueOptions) -> AsyncIterator[Executor]:
+    """Matches played on a Dask cluster: a new local one, or the cluster of a scheduler (the web
+    view's hands then come from finished matches' files)."""
+    from dealer.cluster import dask_executor  # imports Dask, which the local executor does not need
+
+    assert options.dask is not None
+    workers, scheduler = options.dask
+    commands = {bot.name: bot.command for bot in league.bots}
+    async with dask_executor(
+        commands, league.folder, league.out, workers=workers, scheduler=scheduler, log_level=options.log_level
+    ) as executor:
+        yield executor
+
+
+async def _league(
+    league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
+) -> list[MatchResult]:
+    """Play the league on its executor, with the terminal's display and, with ``--web``, the live page."""
+    total = len(build_jobs(league))
+    view = LeagueView(league, total) if options.web else None
+    web = WebView(view, options.web) if view is not None and options.web else None
+    executors = (
+        _local_executor(league, remote_tokens, options, view)
+        if options.dask is None
+        else _dask_executor(league, options)
+    )
+    async with executors as executor:
+        try:
+            if web is not None:
+                typer.echo(f"web view on {await web.start()}")
+            with LeagueDisplay(league, total, standings_every=options.standings_every) as display:
+
+                def progress(update: Progress) -> None:
+                    display(update)
+                    if view is not None:
+                        view.on_progress(update)
+
+                return await run_league(
+                    league,
+                    executor,
+                    resume=resume,
+                    on_progress=progress,
+                    keep_going=options.keep_going,
+                    on_seed=show_seed,
+                )
+        finally:
+            if web is not None:
+                await web.stop()
+
+
+@dataclasses.dataclass(frozen=True)
+class LeagueOptions:
+    """The options ``run`` and ``serve`` share (``serve`` always plays here: its bots dial this dealer)."""
+
+    keep_going: bool = False
+    standings_every: int = 0
+    dask: tuple[int | None, str | None] | None = None  # (workers, scheduler): on a Dask cluster
+    web: str | None = None
+    log_level: LogLevelName = "info"
+
+
+def play_league(
+    league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
+) -> None:
+    """Run the league to the end and print the standings; a refused resume, a bot that cannot
+    start or a Dask worker that cannot play is a DealerError (one line per problem, see ``entry``)."""
+    unsandboxed = [b.name for b in league.bots if not b.remote and b.limits.sandbox == Switch.OFF]
+    if unsandboxed:
+        typer.echo(
+            f"warning: sandbox: off for {', '.join(unsandboxed)}: these bots run without their sandbox "
+            "(UNSAFE); recorded in results.json",
+            err=True,
+        )
+    if sandbox.cpu_hierarchy() is None and any(not b.remote for b in league.bots):
+        typer.echo(f"note: CPU: {sandbox.cpu_confinement()} (also in results.json)", err=True)
+    log_to(league.out, options.log_level)
+    try:
+        results = asyncio.run(_league(league, resume, remote_tokens, options))
+    except OSError as error:  # OSError: e.g. the web view's address is taken
+        fail(*str(error).splitlines())
+    try:
+        write_report(league_report(league, results, len(build_jobs(league))))
+    except OSError as error:  # e.g. the vendored chart library is missing (no `make setup`)
+        typer.echo(f"error: report.html not written: {error}", err=True)
+    data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
+    typer.echo(f"{league.name}: {len(results)} matches, {sum(r.hands for r in results)} hands")
+    typer.echo(overall_text(data))
+    typer.echo(f"results.json, standings.txt, report.html, hand histories and bot logs in {league.out}/")
+    if data.get("replayed"):
+        typer.echo(
+            f"played again from the start with new deals, as the kill had cut them off: {', '.join(data['replayed'])}; "
+            f"their first attempts are in {league.out}/interrupted/"
+        )

@@ -1,0 +1,252 @@
+"""What the ``dealer`` commands share: their option types and checks, the one way a command
+ends on an error (``fail``), the dealer's log, the output folder's claim and the event's seed."""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import shlex
+from pathlib import Path
+from typing import Annotated, Literal, NoReturn
+
+import typer
+
+from dealer.choices import Switch, VariantName
+from dealer.config import MAX_CHIPS, MAX_MS, NAME_PATTERN, Limits, address_problem
+from dealer.errors import RunError
+from dealer.league import claim_output
+from dealer.seeds import commitment, draw_seed, guessable
+from dealer.text import printable_lines
+
+LogLevelName = Literal["debug", "info", "warning", "error"]
+
+
+LogLevel = Annotated[
+    LogLevelName,
+    typer.Option(
+        help="What dealer.log in the output folder records: debug, info (launches, connections, faults, restarts, "
+        "stops), warning (faults only) or error."
+    ),
+]
+
+
+def parse_blinds(text: str) -> tuple[int, int]:
+    """Small and big blind from ``50/100`` (or ``50,100``); anything else is a usage error."""
+    try:
+        small, big = (int(x) for x in text.replace(",", "/").split("/"))
+    except ValueError:
+        raise typer.BadParameter(f"blinds must look like 50/100, not {text!r}") from None
+    return small, big
+
+
+def _checked_blinds(text: str) -> str:
+    """Typer callback: ``--blinds`` has the shape SMALL/BIG as it is parsed (the game checks the values)."""
+    parse_blinds(text)
+    return text
+
+
+def check_address(text: str | None) -> str | None:
+    """Typer callback: a HOST:PORT option (``--listen``, ``--web``) checked as it is parsed."""
+    problem = None if text is None else address_problem(text)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return text
+
+
+def finite(value: float) -> float:
+    """Typer callback: a bound in bb/100 is a finite number (click reads "nan" and "inf" too)."""
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, not {value}")
+    return value
+
+
+def rate(value: float) -> float:
+    """Typer callback: an error rate (``--alpha``, ``--beta``) strictly between 0 and 0.5."""
+    if not 0 < value < 0.5:
+        raise typer.BadParameter(f"must be between 0 and 0.5 (exclusive), not {value}")
+    return value
+
+
+Variant = Annotated[VariantName, typer.Option(help="The betting structure (mixed: rotating by hand).")]
+
+
+Blinds = Annotated[str, typer.Option(help="Small/big blind, e.g. 50/100.", callback=_checked_blinds)]
+
+
+Stack = Annotated[int, typer.Option(min=1, max=MAX_CHIPS, help="Starting stack, reset every hand.")]
+
+
+PerActionMs = Annotated[int, typer.Option(min=1, max=MAX_MS, help="Time per action (ms).")]
+
+
+BankMs = Annotated[int, typer.Option(min=0, max=MAX_MS, help="Time bank per match and seat (ms).")]
+
+
+Sandbox = Annotated[Switch, typer.Option(help="off: run the bots without their sandbox (UNSAFE).")]
+
+
+Fresh = Annotated[
+    bool,
+    typer.Option(help="Move an output folder that already holds results aside to a dated folder (never deleted)."),
+]
+
+
+SeedFile = Annotated[
+    Path | None,
+    typer.Option(
+        help="File holding the deal seed (same seed, same cards; or set DEALER_SEED). Default: a fresh 256-bit "
+        "seed, committed to at the start and revealed in the results."
+    ),
+]
+
+
+SeedRefused = Annotated[str | None, typer.Option(hidden=True, help="Refused: a seed on the command line is public.")]
+
+
+def fail(*lines: str, code: int = 2) -> NoReturn:
+    """End the command: each line on stderr after ``error:``, then exit with ``code`` (2: a usage
+    or configuration error, a refused output folder; a comparison's own codes otherwise)."""
+    for line in lines:
+        typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(code)
+
+
+class _PrintableFormatter(logging.Formatter):
+    """The console's log lines with a bot's text in them (an error's message) escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return "\n".join(printable_lines(super().format(record)))
+
+
+def log_to(folder: Path, level: LogLevelName) -> None:
+    """Send the dealer's log to ``folder/dealer.log`` (mode 0600, appended) at ``level``, and its
+    errors also to stderr. The log names bots, tables and requests, never a token or a seed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "dealer.log"
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    logger = logging.getLogger("dealer")
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+        handler.close()
+    to_file = logging.FileHandler(path, encoding="utf-8")
+    to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    to_console = logging.StreamHandler()
+    to_console.setLevel(logging.ERROR)
+    to_console.setFormatter(_PrintableFormatter("dealer: %(message)s"))
+    logger.addHandler(to_file)
+    logger.addHandler(to_console)
+    logger.setLevel(level.upper())
+    logger.propagate = False
+    logging.raiseExceptions = False  # a log line lost to a full disk is dropped, not a traceback on stderr
+
+
+def bot_names(commands: list[list[str]]) -> list[str]:
+    """Readable unique names from command lines: the script's stem, numbered when repeated."""
+    names: list[str] = []
+    for argv in commands:
+        script = Path(next((a for a in reversed(argv) if "." in Path(a).name and not a.startswith("-")), argv[0]))
+        stem = script.stem or "bot"
+        if stem in ("bot", "main", "index") and script.parent.name:  # node/bot.js -> "node"
+            stem = script.parent.name
+        name, k = stem, 2
+        while name in names:
+            name, k = f"{stem}-{k}", k + 1
+        names.append(name)
+    return names
+
+
+def sandbox_limits(switch: Switch) -> Limits:
+    """The bots' limits for ``--sandbox on|off``; off is said to be unsafe on stderr."""
+    if switch == Switch.OFF:
+        typer.echo(
+            "warning: --sandbox off: the bots run without their sandbox (UNSAFE: they can read the "
+            "dealer's files and each other's processes); recorded in the results",
+            err=True,
+        )
+    return Limits(sandbox=switch)
+
+
+def split_command(text: str) -> list[str]:
+    """A bot's command line as words (shlex); an unbalanced quote is a usage error, not a traceback."""
+    try:
+        return shlex.split(text)
+    except ValueError as error:
+        raise typer.BadParameter(f"cannot split the command line {text!r}: {error}") from None
+
+
+def claim(out: Path, *, resume: bool = False, fresh: bool = False, resumable: bool = True) -> None:
+    """Refuse an output folder holding an earlier event's results (one line, exit code 2) unless
+    ``resume`` or ``fresh`` (then say where the old results went)."""
+    if resume and fresh:
+        raise typer.BadParameter("--resume goes on from the earlier results, --fresh moves them aside: choose one")
+    try:
+        moved = claim_output(out, resume=resume, fresh=fresh, resumable=resumable)
+    except RunError as error:
+        fail(str(error))
+    if moved is not None:
+        typer.echo(f"the earlier results in {out} were moved to {moved}", err=True)
+
+
+def given_names(names: list[str], bots: int) -> list[str]:
+    """The bots' names from ``--name`` (one per bot, distinct, like a league file's names)."""
+    if len(names) != bots:
+        raise typer.BadParameter(f"give one --name per bot: {len(names)} given for {bots} bots")
+    for text in names:
+        if not NAME_PATTERN.fullmatch(text):
+            raise typer.BadParameter(f"--name {text!r} must match ^[A-Za-z0-9_.-]{{1,40}}$")
+    if len(set(names)) != len(names):
+        raise typer.BadParameter(f"the --name values must be distinct, got {names}")
+    return names
+
+
+def event_seed(seed_file: Path | None, refused: str | None) -> str:
+    """The event's seed: from ``--seed-file``, else ``DEALER_SEED``, else freshly drawn; its
+    commitment (and a warning if it is guessable) on stderr. Never from the command line, which
+    every process on the machine can read (/proc/PID/cmdline)."""
+    if refused is not None:
+        fail(
+            "--seed: a seed on the command line can be read by every process (/proc/PID/cmdline); "
+            "put it in a file (--seed-file FILE) or in DEALER_SEED"
+        )
+    if seed_file is not None:
+        try:
+            seed = seed_file.read_text(encoding="utf-8").strip()
+        except OSError as error:
+            fail(f"--seed-file {seed_file}: {error.strerror or error}")
+        except UnicodeDecodeError as error:
+            fail(f"--seed-file {seed_file}: not UTF-8 (byte offset {error.start})")
+        if not seed:
+            fail(f"--seed-file {seed_file}: the file is empty")
+    else:
+        seed = os.environ.get("DEALER_SEED") or draw_seed()
+    show_seed(commitment(seed), guessable(seed))
+    return seed
+
+
+def show_seed(commit: str, warning: str | None) -> None:
+    """Say, as the event starts, what the seed is committed to (and whether it can be guessed)."""
+    typer.echo(f"seed commitment (SHA-256): {commit}", err=True)
+    if warning is not None:
+        typer.echo(f"warning: {warning}", err=True)
+
+
+KeepGoing = Annotated[
+    bool, typer.Option(help="Play on when a bot cannot start in its first match (default: stop with an error).")
+]
+
+
+Web = Annotated[
+    str | None,
+    typer.Option(
+        metavar="HOST:PORT",
+        help="Serve a live page of the league here (e.g. 127.0.0.1:8080; port 0 picks one).",
+        callback=check_address,
+    ),
+]
+
+
+StandingsEvery = Annotated[
+    int,
+    typer.Option(min=0, help="Also print the overall standings every N matches (they are printed as each event ends)."),
+]
