@@ -50,14 +50,8 @@ from dealer.cli_options import (
     split_command,
 )
 from dealer.compare import BATCH, LABELS, Settings, deal_sets_for, number
-from dealer.config import (
-    MAX_CHIPS,
-    MAX_DEAL_SETS,
-    MAX_HANDS,
-    MAX_MS,
-    game_config,
-    split_protocol,
-)
+from dealer.config import game_config, split_protocol
+from dealer.config_read import MAX_CHIPS, MAX_DEAL_SETS, MAX_HANDS, MAX_MS
 from dealer.errors import ConfigError, DealerError
 from dealer.league import (
     build_jobs,

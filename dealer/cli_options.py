@@ -13,7 +13,8 @@ from typing import Annotated, Literal, NoReturn
 import typer
 
 from dealer.choices import Switch, VariantName
-from dealer.config import MAX_CHIPS, MAX_MS, NAME_PATTERN, Limits, address_problem
+from dealer.config import Limits, address_problem
+from dealer.config_read import MAX_CHIPS, MAX_MS, NAME_PATTERN
 from dealer.errors import RunError
 from dealer.league import claim_output
 from dealer.seeds import commitment, draw_seed, guessable

@@ -41,7 +41,6 @@ from dealer.config import (
     _GAME_KEYS,
     _LIMIT_KEYS,
     MAX_LIMIT,
-    MAX_MS,
     GameConfig,
     LeagueConfigError,
     Limits,
@@ -55,6 +54,7 @@ from dealer.config import (
     _str,
     _sublayers,
 )
+from dealer.config_read import MAX_MS
 
 __all__ = [
     "ArenaConfig",
