@@ -31,7 +31,7 @@ from tabulate import tabulate
 
 from dealer.cluster import dask_executor
 from dealer.config import LeagueConfig, parse_league
-from dealer.league import MatchJob, _tables, build_jobs, run_league
+from dealer.league import MatchJob, build_jobs, run_league
 from dealer.runner import LocalExecutor
 from dealer.server import DealerServer, tune_gc
 
@@ -128,7 +128,7 @@ events:
     config = parse_league(text)
     rows = []
     for label, work in (
-        ("scheduler (pairings, seats)", lambda: [_tables(e, config.seed) for e in config.events]),
+        ("scheduler (pairings, seats)", lambda: [e.tables(config.seed_text) for e in config.events]),
         ("build_jobs (all of planning)", lambda: build_jobs(config)),
     ):
         started, cpu = time.perf_counter(), time.process_time()

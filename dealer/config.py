@@ -141,17 +141,21 @@ from dealer.config_read import (
     _str,
     _sublayers,
 )
-from dealer.events import CompareSettings, EventSpec
+from dealer.events import AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 
 __all__ = [
+    "AnyEvent",
+    "Compare",
     "CompareSettings",
-    "EventSpec",
+    "Freezeout",
     "GameConfig",
+    "Gauntlet",
     "LeagueBot",
     "LeagueConfig",
     "LeagueConfigError",
     "Limits",
     "MixedSpec",
+    "RoundRobin",
     "TimeControl",
     "address_problem",
     "game_config",
@@ -208,7 +212,7 @@ class LeagueConfig:
     sealed: bool
     bots: tuple[LeagueBot, ...]
     game: GameConfig
-    events: tuple[EventSpec, ...]
+    events: tuple[AnyEvent, ...]
     path: Path | None
 
     @property
@@ -421,6 +425,23 @@ _TOP_KEYS = (
 )
 
 
+def _parse_bots(ctx: _Ctx, top: Sequence[_Layer], limit_layers: Sequence[_Layer]) -> dict[str, LeagueBot]:
+    """The league's bots by name (a name given twice is an error at its second place)."""
+    bots: dict[str, LeagueBot] = {}
+    no_nodes: list[Node] = []
+    for i, node in enumerate(_read(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), no_nodes)):
+        bot = _parse_bot(ctx, node, _join("bots", i), limit_layers)
+        if bot is not None and bot.name in bots:
+            ctx.error(
+                node,
+                _join(_join("bots", i), "name"),
+                f"duplicate bot name {bot.name!r} (first at line {bots[bot.name].line})",
+            )
+        elif bot is not None and bot.name:
+            bots[bot.name] = bot
+    return bots
+
+
 def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     """Build the LeagueConfig of a document's root node."""
     fields = _mapping(ctx, root, "", _TOP_KEYS)
@@ -439,21 +460,10 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     limit_layers = _sublayers(ctx, top, "limits", _LIMIT_KEYS)
     _parse_limits(ctx, limit_layers)  # reports bad league limits even when every bot overrides them
 
-    bots: dict[str, LeagueBot] = {}
+    bots = _parse_bots(ctx, top, limit_layers)
     no_nodes: list[Node] = []
-    for i, node in enumerate(_read(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), no_nodes)):
-        bot = _parse_bot(ctx, node, _join("bots", i), limit_layers)
-        if bot is not None and bot.name in bots:
-            ctx.error(
-                node,
-                _join(_join("bots", i), "name"),
-                f"duplicate bot name {bot.name!r} (first at line {bots[bot.name].line})",
-            )
-        elif bot is not None and bot.name:
-            bots[bot.name] = bot
-
     game_layers = _sublayers(ctx, top, "game", _GAME_KEYS)
-    events: dict[str, EventSpec] = {}
+    events: dict[str, AnyEvent] = {}
     for i, node in enumerate(_read(ctx, top, "events", lambda c, n, p: _list(c, n, p, min_len=1), no_nodes)):
         event = _parse_event(ctx, node, _join("events", i), bots, game_layers)
         if event is not None and event.name in events:

@@ -1,5 +1,5 @@
-"""The ``events:`` of a league file read into event records, each checked against its format's
-keys and the league's bots."""
+"""The ``events:`` of a league file read into the event types of ``dealer.events``, each checked
+against its format's keys and the league's bots."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from dealer.config_read import (
     _bool,
     _choice,
     _Ctx,
+    _Fields,
     _float,
     _int,
     _join,
@@ -36,31 +37,12 @@ from dealer.config_read import (
     _sublayers,
     _suggest,
 )
-from dealer.events import CompareSettings, EventSpec
+from dealer.events import KINDS, MAX_HANDS_DEFAULT, AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 
 if TYPE_CHECKING:
     from dealer.config import LeagueBot
 
-_FORMAT_KEYS: dict[str, tuple[str, ...]] = {
-    "round-robin": ("bots", "table_size", "hands", "duplicate", "meetings"),
-    "gauntlet": ("bots", "table_size", "hands", "duplicate", "meetings", "challenger"),
-    "freezeout": ("bots", "table_size", "blind_levels", "hands_per_level", "max_hands", "points"),
-    "compare": (
-        "new",
-        "old",
-        "field",
-        "hands",
-        "duplicate",
-        "until_significant",
-        "test",
-        "alpha",
-        "beta",
-        "worse_than",
-        "better_than",
-    ),
-}
-
-
+_FORMAT_KEYS = {kind.format: kind.keys for kind in KINDS}
 _EVENT_KEYS = tuple(dict.fromkeys(("name", "format", "game", *(k for ks in _FORMAT_KEYS.values() for k in ks))))
 
 
@@ -120,20 +102,37 @@ def _levels(ctx: _Ctx, node: Node, path: str) -> tuple[tuple[int, int, int], ...
     return None if any(v is None for v in levels) else tuple(levels)  # type: ignore[arg-type]
 
 
+class _Keys:
+    """One event's mapping as it is read: its fields, where it is, and the format that requires keys."""
+
+    def __init__(self, ctx: _Ctx, node: Node, path: str, fields: _Fields, fmt: Format | None) -> None:
+        self.ctx, self.node, self.path, self.fields, self.fmt = ctx, node, path, fields, fmt
+        self.layer = [(fields, path)]
+
+    def read(self, key: str, reader: Callable[[_Ctx, Node, str], T | None], default: T) -> T:
+        """The key's value; the default if it is unset or invalid (an error then recorded)."""
+        return _read(self.ctx, self.layer, key, reader, default)
+
+    def required(self, key: str, reader: Callable[[_Ctx, Node, str], T | None], default: T) -> T:
+        """The key's value; an error if it is unset, as the format requires it."""
+        if key not in self.fields:
+            self.ctx.error(self.node, _join(self.path, key), f"missing (required for format {self.fmt})")
+        return self.read(key, reader, default)
+
+    def error(self, key: str, message: str) -> None:
+        """Record a problem of the value of ``key``."""
+        self.ctx.error(self.fields[key], _join(self.path, key), message)
+
+
 def _parse_event(
     ctx: _Ctx, node: Node, path: str, known: Mapping[str, LeagueBot], game_layers: Sequence[_Layer]
-) -> EventSpec | None:
-    """Build one EventSpec, checking its keys against its format and its bots against the league."""
+) -> AnyEvent | None:
+    """Build one event of its format's type, checking its keys against its format and its bots
+    against the league; an event without a valid format is read for its errors, not kept."""
     fields = _mapping(ctx, node, path, _EVENT_KEYS)
     if fields is None:
         return None
     layer = [(fields, path)]
-
-    def required(key: str, reader: Callable[[_Ctx, Node, str], T | None], default: T) -> T:
-        if key not in fields:
-            ctx.error(node, _join(path, key), f"missing (required for format {fmt})")
-        return _read(ctx, layer, key, reader, default)
-
     name = _read(ctx, layer, "name", _name, "")
     if "name" not in fields:
         ctx.error(node, _join(path, "name"), "missing (every event needs a name)")
@@ -144,87 +143,92 @@ def _parse_event(
         for key in [k for k in fields if k not in ("name", "format", "game", *_FORMAT_KEYS[fmt])]:
             ctx.error(fields[key], _join(path, key), f"does not apply to format {fmt}")
     game = _parse_game(ctx, [*game_layers, *_sublayers(ctx, layer, "game", _GAME_KEYS)])
-    spec: dict[str, Any] = {}
-
-    if fmt == "compare":
-        new = required("new", _known_bot(known), None)
-        old = required("old", _known_bot(known), None)
-        if new is not None and new == old:
-            ctx.error(fields["old"], _join(path, "old"), f"new and old are the same bot {new!r}")
-        no_field: list[str] = []
-        field_ = _read(ctx, layer, "field", lambda c, n, p: _bot_names(c, n, p, known), no_field)
-        for name_ in {new, old} & set(field_):
-            ctx.error(fields["field"], _join(path, "field"), f"{name_!r} is compared, it cannot be in the field too")
-        if _read(ctx, layer, "duplicate", _bool, True) is False:
-            ctx.error(fields["duplicate"], _join(path, "duplicate"), "compare always plays duplicate")
-        d = CompareSettings()
-        worse = _read(ctx, layer, "worse_than", _any_float, d.worse_than)
-        better = _read(ctx, layer, "better_than", _any_float, d.better_than)
-        if worse >= better:
-            at = _pick(layer, "better_than") or _pick(layer, "worse_than")
-            assert at is not None  # the defaults are ordered, so one of them was given
-            ctx.error(at[0], at[1], f"worse_than ({worse}) must be below better_than ({better})")
-        bots = tuple(b for b in (new, old, *field_) if b)
-        spec.update(
-            new=new,
-            old=old,
-            field=tuple(field_),
-            worse_than=worse,
-            better_than=better,
-            until_significant=_read(ctx, layer, "until_significant", _bool, d.until_significant),
-            test=_read(ctx, layer, "test", _choice(TestKind), d.test),
-            alpha=_read(ctx, layer, "alpha", _float(0, 0.5, open_=True), d.alpha),
-            beta=_read(ctx, layer, "beta", _float(0, 0.5, open_=True), d.beta),
-        )
-        table_size, hands, duplicate = 2, required("hands", _int(1, most=MAX_HANDS), 1), True
-    else:
-        bots = tuple(_read(ctx, layer, "bots", lambda c, n, p: _bot_names(c, n, p, known), list(known)))
-        table_size = required("table_size", _int(2, MAX_TABLE), 2) if fmt else 2
-        if fmt == "gauntlet":
-            challenger = required("challenger", _known_bot(known), None)
-            if challenger is not None and challenger not in bots:
-                bots = (challenger, *bots)
-            spec.update(challenger=challenger)
-        if "table_size" in fields and table_size > len(bots):
-            ctx.error(
-                fields["table_size"],
-                _join(path, "table_size"),
-                f"table of {table_size} is larger than the {len(bots)} bots of this event",
-            )
-        if fmt == "freezeout":
-            default_points = tuple(range(len(bots) - 1, -1, -1))
-            points = _read(ctx, layer, "points", _points, default_points)
-            if len(points) > len(bots):
-                ctx.error(
-                    fields["points"],
-                    _join(path, "points"),
-                    f"points for {len(points)} places but the event has {len(bots)} bots",
-                )
-            no_levels: tuple[tuple[int, int, int], ...] = ()
-            spec.update(
-                blind_levels=required("blind_levels", _levels, no_levels),
-                hands_per_level=required("hands_per_level", _int(1, most=MAX_HANDS), 1),
-                max_hands=_read(ctx, layer, "max_hands", _int(1, most=MAX_HANDS), 5000),
-                points=points,
-            )
-            hands, duplicate = None, False
-        else:
-            hands = required("hands", _int(1, most=MAX_HANDS), 1) if fmt else None
-            duplicate = _read(ctx, layer, "duplicate", _bool, True)
-            spec.update(meetings=_read(ctx, layer, "meetings", _int(1, most=MAX_MEETINGS), 1))
-    for acpc_bot in [b for b in bots if known[b].protocol == "acpc"]:
-        reason = unsupported(game, seats=table_size, freezeout=fmt == "freezeout")
+    keys = _Keys(ctx, node, path, fields, fmt)
+    common = {"name": name, "game": game, "line": node.start_mark.line + 1}
+    event = _compare(keys, known, common) if fmt == Format.COMPARE else _seated(keys, known, common)
+    for acpc_bot in [b for b in event.bots if known[b].protocol == "acpc"]:
+        reason = unsupported(game, seats=event.table_size, freezeout=isinstance(event, Freezeout))
         if reason:
             ctx.error(node, path, f"bot {acpc_bot!r} speaks ACPC, which cannot play this event: {reason}")
             break
-    return EventSpec(
-        name=name,
-        format=fmt or Format.ROUND_ROBIN,  # without one (an error already), the event is not kept
-        table_size=table_size,
-        hands=hands,
-        duplicate=duplicate,
-        bots=bots,
-        game=game,
-        line=node.start_mark.line + 1,
-        **spec,
+    return event
+
+
+def _bots_of(known: Mapping[str, LeagueBot]) -> Callable[[_Ctx, Node, str], list[str] | None]:
+    """A reader of a list of distinct names of known bots."""
+    return lambda c, n, p: _bot_names(c, n, p, known)
+
+
+def _compare(keys: _Keys, known: Mapping[str, LeagueBot], common: dict[str, Any]) -> Compare:
+    """A compare event: the two versions, their field and the question asked (``CompareSettings``)."""
+    new = keys.required("new", _known_bot(known), None)
+    old = keys.required("old", _known_bot(known), None)
+    if new is not None and new == old:
+        keys.error("old", f"new and old are the same bot {new!r}")
+    no_field: list[str] = []
+    field_ = keys.read("field", _bots_of(known), no_field)
+    for name_ in {new, old} & set(field_):
+        keys.error("field", f"{name_!r} is compared, it cannot be in the field too")
+    if keys.read("duplicate", _bool, True) is False:
+        keys.error("duplicate", "compare always plays duplicate")
+    d = CompareSettings()
+    worse = keys.read("worse_than", _any_float, d.worse_than)
+    better = keys.read("better_than", _any_float, d.better_than)
+    if worse >= better:
+        at = _pick(keys.layer, "better_than") or _pick(keys.layer, "worse_than")
+        assert at is not None  # the defaults are ordered, so one of them was given
+        keys.ctx.error(at[0], at[1], f"worse_than ({worse}) must be below better_than ({better})")
+    settings = CompareSettings(
+        worse_than=worse,
+        better_than=better,
+        until_significant=keys.read("until_significant", _bool, d.until_significant),
+        test=keys.read("test", _choice(TestKind), d.test),
+        alpha=keys.read("alpha", _float(0, 0.5, open_=True), d.alpha),
+        beta=keys.read("beta", _float(0, 0.5, open_=True), d.beta),
+    )
+    hands = keys.required("hands", _int(1, most=MAX_HANDS), 1)
+    bots = tuple(b for b in (new, old, *field_) if b)
+    # new and old are None only after an error: the event is then not kept
+    return Compare(
+        **common, bots=bots, new=new or "", old=old or "", field=tuple(field_), hands=hands, settings=settings
+    )
+
+
+def _seated(keys: _Keys, known: Mapping[str, LeagueBot], common: dict[str, Any]) -> AnyEvent:
+    """A round-robin, gauntlet or freezeout event (or, without a valid format, one read for its errors)."""
+    fmt = keys.fmt
+    bots = tuple(keys.read("bots", _bots_of(known), list(known)))
+    table_size = keys.required("table_size", _int(2, MAX_TABLE), 2) if fmt else 2
+    challenger = ""  # unset only after an error: the event is then not kept
+    if fmt == Format.GAUNTLET:
+        challenger = keys.required("challenger", _known_bot(known), None) or ""
+        if challenger and challenger not in bots:
+            bots = (challenger, *bots)
+    if "table_size" in keys.fields and table_size > len(bots):
+        keys.error("table_size", f"table of {table_size} is larger than the {len(bots)} bots of this event")
+    seated = {**common, "bots": bots, "table_size": table_size}
+    if fmt == Format.FREEZEOUT:
+        return _freezeout(keys, seated)
+    hands = keys.required("hands", _int(1, most=MAX_HANDS), 1) if fmt else 1
+    cash = {**seated, "hands": hands, "duplicate": keys.read("duplicate", _bool, True)}
+    meetings = keys.read("meetings", _int(1, most=MAX_MEETINGS), 1)
+    if fmt == Format.GAUNTLET:
+        return Gauntlet(**cash, meetings=meetings, challenger=challenger)
+    return RoundRobin(**cash, meetings=meetings)
+
+
+def _freezeout(keys: _Keys, seated: dict[str, Any]) -> Freezeout:
+    """A freezeout event: its blind levels, the hands before they rise and at most, and the points of each place."""
+    bots = seated["bots"]
+    default_points = tuple(range(len(bots) - 1, -1, -1))
+    points = keys.read("points", _points, default_points)
+    if len(points) > len(bots):
+        keys.error("points", f"points for {len(points)} places but the event has {len(bots)} bots")
+    no_levels: tuple[tuple[int, int, int], ...] = ()
+    return Freezeout(
+        **seated,
+        blind_levels=keys.required("blind_levels", _levels, no_levels),
+        hands_per_level=keys.required("hands_per_level", _int(1, most=MAX_HANDS), 1),
+        max_hands=keys.read("max_hands", _int(1, most=MAX_HANDS), MAX_HANDS_DEFAULT),
+        points=points,
     )

@@ -32,17 +32,16 @@ from pathlib import Path
 from typing import Protocol
 
 from dealer import sandbox
-from dealer.choices import Format, Mode
 from dealer.compare import BATCH, compare_results
-from dealer.compare import Settings as CompareSettings
-from dealer.config import EventSpec, LeagueBot, LeagueConfig
+from dealer.config import LeagueBot, LeagueConfig
 from dealer.errors import RunError
+from dealer.events import AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 from dealer.match import MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally, Pairing
 from dealer.processes import isolation
 from dealer.records import HandRecord, MatchResult, Tally, result_of
 from dealer.report import LeagueReport, Progress, Share
-from dealer.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
+from dealer.scheduler import Seating
 from dealer.seeds import INTERRUPTED, commitment, draw_seed, guessable
 from dealer.summary import summary_text
 
@@ -66,26 +65,24 @@ def _entry(bot: LeagueBot) -> MatchBot:
     return MatchBot(bot.name, bot.command, None, bot.limits, protocol=bot.protocol)
 
 
-def _tables(event: EventSpec, seed: str | None) -> list[Seating]:
-    """The event's tables, planned by the scheduler (seeded by the league's seed and the event's name)."""
-    event_seed = f"{seed}/{event.name}"
-    if event.format == Format.COMPARE:
-        assert event.new is not None and event.old is not None
-        return compare_event(event.name, event.new, event.old, event.field)
-    if event.format == Format.GAUNTLET:
-        assert event.challenger is not None
-        field = [b for b in event.bots if b != event.challenger]
-        lineups = gauntlet_tables(event.challenger, field, event.table_size, seed=event_seed)
-    else:
-        lineups = round_robin_tables(event.bots, event.table_size, seed=event_seed, min_meetings=event.meetings)
-    duplicate = event.duplicate and event.format != Format.FREEZEOUT
-    return schedule_event(event.name, lineups, duplicate=duplicate, seed=event_seed)
-
-
-def _hands_per_table(event: EventSpec, tables: int) -> int:
-    """Round-robin and gauntlet ``hands`` count per table; a compare's count is its total."""
-    hands = event.hands or 1
-    return max(1, hands // tables) if event.format == Format.COMPARE else hands
+def _plan(event: AnyEvent, match_id: str, tables: tuple[Seating, ...], config: LeagueConfig, first: int) -> MatchPlan:
+    """The plan of one match of ``event``: its tables, the hands each plays, and the event's kind of play."""
+    levels = event if isinstance(event, Freezeout) else None
+    return MatchPlan(
+        match_id=match_id,
+        tables=tables,
+        game=event.game,
+        hands=event.hands_per_table(len(tables)),
+        seed=config.seed_text,
+        mode=event.mode,
+        blind_levels=levels.blind_levels if levels else (),
+        hands_per_level=levels.hands_per_level if levels else 0,
+        fault_policy=config.fault_policy,
+        sealed=config.sealed,
+        luck=isinstance(event, Compare),
+        strategies=event.strategies,
+        first_table=first,
+    )
 
 
 def build_jobs(config: LeagueConfig) -> list[MatchJob]:
@@ -96,31 +93,14 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
     first_table = 1  # tables are numbered across the league, match after match (``MatchPlan.first_table``)
     for event in config.events:
         matches: dict[str, list[Seating]] = collections.defaultdict(list)  # a match per deal set
-        for table in _tables(event, config.seed_text):
+        for table in event.tables(config.seed_text):
             matches[table.deal_set].append(table)
-        freezeout = event.format == Format.FREEZEOUT
         pairing = None
-        if event.format == Format.COMPARE:  # one deal set per match: the groups of a hand number are the matches
-            assert event.new is not None and event.old is not None
-            estimator = compare_settings(event).estimator
-            pairing = Pairing.looking(event.new, event.old, estimator, BATCH, len(matches))
+        if isinstance(event, Compare):  # one deal set per match: the groups of a hand number are the matches
+            pairing = Pairing.looking(event.new, event.old, event.settings.estimator, BATCH, len(matches))
         for match_id, group in matches.items():  # in the scheduler's order: <event>/0000, /0001, ...
             tables = tuple(group)
-            plan = MatchPlan(
-                match_id=match_id,
-                tables=tables,
-                game=event.game,
-                hands=(event.max_hands or 5000) if freezeout else _hands_per_table(event, len(tables)),
-                seed=config.seed_text,
-                mode=Mode.FREEZEOUT if freezeout else Mode.RESET,
-                blind_levels=event.blind_levels,
-                hands_per_level=event.hands_per_level or 0,
-                fault_policy=config.fault_policy,
-                sealed=config.sealed,
-                luck=event.format == Format.COMPARE,
-                strategies=tuple(n for n in (event.new, event.old) if n) if event.format == Format.COMPARE else (),
-                first_table=first_table,
-            )
+            plan = _plan(event, match_id, tables, config, first_table)
             first_table += len(tables)
             bots = {name: entries[name] for t in tables for name in t.seats}
             jobs.append(MatchJob(event.name, plan, bots, config.out / "matches" / match_id, base, pairing))
@@ -271,6 +251,45 @@ def _result_from_json(data: dict) -> MatchResult:
     return MatchResult(**{**fields, "tally": tally, "records": hands, "paired": pairs})
 
 
+_ASKED = ("until_significant", "test", "alpha", "beta", "worse_than", "better_than")  # a compare event's keys
+
+
+def _flat(event: AnyEvent) -> dict[str, object]:
+    """An event as the flat record every event was before events were types (the keys of every
+    format, unset ones at their defaults), so that a journal begun before still matches its league."""
+    unset = CompareSettings()
+    flat: dict[str, object] = {
+        "name": event.name,
+        "format": event.format,
+        "table_size": event.table_size,
+        "hands": None,
+        "duplicate": False,
+        "bots": event.bots,
+        "game": event.game,
+        "challenger": None,
+        "blind_levels": (),
+        "hands_per_level": None,
+        "max_hands": None,
+        "points": (),
+        "new": None,
+        "old": None,
+        "field": (),
+        **{key: getattr(unset, key) for key in _ASKED},
+        "meetings": 1,
+    }
+    if isinstance(event, (RoundRobin, Gauntlet)):
+        flat.update(hands=event.hands, duplicate=event.duplicate, meetings=event.meetings)
+    if isinstance(event, Gauntlet):
+        flat.update(challenger=event.challenger)
+    if isinstance(event, Freezeout):
+        flat.update(blind_levels=event.blind_levels, hands_per_level=event.hands_per_level, max_hands=event.max_hands)
+        flat.update(points=event.points)
+    if isinstance(event, Compare):
+        flat.update(hands=event.hands, duplicate=True, new=event.new, old=event.old, field=event.field)
+        flat.update({key: getattr(event.settings, key) for key in _ASKED})
+    return flat
+
+
 def fingerprint(config: LeagueConfig) -> str:
     """A hash of everything that decides the league's matches (not of line numbers or comments)."""
 
@@ -283,7 +302,8 @@ def fingerprint(config: LeagueConfig) -> str:
             return [canonical(v) for v in value]
         return str(value) if isinstance(value, StrEnum) else value  # its text, as before it was a StrEnum
 
-    text = repr(canonical((config.seed, config.bots, config.events, config.fault_policy)))
+    events = [_flat(event) for event in config.events]
+    text = repr(canonical((config.seed, config.bots, events, config.fault_policy)))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -301,26 +321,13 @@ class Executor(Protocol):
 # --------------------------------------------------------------------------- report
 
 
-def compare_settings(event: EventSpec) -> CompareSettings:
-    """A compare event's question (dealer.compare)."""
-    return CompareSettings(
-        worse_than=event.worse_than,
-        better_than=event.better_than,
-        alpha=event.alpha,
-        beta=event.beta,
-        until_significant=event.until_significant,
-        test=event.test,
-    )
-
-
-def compare_summary(event: EventSpec, results: Sequence[MatchResult]) -> dict[str, object]:
+def compare_summary(event: AnyEvent, results: Sequence[MatchResult]) -> dict[str, object]:
     """A compare event's answer (dealer.compare): new - old in bb/100 by estimator, and the verdict
     (with ``until_significant``, the sequential test looking where ``dealer compare`` would have: its
     matches' paired sums merged look by look)."""
-    assert event.new is not None and event.old is not None
+    assert isinstance(event, Compare)  # the report asks only of compare events
     try:
-        settings = compare_settings(event)
-        return compare_results(results, event.new, event.old, settings, event.field).as_json()
+        return compare_results(results, event.new, event.old, event.settings, event.field).as_json()
     except ValueError as error:  # e.g. sequential bounds that do not surround 0
         return {"error": str(error)}
 

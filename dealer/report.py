@@ -19,8 +19,8 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from dealer.choices import Format
-from dealer.config import EventSpec, LeagueConfig
+from dealer.config import LeagueConfig
+from dealer.events import AnyEvent, Compare, Freezeout
 from dealer.faults import voided
 from dealer.ratings import RatingFold
 from dealer.records import MatchResult
@@ -28,7 +28,7 @@ from dealer.seeds import commitment, guessable
 from dealer.standings import Standing, StandingSums
 from dealer.stats import Estimate, GroupedSums
 
-Comparer = Callable[[EventSpec, Sequence[MatchResult]], dict[str, object]]
+Comparer = Callable[[AnyEvent, Sequence[MatchResult]], dict[str, object]]
 """A compare event's answer from its finished matches (``league.compare_summary``)."""
 
 
@@ -53,10 +53,10 @@ class Share:
         self.due_s = ended_s if spent < self.cheap_s else ended_s + spent / self.share
 
 
-def match_points(event: EventSpec, result: MatchResult) -> dict[str, int]:
+def match_points(event: AnyEvent, result: MatchResult) -> dict[str, int]:
     """Freezeout points one match earns: its places scored with the event's points table; a bot
     that crashed or never played in it (``faults.VOIDING``) scores nothing."""
-    if event.format != Format.FREEZEOUT:
+    if not isinstance(event, Freezeout):
         return {}
     return {
         name: event.points[place]
@@ -70,16 +70,14 @@ def event_of(result: MatchResult) -> str:
     return result.match_id.split("/")[0]
 
 
-def rated(event: EventSpec) -> bool:
+def rated(event: AnyEvent) -> bool:
     """Events ranked by rating, where chips do not compare: freezeouts and multi-way tables."""
-    return event.format == Format.FREEZEOUT or (
-        event.format in (Format.ROUND_ROBIN, Format.GAUNTLET) and event.table_size > 2
-    )
+    return event.rated
 
 
-def ranking_rule(event: EventSpec) -> str:
+def ranking_rule(event: AnyEvent) -> str:
     """How an event's standings are ranked, in words (printed above its table)."""
-    if event.format == Format.FREEZEOUT:
+    if isinstance(event, Freezeout):
         return (
             f"ranked by freezeout points (places score {list(event.points)}; a bot that crashed scores none), "
             "then by OpenSkill rating"
@@ -94,7 +92,7 @@ def ranking_rule(event: EventSpec) -> str:
 
 def overall_rule(config: LeagueConfig) -> str:
     """How the overall standings are ranked, in words."""
-    cash = [e.name for e in config.events if e.format != Format.FREEZEOUT]
+    cash = [e.name for e in config.events if not isinstance(e, Freezeout)]
     return (
         f"ranked by bb/100 over the cash events ({', '.join(cash) or 'none'}), 95% interval with each duplicate "
         "group as one sample; freezeouts are ranked by points in their own tables; rating: OpenSkill over "
@@ -105,7 +103,7 @@ def overall_rule(config: LeagueConfig) -> str:
 class _Event:
     """One event's running standings: sums, freezeout points, ratings when it is ranked by them."""
 
-    def __init__(self, spec: EventSpec) -> None:
+    def __init__(self, spec: AnyEvent) -> None:
         self.spec = spec
         self.matches = 0
         self.sums = StandingSums()
@@ -120,14 +118,14 @@ class _Event:
         self.points.update(match_points(self.spec, result))
         if self.ratings is not None:
             self.ratings.add(result)
-        if self.spec.format == Format.COMPARE:
+        if isinstance(self.spec, Compare):
             self.results.append(result)
             self.comparison = None
 
     def standings(self) -> list[Standing]:
         """The event's standings, ranked as ``ranking_rule`` says."""
         ratings = None if self.ratings is None else self.ratings.ratings()
-        by_points = self.spec.format == Format.FREEZEOUT
+        by_points = isinstance(self.spec, Freezeout)
         return self.sums.lines(dict(self.points), by_points=by_points, ratings=ratings, by_rating=ratings is not None)
 
 
@@ -195,7 +193,7 @@ class LeagueReport:
         """Fold in one finished match."""
         self.finished.append(result)
         event = self.events.get(event_of(result))
-        if event is None or event.spec.format != Format.FREEZEOUT:
+        if event is None or not isinstance(event.spec, Freezeout):
             self.cash.add(result)
         self.ratings.add(result)
         if event is not None:
@@ -254,7 +252,7 @@ class LeagueReport:
                 a: {b: [round(x, 3) for x in e.ci95()] if e.n > 1 else None for b, e in row.items()}
                 for a, row in pairs.items()
             },
-            "comparisons": {e.spec.name: self._comparison(e) for e in played if e.spec.format == Format.COMPARE},
+            "comparisons": {e.spec.name: self._comparison(e) for e in played if isinstance(e.spec, Compare)},
             "failures": {name: dict(sorted(r.items())) for name, r in sorted(self.faults.items()) if r},
             "forfeits": list(self.forfeits),
             "log_tails": dict(sorted(self.tails.items())),

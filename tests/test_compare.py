@@ -32,7 +32,7 @@ from dealer.compare import (
     summarize,
     verdict_from_ci,
 )
-from dealer.config import EventSpec, game_config
+from dealer.config import Compare, game_config
 from dealer.league import compare_summary
 from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples, sample_of
 from dealer.records import HandRecord, MatchResult, result_of
@@ -420,7 +420,7 @@ def test_a_failed_bot_voids_the_figures_of_a_league_compare_event_too():
     assert void.exit_code == VOID == 13
     assert void.as_json()["exit_code"] == 13 and "bots failed" in str(void.as_json()["error"])
     # A league's compare event reports through the same comparison: exit 13 and the error in its summary.
-    event = EventSpec("v2-vs-v1", "compare", 2, 80, True, ("new", "old"), game_config(), new="new", old="old")
+    event = Compare(name="v2-vs-v1", bots=("new", "old"), game=game_config(), new="new", old="old", hands=80)
     summary = compare_summary(event, [clean, crashed])
     assert summary["exit_code"] == 13 and summary["faults"] == {"new": {"timeout": 2}, "old": {"crash": 1}}
     assert compare_summary(event, [clean, timed_out])["exit_code"] == EXIT_CODES[fine.verdict]
@@ -540,7 +540,7 @@ def test_the_test_looks_at_every_sample_from_sums_as_from_values():
 
 
 def test_a_comparisons_defaults_are_written_once() -> None:
-    """``dealer compare``'s options, a compare event of a league file and ``EventSpec`` all take
+    """``dealer compare``'s options, a compare event of a league file and ``Compare`` all take
     their defaults from ``CompareSettings`` (they were written out in four places)."""
     import inspect
 
@@ -557,6 +557,7 @@ def test_a_comparisons_defaults_are_written_once() -> None:
     league = parse_league(
         f"name: c\nbots:\n{bots}events:\n  - {{name: e, format: compare, new: a, old: b, hands: 9}}\n"
     )
-    spec = EventSpec("e", "compare", 2, 9, True, ("a", "b"), game_config())
+    spec = Compare(name="e", bots=("a", "b"), game=game_config(), new="a", old="b", hands=9)
     for event in (league.events[0], spec):
-        assert {k: getattr(event, k) for k in asked} == {k: getattr(defaults, k) for k in asked}
+        assert isinstance(event, Compare)
+        assert {k: getattr(event.settings, k) for k in asked} == {k: getattr(defaults, k) for k in asked}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from dealer.config import (
+    Freezeout,
     GameConfig,
     LeagueBot,
     LeagueConfigError,
@@ -151,14 +152,21 @@ def test_full_example_parses_into_expected_values(folder: Path) -> None:
     assert gauntlet.bots == ("strength", "node", "random")  # the challenger joins its opponents
 
     assert final.blind_levels == ((50, 100, 0), (200, 400, 25))
-    assert (final.hands_per_level, final.max_hands, final.hands, final.duplicate) == (50, 5000, None, False)
+    assert isinstance(final, Freezeout) and final.format == "freezeout"  # no hands, never duplicate: not its keys
+    assert (final.hands_per_level, final.max_hands) == (50, 5000)
     assert final.points == (3, 2, 1, 0)
 
     assert (compare.new, compare.old, compare.field) == ("strength", "random", ("node",))
     assert compare.bots == ("strength", "random", "node")
-    assert (compare.table_size, compare.hands, compare.duplicate, compare.until_significant) == (2, 20000, True, True)
-    assert (compare.alpha, compare.beta, compare.worse_than, compare.better_than) == (0.01, 0.1, -3.0, 2.5)
-    assert compare.test == "sprt" and heads_up.test == "cs"
+    assert (compare.table_size, compare.hands, compare.duplicate, compare.settings.until_significant) == (
+        2,
+        20000,
+        True,
+        True,
+    )
+    settings = compare.settings
+    assert (settings.alpha, settings.beta, settings.worse_than, settings.better_than) == (0.01, 0.1, -3.0, 2.5)
+    assert settings.test == "sprt" and settings.estimator == "full"  # a league file does not choose the estimator
 
 
 def test_defaults_of_optional_keys(folder: Path) -> None:
