@@ -21,7 +21,7 @@ from pathlib import Path
 from dealer.compare import Settings
 from dealer.config import game_config
 from dealer.match import MatchBot
-from dealer.runner import play_comparison
+from dealer.runner import Dealing, play_comparison
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = str(ROOT / "sample_bots" / "python" / "strength_bot.py")
@@ -36,10 +36,7 @@ async def one(k: int, settings: Settings, max_hands: int, out: Path):
         [],
         game_config(),
         settings,
-        max_hands=max_hands,
-        deal_sets=4,
-        seed=f"aa/{k}",
-        batch=50,
+        Dealing(max_hands, deal_sets=4, seed=f"aa/{k}", batch=50),
         out=out / str(k),
         base=ROOT,
     )

@@ -9,25 +9,54 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
 import yaml
-from tabulate import tabulate
 
 from dealer.acpc_game import export_states, unsupported
 from dealer.arena.cli import app as arena_app
-from dealer.choices import Estimator, FaultPolicy, Switch, VariantName
+from dealer.choices import Estimator, FaultPolicy, Protocol, Switch, VariantName
 from dealer.cli_league import LeagueOptions, load, play_league
 from dealer.cli_options import (
     BankMs,
     Blinds,
+    CompareAdjust,
+    CompareAlpha,
+    CompareBatch,
+    CompareBeta,
+    CompareBetterThan,
+    CompareEstimator,
+    CompareField,
+    CompareHands,
+    CompareJsonOutput,
+    CompareKeepGoing,
+    CompareNew,
+    CompareOld,
+    CompareOut,
+    CompareSealed,
+    CompareTables,
+    CompareTest,
+    CompareUntilSignificant,
+    CompareWorseThan,
     Fresh,
     KeepGoing,
     LogLevel,
+    MatchAnte,
+    MatchBots,
+    MatchDuplicate,
+    MatchFaultPolicy,
+    MatchGraceMs,
+    MatchHands,
+    MatchKeepGoing,
+    MatchListen,
+    MatchName,
+    MatchOut,
+    MatchSealed,
+    MatchStartupMs,
+    MatchTables,
     PerActionMs,
     Sandbox,
     SeedFile,
@@ -37,21 +66,18 @@ from dealer.cli_options import (
     Variant,
     Web,
     bot_names,
-    check_address,
     claim,
     event_seed,
     fail,
-    finite,
     given_names,
     log_to,
     parse_blinds,
-    rate,
     sandbox_limits,
     split_command,
 )
-from dealer.compare import BATCH, LABELS, Settings, deal_sets_for, number
-from dealer.config import game_config, split_protocol
-from dealer.config_read import MAX_CHIPS, MAX_DEAL_SETS, MAX_HANDS, MAX_MS
+from dealer.compare import BATCH, Comparison, Settings, deal_sets_for
+from dealer.compare_text import comparison_text
+from dealer.config import GameConfig, Limits, game_config, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import (
     build_jobs,
@@ -60,10 +86,9 @@ from dealer.league import (
     start_failure,
 )
 from dealer.match import MatchBot, MatchPlan, instance_label
-from dealer.processes import isolation
-from dealer.runner import play_comparison, play_match
+from dealer.runner import Dealing, comparison_record, match_record, play_comparison, play_match, write_private
 from dealer.scheduler import plan_tables
-from dealer.seeds import commitment, guessable, verify
+from dealer.seeds import commitment, verify
 from dealer.server import tune_gc
 from dealer.standings import standings, standings_table
 from dealer.text import printable_lines
@@ -92,96 +117,43 @@ def main() -> None:
 
 @app.command()
 def match(
-    bots: Annotated[
-        list[str],
-        typer.Argument(
-            help='Bot command lines, one per seat (quote each): "CMD" (gRPC), "stdio:CMD" (JSON lines, '
-            'docs/bots-stdio.md) or "acpc:CMD {game} {host} {port}" (the ACPC protocol).'
-        ),
-    ],
+    bots: MatchBots,
     variant: Variant = VariantName.NO_LIMIT,
     blinds: Blinds = "50/100",
-    ante: Annotated[int, typer.Option(min=0, max=MAX_CHIPS, help="Ante per player.")] = 0,
+    ante: MatchAnte = 0,
     stack: Stack = 20000,
-    hands: Annotated[
-        int,
-        typer.Option(min=1, max=MAX_HANDS, help="Total hands (rounded down to whole duplicate rotations)."),
-    ] = 1000,
+    hands: MatchHands = 1000,
     seed_file: SeedFile = None,
     seed: SeedRefused = None,
-    duplicate: Annotated[bool, typer.Option(help="Replay every deal with the seats rotated.")] = True,
-    tables: Annotated[
-        int, typer.Option(min=1, max=MAX_DEAL_SETS, help="Deal sets played at once (each on its rotations' tables).")
-    ] = 1,
-    sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
+    duplicate: MatchDuplicate = True,
+    tables: MatchTables = 1,
+    sealed: MatchSealed = True,
     per_action_ms: PerActionMs = 1000,
     bank_ms: BankMs = 30000,
-    grace_ms: Annotated[int, typer.Option(min=0, max=MAX_MS, help="Transport margin not charged to bots (ms).")] = 50,
-    startup_ms: Annotated[
-        int, typer.Option(min=0, max=MAX_MS, help="Time for a bot to start and connect (ms).")
-    ] = 10000,
-    fault_policy: Annotated[
-        FaultPolicy, typer.Option(help="A failed bot folds its hands, forfeits the match, or restarts.")
-    ] = FaultPolicy.FOLD,
-    listen: Annotated[
-        str, typer.Option(metavar="HOST:PORT", help="Address the dealer listens on.", callback=check_address)
-    ] = "127.0.0.1:0",
-    name: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--name", help="A bot's name, once per bot in the order of BOTS (default: from its command line)."
-        ),
-    ] = None,
-    out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")] = Path(
-        "out/match"
-    ),
+    grace_ms: MatchGraceMs = 50,
+    startup_ms: MatchStartupMs = 10000,
+    fault_policy: MatchFaultPolicy = FaultPolicy.FOLD,
+    listen: MatchListen = "127.0.0.1:0",
+    name: MatchName = None,
+    out: MatchOut = Path("out/match"),
     fresh: Fresh = False,
-    keep_going: Annotated[
-        bool, typer.Option(help="Play on when a bot cannot start (default: stop the match with an error).")
-    ] = False,
+    keep_going: MatchKeepGoing = False,
     sandbox: Sandbox = Switch.ON,
     log_level: LogLevel = "info",
 ) -> None:
     """Play one match between bot command lines and print the results."""
-    protocols, commands = zip(
-        *[(protocol, split_command(text)) for protocol, text in map(split_protocol, bots)], strict=True
-    )
-    if not all(commands):
-        raise typer.BadParameter("a bot's command line is empty")
-    if not 2 <= len(commands) <= 10:
-        raise typer.BadParameter(f"a match needs 2 to 10 bots, got {len(commands)}")
-    names = given_names(name, len(commands)) if name else bot_names(list(commands))
-    rotations = len(names) if duplicate else 1
-    if hands < tables * rotations:
-        raise typer.BadParameter(
-            f"--hands {hands} is fewer than one hand at each of the {tables * rotations} tables "
-            f"(--tables {tables} x {rotations} seat rotations)"
-        )
-    try:
-        game = game_config(
-            variant=variant,
-            blinds=parse_blinds(blinds),
-            ante=ante,
-            stack=stack,
-            time={"per_action_ms": per_action_ms, "bank_ms": bank_ms, "grace_ms": grace_ms, "startup_ms": startup_ms},
-        )
-    except ConfigError as error:
-        fail(str(error))
-    reason = unsupported(game, seats=len(names)) if "acpc" in protocols else None
+    protocols, commands = _match_commands(bots)
+    names = given_names(name, len(commands)) if name else bot_names(commands)
+    per_table = _hands_per_table(hands, tables, len(names) if duplicate else 1)
+    clock = {"per_action_ms": per_action_ms, "bank_ms": bank_ms, "grace_ms": grace_ms, "startup_ms": startup_ms}
+    game = _game(variant=variant, blinds=parse_blinds(blinds), ante=ante, stack=stack, time=clock)
+    reason = unsupported(game, seats=len(names)) if Protocol.ACPC in protocols else None
     if reason:
         fail(f"an ACPC bot cannot play this match: {reason}")
     claim(out, fresh=fresh, resumable=False)
     seed_text = event_seed(seed_file, seed)
-    per_table = hands // (tables * rotations)
-    plan = MatchPlan(
-        match_id="match",
-        tables=plan_tables(names, duplicate=duplicate, tables=tables),
-        game=game,
-        hands=per_table,
-        seed=seed_text,
-        fault_policy=fault_policy,
-        sealed=sealed,
-    )
+    seats = plan_tables(names, duplicate=duplicate, tables=tables)
+    plan = MatchPlan("match", seats, game, per_table, seed_text, fault_policy=fault_policy, sealed=sealed)
     limits = sandbox_limits(sandbox)
     entries = {
         name: MatchBot(name, tuple(argv), limits=limits, protocol=protocol)
@@ -189,40 +161,44 @@ def match(
     }
     log_to(out, log_level)
     result = asyncio.run(play_match(plan, entries, listen, out, stop_unstarted=not keep_going))
-    lines = standings([result])
-    typer.echo(standings_table(lines))
-    out.mkdir(parents=True, exist_ok=True)
-    summary = {
-        "match": plan.match_id,
-        "hands": result.hands,
-        **_seed_fields(seed_text),
-        "variant": variant,
-        "duplicate": duplicate,
-        "sealed": sealed,
-        "standings": [s.as_json() for s in lines],
-        "forfeited": result.forfeited,
-        "log_tails": result.log_tails,
-        "sandbox": dict.fromkeys(names, sandbox),
-        "isolation": {name: isolation(entry.protocol, entry.limits, sealed=sealed) for name, entry in entries.items()},
-    }
-    _write_private(out / "results.json", json.dumps(summary, indent=2) + "\n")
+    typer.echo(standings_table(standings([result])))
+    record = match_record(plan, result, entries, duplicate=duplicate)
+    write_private(out / "results.json", json.dumps(record, indent=2) + "\n")
     failure = None if keep_going else start_failure(result, out, where="")
     if failure is not None:
         fail(str(failure))
     typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
 
 
-def _seed_fields(seed: str) -> dict[str, object]:
-    """What the results say about the seed once the event is over: the seed, its commitment, a warning."""
-    return {"seed": seed, "seed_sha256": commitment(seed), "seed_warning": guessable(seed)}
+def _match_commands(bots: list[str]) -> tuple[list[Protocol], list[list[str]]]:
+    """Each bot's protocol and command words; a usage error for an empty one, or too few or too many."""
+    protocols, commands = [], []
+    for protocol, text in map(split_protocol, bots):
+        protocols.append(protocol)
+        commands.append(split_command(text))
+    if not all(commands):
+        raise typer.BadParameter("a bot's command line is empty")
+    if not 2 <= len(commands) <= 10:
+        raise typer.BadParameter(f"a match needs 2 to 10 bots, got {len(commands)}")
+    return protocols, commands
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Write a file only the dealer's user can read (0600): results that reveal the seed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
-        file.write(text)
+def _hands_per_table(hands: int, tables: int, rotations: int) -> int:
+    """``--hands`` spread over the tables of every deal set and seat rotation; a usage error below one each."""
+    if hands < tables * rotations:
+        raise typer.BadParameter(
+            f"--hands {hands} is fewer than one hand at each of the {tables * rotations} tables "
+            f"(--tables {tables} x {rotations} seat rotations)"
+        )
+    return hands // (tables * rotations)
+
+
+def _game(**rules: Any) -> GameConfig:
+    """The game of ``game_config``'s keywords; its problems end the command (exit 2)."""
+    try:
+        return game_config(**rules)
+    except ConfigError as error:
+        fail(str(error))
 
 
 @app.command()
@@ -350,69 +326,32 @@ def export(
 
 @app.command()
 def compare(
-    new: Annotated[str, typer.Argument(help="Command line of the new version (quote it).")],
-    old: Annotated[str, typer.Argument(help="Command line of the old version (quote it).")],
-    field: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Command line of an opponent; repeat for several. Both versions then play the field on the same "
-            "deals instead of each other."
-        ),
-    ] = None,
-    hands: Annotated[int, typer.Option(min=1, max=MAX_HANDS, help="Maximum hands, every table counted.")] = 20000,
-    until_significant: Annotated[
-        bool, typer.Option(help="Stop as soon as the sequential test (--test) decides.")
-    ] = Settings.until_significant,
-    test: Annotated[
-        str,
-        typer.Option(
-            help="Sequential test: cs (a confidence sequence: stops early on a large difference) or sprt (two "
-            "SPRTs with the bounds as hypotheses)."
-        ),
-    ] = Settings.test,
-    alpha: Annotated[
-        float, typer.Option(callback=rate, help="False verdict rate with no true difference (better or worse).")
-    ] = Settings.alpha,
-    beta: Annotated[
-        float, typer.Option(callback=rate, help="Miss rate at the bounds (--worse-than, --better-than).")
-    ] = Settings.beta,
-    worse_than: Annotated[
-        float, typer.Option(callback=finite, help="Bound in bb/100 of the difference: 'worse by more than'.")
-    ] = Settings.worse_than,
-    better_than: Annotated[
-        float, typer.Option(callback=finite, help="Bound in bb/100: 'better by more than'.")
-    ] = Settings.better_than,
-    estimator: Annotated[
-        str,
-        typer.Option(
-            help="Figures the verdict is taken from: full (aivat, and the versions' own draws corrected where they "
-            "report their strategy), aivat (card luck corrected at every deal), all-in (all-in hands scored by "
-            "equity) or raw."
-        ),
-    ] = Settings.estimator,
-    adjust: Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")] = True,
+    new: CompareNew,
+    old: CompareOld,
+    field: CompareField = None,
+    hands: CompareHands = 20000,
+    until_significant: CompareUntilSignificant = Settings.until_significant,
+    test: CompareTest = Settings.test,
+    alpha: CompareAlpha = Settings.alpha,
+    beta: CompareBeta = Settings.beta,
+    worse_than: CompareWorseThan = Settings.worse_than,
+    better_than: CompareBetterThan = Settings.better_than,
+    estimator: CompareEstimator = Settings.estimator,
+    adjust: CompareAdjust = True,
     variant: Variant = VariantName.NO_LIMIT,
     blinds: Blinds = "50/100",
     stack: Stack = 20000,
     seed_file: SeedFile = None,
     seed: SeedRefused = None,
-    tables: Annotated[
-        int, typer.Option(min=1, max=MAX_DEAL_SETS, help="Deal sets played at once (each a duplicate group of tables).")
-    ] = 4,
-    sealed: Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")] = True,
-    batch: Annotated[
-        int, typer.Option(min=1, max=MAX_HANDS, help="Paired deals between two looks of the sequential test.")
-    ] = BATCH,
+    tables: CompareTables = 4,
+    sealed: CompareSealed = True,
+    batch: CompareBatch = BATCH,
     per_action_ms: PerActionMs = 1000,
     bank_ms: BankMs = 30000,
-    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
-    out: Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")] = Path(
-        "out/compare"
-    ),
+    json_output: CompareJsonOutput = False,
+    out: CompareOut = Path("out/compare"),
     fresh: Fresh = False,
-    keep_going: Annotated[
-        bool, typer.Option(help="Play on when a bot cannot start (default: stop with an error, exit code 13).")
-    ] = False,
+    keep_going: CompareKeepGoing = False,
     sandbox: Sandbox = Switch.ON,
     log_level: LogLevel = "info",
 ) -> None:
@@ -421,114 +360,68 @@ def compare(
     Exit codes: 0 better, 10 not worse, 11 worse, 12 inconclusive, 13 a bot failed to start or crashed
     (2: usage error). See docs/compare.md.
     """
-    try:
-        settings = Settings.read(
-            worse_than=worse_than,
-            better_than=better_than,
-            alpha=alpha,
-            beta=beta,
-            until_significant=until_significant,
-            estimator=estimator if adjust else Estimator.RAW,
-            test=test,
-        )
-        game = game_config(
-            variant=variant,
-            blinds=parse_blinds(blinds),
-            stack=stack,
-            time={"per_action_ms": per_action_ms, "bank_ms": bank_ms},
-        )
-    except (ValueError, ConfigError) as error:
-        fail(str(error))
-    try:
-        deal_sets_for(hands, tables, field or [])
-    except ValueError as error:
-        fail(f"--hands: {error}")
-    field_commands = [split_command(f) for f in field or []]
-    new_command, old_command = split_command(new), split_command(old)
-    if not new_command or not old_command or not all(field_commands):
+    asked = {"worse_than": worse_than, "better_than": better_than, "alpha": alpha, "beta": beta}
+    settings = _settings(until_significant, estimator if adjust else Estimator.RAW, test, asked)
+    clock = {"per_action_ms": per_action_ms, "bank_ms": bank_ms}
+    game = _game(variant=variant, blinds=parse_blinds(blinds), stack=stack, time=clock)
+    _check_hands(hands, tables, field or [])
+    lines = [new, old, *(field or [])]
+    field_commands = [split_command(line) for line in lines[2:]]
+    commands = [split_command(new), split_command(old), *field_commands]
+    if not all(commands):
         raise typer.BadParameter("a bot's command line is empty")
     claim(out, fresh=fresh, resumable=False)
     seed_text = event_seed(seed_file, seed)
-    field_names = [n if n not in ("new", "old") else f"{n}-field" for n in bot_names(field_commands)]
-    limits = sandbox_limits(sandbox)
-    new_entry = MatchBot("new", tuple(new_command), limits=limits)
-    old_entry = MatchBot("old", tuple(old_command), limits=limits)
-    field_entries = [MatchBot(n, tuple(c), limits=limits) for n, c in zip(field_names, field_commands, strict=True)]
+    entries = _compare_entries(commands, sandbox_limits(sandbox))
     log_to(out, log_level)
+    dealing = Dealing(hands, tables, seed_text, batch, sealed)
+    versions = (entries[0], entries[1], entries[2:])
     comparison = asyncio.run(
-        play_comparison(
-            new_entry,
-            old_entry,
-            field_entries,
-            game,
-            settings,
-            max_hands=hands,
-            deal_sets=tables,
-            seed=seed_text,
-            batch=batch,
-            out=out,
-            sealed=sealed,
-            stop_unstarted=not keep_going,
-        )
+        play_comparison(*versions, game, settings, dealing, out=out, stop_unstarted=not keep_going)
     )
-    data = {
-        **comparison.as_json(),
-        "new": new,
-        "old": old,
-        "field": list(field or []),
-        **_seed_fields(seed_text),
-        "sealed": sealed,
-        "hands_played": comparison.hands_played,
-        "sandbox": {entry.name: sandbox for entry in (new_entry, old_entry, *field_entries)},
-        "isolation": {
-            e.name: isolation(e.protocol, e.limits, sealed=sealed) for e in (new_entry, old_entry, *field_entries)
-        },
-    }
-    failed = comparison.failed  # a bot that could not play voids the figures (exit 13)
-    out.mkdir(parents=True, exist_ok=True)
-    _write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
+    data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
+    write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
+    _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)
+
+
+def _say_comparison(
+    comparison: Comparison, data: dict[str, object], out: Path, *, json_output: bool, keep_going: bool
+) -> NoReturn:
+    """Print a finished comparison (its JSON, or the table and verdict) and exit with its code: the
+    verdict's, or 13 when a bot could not start (said first, unless ``keep_going``) or failed."""
     unstarted = None if keep_going or comparison.result is None else start_failure(comparison.result, out, where="")
     if unstarted is not None:
         fail(str(unstarted), code=comparison.exit_code)
-    if json_output:
-        typer.echo(json.dumps(data))
-    else:
-        level = f"{100 * (1 - alpha):g}% CI"
-        rows = []
-        for name, label in reversed(LABELS.items()):
-            fig = comparison.by_estimator[name]
-            low, high = fig.ci
-            removed = comparison.variance_removed(name) if name != "raw" else None
-            rows.append(
-                [
-                    label,
-                    number(fig.estimate.mean),
-                    f"[{number(low)}, {number(high)}]",
-                    number(fig.estimate.stderr, ".2f"),
-                    number(fig.p_value, ".4g"),
-                    "" if removed is None else f"{100 * removed:.0f}%",
-                ]
-            )
-        typer.echo(
-            tabulate(
-                rows,
-                headers=["new - old", "bb/100", level, "stderr", "p-value", "variance removed"],
-                disable_numparse=True,
-            )
-        )
-        typer.echo(
-            f"{comparison.hands} hands used ({comparison.sums.deals} paired deals, "
-            f"{comparison.sums.all_in} hands all-in adjusted, "
-            f"{comparison.sums.known} with known strategies); "
-            f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
-            f"{settings.estimator} figures); exit code {comparison.exit_code}"
-        )
-        typer.echo(comparison.decided_text())
+    typer.echo(json.dumps(data) if json_output else comparison_text(comparison))
     for bot, reason in (comparison.strategies_refused or {}).items():
         typer.echo(f"warning: the strategies {bot} reported were ignored from then on: {reason}", err=True)
+    failed = comparison.failed  # a bot that could not play voids the figures (exit 13)
     if failed:
         typer.echo(f"error: bots failed, the comparison is not valid: {failed}; see the logs in {out}/logs", err=True)
     raise typer.Exit(comparison.exit_code)
+
+
+def _check_hands(hands: int, tables: int, field: list[str]) -> None:
+    """``--hands`` must make at least two paired deals; else the command ends (exit 2)."""
+    try:
+        deal_sets_for(hands, tables, field)
+    except ValueError as error:
+        fail(f"--hands: {error}")
+
+
+def _settings(until_significant: bool, estimator: str, test: str, asked: dict[str, float]) -> Settings:
+    """The comparison's settings from its options; one that makes no sense ends the command (exit 2)."""
+    try:
+        return Settings.read(until_significant=until_significant, estimator=estimator, test=test, **asked)
+    except ValueError as error:
+        fail(str(error))
+
+
+def _compare_entries(commands: list[list[str]], limits: Limits) -> list[MatchBot]:
+    """New, old and the field as bots: new and old named so, the field by its command lines."""
+    field = commands[2:]
+    names = ["new", "old", *(n if n not in ("new", "old") else f"{n}-field" for n in bot_names(field))]
+    return [MatchBot(n, tuple(c), limits=limits) for n, c in zip(names, commands, strict=True)]
 
 
 @app.command("verify")

@@ -12,9 +12,9 @@ from typing import Annotated, Literal, NoReturn
 
 import typer
 
-from dealer.choices import Switch, VariantName
+from dealer.choices import FaultPolicy, Switch, VariantName
 from dealer.config import Limits, address_problem
-from dealer.config_read import MAX_CHIPS, MAX_MS, NAME_PATTERN
+from dealer.config_read import MAX_CHIPS, MAX_DEAL_SETS, MAX_HANDS, MAX_MS, NAME_PATTERN
 from dealer.errors import RunError
 from dealer.league import claim_output
 from dealer.seeds import commitment, draw_seed, guessable
@@ -250,4 +250,89 @@ Web = Annotated[
 StandingsEvery = Annotated[
     int,
     typer.Option(min=0, help="Also print the overall standings every N matches (they are printed as each event ends)."),
+]
+
+
+# The options of `dealer match` and `dealer compare` (their defaults are in the commands' signatures).
+MatchBots = Annotated[
+    list[str],
+    typer.Argument(
+        help='Bot command lines, one per seat (quote each): "CMD" (gRPC), "stdio:CMD" (JSON lines, '
+        'docs/bots-stdio.md) or "acpc:CMD {game} {host} {port}" (the ACPC protocol).'
+    ),
+]
+MatchAnte = Annotated[int, typer.Option(min=0, max=MAX_CHIPS, help="Ante per player.")]
+MatchHands = Annotated[
+    int,
+    typer.Option(min=1, max=MAX_HANDS, help="Total hands (rounded down to whole duplicate rotations)."),
+]
+MatchDuplicate = Annotated[bool, typer.Option(help="Replay every deal with the seats rotated.")]
+MatchTables = Annotated[
+    int, typer.Option(min=1, max=MAX_DEAL_SETS, help="Deal sets played at once (each on its rotations' tables).")
+]
+MatchSealed = Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")]
+MatchGraceMs = Annotated[int, typer.Option(min=0, max=MAX_MS, help="Transport margin not charged to bots (ms).")]
+MatchStartupMs = Annotated[int, typer.Option(min=0, max=MAX_MS, help="Time for a bot to start and connect (ms).")]
+MatchFaultPolicy = Annotated[
+    FaultPolicy, typer.Option(help="A failed bot folds its hands, forfeits the match, or restarts.")
+]
+MatchListen = Annotated[
+    str, typer.Option(metavar="HOST:PORT", help="Address the dealer listens on.", callback=check_address)
+]
+MatchName = Annotated[
+    list[str] | None,
+    typer.Option("--name", help="A bot's name, once per bot in the order of BOTS (default: from its command line)."),
+]
+MatchOut = Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")]
+MatchKeepGoing = Annotated[
+    bool, typer.Option(help="Play on when a bot cannot start (default: stop the match with an error).")
+]
+CompareNew = Annotated[str, typer.Argument(help="Command line of the new version (quote it).")]
+CompareOld = Annotated[str, typer.Argument(help="Command line of the old version (quote it).")]
+CompareField = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Command line of an opponent; repeat for several. Both versions then play the field on the same "
+        "deals instead of each other."
+    ),
+]
+CompareHands = Annotated[int, typer.Option(min=1, max=MAX_HANDS, help="Maximum hands, every table counted.")]
+CompareUntilSignificant = Annotated[bool, typer.Option(help="Stop as soon as the sequential test (--test) decides.")]
+CompareTest = Annotated[
+    str,
+    typer.Option(
+        help="Sequential test: cs (a confidence sequence: stops early on a large difference) or sprt (two "
+        "SPRTs with the bounds as hypotheses)."
+    ),
+]
+CompareAlpha = Annotated[
+    float, typer.Option(callback=rate, help="False verdict rate with no true difference (better or worse).")
+]
+CompareBeta = Annotated[
+    float, typer.Option(callback=rate, help="Miss rate at the bounds (--worse-than, --better-than).")
+]
+CompareWorseThan = Annotated[
+    float, typer.Option(callback=finite, help="Bound in bb/100 of the difference: 'worse by more than'.")
+]
+CompareBetterThan = Annotated[float, typer.Option(callback=finite, help="Bound in bb/100: 'better by more than'.")]
+CompareEstimator = Annotated[
+    str,
+    typer.Option(
+        help="Figures the verdict is taken from: full (aivat, and the versions' own draws corrected where they "
+        "report their strategy), aivat (card luck corrected at every deal), all-in (all-in hands scored by "
+        "equity) or raw."
+    ),
+]
+CompareAdjust = Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")]
+CompareTables = Annotated[
+    int, typer.Option(min=1, max=MAX_DEAL_SETS, help="Deal sets played at once (each a duplicate group of tables).")
+]
+CompareSealed = Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")]
+CompareBatch = Annotated[
+    int, typer.Option(min=1, max=MAX_HANDS, help="Paired deals between two looks of the sequential test.")
+]
+CompareJsonOutput = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")]
+CompareOut = Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")]
+CompareKeepGoing = Annotated[
+    bool, typer.Option(help="Play on when a bot cannot start (default: stop with an error, exit code 13).")
 ]

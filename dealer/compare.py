@@ -73,14 +73,6 @@ VOID = 13  # the exit code of a comparison whose figures a failed bot made meani
 BATCH = 100  # paired samples between two looks of the sequential test (``dealer compare --batch``, a league's)
 
 
-LABELS = {
-    Estimator.FULL: "luck + known strategies (full)",
-    Estimator.AIVAT: "luck corrected (aivat)",
-    Estimator.ALL_IN: "all-in adjusted",
-    Estimator.RAW: "raw",
-}  # how the text output names them
-
-
 @dataclass(frozen=True)
 class Figures:
     """The difference new - old in bb/100 with its interval and p-value."""

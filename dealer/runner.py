@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from dealer.compare import (
@@ -25,9 +27,64 @@ from dealer.config import GameConfig
 from dealer.league import MatchJob
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.paired import PairedTally, Pairing
+from dealer.processes import isolation
 from dealer.records import HandRecord, MatchResult
 from dealer.scheduler import compare_tables
+from dealer.seeds import commitment, guessable
 from dealer.server import BotSession, DealerServer
+from dealer.standings import standings
+
+
+def seed_fields(seed: str) -> dict[str, object]:
+    """What the results say about the seed once the event is over: the seed, its commitment, a warning."""
+    return {"seed": seed, "seed_sha256": commitment(seed), "seed_warning": guessable(seed)}
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only the dealer's user can read (0600): results that reveal the seed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
+        file.write(text)
+
+
+def match_record(
+    plan: MatchPlan, result: MatchResult, entries: dict[str, MatchBot], *, duplicate: bool
+) -> dict[str, object]:
+    """``dealer match``'s results.json: the match, its seed, its standings and how its bots were kept apart."""
+    assert isinstance(plan.seed, str)  # dealer match always deals from a seed's text
+    return {
+        "match": plan.match_id,
+        "hands": result.hands,
+        **seed_fields(plan.seed),
+        "variant": plan.game.variant,
+        "duplicate": duplicate,
+        "sealed": plan.sealed,
+        "standings": [s.as_json() for s in standings([result])],
+        "forfeited": result.forfeited,
+        "log_tails": result.log_tails,
+        "sandbox": {name: e.limits.sandbox for name, e in entries.items()},
+        "isolation": {name: isolation(e.protocol, e.limits, sealed=plan.sealed) for name, e in entries.items()},
+    }
+
+
+def comparison_record(
+    comparison: Comparison, commands: Sequence[str], entries: Sequence[MatchBot], *, seed: str, sealed: bool
+) -> dict[str, object]:
+    """``dealer compare``'s compare.json: the comparison with its bots' command lines (new, old, then
+    the field's), its seed, and how its bots were kept apart."""
+    new, old, *field = commands
+    return {
+        **comparison.as_json(),
+        "new": new,
+        "old": old,
+        "field": field,
+        **seed_fields(seed),
+        "sealed": sealed,
+        "hands_played": comparison.hands_played,
+        "sandbox": {e.name: e.limits.sandbox for e in entries},
+        "isolation": {e.name: isolation(e.protocol, e.limits, sealed=sealed) for e in entries},
+    }
 
 
 async def play_match(
@@ -65,67 +122,72 @@ class ComparingMatch(Match):
         return result
 
 
+@dataclass(frozen=True)
+class Dealing:
+    """How a comparison deals: ``max_hands`` hands in all (every table counted), spread over
+    ``deal_sets`` deal sets played at once (each a duplicate group of tables), from ``seed``; its
+    sequential test looks every ``batch`` paired samples. ``sealed``: tables sharing a deal set are
+    played by different processes of a bot (``dealer.match``)."""
+
+    max_hands: int
+    deal_sets: int = 1
+    seed: int | str | None = None
+    batch: int = 100
+    sealed: bool = True
+
+
+def _comparison_plan(names: Sequence[str], game: GameConfig, dealing: Dealing) -> MatchPlan:
+    """The one match of a comparison of ``names`` (new, old, then the field); ValueError for names
+    that are not distinct or hands too few for two paired deals."""
+    if len(set(names)) != len(names):
+        raise ValueError(f"bot names must be distinct: {list(names)}")
+    new, old, *field = names
+    deal_sets = deal_sets_for(dealing.max_hands, dealing.deal_sets, field)
+    tables = compare_tables(new, old, field, deal_sets)
+    return MatchPlan(
+        match_id="compare",
+        tables=tables,
+        game=game,
+        hands=max(1, dealing.max_hands // len(tables)),
+        seed=dealing.seed,
+        sealed=dealing.sealed,
+        luck=True,
+        strategies=(new, old),
+    )
+
+
 async def play_comparison(
     new: MatchBot,
     old: MatchBot,
     field: Sequence[MatchBot],
     game: GameConfig,
     settings: Settings,
+    dealing: Dealing,
     *,
-    max_hands: int,
-    deal_sets: int = 1,
-    seed: int | str | None = None,
-    batch: int = 100,
     listen: str = "127.0.0.1:0",
     out: Path,
     base: Path | None = None,
-    sealed: bool = True,
     stop_unstarted: bool = False,
 ) -> Comparison:
-    """Play a comparison of two bots (bots named by their entries) and return its result.
+    """Play a comparison of two bots (bots named by their entries) as ``dealing`` says and return its result.
 
-    ``max_hands`` counts every hand at every table; they are spread over ``deal_sets`` deal sets
-    played at once, each as a duplicate group of tables. Sequential tests are checked every
-    ``batch`` paired samples and stop all tables at the first decision; only the samples the test
-    saw are reported (so the same seed gives the same answer, whatever the timing). ``sealed``:
-    tables sharing a deal set are played by different processes of a bot (``dealer.match``);
-    ``stop_unstarted``: a bot that never starts stops it at once (``Comparison.result`` says who).
-    """
+    Sequential tests stop all tables at their first decision; only the samples the test saw are
+    reported (so the same seed gives the same answer, whatever the timing). ``stop_unstarted``: a
+    bot that never starts stops it at once (``Comparison.result`` says who)."""
     settings.check()
-    names = [new.name, old.name, *(f.name for f in field)]
-    if len(set(names)) != len(names):
-        raise ValueError(f"bot names must be distinct: {names}")
-    deal_sets = deal_sets_for(max_hands, deal_sets, [f.name for f in field])
-    tables = compare_tables(new.name, old.name, [f.name for f in field], deal_sets)
-    per_table = max(1, max_hands // len(tables))
-    plan = MatchPlan(
-        match_id="compare",
-        tables=tables,
-        game=game,
-        hands=per_table,
-        seed=seed,
-        sealed=sealed,
-        luck=True,
-        strategies=(new.name, old.name),
-    )
-    test = sequential_test(settings) if settings.until_significant else None
     entries = {e.name: e for e in (new, old, *field)}
-    pairing = Pairing.looking(new.name, old.name, settings.estimator, batch, len({t.deal_set for t in tables}))
+    plan = _comparison_plan([new.name, old.name, *(f.name for f in field)], game, dealing)
+    test = sequential_test(settings) if settings.until_significant else None
+    deal_sets = len({t.deal_set for t in plan.tables})
+    pairing = Pairing.looking(new.name, old.name, settings.estimator, dealing.batch, deal_sets)
     async with DealerServer(listen) as server:
+        base = base or Path.cwd()
         match = ComparingMatch(
-            plan,
-            server,
-            entries,
-            out=out,
-            base=base or Path.cwd(),
-            pairing=pairing,
-            test=test,
-            stop_unstarted=stop_unstarted,
+            plan, server, entries, out=out, base=base, pairing=pairing, test=test, stop_unstarted=stop_unstarted
         )
         result = await match.run()
-    comparison = reported(
-        summarize(finish(match.paired, test), new.name, old.name, settings, [f.name for f in field], test), [result]
-    )
+    sums = finish(match.paired, test)
+    comparison = reported(summarize(sums, new.name, old.name, settings, [f.name for f in field], test), [result])
     comparison.result = result
     return comparison
 
