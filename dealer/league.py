@@ -505,6 +505,39 @@ async def run_league(
         raise full_disk(config, error, "the journal keeps every finished match") from None
 
 
+def _jobs_left(
+    config: LeagueConfig, journal: Journal, resume: bool
+) -> tuple[list[MatchJob], list[MatchResult], list[MatchJob]]:
+    """Every job of the league, the results the journal already has, and the jobs left to play
+    (with ``resume``, those a kill cut off moved aside and played again as their next attempt)."""
+    jobs = build_jobs(config)
+    done = journal.done()
+    results = [done[j.plan.match_id] for j in jobs if j.plan.match_id in done]
+    todo = [j for j in jobs if j.plan.match_id not in done]
+    if resume:
+        todo = _fresh_attempts(config.out, journal, todo)
+    return jobs, results, todo
+
+
+class _Pace:
+    """How fast a run goes: the hands it played since it started, beside the journal's from before."""
+
+    def __init__(self, total: int, journaled: Sequence[MatchResult]) -> None:
+        self.total = total
+        self.journaled = len(journaled)
+        self.before = sum(r.hands for r in journaled)  # hands the journal had: the count goes on from them
+        self.started = time.monotonic()
+        self.played = 0
+
+    def progress(self, done: int, report: LeagueReport, result: MatchResult, event_done: str | None) -> Progress:
+        """The progress after ``done`` matches, the last ``result``; the time left from this run's pace."""
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        finished_now = done - self.journaled
+        eta = elapsed / max(finished_now, 1) * (self.total - done)
+        hands = self.before + self.played
+        return Progress(done, self.total, hands, self.played / elapsed, eta, report, result, event_done)
+
+
 async def _run_league(
     config: LeagueConfig,
     executor: Executor,
@@ -529,17 +562,10 @@ async def _run_league(
             config = dataclasses.replace(config, seed=journal.seed())
         if on_seed is not None and (seed := config.seed_text) is not None:
             on_seed(commitment(seed), guessable(seed))
-        jobs = build_jobs(config)
-        done = journal.done()
-        results = [done[j.plan.match_id] for j in jobs if j.plan.match_id in done]
-        todo = [j for j in jobs if j.plan.match_id not in done]
-        if resume:
-            todo = _fresh_attempts(config.out, journal, todo)
+        jobs, results, todo = _jobs_left(config, journal, resume)
         left = collections.Counter(j.event for j in todo)
         seen = {name for r in results for name in r.bots}
-        started = time.monotonic()
-        before = sum(r.hands for r in results)  # hands the journal had: the count goes on from them
-        played = 0
+        pace = _Pace(len(jobs), results)
         report = league_report(config, results, len(jobs))
         outputs = Outputs(config, report)
 
@@ -560,25 +586,11 @@ async def _run_league(
                 results.append(result)
                 report.add(result)
                 left[job.event] -= 1
-                played += result.hands
+                pace.played += result.hands
                 outputs.write(now=len(results) == len(jobs))
                 if on_progress is not None:
-                    elapsed = max(time.monotonic() - started, 1e-9)
-                    finished_now = len(results) - (len(jobs) - len(todo))
-                    remaining = len(jobs) - len(results)
-                    eta = elapsed / max(finished_now, 1) * remaining
-                    on_progress(
-                        Progress(
-                            len(results),
-                            len(jobs),
-                            before + played,
-                            played / elapsed,
-                            eta,
-                            report,
-                            result,
-                            job.event if left[job.event] == 0 else None,
-                        )
-                    )
+                    event_done = job.event if left[job.event] == 0 else None
+                    on_progress(pace.progress(len(results), report, result, event_done))
         except (OSError, sqlite3.OperationalError) as error:
             if not disk_full(error):
                 raise
