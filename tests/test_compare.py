@@ -325,12 +325,12 @@ def test_cli_compare_strength_beats_random(tmp_path):
 
 def test_league_journal_keeps_ev_net_luck_net_and_full_net():
     # A format-2 journal row listed a comparison's hand records: a resumed league still reads them.
-    from dealer.league import _result_from_json, _result_to_json
+    from dealer.journal import result_from_json, result_to_json
     from test_records import _record_row
 
     def row(result: MatchResult) -> dict:
         assert result.records is not None
-        return {**_result_to_json(result), "format": 2, "records": [_record_row(h) for h in result.records]}
+        return {**result_to_json(result), "format": 2, "records": [_record_row(h) for h in result.records]}
 
     records = _h2h([200, -400], ev=[50.0, 0.0]).records
     assert records is not None
@@ -345,7 +345,7 @@ def test_league_journal_keeps_ev_net_luck_net_and_full_net():
         keep=True,
         strategies_refused={"old": "probabilities sum to 0.9, not 1"},
     )
-    back = _result_from_json(json.loads(json.dumps(row(result))))
+    back = result_from_json(json.loads(json.dumps(row(result))))
     assert back.records == result.records and back.records is not None
     assert back.strategies_refused == result.strategies_refused
     assert back.records[-1].full_net == {"new": 2.25, "old": -2.25} and back.records[-2].full_net is None
@@ -474,7 +474,7 @@ def test_one_match_and_a_league_split_into_matches_give_the_same_comparison(kind
     # The same deals played as one match (dealer compare: its test looks as the hands end) and as
     # one match per deal set (a league: merged look by look afterwards, from journal rows): the same
     # verdict, figures and test state; and the test looked where a replay of the kept samples would.
-    from dealer.league import _result_from_json, _result_to_json
+    from dealer.journal import result_from_json, result_to_json
 
     rng = random.Random(11)
     deal_sets = [f"d/{k}" for k in range(3)]
@@ -502,7 +502,7 @@ def test_one_match_and_a_league_split_into_matches_give_the_same_comparison(kind
         again.finish()
         assert json.dumps(again.as_json()) == json.dumps(tally.as_json())
         result = dataclasses.replace(result_of(deal_set, ("f", "new", "old"), mine), paired=tally)
-        jobs.append(_result_from_json(json.loads(json.dumps(_result_to_json(result)))))  # through the journal
+        jobs.append(result_from_json(json.loads(json.dumps(result_to_json(result)))))  # through the journal
     league = compare_results(list(reversed(jobs)), "new", "old", s, ["f"] if field else [])
     whole = compare_results([result_of("one", ("f", "new", "old"), records, keep=True)], "new", "old", s, [], 50)
     data = played.as_json()

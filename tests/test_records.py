@@ -16,7 +16,7 @@ import pytest
 
 from conftest import MatchRun, bot_command, run_match
 from dealer.errors import RunError
-from dealer.league import Journal, _result_to_json
+from dealer.journal import Journal, result_to_json
 from dealer.ratings import match_ranks
 from dealer.records import HandRecord, MatchResult, Tally, result_of
 from dealer.standings import standings
@@ -148,7 +148,7 @@ def test_an_older_journal_reads_back_to_the_same_results(played: MatchRun, tmp_p
     result = played.result
     old, new = (dataclasses.replace(result, match_id=name) for name in ("old", "new"))
     journal = _journal(
-        tmp_path / "journal.sqlite", [("old", _format_1_row(old)), ("new", json.dumps(_result_to_json(new)))]
+        tmp_path / "journal.sqlite", [("old", _format_1_row(old)), ("new", json.dumps(result_to_json(new)))]
     )
     done = journal.done()
     assert done["old"].tally.as_json() == done["new"].tally.as_json() == result.tally.as_json()
@@ -159,7 +159,7 @@ def test_an_older_journal_reads_back_to_the_same_results(played: MatchRun, tmp_p
 
 def test_a_journal_of_an_unknown_format_is_refused(tmp_path: Path) -> None:
     row = {
-        **_result_to_json(result_of("m/1", ("a", "b"), [HandRecord(1, "d", 0, 100, {"a": 1, "b": -1})])),
+        **result_to_json(result_of("m/1", ("a", "b"), [HandRecord(1, "d", 0, 100, {"a": 1, "b": -1})])),
         "format": 99,
     }
     path = tmp_path / "journal.sqlite"
