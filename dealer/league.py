@@ -423,6 +423,21 @@ class _Pace:
         return Progress(done, self.total, hands, self.played / elapsed, eta, report, result, event_done)
 
 
+def _seeded(config: LeagueConfig, journal: Journal, on_seed: Callable[[str, str | None], None] | None) -> LeagueConfig:
+    """The league with its seed: the configured one, else the one the journal drew (kept for
+    ``--resume``); ``on_seed`` gets its commitment and the warning for a guessable seed, if any."""
+    if config.seed is None:
+        config = dataclasses.replace(config, seed=journal.seed())
+    if on_seed is not None and (seed := config.seed_text) is not None:
+        on_seed(commitment(seed), guessable(seed))
+    return config
+
+
+async def _played(executor: Executor, job: MatchJob) -> tuple[MatchJob, MatchResult]:
+    """Play one job on the executor; the job comes back with its result (matches finish in any order)."""
+    return job, await executor.run(job)
+
+
 async def _run_league(
     config: LeagueConfig,
     executor: Executor,
@@ -443,10 +458,7 @@ async def _run_league(
     claim_output(config.out, resume=resume)  # never over an earlier run's results
     journal = Journal(config.out / "journal.sqlite", fingerprint(config))
     try:
-        if config.seed is None:
-            config = dataclasses.replace(config, seed=journal.seed())
-        if on_seed is not None and (seed := config.seed_text) is not None:
-            on_seed(commitment(seed), guessable(seed))
+        config = _seeded(config, journal, on_seed)
         jobs, results, todo = _jobs_left(config, journal, resume)
         left = collections.Counter(j.event for j in todo)
         seen = {name for r in results for name in r.bots}
@@ -454,13 +466,10 @@ async def _run_league(
         report = league_report(config, results, len(jobs))
         outputs = Outputs(config, report)
 
-        async def play(job: MatchJob) -> tuple[MatchJob, MatchResult]:
-            return job, await executor.run(job)
-
         tasks: list[asyncio.Future[tuple[MatchJob, MatchResult]]] = []
         try:
             outputs.write(now=True)
-            tasks = [asyncio.ensure_future(play(job)) for job in todo]
+            tasks = [asyncio.ensure_future(_played(executor, job)) for job in todo]
             for future in asyncio.as_completed(tasks):
                 job, result = await future
                 failure = None if keep_going else start_failure(result, job.out, seen)
