@@ -87,15 +87,19 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
             from dealer import runner
         except ImportError:  # a baseline from before dealer.runner: its comparing match is in dealer.compare
             runner = compare
-        if hasattr(runner, "ComparingMatch"):  # one compare path (this code)
+        if hasattr(runner, "comparing_match") or hasattr(runner, "ComparingMatch"):  # one compare path
             test = compare.sequential_test(settings) if mode == "compare" else None
             pairing = compare.Pairing.looking("new", "old", settings.estimator, batch, tables)
-            match = runner.ComparingMatch(
-                plan, server, bots, out=Path(tmp), pairing=pairing, test=test, keep=mode == "league", **common
-            )
-            result = await match.run()
+            options = {"out": Path(tmp), "pairing": pairing, "test": test, "keep": mode == "league", **common}
+            if hasattr(runner, "comparing_match"):  # this code: a Match that pairs its records
+                match, paired = runner.comparing_match(plan, server, bots, **options)
+                result = await runner.play_paired(match, paired)
+            else:  # a baseline with the comparing match as a subclass
+                match = runner.ComparingMatch(plan, server, bots, **options)
+                result = await match.run()
+                paired = match.paired
             if mode == "compare":
-                comparison = compare.summarize(compare.finish(match.paired, test), "new", "old", settings, (), test)
+                comparison = compare.summarize(compare.finish(paired, test), "new", "old", settings, (), test)
             else:
                 comparison = compare.compare_results([result], "new", "old", settings, (), batch)
         elif mode == "compare":  # the code before: its sequential match keeps a sample per deal

@@ -8,9 +8,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dealer.compare import (
     AnyTest,
@@ -28,7 +29,7 @@ from dealer.league import MatchJob
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.paired import PairedTally, Pairing
 from dealer.processes import isolation
-from dealer.records import HandRecord, MatchResult
+from dealer.records import MatchResult
 from dealer.scheduler import compare_tables
 from dealer.seeds import commitment, guessable
 from dealer.server import BotSession, DealerServer
@@ -95,31 +96,33 @@ async def play_match(
         return await Match(plan, server, entries, out=out, base=Path.cwd(), stop_unstarted=stop_unstarted).run()
 
 
-class ComparingMatch(Match):
-    """A match whose hands are paired as they end (``PairedTally``, in ``result.paired``): with a
-    sequential test, which looks at the sums at each close and stops the tables at its verdict;
-    with ``keep`` (a league's match), keeping the sums at each look for the league to merge."""
+def comparing_match(
+    plan: MatchPlan,
+    server: DealerServer,
+    bots: Mapping[str, MatchBot],
+    *,
+    pairing: Pairing,
+    test: AnyTest | None = None,
+    keep: bool = False,
+    **options: Any,
+) -> tuple[Match, PairedTally]:
+    """A match whose hands are paired as they end (the ``PairedTally``, also in ``result.paired``):
+    with a sequential test, which looks at the sums at each close and stops the tables at its
+    verdict; with ``keep`` (a league's match), keeping the sums at each look for the league to merge
+    (``play_paired`` closes them). ``options``: ``Match``'s keywords."""
+    sizes = collections.Counter(t.deal_set for t in plan.tables)
+    paired = PairedTally(pairing, sizes, match_id=plan.match_id, look=looker(test), keep=keep)
+    match = Match(plan, server, bots, on_record=paired.add, stop=lambda: paired.stopped, **options)
+    match.result.paired = paired
+    return match, paired
 
-    def __init__(self, *args, pairing: Pairing, test: AnyTest | None = None, keep: bool = False, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        sizes = collections.Counter(t.deal_set for t in self.plan.tables)
-        self.paired = PairedTally(pairing, sizes, match_id=self.plan.match_id, look=looker(test), keep=keep)
-        self.result.paired = self.paired
 
-    def _record(self, record: HandRecord) -> None:
-        super()._record(record)
-        if self.stop:  # decided (or forfeited): the hands still finishing are not part of the answer
-            return
-        self.paired.add(record)
-        if self.paired.stopped:
-            self.stop = True
-
-    async def run(self) -> MatchResult:
-        """Play the match (see ``Match.run``), then close the pairing: what was never closed goes to ``rest``."""
-        result = await super().run()
-        if self.paired.keep:
-            self.paired.finish()
-        return result
+async def play_paired(match: Match, paired: PairedTally) -> MatchResult:
+    """Play a comparing match, then close its pairing: what was never closed goes to ``rest``."""
+    result = await match.run()
+    if paired.keep:
+        paired.finish()
+    return result
 
 
 @dataclass(frozen=True)
@@ -182,22 +185,22 @@ async def play_comparison(
     pairing = Pairing.looking(new.name, old.name, settings.estimator, dealing.batch, deal_sets)
     async with DealerServer(listen) as server:
         base = base or Path.cwd()
-        match = ComparingMatch(
-            plan, server, entries, out=out, base=base, pairing=pairing, test=test, stop_unstarted=stop_unstarted
-        )
-        result = await match.run()
-    sums = finish(match.paired, test)
+        options: dict[str, Any] = {"out": out, "base": base, "stop_unstarted": stop_unstarted}
+        match, paired = comparing_match(plan, server, entries, pairing=pairing, test=test, **options)
+        result = await play_paired(match, paired)
+    sums = finish(paired, test)
     comparison = reported(summarize(sums, new.name, old.name, settings, [f.name for f in field], test), [result])
     comparison.result = result
     return comparison
 
 
-def job_match(job: MatchJob, server: DealerServer, **options: object) -> Match:
-    """The match to play ``job`` on ``server`` (``options``: ``Match``'s keywords)."""
-    kwargs: dict = {"out": job.out, "base": job.base, **options}
+async def play_job(job: MatchJob, server: DealerServer, **options: Any) -> MatchResult:
+    """Play ``job`` on ``server`` (``options``: ``Match``'s keywords); a compare event's match pairs
+    its hands and keeps its sums at each look for the league's comparison."""
+    kwargs: dict[str, Any] = {"out": job.out, "base": job.base, **options}
     if job.pairing is None:
-        return Match(job.plan, server, job.bots, **kwargs)
-    return ComparingMatch(job.plan, server, job.bots, pairing=job.pairing, keep=True, **kwargs)
+        return await Match(job.plan, server, job.bots, **kwargs).run()
+    return await play_paired(*comparing_match(job.plan, server, job.bots, pairing=job.pairing, keep=True, **kwargs))
 
 
 class LocalExecutor:
@@ -220,7 +223,7 @@ class LocalExecutor:
     async def run(self, job: MatchJob) -> MatchResult:
         """Wait for a free slot, then play the match."""
         async with self.slots:
-            return await job_match(job, self.server, sessions=self.sessions, on_hand=self.on_hand).run()
+            return await play_job(job, self.server, sessions=self.sessions, on_hand=self.on_hand)
 
 
 def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
@@ -228,6 +231,6 @@ def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
 
     async def play() -> MatchResult:
         async with DealerServer(listen) as server:
-            return await job_match(job, server).run()
+            return await play_job(job, server)
 
     return asyncio.run(play())
