@@ -21,6 +21,7 @@ COMPILED = [
     "dealer/evaluator.py",
     "dealer/cards.py",
     "dealer/wire.py",
+    "dealer/wire_json.py",
     "dealer/history.py",
     "dealer/aivat.py",
 ]

@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from dealer import wire
+from dealer import wire_json
 from dealer.acpc_game import game_definition, position
 from dealer.choices import Network
 from dealer.config import GameConfig, Limits
@@ -221,13 +221,13 @@ class _Clients:
                 if not inbox.malformed(str(error)):
                     return
                 continue
-            if not await inbox.receive(wire.reply_message([reply])):
+            if not await inbox.receive(wire_json.reply_message([reply])):
                 return
 
     async def write(self, batch: bytes) -> int:
         """Write each client the MATCHSTATE lines of its table's items and wait until they are sent."""
         written: dict[int, list[str]] = {}
-        for item in wire.item_dicts(batch):
+        for item in wire_json.item_dicts(batch):
             table = item["table"]
             assert isinstance(table, int)
             seated = self._by_table.get(table)

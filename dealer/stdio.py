@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from dealer import wire
+from dealer import wire_json
 from dealer.pump import Inbox, pump
 from dealer.session import BotSession
 
@@ -61,7 +61,7 @@ class _Pipes:
                 inbox.malformed(f"a line longer than {MAX_LINE_BYTES} bytes", fatal=True)
                 return
             if lines:
-                message, errors = wire.json_replies(lines)
+                message, errors = wire_json.json_replies(lines)
                 for error in errors:
                     LOGGER.debug("bot %s: malformed line: %s", self._name, error)
                     if not inbox.malformed(error):
@@ -75,7 +75,7 @@ class _Pipes:
         transport = self._stdin.transport
         if transport.is_closing():
             return None
-        self._stdin.write(wire.json_lines(batch))
+        self._stdin.write(wire_json.json_lines(batch))
         return transport.get_write_buffer_size()
 
     def close(self) -> None:

@@ -1,5 +1,5 @@
 """The layering the README promises, read from the source: the generated protobuf classes are
-imported only at the wire edge (``dealer/wire.py``, ``dealer/server.py``); every other module
+imported only at the wire edge (``dealer/wire.py``, ``wire_json.py``, ``server.py``); every other module
 of the dealer speaks the domain's own types. The views (the terminal, the web view) read the
 league's report (``dealer/report.py``) and import neither the league that runs matches nor the
 server nor gRPC, not even through another module. The statistics (compare, stats, paired) start no
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 DEALER = Path(__file__).resolve().parent.parent / "dealer"
-PROTOBUF_EDGE = {"wire.py", "server.py"}
+PROTOBUF_EDGE = {"wire.py", "wire_json.py", "server.py"}
 _IMPORTERS = {"import_module", "__import__"}  # importlib.import_module("poker.v1.dealer_pb2") counts too
 
 

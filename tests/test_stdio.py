@@ -23,7 +23,7 @@ from google.protobuf.message import Message
 
 import wire_reference as reference
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
-from dealer import wire
+from dealer import wire, wire_json
 from dealer.config import LeagueConfigError, parse_league, split_protocol
 from dealer.rules import Dealt, Hand, TableConfig, Variant
 from dealer.server import Fault
@@ -144,7 +144,7 @@ def test_every_item_becomes_one_line_with_every_field_under_its_proto_name() -> 
     kinds = set()
     for _ in range(150):
         items = random_hand_items(rng)
-        text = wire.json_lines(b"".join(wire.frame(item) for item in items))
+        text = wire_json.json_lines(b"".join(wire.frame(item) for item in items))
         assert text.endswith(b"\n")
         lines = text.decode().split("\n")[:-1]
         assert len(lines) == len(items)
@@ -154,13 +154,13 @@ def test_every_item_becomes_one_line_with_every_field_under_its_proto_name() -> 
             kinds.add(item.WhichOneof("kind"))
     assert kinds == {field.name for field in pb.Item.DESCRIPTOR.oneofs_by_name["kind"].fields}
     shown = json.loads(
-        wire.json_lines(wire.frame(pb.Item(event=pb.Event(type=pb.EVENT_TYPE_RAISE, street=pb.STREET_FLOP))))
+        wire_json.json_lines(wire.frame(pb.Item(event=pb.Event(type=pb.EVENT_TYPE_RAISE, street=pb.STREET_FLOP))))
     )
     assert shown["event"]["type"] == "raise" and shown["event"]["street"] == "flop"
 
 
 def test_reply_lines_become_one_message_and_malformed_lines_get_a_reason() -> None:
-    message, errors = wire.json_replies(
+    message, errors = wire_json.json_replies(
         [
             b'{"table": 3, "request_id": 9, "action": "bet_raise", "amount": 400}',
             b'{"table":3,"request_id":10,"action":"fold"}\r',
@@ -189,7 +189,7 @@ def test_reply_lines_become_one_message_and_malformed_lines_get_a_reason() -> No
         b'{"table": 1, "request_id": 2, "action": "bet_raise", "amount": "400"}': '"amount" must be an integer',
     }
     for line, reason in bad.items():
-        message, errors = wire.json_replies([line])
+        message, errors = wire_json.json_replies([line])
         assert message is None and len(errors) == 1 and errors[0].startswith(reason), (line, errors)
         assert "\n" not in errors[0]
 

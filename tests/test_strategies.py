@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PY_BOTS, ROOT
-from dealer import wire
+from dealer import wire, wire_json
 from dealer.config import game_config
 from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.paired import paired_samples
@@ -64,7 +64,7 @@ def test_sdk_mixed_draws_by_the_probabilities_and_reports_them_made_legal():
 
 
 def test_stdio_reply_lines_carry_a_strategy_and_a_malformed_one_is_a_protocol_reason():
-    message, errors = wire.json_replies(
+    message, errors = wire_json.json_replies(
         [
             b'{"table": 3, "request_id": 9, "action": "fold", "strategy": [{"action": "fold", "probability": 0.25},'
             b' {"action": "bet_raise", "amount": 400, "probability": 0.75}]}'
@@ -80,7 +80,7 @@ def test_stdio_reply_lines_carry_a_strategy_and_a_malformed_one_is_a_protocol_re
         head + b'[{"action": "fold", "probability": "1"}]}': '"strategy" option 0: "probability" must be a number',
     }
     for line, reason in bad.items():
-        message, errors = wire.json_replies([line])
+        message, errors = wire_json.json_replies([line])
         assert message is None and len(errors) == 1 and errors[0].startswith(reason), (line, errors)
 
 
