@@ -205,6 +205,12 @@ def _bind_args(paths: Iterable[Path], made: set[str]) -> list[str]:
     return args
 
 
+def _tmpfs(target: str, size_mb: int) -> list[str]:
+    """bwrap's options for a tmpfs of ``size_mb`` at ``target``, writable by every user of the
+    sandbox (sticky, as /tmp is)."""
+    return ["--perms", "1777", "--size", str(size_mb * 1024 * 1024), "--tmpfs", target]
+
+
 def wrap(
     command: Sequence[str],
     *,
@@ -226,23 +232,12 @@ def wrap(
     the tmpfs at ``HOME`` (the launcher copies it out when the bot ends); ``files``: files of the
     dealer's to bind read-only, by their path in the sandbox (under /run)."""
     files = files or {}
-    size = str(tmp_mb * 1024 * 1024)
     made = {"/", "/home", "/run", "/tmp"}
     args = [
         *_namespace_args(network=host_network, keep_setuid=keep_setuid),
         *_system_args(),
-        "--perms",
-        "1777",
-        "--size",
-        size,
-        "--tmpfs",
-        "/tmp",
-        "--perms",
-        "1777",
-        "--size",
-        size,
-        "--tmpfs",
-        "/dev/shm",
+        *_tmpfs("/tmp", tmp_mb),
+        *_tmpfs("/dev/shm", tmp_mb),
         "--remount-ro",
         "/dev",
         *_bind_args([*_public_folders(), *program_paths(program, private)], made),
@@ -250,12 +245,7 @@ def wrap(
         "0755",
         "--dir",
         "/home",
-        "--perms",  # world-writable: a bot with its own ``limits.user`` is its one other user
-        "1777",
-        "--size",
-        str(home_mb * 1024 * 1024),
-        "--tmpfs",
-        HOME,
+        *_tmpfs(HOME, home_mb),  # world-writable too: a bot with its own ``limits.user`` is its one other user
         "--chdir",
         "/",
     ]
