@@ -140,6 +140,7 @@ from dealer.config_read import (
     _scalar,
     _str,
     _sublayers,
+    parse_checked,
 )
 from dealer.events import AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 
@@ -519,15 +520,7 @@ def parse_league(text: str, filename: str = "<string>") -> LeagueConfig:
         raise ctx.fail() from None
     if root is None:
         raise LeagueConfigError([f"{filename}:1: the file is empty"])
-    try:
-        config = _parse_top(ctx, root, path)
-    except yaml.constructor.ConstructorError as exc:  # an unsafe or malformed tag such as !!python/...
-        mark = exc.problem_mark
-        ctx.error(mark.line + 1 if mark else 1, "", f"YAML error: {exc.problem}")
-        config = None
-    if ctx.errors or config is None:
-        raise ctx.fail()
-    return config
+    return parse_checked(ctx, lambda: _parse_top(ctx, root, path))
 
 
 def load_league(path: str | Path) -> LeagueConfig:

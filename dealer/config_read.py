@@ -110,6 +110,20 @@ class _Ctx:
             raise yaml.constructor.ConstructorError(None, None, str(exc), node.start_mark) from None
 
 
+def parse_checked(ctx: _Ctx, parse: Callable[[], T | None]) -> T:
+    """Run a file's top-level reader ``parse`` and raise every problem it recorded as one
+    LeagueConfigError (a tag YAML cannot construct, such as ``!!python/...``, is one of them)."""
+    try:
+        config = parse()
+    except yaml.constructor.ConstructorError as exc:  # an unsafe or malformed tag such as !!python/...
+        mark = exc.problem_mark
+        ctx.error(mark.line + 1 if mark else 1, "", f"YAML error: {exc.problem}")
+        config = None
+    if ctx.errors or config is None:
+        raise ctx.fail()
+    return config
+
+
 def _join(path: str, key: str | int) -> str:
     """Extend a key path with a mapping key or a list index."""
     if isinstance(key, int):

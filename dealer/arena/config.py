@@ -54,7 +54,7 @@ from dealer.config import (
     _str,
     _sublayers,
 )
-from dealer.config_read import MAX_MS
+from dealer.config_read import MAX_MS, parse_checked
 
 __all__ = [
     "ArenaConfig",
@@ -200,15 +200,7 @@ def parse_arena(text: str, filename: str = "<string>") -> ArenaConfig:
     """
     path = None if filename.startswith("<") else Path(filename).resolve()
     ctx, root = read_document(text, filename, path.parent if path is not None else Path.cwd())
-    try:
-        config = _parse_top(ctx, root, path)
-    except yaml.constructor.ConstructorError as exc:  # an unsafe or malformed tag such as !!python/...
-        mark = exc.problem_mark
-        ctx.error(mark.line + 1 if mark else 1, "", f"YAML error: {exc.problem}")
-        config = None
-    if ctx.errors or config is None:
-        raise ctx.fail()
-    return config
+    return parse_checked(ctx, lambda: _parse_top(ctx, root, path))
 
 
 def load_arena(path: str | Path) -> ArenaConfig:
