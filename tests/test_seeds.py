@@ -27,21 +27,25 @@ from dealer.cards import cards_text, shuffled_deck
 DEALER = Path(sys.executable).parent / "dealer"
 PAUSES = ROOT / "tests" / "bots" / "pauses.py"
 CALLER = PY_BOTS / "call_bot.py"
+PAUSED = b"pauses.py: thinking at the first request"  # the marker tests/bots/pauses.py logs
 
 
-def watch(
-    command: list[str], out: Path, marker: str
-) -> tuple[subprocess.CompletedProcess[str], dict[Path, bytes], str]:
-    """Run the dealer; once a bot's ``marker`` file appears (mid-event), copy every file of ``out``
-    and the dealer's command line; return the finished run, the copies and the command line."""
+def _paused(out: Path) -> bool:
+    """Whether the pausing bot has written its marker to its log (it is thinking, mid-event)."""
+    return any(p.is_file() and PAUSED in p.read_bytes() for p in out.rglob("*.log"))
+
+
+def watch(command: list[str], out: Path) -> tuple[subprocess.CompletedProcess[str], dict[Path, bytes], str]:
+    """Run the dealer; once the pausing bot is thinking (mid-event), copy every file of ``out`` and
+    the dealer's command line; return the finished run, the copies and the command line."""
     dealer = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while not list(out.rglob(marker)):
+        while not _paused(out):
             assert dealer.poll() is None and time.monotonic() < deadline, "the event ended before the bot paused"
             time.sleep(0.05)
         cmdline = Path(f"/proc/{dealer.pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        copies = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and p.name != marker}
+        copies = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
         stdout, stderr = dealer.communicate(timeout=120)
     finally:
         if dealer.poll() is None:
@@ -82,7 +86,6 @@ def test_a_short_seed_from_a_file_stays_secret_until_the_end_then_verifies_and_c
             str(out),
         ],
         out,
-        "playing",
     )
     assert done.returncode == 0, done.stderr
     assert seed not in cmdline and "--seed-file" in cmdline
@@ -136,7 +139,7 @@ game: {{time: {{per_action_ms: 5000, startup_ms: 30000}}}}
 events:
   - {{name: hu, format: round-robin, table_size: 2, hands: 10}}
 """)
-    done, copies, cmdline = watch([str(DEALER), "run", str(league)], out, "playing")
+    done, copies, cmdline = watch([str(DEALER), "run", str(league)], out)
     assert done.returncode == 0, done.stderr
     results = json.loads((out / "results.json").read_text())
     seed = results["seed"]
