@@ -121,30 +121,31 @@ from yaml.nodes import Node, SequenceNode
 
 from dealer.choices import FaultPolicy, Network, Protocol, Switch
 from dealer.config_events import _parse_event
-from dealer.config_game import _GAME_KEYS, GameConfig, MixedSpec, TimeControl, _parse_game, game_config
+from dealer.config_game import GAME_KEYS, GameConfig, MixedSpec, TimeControl, game_config, parse_game
 from dealer.config_read import (
     MAX_JOBS,
     MAX_LIMIT,
+    Ctx,
     LeagueConfigError,
     _bool,
-    _choice,
-    _Ctx,
-    _int,
     _join,
     _Layer,
     _list,
-    _mapping,
     _name,
     _on_off,
-    _read,
     _scalar,
-    _str,
-    _sublayers,
+    choice,
+    integer,
+    mapping,
     parse_checked,
+    read_key,
+    string,
+    sublayers,
 )
 from dealer.events import AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 
 __all__ = [
+    "LIMIT_KEYS",
     "AnyEvent",
     "Compare",
     "CompareSettings",
@@ -160,9 +161,12 @@ __all__ = [
     "TimeControl",
     "address_problem",
     "game_config",
+    "listen_address",
     "load_league",
     "parse_league",
+    "parse_limits",
     "program_problem",
+    "read_command",
     "split_protocol",
 ]
 
@@ -242,7 +246,7 @@ class LeagueConfig:
 # ----------------------------------------------------------------------------------------------
 # The sections of the file.
 
-_LIMIT_KEYS = (
+LIMIT_KEYS = (
     "memory_mb",
     "cpu_seconds",
     "processes",
@@ -257,21 +261,21 @@ _LIMIT_KEYS = (
 )
 
 
-def _parse_limits(ctx: _Ctx, layers: Sequence[_Layer]) -> Limits:
+def parse_limits(ctx: Ctx, layers: Sequence[_Layer]) -> Limits:
     """Build Limits from layered ``limits:`` mappings (league defaults, then the bot's)."""
     d = Limits()
     return Limits(
-        memory_mb=_read(ctx, layers, "memory_mb", _int(16, most=MAX_LIMIT), d.memory_mb),
-        cpu_seconds=_read(ctx, layers, "cpu_seconds", _int(1, most=MAX_LIMIT), d.cpu_seconds),
-        processes=_read(ctx, layers, "processes", _int(1, most=MAX_LIMIT), d.processes),
-        open_files=_read(ctx, layers, "open_files", _int(16, most=MAX_LIMIT), d.open_files),
-        file_size_mb=_read(ctx, layers, "file_size_mb", _int(1, most=MAX_LIMIT), d.file_size_mb),
-        log_kb=_read(ctx, layers, "log_kb", _int(1, most=MAX_LIMIT), d.log_kb),
-        tmp_mb=_read(ctx, layers, "tmp_mb", _int(1, most=MAX_LIMIT), d.tmp_mb),
-        home_mb=_read(ctx, layers, "home_mb", _int(1, most=MAX_LIMIT), d.home_mb),
-        network=_read(ctx, layers, "network", _choice(Network), d.network),
-        user=_read(ctx, layers, "user", _str, d.user),
-        sandbox=_read(ctx, layers, "sandbox", _on_off, d.sandbox),
+        memory_mb=read_key(ctx, layers, "memory_mb", integer(16, most=MAX_LIMIT), d.memory_mb),
+        cpu_seconds=read_key(ctx, layers, "cpu_seconds", integer(1, most=MAX_LIMIT), d.cpu_seconds),
+        processes=read_key(ctx, layers, "processes", integer(1, most=MAX_LIMIT), d.processes),
+        open_files=read_key(ctx, layers, "open_files", integer(16, most=MAX_LIMIT), d.open_files),
+        file_size_mb=read_key(ctx, layers, "file_size_mb", integer(1, most=MAX_LIMIT), d.file_size_mb),
+        log_kb=read_key(ctx, layers, "log_kb", integer(1, most=MAX_LIMIT), d.log_kb),
+        tmp_mb=read_key(ctx, layers, "tmp_mb", integer(1, most=MAX_LIMIT), d.tmp_mb),
+        home_mb=read_key(ctx, layers, "home_mb", integer(1, most=MAX_LIMIT), d.home_mb),
+        network=read_key(ctx, layers, "network", choice(Network), d.network),
+        user=read_key(ctx, layers, "user", string, d.user),
+        sandbox=read_key(ctx, layers, "sandbox", _on_off, d.sandbox),
     )
 
 
@@ -291,7 +295,7 @@ SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".sh", ".j
 _CODE_OPTIONS = ("-c", "-m", "-e", "--eval", "-p", "--print")  # the next word is code or a module, not a file
 
 
-def _missing_scripts(ctx: _Ctx, command: Sequence[str]) -> list[str]:
+def _missing_scripts(ctx: Ctx, command: Sequence[str]) -> list[str]:
     """The script files a command names (words ending in a script suffix) that do not exist."""
     missing = []
     for k, word in enumerate(command[1:], 1):
@@ -303,15 +307,15 @@ def _missing_scripts(ctx: _Ctx, command: Sequence[str]) -> list[str]:
     return missing
 
 
-def _command(ctx: _Ctx, node: Node, path: str) -> tuple[str, ...] | None:
+def read_command(ctx: Ctx, node: Node, path: str) -> tuple[str, ...] | None:
     """Read a command: a shlex-split string or a non-empty list of strings."""
     if isinstance(node, SequenceNode):
-        read = [_str(ctx, item, _join(path, i)) for i, item in enumerate(node.value)]
+        read = [string(ctx, item, _join(path, i)) for i, item in enumerate(node.value)]
         words = [w for w in read if w is not None]
         if len(words) < len(read):
             return None
     else:
-        text = _str(ctx, node, path)
+        text = string(ctx, node, path)
         if text is None:
             return None
         try:
@@ -328,18 +332,18 @@ def _command(ctx: _Ctx, node: Node, path: str) -> tuple[str, ...] | None:
 _BOT_KEYS = ("name", "command", "remote", "version", "limits", "protocol")
 
 
-def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer]) -> LeagueBot | None:
+def _parse_bot(ctx: Ctx, node: Node, path: str, limit_layers: Sequence[_Layer]) -> LeagueBot | None:
     """Build one LeagueBot; None if it has no usable name."""
-    fields = _mapping(ctx, node, path, _BOT_KEYS)
+    fields = mapping(ctx, node, path, _BOT_KEYS)
     if fields is None:
         return None
     layer = [(fields, path)]
-    name = _read(ctx, layer, "name", _name, None)
+    name = read_key(ctx, layer, "name", _name, None)
     if "name" not in fields:
         ctx.error(node, _join(path, "name"), "missing (every bot needs a name)")
     label = f"bot {name!r}" if name else "bot"
-    command = _read(ctx, layer, "command", _command, None)
-    remote = _read(ctx, layer, "remote", _bool, False)
+    command = read_key(ctx, layer, "command", read_command, None)
+    remote = read_key(ctx, layer, "remote", _bool, False)
     if remote and "command" in fields:
         ctx.error(fields["remote"], _join(path, "remote"), f"{label} has both a command and remote: true; give one")
     elif not remote and "command" not in fields:
@@ -350,16 +354,16 @@ def _parse_bot(ctx: _Ctx, node: Node, path: str, limit_layers: Sequence[_Layer])
             ctx.error(fields["command"], _join(path, "command"), f"{label}: program {command[0]!r} {problem}")
         for script in _missing_scripts(ctx, command):
             ctx.error(fields["command"], _join(path, "command"), f"{label}: script {script!r} not found")
-    protocol = _read(ctx, layer, "protocol", _choice(Protocol), Protocol.GRPC)
+    protocol = read_key(ctx, layer, "protocol", choice(Protocol), Protocol.GRPC)
     if remote and protocol != Protocol.GRPC:
         ctx.error(fields["protocol"], _join(path, "protocol"), f"{label}: remote bots speak grpc, not {protocol}")
-    limits = _sublayers(ctx, layer, "limits", _LIMIT_KEYS)
+    limits = sublayers(ctx, layer, "limits", LIMIT_KEYS)
     return LeagueBot(
         name=name or "",
         command=None if remote else command,
         remote=remote,
-        version=_read(ctx, layer, "version", _str, ""),
-        limits=_parse_limits(ctx, [*limit_layers, *limits]),
+        version=read_key(ctx, layer, "version", string, ""),
+        limits=parse_limits(ctx, [*limit_layers, *limits]),
         line=node.start_mark.line + 1,
         protocol=protocol,
     )
@@ -382,9 +386,9 @@ def address_problem(text: str) -> str | None:
     return None
 
 
-def _listen(ctx: _Ctx, node: Node, path: str) -> str | None:
+def listen_address(ctx: Ctx, node: Node, path: str) -> str | None:
     """Read host:port with a port in 0..65535 (0 = any free port)."""
-    text = _str(ctx, node, path)
+    text = string(ctx, node, path)
     if text is None:
         return None
     problem = address_problem(text)
@@ -394,11 +398,11 @@ def _listen(ctx: _Ctx, node: Node, path: str) -> str | None:
     return text
 
 
-def _path(folder: Path | None) -> Callable[[_Ctx, Node, str], Path | None]:
+def _path(folder: Path | None) -> Callable[[Ctx, Node, str], Path | None]:
     """A reader of a path, made relative to ``folder`` when one is given."""
 
-    def read(ctx: _Ctx, node: Node, path: str) -> Path | None:
-        text = _str(ctx, node, path)
+    def read(ctx: Ctx, node: Node, path: str) -> Path | None:
+        text = string(ctx, node, path)
         return None if text is None else folder / text if folder is not None else Path(text)
 
     return read
@@ -426,11 +430,11 @@ _TOP_KEYS = (
 )
 
 
-def _parse_bots(ctx: _Ctx, top: Sequence[_Layer], limit_layers: Sequence[_Layer]) -> dict[str, LeagueBot]:
+def _parse_bots(ctx: Ctx, top: Sequence[_Layer], limit_layers: Sequence[_Layer]) -> dict[str, LeagueBot]:
     """The league's bots by name (a name given twice is an error at its second place)."""
     bots: dict[str, LeagueBot] = {}
     no_nodes: list[Node] = []
-    for i, node in enumerate(_read(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), no_nodes)):
+    for i, node in enumerate(read_key(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), no_nodes)):
         bot = _parse_bot(ctx, node, _join("bots", i), limit_layers)
         if bot is not None and bot.name in bots:
             ctx.error(
@@ -443,29 +447,29 @@ def _parse_bots(ctx: _Ctx, top: Sequence[_Layer], limit_layers: Sequence[_Layer]
     return bots
 
 
-def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
+def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     """Build the LeagueConfig of a document's root node."""
-    fields = _mapping(ctx, root, "", _TOP_KEYS)
+    fields = mapping(ctx, root, "", _TOP_KEYS)
     if fields is None:
         return None
     top = [(fields, "")]
     for key in ("name", "bots", "events"):
         if key not in fields:
             ctx.error(root, key, "missing (required)")
-    name = _read(ctx, top, "name", _str, "league")
-    tls = _sublayers(ctx, top, "tls", ("cert", "key"))
+    name = read_key(ctx, top, "name", string, "league")
+    tls = sublayers(ctx, top, "tls", ("cert", "key"))
     if tls:
         for key in ("cert", "key"):
             if key not in tls[0][0]:
                 ctx.error(fields["tls"], _join("tls", key), "missing (tls needs both cert and key)")
-    limit_layers = _sublayers(ctx, top, "limits", _LIMIT_KEYS)
-    _parse_limits(ctx, limit_layers)  # reports bad league limits even when every bot overrides them
+    limit_layers = sublayers(ctx, top, "limits", LIMIT_KEYS)
+    parse_limits(ctx, limit_layers)  # reports bad league limits even when every bot overrides them
 
     bots = _parse_bots(ctx, top, limit_layers)
     no_nodes: list[Node] = []
-    game_layers = _sublayers(ctx, top, "game", _GAME_KEYS)
+    game_layers = sublayers(ctx, top, "game", GAME_KEYS)
     events: dict[str, AnyEvent] = {}
-    for i, node in enumerate(_read(ctx, top, "events", lambda c, n, p: _list(c, n, p, min_len=1), no_nodes)):
+    for i, node in enumerate(read_key(ctx, top, "events", lambda c, n, p: _list(c, n, p, min_len=1), no_nodes)):
         event = _parse_event(ctx, node, _join("events", i), bots, game_layers)
         if event is not None and event.name in events:
             ctx.error(
@@ -476,20 +480,20 @@ def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
         elif event is not None and event.name:
             events[event.name] = event
 
-    seed = _read(ctx, top, "seed", lambda c, n, p: _scalar(c, n, p, (int, str), "an integer or a string"), None)
+    seed = read_key(ctx, top, "seed", lambda c, n, p: _scalar(c, n, p, (int, str), "an integer or a string"), None)
     return LeagueConfig(
         name=name,
         seed=None if seed == "random" else seed,
-        jobs=_read(ctx, top, "jobs", _int(1, most=MAX_JOBS), os.cpu_count() or 1),
-        out=_read(ctx, top, "out", _path(None), Path("out") / _slug(name)),
-        listen=_read(ctx, top, "listen", _listen, "127.0.0.1:0"),
-        tls_cert=_read(ctx, tls, "cert", _path(ctx.folder), None),
-        tls_key=_read(ctx, tls, "key", _path(ctx.folder), None),
-        tokens_file=_read(ctx, top, "tokens_file", _path(ctx.folder), None),
-        fault_policy=_read(ctx, top, "fault_policy", _choice(FaultPolicy), FaultPolicy.FOLD),
-        sealed=_read(ctx, top, "sealed", _bool, True),
+        jobs=read_key(ctx, top, "jobs", integer(1, most=MAX_JOBS), os.cpu_count() or 1),
+        out=read_key(ctx, top, "out", _path(None), Path("out") / _slug(name)),
+        listen=read_key(ctx, top, "listen", listen_address, "127.0.0.1:0"),
+        tls_cert=read_key(ctx, tls, "cert", _path(ctx.folder), None),
+        tls_key=read_key(ctx, tls, "key", _path(ctx.folder), None),
+        tokens_file=read_key(ctx, top, "tokens_file", _path(ctx.folder), None),
+        fault_policy=read_key(ctx, top, "fault_policy", choice(FaultPolicy), FaultPolicy.FOLD),
+        sealed=read_key(ctx, top, "sealed", _bool, True),
         bots=tuple(bots.values()),
-        game=_parse_game(ctx, game_layers),
+        game=parse_game(ctx, game_layers),
         events=tuple(events.values()),
         path=path,
     )
@@ -505,7 +509,7 @@ def parse_league(text: str, filename: str = "<string>") -> LeagueConfig:
     Raises LeagueConfigError listing every problem, each as ``file:line: key.path: message``.
     """
     path = None if filename.startswith("<") else Path(filename)
-    ctx = _Ctx(filename, path.parent if path is not None else Path.cwd())
+    ctx = Ctx(filename, path.parent if path is not None else Path.cwd())
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.reader.ReaderError as exc:  # a control character YAML does not allow

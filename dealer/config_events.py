@@ -11,31 +11,31 @@ from yaml.nodes import Node
 
 from dealer.acpc_game import unsupported
 from dealer.choices import Format, Protocol, TestKind
-from dealer.config_game import _GAME_KEYS, _parse_game
+from dealer.config_game import GAME_KEYS, parse_game
 from dealer.config_read import (
     MAX_HANDS,
     MAX_MEETINGS,
     MAX_POINTS,
     MAX_TABLE,
+    Ctx,
     T,
     _any_float,
     _blinds,
     _bool,
-    _choice,
-    _Ctx,
     _Fields,
     _float,
-    _int,
     _join,
     _Layer,
     _list,
-    _mapping,
     _name,
     _pick,
-    _read,
-    _str,
-    _sublayers,
     _suggest,
+    choice,
+    integer,
+    mapping,
+    read_key,
+    string,
+    sublayers,
 )
 from dealer.events import KINDS, MAX_HANDS_DEFAULT, AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 
@@ -46,14 +46,14 @@ _FORMAT_KEYS = {kind.format: kind.keys for kind in KINDS}
 _EVENT_KEYS = tuple(dict.fromkeys(("name", "format", "game", *(k for ks in _FORMAT_KEYS.values() for k in ks))))
 
 
-def _bot_names(ctx: _Ctx, node: Node, path: str, known: Mapping[str, LeagueBot]) -> list[str] | None:
+def _bot_names(ctx: Ctx, node: Node, path: str, known: Mapping[str, LeagueBot]) -> list[str] | None:
     """Read a list of distinct names of known bots."""
     items = _list(ctx, node, path)
     if items is None:
         return None
     names: list[str] = []
     for i, item in enumerate(items):
-        name = _str(ctx, item, _join(path, i))
+        name = string(ctx, item, _join(path, i))
         if name is None:
             continue
         if name not in known:
@@ -65,11 +65,11 @@ def _bot_names(ctx: _Ctx, node: Node, path: str, known: Mapping[str, LeagueBot])
     return names
 
 
-def _known_bot(known: Mapping[str, LeagueBot]) -> Callable[[_Ctx, Node, str], str | None]:
+def _known_bot(known: Mapping[str, LeagueBot]) -> Callable[[Ctx, Node, str], str | None]:
     """A reader of the name of a known bot."""
 
-    def read(ctx: _Ctx, node: Node, path: str) -> str | None:
-        name = _str(ctx, node, path)
+    def read(ctx: Ctx, node: Node, path: str) -> str | None:
+        name = string(ctx, node, path)
         if name is not None and name not in known:
             ctx.error(node, path, f"unknown bot {name!r}" + _suggest(name, list(known)))
             return None
@@ -78,12 +78,12 @@ def _known_bot(known: Mapping[str, LeagueBot]) -> Callable[[_Ctx, Node, str], st
     return read
 
 
-def _points(ctx: _Ctx, node: Node, path: str) -> tuple[int, ...] | None:
+def _points(ctx: Ctx, node: Node, path: str) -> tuple[int, ...] | None:
     """Read a non-increasing list of integer points per finishing place."""
     items = _list(ctx, node, path, min_len=1)
     if items is None:
         return None
-    read = [_int(-MAX_POINTS, MAX_POINTS)(ctx, item, _join(path, i)) for i, item in enumerate(items)]
+    read = [integer(-MAX_POINTS, MAX_POINTS)(ctx, item, _join(path, i)) for i, item in enumerate(items)]
     values = [v for v in read if v is not None]
     if len(values) < len(read):
         return None
@@ -93,7 +93,7 @@ def _points(ctx: _Ctx, node: Node, path: str) -> tuple[int, ...] | None:
     return tuple(values)
 
 
-def _levels(ctx: _Ctx, node: Node, path: str) -> tuple[tuple[int, int, int], ...] | None:
+def _levels(ctx: Ctx, node: Node, path: str) -> tuple[tuple[int, int, int], ...] | None:
     """Read a non-empty list of blind levels [sb, bb] or [sb, bb, ante]."""
     items = _list(ctx, node, path, min_len=1)
     if items is None:
@@ -105,15 +105,15 @@ def _levels(ctx: _Ctx, node: Node, path: str) -> tuple[tuple[int, int, int], ...
 class _Keys:
     """One event's mapping as it is read: its fields, where it is, and the format that requires keys."""
 
-    def __init__(self, ctx: _Ctx, node: Node, path: str, fields: _Fields, fmt: Format | None) -> None:
+    def __init__(self, ctx: Ctx, node: Node, path: str, fields: _Fields, fmt: Format | None) -> None:
         self.ctx, self.node, self.path, self.fields, self.fmt = ctx, node, path, fields, fmt
         self.layer = [(fields, path)]
 
-    def read(self, key: str, reader: Callable[[_Ctx, Node, str], T | None], default: T) -> T:
+    def read(self, key: str, reader: Callable[[Ctx, Node, str], T | None], default: T) -> T:
         """The key's value; the default if it is unset or invalid (an error then recorded)."""
-        return _read(self.ctx, self.layer, key, reader, default)
+        return read_key(self.ctx, self.layer, key, reader, default)
 
-    def required(self, key: str, reader: Callable[[_Ctx, Node, str], T | None], default: T) -> T:
+    def required(self, key: str, reader: Callable[[Ctx, Node, str], T | None], default: T) -> T:
         """The key's value; an error if it is unset, as the format requires it."""
         if key not in self.fields:
             self.ctx.error(self.node, _join(self.path, key), f"missing (required for format {self.fmt})")
@@ -125,24 +125,24 @@ class _Keys:
 
 
 def _parse_event(
-    ctx: _Ctx, node: Node, path: str, known: Mapping[str, LeagueBot], game_layers: Sequence[_Layer]
+    ctx: Ctx, node: Node, path: str, known: Mapping[str, LeagueBot], game_layers: Sequence[_Layer]
 ) -> AnyEvent | None:
     """Build one event of its format's type, checking its keys against its format and its bots
     against the league; an event without a valid format is read for its errors, not kept."""
-    fields = _mapping(ctx, node, path, _EVENT_KEYS)
+    fields = mapping(ctx, node, path, _EVENT_KEYS)
     if fields is None:
         return None
     layer = [(fields, path)]
-    name = _read(ctx, layer, "name", _name, "")
+    name = read_key(ctx, layer, "name", _name, "")
     if "name" not in fields:
         ctx.error(node, _join(path, "name"), "missing (every event needs a name)")
-    fmt: Format | None = _read(ctx, layer, "format", _choice(Format), None)
+    fmt: Format | None = read_key(ctx, layer, "format", choice(Format), None)
     if "format" not in fields:
         ctx.error(node, _join(path, "format"), f"missing (one of {', '.join(Format)})")
     if fmt:
         for key in [k for k in fields if k not in ("name", "format", "game", *_FORMAT_KEYS[fmt])]:
             ctx.error(fields[key], _join(path, key), f"does not apply to format {fmt}")
-    game = _parse_game(ctx, [*game_layers, *_sublayers(ctx, layer, "game", _GAME_KEYS)])
+    game = parse_game(ctx, [*game_layers, *sublayers(ctx, layer, "game", GAME_KEYS)])
     keys = _Keys(ctx, node, path, fields, fmt)
     common = {"name": name, "game": game, "line": node.start_mark.line + 1}
     event = _compare(keys, known, common) if fmt == Format.COMPARE else _seated(keys, known, common)
@@ -154,7 +154,7 @@ def _parse_event(
     return event
 
 
-def _bots_of(known: Mapping[str, LeagueBot]) -> Callable[[_Ctx, Node, str], list[str] | None]:
+def _bots_of(known: Mapping[str, LeagueBot]) -> Callable[[Ctx, Node, str], list[str] | None]:
     """A reader of a list of distinct names of known bots."""
     return lambda c, n, p: _bot_names(c, n, p, known)
 
@@ -182,11 +182,11 @@ def _compare(keys: _Keys, known: Mapping[str, LeagueBot], common: dict[str, Any]
         worse_than=worse,
         better_than=better,
         until_significant=keys.read("until_significant", _bool, d.until_significant),
-        test=keys.read("test", _choice(TestKind), d.test),
+        test=keys.read("test", choice(TestKind), d.test),
         alpha=keys.read("alpha", _float(0, 0.5, open_=True), d.alpha),
         beta=keys.read("beta", _float(0, 0.5, open_=True), d.beta),
     )
-    hands = keys.required("hands", _int(1, most=MAX_HANDS), 1)
+    hands = keys.required("hands", integer(1, most=MAX_HANDS), 1)
     bots = tuple(b for b in (new, old, *field_) if b)
     # new and old are None only after an error: the event is then not kept
     return Compare(
@@ -198,7 +198,7 @@ def _seated(keys: _Keys, known: Mapping[str, LeagueBot], common: dict[str, Any])
     """A round-robin, gauntlet or freezeout event (or, without a valid format, one read for its errors)."""
     fmt = keys.fmt
     bots = tuple(keys.read("bots", _bots_of(known), list(known)))
-    table_size = keys.required("table_size", _int(2, MAX_TABLE), 2) if fmt else 2
+    table_size = keys.required("table_size", integer(2, MAX_TABLE), 2) if fmt else 2
     challenger = ""  # unset only after an error: the event is then not kept
     if fmt == Format.GAUNTLET:
         challenger = keys.required("challenger", _known_bot(known), None) or ""
@@ -209,9 +209,9 @@ def _seated(keys: _Keys, known: Mapping[str, LeagueBot], common: dict[str, Any])
     seated = {**common, "bots": bots, "table_size": table_size}
     if fmt == Format.FREEZEOUT:
         return _freezeout(keys, seated)
-    hands = keys.required("hands", _int(1, most=MAX_HANDS), 1) if fmt else 1
+    hands = keys.required("hands", integer(1, most=MAX_HANDS), 1) if fmt else 1
     cash = {**seated, "hands": hands, "duplicate": keys.read("duplicate", _bool, True)}
-    meetings = keys.read("meetings", _int(1, most=MAX_MEETINGS), 1)
+    meetings = keys.read("meetings", integer(1, most=MAX_MEETINGS), 1)
     if fmt == Format.GAUNTLET:
         return Gauntlet(**cash, meetings=meetings, challenger=challenger)
     return RoundRobin(**cash, meetings=meetings)
@@ -228,7 +228,7 @@ def _freezeout(keys: _Keys, seated: dict[str, Any]) -> Freezeout:
     return Freezeout(
         **seated,
         blind_levels=keys.required("blind_levels", _levels, no_levels),
-        hands_per_level=keys.required("hands_per_level", _int(1, most=MAX_HANDS), 1),
-        max_hands=keys.read("max_hands", _int(1, most=MAX_HANDS), MAX_HANDS_DEFAULT),
+        hands_per_level=keys.required("hands_per_level", integer(1, most=MAX_HANDS), 1),
+        max_hands=keys.read("max_hands", integer(1, most=MAX_HANDS), MAX_HANDS_DEFAULT),
         points=points,
     )

@@ -14,17 +14,17 @@ from dealer.config_read import (
     MAX_CHIPS,
     MAX_HANDS,
     MAX_MS,
+    Ctx,
     _blinds,
-    _choice,
-    _Ctx,
     _given,
-    _int,
     _Layer,
-    _mapping,
     _pick,
     _rake_percent,
-    _read,
-    _sublayers,
+    choice,
+    integer,
+    mapping,
+    read_key,
+    sublayers,
 )
 
 
@@ -65,46 +65,44 @@ class GameConfig:
 _TIME_KEYS = ("per_action_ms", "bank_ms", "grace_ms", "startup_ms")
 
 
-_GAME_KEYS = ("variant", "blinds", "ante", "stack", "rake", "mixed", "time")
+GAME_KEYS = ("variant", "blinds", "ante", "stack", "rake", "mixed", "time")
 
 
 _MIXED_KEYS = ("block_hands", "fixed_limit_blinds", "no_limit_blinds")
 
 
-def _parse_game(ctx: _Ctx, layers: Sequence[_Layer]) -> GameConfig:
+def parse_game(ctx: Ctx, layers: Sequence[_Layer]) -> GameConfig:
     """Build a GameConfig from layered ``game:`` mappings (league defaults, then the event's)."""
     d = GameConfig()
-    variant = _read(ctx, layers, "variant", _choice(VariantName), d.variant)
-    small, big, _ = _read(ctx, layers, "blinds", _blinds, (d.small_blind, d.big_blind, 0))
-    stack = _read(ctx, layers, "stack", _int(1, most=MAX_CHIPS), d.stack)
+    variant = read_key(ctx, layers, "variant", choice(VariantName), d.variant)
+    small, big, _ = read_key(ctx, layers, "blinds", _blinds, (d.small_blind, d.big_blind, 0))
+    stack = read_key(ctx, layers, "stack", integer(1, most=MAX_CHIPS), d.stack)
     if stack <= big:
         stack_at, blinds_at = _pick(layers, "stack"), _pick(layers, "blinds")
         node, path, _ = max((p for p in (stack_at, blinds_at) if p is not None), key=lambda p: p[2])
         ctx.error(node, path, f"stack {stack} must be larger than the big blind {big}")
-    rake = _sublayers(ctx, layers, "rake", ("percent", "cap"))
-    time = _sublayers(ctx, layers, "time", _TIME_KEYS)
+    rake = sublayers(ctx, layers, "rake", ("percent", "cap"))
+    time = sublayers(ctx, layers, "time", _TIME_KEYS)
     dt = TimeControl()
     return GameConfig(
         variant=variant,
         small_blind=small,
         big_blind=big,
-        ante=_read(ctx, layers, "ante", _int(0, most=MAX_CHIPS), d.ante),
+        ante=read_key(ctx, layers, "ante", integer(0, most=MAX_CHIPS), d.ante),
         stack=stack,
-        rake_percent=_read(ctx, rake, "percent", _rake_percent, d.rake_percent),
-        rake_cap=_read(ctx, rake, "cap", _int(0, most=MAX_CHIPS), d.rake_cap),
+        rake_percent=read_key(ctx, rake, "percent", _rake_percent, d.rake_percent),
+        rake_cap=read_key(ctx, rake, "cap", integer(0, most=MAX_CHIPS), d.rake_cap),
         mixed=_parse_mixed(ctx, layers, variant, (small, big)),
         time=TimeControl(
-            per_action_ms=_read(ctx, time, "per_action_ms", _int(1, most=MAX_MS), dt.per_action_ms),
-            bank_ms=_read(ctx, time, "bank_ms", _int(0, most=MAX_MS), dt.bank_ms),
-            grace_ms=_read(ctx, time, "grace_ms", _int(0, most=MAX_MS), dt.grace_ms),
-            startup_ms=_read(ctx, time, "startup_ms", _int(0, most=MAX_MS), dt.startup_ms),
+            per_action_ms=read_key(ctx, time, "per_action_ms", integer(1, most=MAX_MS), dt.per_action_ms),
+            bank_ms=read_key(ctx, time, "bank_ms", integer(0, most=MAX_MS), dt.bank_ms),
+            grace_ms=read_key(ctx, time, "grace_ms", integer(0, most=MAX_MS), dt.grace_ms),
+            startup_ms=read_key(ctx, time, "startup_ms", integer(0, most=MAX_MS), dt.startup_ms),
         ),
     )
 
 
-def _parse_mixed(
-    ctx: _Ctx, layers: Sequence[_Layer], variant: VariantName, blinds: tuple[int, int]
-) -> MixedSpec | None:
+def _parse_mixed(ctx: Ctx, layers: Sequence[_Layer], variant: VariantName, blinds: tuple[int, int]) -> MixedSpec | None:
     """Build the MixedSpec of variant mixed; `mixed:` set at or after a non-mixed variant is an error."""
     mixed_at = _pick(layers, "mixed")
     if variant != VariantName.MIXED:
@@ -112,11 +110,11 @@ def _parse_mixed(
         if mixed_at is not None and mixed_at[2] >= (variant_at[2] if variant_at else -1):
             ctx.error(mixed_at[0], mixed_at[1], f"applies only to variant mixed, not {str(variant)!r}")
         return None
-    sub = _sublayers(ctx, layers, "mixed", _MIXED_KEYS)
-    fixed = _read(ctx, sub, "fixed_limit_blinds", _blinds, (*blinds, 0))
-    no_limit = _read(ctx, sub, "no_limit_blinds", _blinds, (*blinds, 0))
+    sub = sublayers(ctx, layers, "mixed", _MIXED_KEYS)
+    fixed = read_key(ctx, sub, "fixed_limit_blinds", _blinds, (*blinds, 0))
+    no_limit = read_key(ctx, sub, "no_limit_blinds", _blinds, (*blinds, 0))
     return MixedSpec(
-        block_hands=_read(ctx, sub, "block_hands", _int(1, most=MAX_HANDS), None),
+        block_hands=read_key(ctx, sub, "block_hands", integer(1, most=MAX_HANDS), None),
         fixed_limit_blinds=fixed[:2],
         no_limit_blinds=no_limit[:2],
     )
@@ -147,9 +145,9 @@ def game_config(
         "mixed": mixed,  # None: unset, as a null in the file
         "time": time,
     }
-    ctx = _Ctx("<options>", Path.cwd(), with_lines=False)
-    fields = _mapping(ctx, _given(options, itertools.count()), "", _GAME_KEYS)
-    game = _parse_game(ctx, [(fields, "")]) if fields is not None else None
+    ctx = Ctx("<options>", Path.cwd(), with_lines=False)
+    fields = mapping(ctx, _given(options, itertools.count()), "", GAME_KEYS)
+    game = parse_game(ctx, [(fields, "")]) if fields is not None else None
     if ctx.errors or game is None:
         raise ctx.fail()
     return game

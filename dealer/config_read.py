@@ -1,4 +1,4 @@
-"""The league file's reading toolkit: one error collector (``_Ctx``, every problem at once as
+"""The league file's reading toolkit: one error collector (``Ctx``, every problem at once as
 ``file:line: key.path: message``) and typed readers of YAML nodes that check as they read, layered
 (a league's defaults, then an event's or a bot's own keys). The config modules and the arena's
 build their sections from these; the upper bounds every number is checked against live here."""
@@ -77,7 +77,7 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 _NULL_TAG = "tag:yaml.org,2002:null"
 
 
-class _Ctx:
+class Ctx:
     """Collects errors (deduplicated, reported in line order) and constructs scalar values."""
 
     def __init__(self, filename: str, folder: Path, with_lines: bool = True) -> None:
@@ -110,7 +110,7 @@ class _Ctx:
             raise yaml.constructor.ConstructorError(None, None, str(exc), node.start_mark) from None
 
 
-def parse_checked(ctx: _Ctx, parse: Callable[[], T | None]) -> T:
+def parse_checked(ctx: Ctx, parse: Callable[[], T | None]) -> T:
     """Run a file's top-level reader ``parse`` and raise every problem it recorded as one
     LeagueConfigError (a tag YAML cannot construct, such as ``!!python/...``, is one of them)."""
     try:
@@ -137,7 +137,7 @@ def _suggest(word: str, choices: Sequence[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _describe(ctx: _Ctx, node: Node) -> str:
+def _describe(ctx: Ctx, node: Node) -> str:
     """Name what a node holds, for 'expected X, got Y' messages."""
     if isinstance(node, MappingNode):
         return "a mapping"
@@ -152,7 +152,7 @@ def _describe(ctx: _Ctx, node: Node) -> str:
     return f"{kind} {node.value}"
 
 
-def _mapping(ctx: _Ctx, node: Node, path: str, allowed: Sequence[str]) -> _Fields | None:
+def mapping(ctx: Ctx, node: Node, path: str, allowed: Sequence[str]) -> _Fields | None:
     """Return a mapping's non-null fields by key; report non-mappings, duplicate and unknown keys."""
     cache_key = (id(node), path)
     if cache_key not in ctx.mappings:
@@ -160,8 +160,8 @@ def _mapping(ctx: _Ctx, node: Node, path: str, allowed: Sequence[str]) -> _Field
     return ctx.mappings[cache_key]
 
 
-def _read_mapping(ctx: _Ctx, node: Node, path: str, allowed: Sequence[str]) -> _Fields | None:
-    """Do the work of ``_mapping`` once per node."""
+def _read_mapping(ctx: Ctx, node: Node, path: str, allowed: Sequence[str]) -> _Fields | None:
+    """Do the work of ``mapping`` once per node."""
     if not isinstance(node, MappingNode):
         ctx.error(node, path, f"expected a mapping, got {_describe(ctx, node)}")
         return None
@@ -184,7 +184,7 @@ def _read_mapping(ctx: _Ctx, node: Node, path: str, allowed: Sequence[str]) -> _
     return fields
 
 
-def _list(ctx: _Ctx, node: Node, path: str, min_len: int = 0) -> list[Node] | None:
+def _list(ctx: Ctx, node: Node, path: str, min_len: int = 0) -> list[Node] | None:
     """Return a list's item nodes; report non-lists and lists that are too short."""
     if not isinstance(node, SequenceNode):
         ctx.error(node, path, f"expected a list, got {_describe(ctx, node)}")
@@ -195,7 +195,7 @@ def _list(ctx: _Ctx, node: Node, path: str, min_len: int = 0) -> list[Node] | No
     return list(node.value)
 
 
-def _scalar(ctx: _Ctx, node: Node, path: str, types: tuple[type, ...], expected: str) -> Any:
+def _scalar(ctx: Ctx, node: Node, path: str, types: tuple[type, ...], expected: str) -> Any:
     """Return a scalar's value if it is one of ``types`` (bool is never an int), else None."""
     value = ctx.value(node) if isinstance(node, ScalarNode) else None
     if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
@@ -204,13 +204,13 @@ def _scalar(ctx: _Ctx, node: Node, path: str, types: tuple[type, ...], expected:
     return None
 
 
-def _int(
+def integer(
     lo: int | None = None, hi: int | None = None, *, most: int | None = None
-) -> Callable[[_Ctx, Node, str], int | None]:
+) -> Callable[[Ctx, Node, str], int | None]:
     """A reader of an integer in ``lo..hi``, and at most ``most`` (the upper bound a number has
     only so that it stays within what the wire, the chips' sums or memory can hold)."""
 
-    def read(ctx: _Ctx, node: Node, path: str) -> int | None:
+    def read(ctx: Ctx, node: Node, path: str) -> int | None:
         value = _scalar(ctx, node, path, (int,), "an integer")
         if value is None:
             return None
@@ -226,10 +226,10 @@ def _int(
     return read
 
 
-def _float(lo: float, hi: float, *, open_: bool = False) -> Callable[[_Ctx, Node, str], float | None]:
+def _float(lo: float, hi: float, *, open_: bool = False) -> Callable[[Ctx, Node, str], float | None]:
     """A reader of a number in ``lo..hi`` (exclusive bounds when ``open_``)."""
 
-    def read(ctx: _Ctx, node: Node, path: str) -> float | None:
+    def read(ctx: Ctx, node: Node, path: str) -> float | None:
         value = _scalar(ctx, node, path, (int, float), "a number")
         if value is None:
             return None
@@ -246,7 +246,7 @@ def _float(lo: float, hi: float, *, open_: bool = False) -> Callable[[_Ctx, Node
     return read
 
 
-def _rake_percent(ctx: _Ctx, node: Node, path: str) -> float | None:
+def _rake_percent(ctx: Ctx, node: Node, path: str) -> float | None:
     """A rake percent in 0..100 that is a whole number of basis points (0.01%), the engine's unit:
     anything finer would be played rounded, so it is refused instead."""
     value = _float(0, 100)(ctx, node, path)
@@ -261,7 +261,7 @@ def _rake_percent(ctx: _Ctx, node: Node, path: str) -> float | None:
     return value
 
 
-def _any_float(ctx: _Ctx, node: Node, path: str) -> float | None:
+def _any_float(ctx: Ctx, node: Node, path: str) -> float | None:
     """Read any finite number as a float."""
     value = _scalar(ctx, node, path, (int, float), "a number")
     if value is not None and not math.isfinite(value):
@@ -270,12 +270,12 @@ def _any_float(ctx: _Ctx, node: Node, path: str) -> float | None:
     return None if value is None else float(value)
 
 
-def _bool(ctx: _Ctx, node: Node, path: str) -> bool | None:
+def _bool(ctx: Ctx, node: Node, path: str) -> bool | None:
     """Read true or false."""
     return _scalar(ctx, node, path, (bool,), "true or false")
 
 
-def _str(ctx: _Ctx, node: Node, path: str) -> str | None:
+def string(ctx: Ctx, node: Node, path: str) -> str | None:
     """Read a non-empty string; numbers must be quoted so that "1.10" stays "1.10"."""
     value = _scalar(ctx, node, path, (str,), "a string" + (" (quote it)" if isinstance(node, ScalarNode) else ""))
     if value == "":
@@ -284,11 +284,11 @@ def _str(ctx: _Ctx, node: Node, path: str) -> str | None:
     return value
 
 
-def _choice(kind: type[E]) -> Callable[[_Ctx, Node, str], E | None]:
+def choice(kind: type[E]) -> Callable[[Ctx, Node, str], E | None]:
     """A reader of one of the words of ``kind``, as its member."""
     choices = [str(member) for member in kind]
 
-    def read(ctx: _Ctx, node: Node, path: str) -> E | None:
+    def read(ctx: Ctx, node: Node, path: str) -> E | None:
         value = _scalar(ctx, node, path, (str,), "a string")
         if value is not None and value not in choices:
             ctx.error(node, path, f"{value!r} is not one of {', '.join(choices)}" + _suggest(value, choices))
@@ -298,24 +298,24 @@ def _choice(kind: type[E]) -> Callable[[_Ctx, Node, str], E | None]:
     return read
 
 
-def _on_off(ctx: _Ctx, node: Node, path: str) -> Switch | None:
+def _on_off(ctx: Ctx, node: Node, path: str) -> Switch | None:
     """Read ``on`` or ``off`` (YAML also reads them, unquoted, as true and false)."""
     value = ctx.value(node) if isinstance(node, ScalarNode) else None
     if isinstance(value, bool):
         return Switch.ON if value else Switch.OFF
-    return _choice(Switch)(ctx, node, path)
+    return choice(Switch)(ctx, node, path)
 
 
-def _name(ctx: _Ctx, node: Node, path: str) -> str | None:
+def _name(ctx: Ctx, node: Node, path: str) -> str | None:
     """Read a bot or event name: 1..40 of letters, digits, '_', '.', '-'."""
-    value = _str(ctx, node, path)
+    value = string(ctx, node, path)
     if value is not None and not NAME_PATTERN.fullmatch(value):
         ctx.error(node, path, f"name {value!r} must match ^[A-Za-z0-9_.-]{{1,40}}$")
         return None
     return value
 
 
-def _blinds(ctx: _Ctx, node: Node, path: str, *, with_ante: bool = False) -> tuple[int, int, int] | None:
+def _blinds(ctx: Ctx, node: Node, path: str, *, with_ante: bool = False) -> tuple[int, int, int] | None:
     """Read [small, big] (or [small, big, ante] when ``with_ante``) with 0 < small <= big."""
     items = _list(ctx, node, path)
     shape = "[small, big] or [small, big, ante]" if with_ante else "[small, big]"
@@ -324,7 +324,7 @@ def _blinds(ctx: _Ctx, node: Node, path: str, *, with_ante: bool = False) -> tup
     if len(items) not in ((2, 3) if with_ante else (2,)):
         ctx.error(node, path, f"expected {shape}, got {len(items)} items")
         return None
-    read = [_int(most=MAX_CHIPS)(ctx, item, _join(path, i)) for i, item in enumerate(items)]
+    read = [integer(most=MAX_CHIPS)(ctx, item, _join(path, i)) for i, item in enumerate(items)]
     values = [v for v in read if v is not None]
     if len(values) < len(read):
         return None
@@ -349,8 +349,8 @@ def _pick(layers: Sequence[_Layer], key: str) -> tuple[Node, str, int] | None:
     return None
 
 
-def _read(
-    ctx: _Ctx, layers: Sequence[_Layer], key: str, reader: Callable[[_Ctx, Node, str], T | None], default: T
+def read_key(
+    ctx: Ctx, layers: Sequence[_Layer], key: str, reader: Callable[[Ctx, Node, str], T | None], default: T
 ) -> T:
     """Read ``key`` from the last layer that sets it; the default if unset or invalid."""
     picked = _pick(layers, key)
@@ -360,12 +360,12 @@ def _read(
     return default if value is None else value
 
 
-def _sublayers(ctx: _Ctx, layers: Sequence[_Layer], key: str, allowed: Sequence[str]) -> list[_Layer]:
+def sublayers(ctx: Ctx, layers: Sequence[_Layer], key: str, allowed: Sequence[str]) -> list[_Layer]:
     """Return the layers of a nested mapping ``key``, one per layer that sets it."""
     result: list[_Layer] = []
     for fields, path in layers:
         if key in fields:
-            sub = _mapping(ctx, fields[key], _join(path, key), allowed)
+            sub = mapping(ctx, fields[key], _join(path, key), allowed)
             if sub is not None:
                 result.append((sub, _join(path, key)))
     return result

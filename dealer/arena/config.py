@@ -37,24 +37,20 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from yaml.nodes import MappingNode, Node
 
-from dealer.config import (
-    _GAME_KEYS,
-    _LIMIT_KEYS,
+from dealer.config import LIMIT_KEYS, Limits, listen_address, parse_limits
+from dealer.config_game import GAME_KEYS, GameConfig, parse_game
+from dealer.config_read import (
     MAX_LIMIT,
-    GameConfig,
+    MAX_MS,
+    Ctx,
     LeagueConfigError,
-    Limits,
-    _Ctx,
-    _int,
-    _listen,
-    _mapping,
-    _parse_game,
-    _parse_limits,
-    _read,
-    _str,
-    _sublayers,
+    integer,
+    mapping,
+    parse_checked,
+    read_key,
+    string,
+    sublayers,
 )
-from dealer.config_read import MAX_MS, parse_checked
 
 __all__ = [
     "ArenaConfig",
@@ -129,56 +125,56 @@ _BUILD_KEYS = ("timeout_s", "memory_mb", "log_kb", "processes", "smoke_hands")
 _TOP_KEYS = ("storage", "database", "listen", "submissions", "build", "limits", "game")
 
 
-def _parse_top(ctx: _Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
+def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
     """Build the ArenaConfig of a document's root node."""
-    fields = _mapping(ctx, root, "", _TOP_KEYS)
+    fields = mapping(ctx, root, "", _TOP_KEYS)
     if fields is None:
         return None
     top = [(fields, "")]
-    storage_text = _read(ctx, top, "storage", _str, "arena")
+    storage_text = read_key(ctx, top, "storage", string, "arena")
     storage = ctx.folder / storage_text
     database = database_url(f"sqlite:///{storage / 'arena.db'}", ctx.folder)
     if "database" in fields:
-        text = _str(ctx, fields["database"], "database")
+        text = string(ctx, fields["database"], "database")
         if text is not None:
             try:
                 database = database_url(text, ctx.folder)
             except ValueError as exc:
                 ctx.error(fields["database"], "database", str(exc))
-    sub = _sublayers(ctx, top, "submissions", _SUBMISSION_KEYS)
+    sub = sublayers(ctx, top, "submissions", _SUBMISSION_KEYS)
     d = SubmissionLimits()
     submissions = SubmissionLimits(
-        max_archive_mb=_read(ctx, sub, "max_archive_mb", _int(1, 1024), d.max_archive_mb),
-        max_unpacked_mb=_read(ctx, sub, "max_unpacked_mb", _int(1, 4096), d.max_unpacked_mb),
-        max_files=_read(ctx, sub, "max_files", _int(1, 100_000), d.max_files),
-        max_path=_read(ctx, sub, "max_path", _int(1, 4096), d.max_path),
-        per_hour=_read(ctx, sub, "per_hour", _int(1, 10_000), d.per_hour),
+        max_archive_mb=read_key(ctx, sub, "max_archive_mb", integer(1, 1024), d.max_archive_mb),
+        max_unpacked_mb=read_key(ctx, sub, "max_unpacked_mb", integer(1, 4096), d.max_unpacked_mb),
+        max_files=read_key(ctx, sub, "max_files", integer(1, 100_000), d.max_files),
+        max_path=read_key(ctx, sub, "max_path", integer(1, 4096), d.max_path),
+        per_hour=read_key(ctx, sub, "per_hour", integer(1, 10_000), d.per_hour),
     )
-    built = _sublayers(ctx, top, "build", _BUILD_KEYS)
+    built = sublayers(ctx, top, "build", _BUILD_KEYS)
     b = BuildLimits()
     build = BuildLimits(
-        timeout_s=_read(ctx, built, "timeout_s", _int(1, MAX_MS // 1000), b.timeout_s),
-        memory_mb=_read(ctx, built, "memory_mb", _int(16, MAX_LIMIT), b.memory_mb),
-        log_kb=_read(ctx, built, "log_kb", _int(1, MAX_LIMIT), b.log_kb),
-        processes=_read(ctx, built, "processes", _int(1, MAX_LIMIT), b.processes),
-        smoke_hands=_read(ctx, built, "smoke_hands", _int(1, 10_000), b.smoke_hands),
+        timeout_s=read_key(ctx, built, "timeout_s", integer(1, MAX_MS // 1000), b.timeout_s),
+        memory_mb=read_key(ctx, built, "memory_mb", integer(16, MAX_LIMIT), b.memory_mb),
+        log_kb=read_key(ctx, built, "log_kb", integer(1, MAX_LIMIT), b.log_kb),
+        processes=read_key(ctx, built, "processes", integer(1, MAX_LIMIT), b.processes),
+        smoke_hands=read_key(ctx, built, "smoke_hands", integer(1, 10_000), b.smoke_hands),
     )
     return ArenaConfig(
         storage=storage,
         database=database,
-        listen=_read(ctx, top, "listen", _listen, "127.0.0.1:8090"),
+        listen=read_key(ctx, top, "listen", listen_address, "127.0.0.1:8090"),
         submissions=submissions,
         build=build,
-        limits=_parse_limits(ctx, _sublayers(ctx, top, "limits", _LIMIT_KEYS)),
-        game=_parse_game(ctx, _sublayers(ctx, top, "game", _GAME_KEYS)),
+        limits=parse_limits(ctx, sublayers(ctx, top, "limits", LIMIT_KEYS)),
+        game=parse_game(ctx, sublayers(ctx, top, "game", GAME_KEYS)),
         path=path,
     )
 
 
-def read_document(text: str, filename: str, folder: Path) -> tuple[_Ctx, Node]:
+def read_document(text: str, filename: str, folder: Path) -> tuple[Ctx, Node]:
     """The error collector and root node of a YAML document (an empty one reads as ``{}``); a YAML
     syntax error is a LeagueConfigError of one ``file:line:`` line."""
-    ctx = _Ctx(filename, folder)
+    ctx = Ctx(filename, folder)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:

@@ -19,7 +19,8 @@ import yaml
 from dealer.arena.config import read_document
 from dealer.arena.model import ArenaError
 from dealer.choices import Protocol
-from dealer.config import LeagueConfigError, _choice, _command, _mapping, _read, _str
+from dealer.config import read_command
+from dealer.config_read import LeagueConfigError, choice, mapping, read_key, string
 
 MANIFEST = "bot.yaml"
 MAX_MANIFEST_BYTES = 64 * 1024
@@ -46,16 +47,16 @@ def parse_manifest(data: bytes) -> BotManifest:
         raise ArenaError(f"{MANIFEST}: not UTF-8 (byte offset {exc.start})") from None
     try:
         ctx, root = read_document(text, MANIFEST, folder=Path.cwd())
-        fields = _mapping(ctx, root, "", _KEYS)
+        fields = mapping(ctx, root, "", _KEYS)
         manifest = None
         if fields is not None:
             layer = [(fields, "")]
             for key in ("protocol", "run"):
                 if key not in fields:
                     ctx.error(root, key, "missing (required)")
-            protocol = _read(ctx, layer, "protocol", _choice(Protocol), None)
-            run = _read(ctx, layer, "run", _command, None)
-            build = _read(ctx, layer, "build", _str, None)
+            protocol = read_key(ctx, layer, "protocol", choice(Protocol), None)
+            run = read_key(ctx, layer, "run", read_command, None)
+            build = read_key(ctx, layer, "build", string, None)
             for key, value in (("run", " ".join(run or ())), ("build", build or "")):
                 if len(value) > MAX_COMMAND_CHARS:
                     ctx.error(fields[key], key, f"longer than {MAX_COMMAND_CHARS} characters")
