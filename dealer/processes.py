@@ -168,6 +168,7 @@ class BotProcess:
         stdio: bool = False,
         relay_port: int | None = None,
         files: Mapping[str, Path] | None = None,
+        path: str | None = None,
     ) -> BotProcess:
         """Start a bot with its token and address in the environment; raises OSError if it cannot start.
 
@@ -176,14 +177,14 @@ class BotProcess:
         bot talks on its stdin and stdout (``pipes``), only its stderr is the log, and it gets no address
         or token. ``relay_port`` (an ACPC bot, sandboxed with ``network: none``): the launcher relays
         that port of the sandbox's loopback to ``local_address``; ``files``: the dealer's files bound
-        read-only into the sandbox, by their path there."""
+        read-only into the sandbox, by their path there; ``path``: the bot's PATH (default the dealer's)."""
         owner = _owner(name, limits)
         sandboxed = limits.sandbox == "on"
         socket, address = _sealed_address(name, limits, address, local_address, stdio=stdio)
         _prepare_scratch(workdir, owner, reach=not sandboxed)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         argv = _program(name, command, base)
-        env = _environment(workdir, sandboxed, None if stdio else (address, token))
+        env = _environment(workdir, sandboxed, None if stdio else (address, token), path)
         cgroup, cpu, fds = _cgroups(limits)
         # The sandbox's HOME is a tmpfs the launcher copies into the scratch folder, open here for it.
         keep = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW) if sandboxed else None
@@ -384,11 +385,13 @@ def _sealed_address(
     return local_address[5:], f"unix:{sandbox.SOCKET}"
 
 
-def _environment(workdir: Path, sandboxed: bool, dial: tuple[str, str] | None) -> dict[str, str]:
-    """A bot's minimal environment: ``PATH``, ``HOME``, and with ``dial`` (address, token: not for a
-    stdio bot) ``POKER_DEALER`` and ``POKER_TOKEN``."""
+def _environment(
+    workdir: Path, sandboxed: bool, dial: tuple[str, str] | None, path: str | None = None
+) -> dict[str, str]:
+    """A bot's minimal environment: ``PATH`` (``path``, else the dealer's), ``HOME``, and with ``dial``
+    (address, token: not for a stdio bot) ``POKER_DEALER`` and ``POKER_TOKEN``."""
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": path if path is not None else os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": sandbox.HOME if sandboxed else str(workdir),
         "PYTHONUNBUFFERED": "1",
     }

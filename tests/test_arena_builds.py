@@ -18,6 +18,7 @@ from dealer.arena.config import ArenaConfig, BuildLimits
 from dealer.arena.layout import build_log
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import migrate, open_repository
+from dealer.arena.toolchains import Toolchain, missing_toolchain
 from dealer.config import game_config
 
 FAST = {"per_action_ms": 2000, "bank_ms": 20000, "grace_ms": 200, "startup_ms": 20000}
@@ -165,3 +166,44 @@ def test_a_build_cut_off_by_a_stopped_server_is_built_at_the_next_start(tmp_path
 
     versions = asyncio.run(asyncio.wait_for(scenario(), 240))
     assert [v.state for v in versions] == [BuildState.READY, BuildState.READY]
+
+
+def test_a_build_has_only_the_offered_toolchains_on_its_path(tmp_path: Path) -> None:
+    """Offered python alone: the build runs the dealer's Python with the SDK, finds neither node nor
+    cc on its PATH, and fails on cc with a line naming the toolchain it is not offered."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    caps = BuildLimits(timeout_s=30, toolchains=(Toolchain.PYTHON,))
+    config = ArenaConfig(storage=tmp_path / "storage", database=database, build=caps)
+    command = "ls /run/tools > tools.txt; python3 -c 'import pokerbot; print(\"sdk ok\")'; cc -o bot bot.c"
+    asyncio.run(migrate(database))
+
+    async def scenario() -> Version:
+        async with open_repository(database) as repository:
+            team, _ = await repository.add_team("alpha")
+            stored = unpack(
+                archive({**C_BOT, "bot.yaml": b"protocol: stdio\nrun: ./bot\n"}), config.storage, config.submissions
+            )
+            version, _ = await repository.add_version(
+                team, digest=stored.digest, files=2, size=1, protocol="stdio", run=("./bot",), build=command
+            )
+            return await Builder(repository, config).build(version)
+
+    version = asyncio.run(asyncio.wait_for(scenario(), 60))
+    log = build_log(config.storage, version).read_text(encoding="utf-8")
+    assert version.state is BuildState.FAILED, log
+    assert "[arena] toolchains: python (and the shell's basic tools)\n" in log and "sdk ok\n" in log, log
+    assert (
+        "[arena] build failed: it calls cc, of the toolchain gcc, which this arena does not offer "
+        "(build.toolchains: python; exit code 127)"
+    ) in log, log
+    on_path = (config.storage / "builds" / str(version.id) / "tools.txt").read_text().split()
+    assert {"python3", "sh", "cat"} <= set(on_path) and not {"cc", "gcc", "node", "javac", "rustc"} & set(on_path)
+
+
+def test_a_missing_command_is_named_with_its_toolchain() -> None:
+    offered = (Toolchain.PYTHON,)
+    assert missing_toolchain("sh: 2: javac: not found\n", offered) == ("javac", Toolchain.JAVAC)
+    assert missing_toolchain("bash: line 1: cargo: command not found\n", offered) == ("cargo", Toolchain.RUSTC)
+    assert missing_toolchain("make: g++: No such file or directory\n", offered) == ("g++", Toolchain.GCC)
+    assert missing_toolchain("sh: 1: frobnicate: not found\n", offered) == ("frobnicate", None)
+    assert missing_toolchain("error: bot.c:1: expected ')'\n", offered) is None

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from dealer.arena.config import database_url, load_arena, parse_arena
+from dealer.arena.toolchains import Toolchain
 from dealer.config import LeagueConfigError
 
 
@@ -38,7 +39,8 @@ def test_settings_are_read(tmp_path: Path) -> None:
     text = (
         "storage: /srv/arena\ndatabase: postgresql://arena@db/arena\nlisten: 0.0.0.0:9000\n"
         "submissions: {max_archive_mb: 2, max_files: 50, per_hour: 3}\n"
-        "game: {blinds: [1, 2], stack: 200}\nlimits: {memory_mb: 512}\nbuild: {timeout_s: 60, smoke_hands: 4}\n"
+        "game: {blinds: [1, 2], stack: 200}\nlimits: {memory_mb: 512}\n"
+        "build: {timeout_s: 60, smoke_hands: 4, toolchains: [gcc, python]}\n"
     )
     arena = parse_arena(text, str(tmp_path / "arena.yaml"))
     assert arena.storage == Path("/srv/arena") and arena.database == "postgresql+asyncpg://arena@db/arena"
@@ -48,6 +50,9 @@ def test_settings_are_read(tmp_path: Path) -> None:
     assert (arena.game.small_blind, arena.game.big_blind, arena.game.stack) == (1, 2, 200)
     assert arena.limits.memory_mb == 512
     assert (arena.build.timeout_s, arena.build.smoke_hands, arena.build.memory_mb) == (60, 4, 2048)
+    assert arena.build.toolchains == (Toolchain.GCC, Toolchain.PYTHON)
+    assert parse_arena("build: {toolchains: []}\n").build.toolchains == ()
+    assert parse_arena("").build.toolchains == tuple(Toolchain), "every toolchain unless the organiser lists some"
 
 
 def test_every_problem_is_one_line_with_its_line_and_key(tmp_path: Path) -> None:
@@ -89,6 +94,12 @@ def test_every_problem_is_one_line_with_its_line_and_key(tmp_path: Path) -> None
         ("storage: [a]\n", "1: storage: expected a string, got a list"),
         ("- a\n", "1: expected a mapping, got a list"),
         ("a: [\n", "2: YAML syntax error"),
+        (
+            "build: {toolchains: [python, gc]}\n",
+            "1: build.toolchains[1]: 'gc' is not one of python, node, gcc, javac, rustc (did you mean 'gcc'?)",
+        ),
+        ("build:\n  toolchains:\n    - gcc\n    - gcc\n", "4: build.toolchains[1]: gcc is listed twice"),
+        ("build: {toolchains: gcc}\n", "1: build.toolchains: expected a list of toolchains (python, node, gcc,"),
     ],
 )
 def test_bad_values(tmp_path: Path, text: str, error: str) -> None:

@@ -164,6 +164,21 @@ def test_submissions_are_rate_limited_per_team(arena_database: str, tmp_path: Pa
     run_api(arena_database, tmp_path / "storage", scenario, SubmissionLimits(per_hour=2))
 
 
+def test_a_team_sees_the_toolchains_its_builds_may_use(tmp_path: Path) -> None:
+    async def scenario(
+        client: TestClient[Any, Any], _repository: Repository, tokens: dict[str, str], _queued: list[Version]
+    ) -> None:
+        response = await client.get(f"{API}/toolchains", headers=auth(tokens["alpha"]))
+        listed = await response.json()
+        assert response.status == 200
+        assert [t["name"] for t in listed["toolchains"]] == ["python", "node", "gcc", "javac", "rustc"]
+        python = listed["toolchains"][0]
+        assert python["available"] and python["commands"] == ["python3", "python"]
+        assert "sh" in listed["basic"]
+
+    run_api(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)
+
+
 def test_every_route_needs_a_token_and_no_team_sees_anothers_data(arena_database: str, tmp_path: Path) -> None:
     """alpha has two versions, beta none: on every route beta's token gets nothing of alpha's."""
     document = yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
@@ -189,6 +204,7 @@ def test_every_route_needs_a_token_and_no_team_sees_anothers_data(arena_database
             ("GET", "/versions/{number}"): (None, 404),
             ("GET", "/versions/{number}/build"): (None, 404),
             ("PUT", "/active"): ({"version": 2}, 409),
+            ("GET", "/toolchains"): (None, 200),
         }
         routes = {(m.upper(), p) for p, item in document["paths"].items() for m in item if p != "/openapi.yaml"}
         assert set(requests) == routes, "a route without a cross-team check"

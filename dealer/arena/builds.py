@@ -2,8 +2,9 @@
 
 A version's files (read-only in ``storage/versions/<sha256>``) are copied to a build folder of
 its own (``storage/builds/<id>``), where its ``build:`` command runs as a sandboxed bot would:
-``dealer.processes.BotProcess`` under bubblewrap, with no network, the host's system folders and
-toolchains read-only (/usr, /bin, /lib, /opt, /etc without its secrets, the dealer's Python), the
+``dealer.processes.BotProcess`` under bubblewrap, with no network, the host's system folders
+read-only (/usr, /bin, /lib, /opt, /etc without its secrets, the dealer's Python), a PATH of the
+shell's basic tools and the toolchains the organiser offers alone (``dealer.arena.toolchains``), the
 build folder as its writable HOME, and caps on wall-clock and CPU time, memory, processes and
 output (the log keeps the first ``log_kb``). Then the smoke test: a short sealed duplicate match
 against the house bot (the dealer's call bot) in which the version must not fault. Its log (build
@@ -22,9 +23,10 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from dealer.arena.config import ArenaConfig
-from dealer.arena.layout import build_folder, build_log, smoke_folder, version_files
+from dealer.arena.layout import build_folder, build_log, smoke_folder, tools, version_files
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import Repository
+from dealer.arena.toolchains import TOOLS, missing_toolchain, tools_folder
 from dealer.choices import FaultPolicy, Network, Protocol
 from dealer.config import Limits
 from dealer.match import MatchBot, MatchPlan
@@ -117,10 +119,10 @@ class Builder:
         LOGGER.info("version %d (%s): smoke test %s", version.id, version.label, "passed" if smoke["ok"] else "failed")
         return await self.repository.set_state(version, state, smoke)
 
-    async def run_build(self, version: Version, folder: Path, log: Path) -> bool:
-        """Run the version's build command in the sandbox; True if it exited 0 within its caps."""
+    def _limits(self) -> Limits:
+        """The sandbox's limits for a build: the build caps, no network, the bots' user and sandbox."""
         caps = self.config.build
-        limits = Limits(
+        return Limits(
             memory_mb=caps.memory_mb,
             cpu_seconds=caps.timeout_s,
             processes=caps.processes,
@@ -132,8 +134,18 @@ class Builder:
             user=self.config.limits.user,
             sandbox=self.config.limits.sandbox,
         )
+
+    async def run_build(self, version: Version, folder: Path, log: Path) -> bool:
+        """Run the version's build command in the sandbox, with only the offered toolchains on its
+        PATH; True if it exited 0 within its caps."""
+        limits = self._limits()
+        offered = self.config.build.toolchains
+        path = tools(self.config.storage, version)
+        extra = await asyncio.to_thread(tools_folder, path, offered)
+        sandboxed = limits.sandbox == "on"
         started = time.monotonic()
         _note(log, f"build: {version.build}")
+        _note(log, "toolchains: " + (", ".join(offered) or "none") + " (and the shell's basic tools)")
         output = log.with_suffix(".build")
         try:
             process = await BotProcess.launch(
@@ -146,30 +158,46 @@ class Builder:
                 log_path=output,
                 limits=limits,
                 stdio=True,
+                files={TOOLS: path, **{str(p): p for p in extra}} if sandboxed else None,
+                path=TOOLS if sandboxed else str(path),
             )
         except OSError as error:
             _note(log, f"build could not start: {error}")
             return False
         assert process.process.stdin is not None
         process.process.stdin.close()
-        finished = await process.wait_exit(caps.timeout_s)
+        finished = await process.wait_exit(self.config.build.timeout_s)
         code = await process.stop()
+        text = output.read_bytes().decode("utf-8", "replace")
         with open(log, "ab") as out, open(output, "rb") as built:
             shutil.copyfileobj(built, out)
         output.unlink()
         seconds = time.monotonic() - started
+        verdict = self._verdict(process, finished, code, seconds, text)
+        _note(log, verdict or f"build done in {seconds:.1f} s")
+        return verdict is None
+
+    def _verdict(self, process: BotProcess, finished: bool, code: int | None, seconds: float, text: str) -> str | None:
+        """Why a finished build failed (one line for its log), or None if it succeeded."""
+        caps = self.config.build
         if not finished:
-            _note(log, f"build killed: it ran past its {caps.timeout_s} s")
-        elif process.out_of_memory():
-            _note(log, f"build failed: out of memory ({caps.memory_mb} MB)")
-        elif process.out_of_cpu():
-            _note(log, f"build killed: it used more than {caps.timeout_s} s of CPU")
-        elif code != 0:
-            _note(log, f"build failed: exit code {code} after {seconds:.1f} s")
-        else:
-            _note(log, f"build done in {seconds:.1f} s")
-            return True
-        return False
+            return f"build killed: it ran past its {caps.timeout_s} s"
+        if process.out_of_memory():
+            return f"build failed: out of memory ({caps.memory_mb} MB)"
+        if process.out_of_cpu():
+            return f"build killed: it used more than {caps.timeout_s} s of CPU"
+        if code == 0:
+            return None
+        missing = missing_toolchain(text, caps.toolchains)
+        if missing is not None:
+            command, toolchain = missing
+            offered = ", ".join(caps.toolchains) or "none"
+            whose = f"of the toolchain {toolchain}, which" if toolchain is not None else "which"
+            return (
+                f"build failed: it calls {command}, {whose} this arena does not offer "
+                f"(build.toolchains: {offered}; exit code {code})"
+            )
+        return f"build failed: exit code {code} after {seconds:.1f} s"
 
     async def _smoke(self, version: Version, folder: Path, log: Path) -> dict[str, object]:
         """Play the smoke test: a sealed duplicate heads-up match against the house bot; its figures."""

@@ -23,6 +23,9 @@ Every problem is reported at once, one line each, ``file:line: key.path: problem
       processes: 256             # 1..1048576 (as root, with limits.user set: RLIMIT_NPROC)
       smoke_hands: 20            # 1..10000: hands per seat rotation of the smoke test, a sealed
                                  #   duplicate match against the house bot that must not fault
+      toolchains: [python, node, gcc, javac, rustc]
+                                 # what a build may call (the default: all of them), on its PATH
+                                 #   beside the shell's basic tools; python is the dealer's, with the SDK
     limits: {...}                # the league file's `limits:` (the bots' sandbox), same keys and checks
     game: {...}                  # the league file's `game:`, same keys and checks
 """
@@ -35,8 +38,9 @@ from pathlib import Path
 import yaml
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
-from yaml.nodes import MappingNode, Node
+from yaml.nodes import MappingNode, Node, SequenceNode
 
+from dealer.arena.toolchains import Toolchain
 from dealer.config import LIMIT_KEYS, Limits, listen_address, parse_limits
 from dealer.config_game import GAME_KEYS, GameConfig, parse_game
 from dealer.config_read import (
@@ -44,6 +48,7 @@ from dealer.config_read import (
     MAX_MS,
     Ctx,
     LeagueConfigError,
+    choice,
     integer,
     mapping,
     parse_checked,
@@ -85,6 +90,7 @@ class BuildLimits:
     log_kb: int = 256
     processes: int = 256
     smoke_hands: int = 20
+    toolchains: tuple[Toolchain, ...] = tuple(Toolchain)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +127,23 @@ def database_url(text: str, folder: Path) -> str:
 
 
 _SUBMISSION_KEYS = ("max_archive_mb", "max_unpacked_mb", "max_files", "max_path", "per_hour")
-_BUILD_KEYS = ("timeout_s", "memory_mb", "log_kb", "processes", "smoke_hands")
+_BUILD_KEYS = ("timeout_s", "memory_mb", "log_kb", "processes", "smoke_hands", "toolchains")
 _TOP_KEYS = ("storage", "database", "listen", "submissions", "build", "limits", "game")
+
+
+def _toolchains(ctx: Ctx, node: Node, path: str) -> tuple[Toolchain, ...] | None:
+    """Read a list of toolchain names, each known (the error names the known ones) and listed once."""
+    if not isinstance(node, SequenceNode):
+        ctx.error(node, path, f"expected a list of toolchains ({', '.join(Toolchain)})")
+        return None
+    listed: list[Toolchain] = []
+    for index, item in enumerate(node.value):
+        toolchain = choice(Toolchain)(ctx, item, f"{path}[{index}]")
+        if toolchain in listed:
+            ctx.error(item, f"{path}[{index}]", f"{toolchain} is listed twice")
+        elif toolchain is not None:
+            listed.append(toolchain)
+    return tuple(listed) if len(listed) == len(node.value) else None
 
 
 def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
@@ -158,6 +179,7 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
         log_kb=read_key(ctx, built, "log_kb", integer(1, MAX_LIMIT), b.log_kb),
         processes=read_key(ctx, built, "processes", integer(1, MAX_LIMIT), b.processes),
         smoke_hands=read_key(ctx, built, "smoke_hands", integer(1, 10_000), b.smoke_hands),
+        toolchains=read_key(ctx, built, "toolchains", _toolchains, b.toolchains),
     )
     return ArenaConfig(
         storage=storage,

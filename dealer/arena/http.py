@@ -24,6 +24,7 @@ from dealer.arena.config import ArenaConfig
 from dealer.arena.layout import build_log
 from dealer.arena.model import ArenaError, RateLimit, Team, Version
 from dealer.arena.repository import Repository
+from dealer.arena.toolchains import BASIC, offers
 
 LOGGER = logging.getLogger(__name__)
 API = "/api/v1"
@@ -200,6 +201,19 @@ async def _build(request: web.Request) -> web.Response:
     )
 
 
+async def _toolchains(request: web.Request) -> web.Response:
+    _team(request)
+    offered = await asyncio.to_thread(offers, request.app[CONFIG].build.toolchains)
+    return web.json_response(
+        {
+            "toolchains": [
+                {"name": str(o.toolchain), "commands": list(o.commands), "available": o.available} for o in offered
+            ],
+            "basic": list(BASIC),
+        }
+    )
+
+
 async def _activate(request: web.Request) -> web.Response:
     team = _team(request)
     try:
@@ -231,4 +245,5 @@ def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Vers
     app.router.add_get(f"{API}/versions/{{number}}", _version)
     app.router.add_get(f"{API}/versions/{{number}}/build", _build)
     app.router.add_put(f"{API}/active", _activate)
+    app.router.add_get(f"{API}/toolchains", _toolchains)
     return app

@@ -4,6 +4,7 @@ storage/
   versions/<sha256>/   a version's files as submitted, read-only (content-addressed)
   incoming/            submissions being checked (deleted when refused)
   builds/<id>/         a version's build folder: a copy of its files, then what its build made
+  tools/<id>/          its build's PATH: the basic tools and the offered toolchains' commands
   logs/<id>.log        its build and smoke-test log (its team's to read)
   smoke/<id>/          its smoke match's output (histories, the bots' logs)
   arena.log            the server's log
@@ -29,6 +30,11 @@ def incoming(storage: Path) -> Path:
 def build_folder(storage: Path, version: Version) -> Path:
     """Where ``version`` is built and run from."""
     return storage / "builds" / str(version.id)
+
+
+def tools(storage: Path, version: Version) -> Path:
+    """The folder that is ``version``'s build's PATH (the offered toolchains)."""
+    return storage / "tools" / str(version.id)
 
 
 def build_log(storage: Path, version: Version) -> Path:
