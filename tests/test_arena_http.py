@@ -8,6 +8,7 @@ import asyncio
 import io
 import tarfile
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from dealer.arena.config import ArenaConfig, SubmissionLimits
 from dealer.arena.http import API, OPENAPI, make_app
-from dealer.arena.model import BuildState, Version
+from dealer.arena.model import BuildState, Version, retry_after
 from dealer.arena.repository import Repository, migrate, open_repository
 
 
@@ -160,8 +161,28 @@ def test_submissions_are_rate_limited_per_team(arena_database: str, tmp_path: Pa
         assert (await third.json())["error"].startswith("at most 2 submissions an hour: try again in ")
         other = await client.post(f"{API}/submissions", data=form(bot_archive(BOT)), headers=auth(tokens["beta"]))
         assert other.status == 201, "beta's allowance is its own"
+        # A restarted server (a new app on a new connection pool) counts the same attempts.
+        config = ArenaConfig(storage=tmp_path / "storage", database=arena_database, submissions=limits)
+        async with (
+            open_repository(arena_database) as repository,
+            TestClient(TestServer(make_app(repository, config, lambda _v: None))) as restarted,
+        ):
+            again = await restarted.post(
+                f"{API}/submissions", data=form(bot_archive(BOT)), headers=auth(tokens["alpha"])
+            )
+            assert again.status == 429 and 3500 <= int(again.headers["Retry-After"]) <= 3601
 
-    run_api(arena_database, tmp_path / "storage", scenario, SubmissionLimits(per_hour=2))
+    limits = SubmissionLimits(per_hour=2)
+    run_api(arena_database, tmp_path / "storage", scenario, limits)
+
+
+def test_the_limit_frees_one_attempt_an_hour_after_it() -> None:
+    start = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
+    recent = [start, start + timedelta(minutes=10), start + timedelta(minutes=20)]
+    assert retry_after(recent[:1], 2, start + timedelta(minutes=30)) == 0
+    assert retry_after(recent[:2], 2, start + timedelta(minutes=30)) == 30 * 60
+    assert retry_after(recent, 2, start + timedelta(minutes=30)) == 40 * 60, "a lowered limit: wait for two"
+    assert retry_after(recent[:2], 2, start + timedelta(minutes=60)) == 0
 
 
 def test_a_team_sees_the_toolchains_its_builds_may_use(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -22,7 +22,7 @@ from aiohttp import BodyPartReader, web
 from dealer.arena.archive import MB, unpack
 from dealer.arena.config import ArenaConfig
 from dealer.arena.layout import build_log
-from dealer.arena.model import ArenaError, RateLimit, Team, Version
+from dealer.arena.model import ArenaError, Team, Version
 from dealer.arena.repository import Repository
 from dealer.arena.toolchains import BASIC, offers
 
@@ -31,7 +31,6 @@ API = "/api/v1"
 OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"
 REPOSITORY = web.AppKey("repository", Repository)
 CONFIG = web.AppKey("config", ArenaConfig)
-LIMIT = web.AppKey("rate_limit", RateLimit)
 QUEUED: web.AppKey[Callable[[Version], None]] = web.AppKey("queued")
 TEAM: web.RequestKey[Team | None] = web.RequestKey("team")  # the caller's team (None: the organiser)
 
@@ -136,7 +135,7 @@ async def _read_archive(request: web.Request, limit: int) -> bytes:
 async def _submit(request: web.Request) -> web.Response:
     team = _team(request)
     config = request.app[CONFIG]
-    wait = request.app[LIMIT].retry_after(team.id, time.monotonic())
+    wait = await request.app[REPOSITORY].submission_attempt(team, config.submissions.per_hour, datetime.now(UTC))
     if wait > 0:
         _fail(
             web.HTTPTooManyRequests,
@@ -235,7 +234,6 @@ def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Vers
     app = web.Application(middlewares=[_authenticate], client_max_size=config.submissions.max_archive_mb * MB + MB)
     app[REPOSITORY] = repository
     app[CONFIG] = config
-    app[LIMIT] = RateLimit(config.submissions.per_hour)
     app[QUEUED] = queued
     app.router.add_get(f"{API}/openapi.yaml", _openapi)
     app.router.add_get(f"{API}/team", _me)

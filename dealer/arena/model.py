@@ -10,6 +10,7 @@ import enum
 import hashlib
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -90,18 +91,13 @@ class Version:
         return f"v{self.number}"
 
 
-class RateLimit:
-    """At most ``per_hour`` attempts per team in any hour (a sliding window of attempt times)."""
+WINDOW_S = 3600  # the rate limit's window: any hour
 
-    def __init__(self, per_hour: int) -> None:
-        self.per_hour = per_hour
-        self.attempts: dict[int, list[float]] = {}
 
-    def retry_after(self, team_id: int, now: float) -> float:
-        """Seconds until team ``team_id`` may try again (0: it may now, and the attempt is counted)."""
-        recent = [t for t in self.attempts.get(team_id, []) if t > now - 3600]
-        if len(recent) >= self.per_hour:
-            self.attempts[team_id] = recent
-            return recent[0] + 3600 - now
-        self.attempts[team_id] = [*recent, now]
+def retry_after(recent: Sequence[datetime], per_hour: int, now: datetime) -> float:
+    """Seconds until a team that made the attempts at ``recent`` (oldest first, all within the last
+    hour) may make another under a limit of ``per_hour`` an hour; 0 if it may now."""
+    if len(recent) < per_hour:
         return 0.0
+    freed = recent[len(recent) - per_hour]  # once this one is an hour old, one more fits
+    return max(0.0, (freed - now).total_seconds() + WINDOW_S)

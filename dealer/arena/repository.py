@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from sqlalchemy import (
     Connection,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -39,12 +40,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from dealer.arena.model import (
+    WINDOW_S,
     ArenaError,
     BuildState,
     Role,
     Team,
     Version,
     new_token,
+    retry_after,
     team_name_problem,
     token_digest,
 )
@@ -83,6 +86,14 @@ active_versions = Table(
     metadata,
     Column("team_id", Integer, ForeignKey("teams.id"), primary_key=True),
     Column("version_id", Integer, ForeignKey("versions.id"), nullable=False),
+)
+submission_attempts = Table(
+    "submission_attempts",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("ix_submission_attempts_team_at", "team_id", "at"),
 )
 organiser_tokens = Table(
     "organiser_tokens",
@@ -255,6 +266,30 @@ class Repository:
                     continue
                 return _version(row), True
         raise ArenaError(f"team {team.name!r}: too many submissions at once; try again")
+
+    async def submission_attempt(self, team: Team, per_hour: int, now: datetime) -> float:
+        """Count an attempt of ``team`` to submit at ``now`` if it is within ``per_hour`` in the last
+        hour and return 0; else count nothing and return the seconds until it may try again. The
+        attempts are the database's (a restarted server counts them still); older ones are dropped."""
+        since = now - timedelta(seconds=WINDOW_S)
+        async with self.engine.begin() as connection:
+            if connection.dialect.name == "postgresql":  # one team's attempts one at a time (SQLite: the write lock)
+                await connection.execute(select(teams.c.id).where(teams.c.id == team.id).with_for_update())
+            await connection.execute(
+                submission_attempts.delete().where(
+                    submission_attempts.c.team_id == team.id, submission_attempts.c.at <= since
+                )
+            )
+            query = (
+                select(submission_attempts.c.at)
+                .where(submission_attempts.c.team_id == team.id, submission_attempts.c.at > since)
+                .order_by(submission_attempts.c.at)
+            )
+            recent = [_utc(row.at) for row in (await connection.execute(query)).all()]
+            wait = retry_after(recent, per_hour, now)
+            if wait == 0:
+                await connection.execute(submission_attempts.insert().values(team_id=team.id, at=now))
+        return wait
 
     async def versions(self, team: Team) -> list[Version]:
         """The team's versions, oldest first."""
