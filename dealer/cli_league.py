@@ -18,7 +18,7 @@ from dealer.choices import Switch
 from dealer.cli_options import LogLevelName, fail, log_to, show_seed
 from dealer.config import LeagueConfig, load_league
 from dealer.errors import ConfigError, RunError
-from dealer.league import Executor, Progress, build_jobs, league_report, run_league
+from dealer.league import Executor, MatchJob, Progress, build_jobs, league_report, run_league
 from dealer.match import instance_label
 from dealer.records import MatchResult
 from dealer.runner import LocalExecutor
@@ -27,6 +27,7 @@ from dealer.summary import overall_text
 from dealer.terminal import LeagueDisplay
 from dealer.text import printable
 from dealer.web import write_report
+from dealer.web.live import Scheduled
 from dealer.web.server import WebView
 from dealer.web.view import LeagueView
 
@@ -83,7 +84,13 @@ async def _local_executor(
                     sessions[instance_label(name, k)] = server.session(name, token)
             await _wait_remote(sessions, max(event.game.time.startup_ms for event in league.events), options.keep_going)
         try:
-            yield LocalExecutor(server, league.jobs, sessions, on_hand=view.on_hand if view else None)
+            yield LocalExecutor(
+                server,
+                league.jobs,
+                sessions,
+                on_hand=view.on_hand if view else None,
+                on_start=view.on_start if view else None,
+            )
         finally:
             for session in sessions.values():
                 session.goodbye("league over")
@@ -109,8 +116,9 @@ async def _league(
     league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
 ) -> list[MatchResult]:
     """Play the league on its executor, with the terminal's display and, with ``--web``, the live page."""
-    total = len(build_jobs(league))
-    view = LeagueView(league, total) if options.web else None
+    jobs = build_jobs(league)
+    total = len(jobs)
+    view = LeagueView(league, total, schedule=[scheduled(job) for job in jobs]) if options.web else None
     web = WebView(view, options.web) if view is not None and options.web else None
     executors = (
         _local_executor(league, remote_tokens, options, view)
@@ -139,6 +147,13 @@ async def _league(
         finally:
             if web is not None:
                 await web.stop()
+
+
+def scheduled(job: MatchJob) -> Scheduled:
+    """A job as the live page lists it: its tables by number with their seats, the hands planned."""
+    plan = job.plan
+    tables = tuple((plan.first_table + k, spec.seats) for k, spec in enumerate(plan.tables))
+    return Scheduled(plan.match_id, job.event, tables, plan.hands)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -212,17 +212,22 @@ class LocalExecutor:
         jobs: int,
         sessions: dict[str, BotSession] | None = None,
         on_hand: Callable[[str, str], None] | None = None,
+        on_start: Callable[[str], None] | None = None,
     ) -> None:
         """``sessions``: remote bots' sessions by instance label, kept for the whole league; ``on_hand``
-        sees every finished hand once it is safe to show (``Match``'s hook)."""
+        sees every finished hand once it is safe to show (``Match``'s hook); ``on_start`` each match's
+        id as it gets its slot (the live page's "playing now")."""
         self.server = server
         self.slots = asyncio.Semaphore(jobs)
         self.sessions = sessions or {}
         self.on_hand = on_hand
+        self.on_start = on_start
 
     async def run(self, job: MatchJob) -> MatchResult:
         """Wait for a free slot, then play the match."""
         async with self.slots:
+            if self.on_start is not None:
+                self.on_start(job.plan.match_id)
             return await play_job(job, self.server, sessions=self.sessions, on_hand=self.on_hand)
 
 

@@ -41,6 +41,7 @@ CHROMIUM_ARGS = [
 DEALER = Path(sys.executable).parent / "dealer"
 PACED = ROOT / "tests" / "bots" / "paced.py"
 SEED = "s3cr3t-seed-b7f1"
+DOCS = ROOT / "docs"  # the README's screenshots, saved by the tests that show them
 
 
 def test_hands_are_shown_only_once_every_seat_rotation_has_played_them(tmp_path: Path) -> None:
@@ -110,7 +111,8 @@ def test_snapshot_holds_no_seed_and_replays_a_hand() -> None:
     view.on_progress(Progress(0, 1, 1, 1.0, 1.0, LeagueReport(view.config, 1)))
     snapshot = view.snapshot()
     assert SEED not in json.dumps(snapshot) and "seed" not in snapshot
-    steps = snapshot["hands"][0]["steps"]
+    (hand,) = snapshot["hands"].values()
+    steps = hand["steps"]
     assert [s["action"] for s in steps] == [
         "blinds and antes",
         "a raises to 300",
@@ -119,10 +121,11 @@ def test_snapshot_holds_no_seed_and_replays_a_hand() -> None:
         "b checks",
         "a raises to 500",
         "b folds",
-        "hand over",
+        "a wins the pot of 1100",
     ]
-    assert [s["pot"] for s in steps] == [150, 400, 600, 600, 600, 1100, 1100, 0]
-    assert steps[-1]["stacks"] == [20300, 19700] and snapshot["hands"][0]["cards"] == ["", ""]  # b folded: unshown
+    assert [s["pot"] for s in steps] == [150, 400, 600, 600, 600, 1100, 1100, 1100]
+    assert steps[-1]["stacks"] == [20300, 19700] and hand["cards"] == ["", ""]  # b folded: unshown
+    assert hand["winners"] == ["a"] and hand["won"] == [300, -300] and not hand["showdown"]
 
 
 def test_the_live_view_needs_its_key_and_shows_only_cards_shown_down() -> None:
@@ -158,13 +161,14 @@ def test_the_live_view_needs_its_key_and_shows_only_cards_shown_down() -> None:
     refused, served, event = asyncio.run(visit())
     assert all(status == 403 and "3c" not in body and "hands" not in body for status, body in refused.values())
     assert all(status == 200 for status, _ in served.values()), {r: status for r, (status, _) in served.items()}
-    for text in (served["state"][1], event.removeprefix("data: ")):
-        hands = {h["hand"]: h for h in json.loads(text)["hands"]}
+    assert event.startswith("event: state\ndata: ")
+    for text in (served["state"][1], event.removeprefix("event: state\ndata: ")):
+        hands = {h["hand"]: h for h in json.loads(text)["hands"].values()}
         assert hands[0]["cards"] == ["", ""] and "3cAd" not in json.dumps(hands[0])  # folded: unrevealed
         assert hands[1]["cards"] == ["3cAd", "3hAh"]  # shown down
     after = LeagueView(_config(), 2, reveal=True)  # report.html's view, once the event is over: every hand whole
     after.on_hand("hu/0000", HAND)
-    assert after.snapshot()["hands"][0]["cards"] == ["3cAd", "3hAh"]
+    assert [h["cards"] for h in after.snapshot()["hands"].values()] == [["3cAd", "3hAh"]]
 
 
 async def _get(session: aiohttp.ClientSession, url: yarl.URL) -> tuple[int, str]:
@@ -194,9 +198,9 @@ seed: {SEED}
 jobs: 1
 out: {folder / "out"}
 bots:
+  - {{name: paced, command: [{sys.executable}, {PACED}, "15"]}}
   - {{name: caller, command: [{sys.executable}, {PY_BOTS / "call_bot.py"}]}}
   - {{name: random, command: [{sys.executable}, {PY_BOTS / "random_bot.py"}]}}
-  - {{name: paced, command: [{sys.executable}, {PACED}, "4"]}}
 game: {{time: {{per_action_ms: 3000, startup_ms: 30000}}}}
 events:
   - {{name: hu, format: round-robin, table_size: 2, hands: 30}}
@@ -228,6 +232,34 @@ def _check_page(page: Page, *, live: bool) -> None:
     assert SEED not in page.content()
 
 
+def _first_seconds(page: Page) -> None:
+    """Before the first match ends: every bot named (roster and live standings), what plays now,
+    and a hand count that rises; the standings marked provisional. Screenshot for the README."""
+    for name in BOTS:
+        page.locator(f'[data-testid=roster] [data-bot="{name}"]').wait_for()
+    page.wait_for_function("() => current.progress.done === 0 && current.progress.hands > 0")
+    first = page.evaluate("current.progress.hands")
+    page.wait_for_function("n => current.progress.done === 0 && current.progress.hands > n", arg=first)
+    assert page.get_by_test_id("provisional").inner_text() == "provisional"
+    assert page.locator("[data-testid=now] .match").count() >= 1
+    assert page.locator("[data-testid=live-standings] tr[data-bot]").count() == len(BOTS)
+    assert re.match(r"0/4 matches · [1-9][\d,]* hands", page.get_by_test_id("progress").inner_text())
+    if page.evaluate("current.progress.done") == 0:
+        page.screenshot(path=str(DOCS / "web-live.png"))
+
+
+def _reconnect(page: Page) -> None:
+    """The page got the state once, then deltas; reconnected, it gets the state once more, then deltas."""
+    sent = page.evaluate("dealerStream")
+    assert sent["state"] == 1 and sent["patch"] >= 1, sent
+    page.evaluate("dealerReconnect()")
+    page.wait_for_function("n => dealerStream.state === 2 && dealerStream.patch > n + 1", arg=sent["patch"])
+    sent = page.evaluate("dealerStream")
+    patches = sent["patchBytes"]
+    print(f"state {sent['stateBytes']} bytes; {len(patches)} patches, mean {sum(patches) / len(patches):.0f} bytes")
+    assert sum(patches) / len(patches) < sent["stateBytes"] / 3
+
+
 def test_live_page_and_report(browser: Browser, tmp_path: Path) -> None:
     yaml = _league(tmp_path)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -247,13 +279,15 @@ def test_live_page_and_report(browser: Browser, tmp_path: Path) -> None:
         assert page.request.get(url[2]).status == 403  # no key yet
         page.goto(url[1])
         page.get_by_test_id("status").filter(has_text="live").wait_for()
+        _first_seconds(page)
+        _reconnect(page)
         first = page.get_by_test_id("progress").inner_text()
         page.wait_for_function("t => document.querySelector('[data-testid=progress]').innerText !== t", arg=first)
         assert page.get_by_test_id("status").inner_text() == "live"  # it changed while the league played
         _check_page(page, live=True)
         state = json.loads(page.request.get(url[2] + "state").text())  # the key's cookie, set by the page
         assert SEED not in json.dumps(state) and "seed" not in state
-        for hand in state["hands"]:  # hole cards only where shown down
+        for hand in state["hands"].values():  # hole cards only where shown down
             shown = [step["action"].split()[-1] for step in hand["steps"] if " shows " in step["action"]]
             assert all(cards in shown for cards in hand["cards"] if cards), hand
         _, err = dealer.communicate(timeout=240)

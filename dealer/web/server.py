@@ -1,9 +1,11 @@
-"""The live web view: an aiohttp server on the dealer's own asyncio loop, pushing snapshots by SSE.
+"""The live web view: an aiohttp server on the dealer's own asyncio loop, pushing deltas by SSE.
 
 ``GET /`` is the page, ``/static/...`` its scripts (app.js and the vendored uPlot), ``/state`` the
-current snapshot as JSON and ``/events`` a Server-Sent Events stream of snapshots: one at once,
-then one whenever something changed, at most every ``PUSH_S`` seconds (hands finish thousands of
-times a second; a snapshot is built once per push and shared by every browser).
+current snapshot as JSON and ``/events`` a Server-Sent Events stream: the whole snapshot once
+(``event: state``), then what changed as a JSON Merge Patch (``event: patch``, ``dealer.web.delta``)
+at most every ``PUSH_S`` seconds (hands finish thousands of times a second; a snapshot and its
+patch are built once per push and shared by every browser). A page that reconnects (EventSource
+does so by itself) is sent the whole state again, then patches.
 
 Every route needs the view's key: a bot with ``network: host`` can reach a port on loopback, so
 the port alone proves nothing. The key (256 random bits) is in the URL printed once to the
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from dealer.web.delta import diff
 from dealer.web.view import LeagueView
 
 STATIC = Path(__file__).parent / "static"
@@ -59,6 +62,11 @@ def _script(path: Path) -> str:
     return path.read_text(encoding="utf-8").replace("</script", "<\\/script")
 
 
+def _event(kind: str, data: object) -> bytes:
+    """One Server-Sent Event: its kind and its data on one line."""
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
 def _json_in_html(data: object) -> str:
     """JSON that cannot end the script element it sits in."""
     return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
@@ -72,11 +80,11 @@ class WebView:
         if not host or not port.isdigit():
             raise ValueError(f"--web must look like HOST:PORT (e.g. 127.0.0.1:8080), not {address!r}")
         self.view, self.host, self.port = view, host.strip("[]"), int(port)
-        self.subscribers: set[asyncio.Queue[str | None]] = set()
+        self.subscribers: set[asyncio.Queue[bytes | None]] = set()
         self.runner: web.AppRunner | None = None
         self.pusher: asyncio.Task[None] | None = None
-        self.latest = ""
-        self.pushed = -1
+        self.state: dict[str, object] | None = None  # the snapshot last sent (or built for /state)
+        self.sent: dict[str, list[int]] = {"state": [0, 0], "patch": [0, 0]}  # messages and bytes, by kind
         self.key = secrets.token_urlsafe(32)
         self.cookie = COOKIE
 
@@ -124,15 +132,25 @@ class WebView:
         return response
 
     def _refresh(self) -> None:
-        if self.view.version != self.pushed:
-            self.pushed = self.view.version
-            self.latest = json.dumps(self.view.snapshot(), separators=(",", ":"))
-            for queue in self.subscribers:
-                queue.put_nowait(self.latest)
+        """Take a new snapshot; send every subscriber what changed since the last one (if anything)."""
+        snapshot = self.view.snapshot()
+        if self.state is not None:
+            patch = diff(self.state, snapshot)
+            if patch and self.subscribers:
+                message = _event("patch", patch)
+                self._count("patch", len(message) * len(self.subscribers))
+                for queue in self.subscribers:
+                    queue.put_nowait(message)
+        self.state = snapshot
+
+    def _count(self, kind: str, size: int) -> None:
+        self.sent[kind][0] += 1
+        self.sent[kind][1] += size
 
     async def _push(self) -> None:
         while True:
-            self._refresh()
+            if self.subscribers:
+                self._refresh()
             await asyncio.sleep(PUSH_S)
 
     async def _page(self, request: web.Request) -> web.Response:
@@ -140,18 +158,20 @@ class WebView:
 
     async def _state(self, request: web.Request) -> web.Response:
         self._refresh()
-        return web.Response(text=self.latest, content_type="application/json")
+        return web.Response(text=json.dumps(self.state, separators=(",", ":")), content_type="application/json")
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self._refresh()
-        queue.put_nowait(self.latest)
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._refresh()  # the others get what changed; this page the whole state, then the same patches
+        whole = _event("state", self.state)
+        self._count("state", len(whole))
+        queue.put_nowait(whole)
         self.subscribers.add(queue)
         try:
             while (message := await queue.get()) is not None:
-                await response.write(f"data: {message}\n\n".encode())
+                await response.write(message)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:

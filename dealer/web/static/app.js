@@ -6,7 +6,7 @@
 // "__proto__" or "toString" are data, so every lookup by name goes through a Map, never `obj[name]`
 // or `name in obj` (which would find Object.prototype's members).
 const charts = new Map();  // bot -> uPlot instance
-const view = { hand: null, step: 0 };  // the table view's selection, kept across updates
+const view = { hand: null, step: 0, held: null };  // the table view's selection, kept across updates
 let current = null;
 
 function el(tag, attrs = {}, ...children) {
@@ -23,9 +23,26 @@ function el(tag, attrs = {}, ...children) {
 
 const byName = (obj) => new Map(Object.entries(obj ?? {}));  // a JSON object keyed by names, as a Map
 
+// A JSON Merge Patch (RFC 7386, dealer/web/delta.py) merged into `target` in place: a key set to null
+// is removed (so a missing key reads as null: compare with `== null`). Keys are names too: each is
+// set as an own property, never through `target[key] = ...` (which "__proto__" would turn into a prototype).
+function mergePatch(target, patch) {
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
+  const out = target !== null && typeof target === "object" && !Array.isArray(target) ? target : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else Object.defineProperty(out, key, { value: mergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value),
+      writable: true, enumerable: true, configurable: true });
+  }
+  return out;
+}
+
+const handList = (data) => Object.values(data.hands ?? {}).sort((a, b) => b.seq - a.seq);  // newest first
+const bb = (x) => (x >= 0 ? "+" : "") + x.toFixed(1);
+
 const signed = (x, digits = 1) => (x === null || x === undefined ? "-" : (x >= 0 ? "+" : "") + x.toFixed(digits));
 const interval = (ci, digits = 1, sign = true) =>
-  !ci || ci[0] === null ? "" : `[${sign ? signed(ci[0], digits) : ci[0].toFixed(digits)}, ${sign ? signed(ci[1], digits) : ci[1].toFixed(digits)}]`;
+  !ci || ci[0] == null ? "" : `[${sign ? signed(ci[0], digits) : ci[0].toFixed(digits)}, ${sign ? signed(ci[1], digits) : ci[1].toFixed(digits)}]`;
 
 function standingsTable(lines, withPoints) {
   const rated = lines.some((s) => s.rating);
@@ -72,12 +89,12 @@ function drawCharts(data) {
     const s = bots.get(name);
     const series = [w.x, s.raw, s.adjusted, s.low, s.high];
     if (charts.has(name)) { charts.get(name).setData(series); continue; }
-    const holder = el("div", { class: "chart", "data-bot": name }, el("h3", {}, name, " ",
+    const holder = el("div", { class: "chart", "data-bot": name }, el("h3", {}, name, " (bb) ",
       el("span", { class: "key raw" }, "— raw"), " ", el("span", { class: "key adj" }, "- - all-in adjusted"), " ",
       el("span", { class: "key band" }, "▮ 95% band")));
     grid.append(holder);
     const opts = {
-      width: Math.max(260, Math.floor(grid.clientWidth / Math.min(names.length, 2)) - 12), height: 190,
+      width: Math.max(260, Math.floor(grid.clientWidth / Math.min(names.length, 2)) - 12), height: tv ? 260 : 190,
       series: [
         { label: "hands" },
         { label: "raw", stroke: "#4fc3f7", width: 2 },
@@ -86,13 +103,20 @@ function drawCharts(data) {
         { label: "95% high", stroke: "rgba(79,195,247,0.3)" },
       ],
       bands: [{ series: [4, 3], fill: "rgba(79,195,247,0.15)" }],
-      axes: [{ stroke: "#9aa5b4", grid: { stroke: "#232c38" } }, { stroke: "#9aa5b4", grid: { stroke: "#232c38" }, label: "bb" }],
+      // No axis label: uPlot draws it inside the axis' width, over wide tick numbers; the unit is in the title.
+      axes: [{ stroke: "#9aa5b4", grid: { stroke: "#232c38" }, font: axisFont() },
+        { stroke: "#9aa5b4", grid: { stroke: "#232c38" }, font: axisFont(), size: (u, values) => axisSize(values) }],
       scales: { x: { time: false } },
       legend: { show: false },
     };
     charts.set(name, new uPlot(opts, series, holder));
   }
 }
+
+const tv = location.pathname.endsWith("/tv") || document.body.classList.contains("tv");
+const axisFont = () => (tv ? "20px system-ui" : "12px system-ui");
+// Wide enough for the widest tick number at the axis' font, so no number runs into the plot or another.
+const axisSize = (values) => 16 + (tv ? 12 : 7) * Math.max(3, ...(values ?? []).map((v) => String(v).length));
 
 function cardNode(card) {
   return el("span", { class: "card" + ("hd".includes(card[1]) ? " red" : "") }, card[0] + { s: "♠", h: "♥", d: "♦", c: "♣" }[card[1]]);
@@ -102,10 +126,13 @@ const handKey = (h) => `${h.match}|${h.table}|${h.hand}`;
 
 function tableView(data) {
   const box = document.getElementById("tableview");
-  const hands = data.hands;
+  const hands = handList(data);
   if (!hands.length) { box.replaceChildren(el("p", { class: "muted" }, "No finished hand yet.")); return; }
-  let hand = hands.find((h) => handKey(h) === view.hand);
+  // The hand chosen stays on screen while newer hands push it out of the snapshot's recent ones.
+  let hand = hands.find((h) => handKey(h) === view.hand) ?? (view.held && handKey(view.held) === view.hand ? view.held : null);
   if (!hand) { hand = hands[0]; view.hand = handKey(hand); view.step = 0; }
+  view.held = hand;
+  if (!hands.includes(hand)) hands.unshift(hand);
   const steps = hand.steps, k = Math.min(view.step, steps.length - 1), step = steps[k];
   const go = (to) => { view.step = Math.max(0, Math.min(steps.length - 1, to)); tableView(current); };
   const select = el("select", { "data-testid": "hand-select", onchange: (e) => { view.hand = e.target.value; view.step = 0; tableView(current); } },
@@ -122,6 +149,29 @@ function tableView(data) {
     el("div", { class: "board", "data-testid": "board" }, step.board.map(cardNode)),
     el("div", { class: "pot", "data-testid": "pot" }, `pot ${step.pot}`));
   box.replaceChildren(controls, felt);
+}
+
+const LIVE_NONE = { roster: [], now: [], next: [], standings: { provisional: false, lines: [] } };
+
+function live(data) {
+  const l = data.live ?? LIVE_NONE;
+  document.getElementById("roster").replaceChildren(el("div", { class: "roster" },
+    l.roster.map((b) => el("span", { class: "chip", "data-bot": b.name, title: b.events.join(", ") }, b.name))));
+  document.getElementById("now").replaceChildren(l.now.length ? el("div", { class: "now" }, l.now.map((m) =>
+    el("div", { class: "match", "data-match": m.match }, el("h3", {}, m.match),
+      el("table", {}, m.tables.map((t) => el("tr", { "data-table": t.table },
+        el("td", { class: "muted" }, `table ${t.table}`),
+        el("td", { class: "hands", "data-testid": "table-hands" }, `${t.hands}${m.hands ? "/" + m.hands : ""} hands`),
+        t.seats.map((name, k) => el("td", { class: t.bb[k] >= 0 ? "up" : "down" }, `${name} ${bb(t.bb[k])}`)))))))) :
+    el("p", { class: "muted" }, data.finished ? "Every match has been played." : "Starting ..."));
+  document.getElementById("next").replaceChildren(l.next.length ? el("ol", { class: "next" }, l.next.map((m) =>
+    el("li", {}, `${m.match}: ${m.bots.join(" · ")}`))) : el("p", { class: "muted" }, "Nothing left to start."));
+  const s = l.standings;
+  document.getElementById("provisional").textContent = s.provisional ? "provisional" : data.finished ? "final" : "";
+  document.getElementById("live-standings").replaceChildren(el("table", {},
+    el("tr", {}, ["#", "bot", "hands", "bb won", "bb/100"].map((h) => el("th", {}, h))),
+    s.lines.map((line, k) => el("tr", { "data-bot": line.name }, el("td", {}, k + 1), el("td", {}, line.name),
+      el("td", {}, line.hands.toLocaleString()), el("td", {}, bb(line.bb)), el("td", {}, bb(line.bb_per_100))))));
 }
 
 function faults(data) {
@@ -146,9 +196,11 @@ function render(data) {
   document.getElementById("bar-fill").style.width = `${(100 * p.done / Math.max(p.total, 1)).toFixed(1)}%`;
   document.getElementById("progress").textContent = `${p.done}/${p.total} matches · ${p.hands.toLocaleString()} hands` +
     (p.hands_per_s ? ` · ${Math.round(p.hands_per_s).toLocaleString()} hands/s` : "") +
-    (!data.finished && p.eta_s !== null ? ` · about ${p.eta_s} s left` : "");
+    (!data.finished && p.eta_s != null && p.done ? ` · about ${p.eta_s} s left` : "");
   document.getElementById("overall-rule").textContent = data.ranking;
   document.getElementById("overall").replaceChildren(standingsTable(data.standings, false));
+  document.getElementById("overall-done").textContent = data.finished ? "final" : `after ${p.done} of ${p.total} matches`;
+  live(data);
   const rules = byName(data.event_rankings);
   document.getElementById("events").replaceChildren(...[...byName(data.events)].map(([name, lines]) =>
     el("div", { "data-event": name }, el("h3", {}, name), el("p", { class: "rule" }, rules.get(name)),
@@ -161,13 +213,28 @@ function render(data) {
 }
 
 const embedded = document.getElementById("report-data");
+const stream = { state: 0, patch: 0, stateBytes: 0, patchBytes: [] };  // what the event stream sent (tests read it)
+window.dealerStream = stream;
 if (embedded) {
   render(JSON.parse(embedded.textContent));
 } else {
-  const source = new EventSource("events");
-  source.onmessage = (event) => {
-    render(JSON.parse(event.data));
-    if (current.finished) source.close();  // the dealer stops after the last snapshot
+  const open = () => {
+    const source = new EventSource("events");
+    source.addEventListener("state", (event) => {
+      stream.state += 1;
+      stream.stateBytes = event.data.length;
+      render(JSON.parse(event.data));
+      if (current.finished) source.close();  // a finished league's page: nothing more will change
+    });
+    source.addEventListener("patch", (event) => {
+      stream.patch += 1;
+      stream.patchBytes.push(event.data.length);
+      render(mergePatch(current, JSON.parse(event.data)));
+      if (current.finished) source.close();  // the dealer stops after the last patch
+    });
+    source.onerror = () => { document.getElementById("status").textContent = current && current.finished ? "final (dealer stopped)" : "reconnecting"; };
+    return source;
   };
-  source.onerror = () => { document.getElementById("status").textContent = current && current.finished ? "final (dealer stopped)" : "reconnecting"; };
+  let source = open();
+  window.dealerReconnect = () => { source.close(); source = open(); };  // as a dropped connection would
 }
