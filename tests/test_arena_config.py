@@ -41,6 +41,7 @@ def test_settings_are_read(tmp_path: Path) -> None:
         "submissions: {max_archive_mb: 2, max_files: 50, per_hour: 3}\n"
         "game: {blinds: [1, 2], stack: 200}\nlimits: {memory_mb: 512}\n"
         "build: {timeout_s: 60, smoke_hands: 4, toolchains: [gcc, python]}\n"
+        "ladder: {jobs: 3, hands: 50, table_size: 6, window: 8, k: 2, pause_share: 0.2, house: false, seed: s}\n"
     )
     arena = parse_arena(text, str(tmp_path / "arena.yaml"))
     assert arena.storage == Path("/srv/arena") and arena.database == "postgresql+asyncpg://arena@db/arena"
@@ -53,6 +54,10 @@ def test_settings_are_read(tmp_path: Path) -> None:
     assert arena.build.toolchains == (Toolchain.GCC, Toolchain.PYTHON)
     assert parse_arena("build: {toolchains: []}\n").build.toolchains == ()
     assert parse_arena("").build.toolchains == tuple(Toolchain), "every toolchain unless the organiser lists some"
+    ladder = arena.ladder
+    assert (ladder.jobs, ladder.ahead, ladder.hands, ladder.k, ladder.house, ladder.seed) == (3, 6, 50, 2.0, False, "s")
+    assert (ladder.matchmaking.table_size, ladder.matchmaking.window, ladder.matchmaking.new_share) == (6, 8.0, 0.25)
+    assert (ladder.pause.share, ladder.pause.after, ladder.scrimmages_per_hour) == (0.2, 10, 10)
 
 
 def test_every_problem_is_one_line_with_its_line_and_key(tmp_path: Path) -> None:
@@ -65,7 +70,7 @@ def test_every_problem_is_one_line_with_its_line_and_key(tmp_path: Path) -> None
         "  per_hr: 5\n"
         "game: {stack: 50}\n"
         "limits: {memory_mb: 1}\n"
-        "ladder: {}\n"
+        "ladder: {jobs: -1, windw: 2, new_share: 1.5, house: maybe}\n"
         "build: {timeout_s: 0, log_kb: x}\n",
         encoding="utf-8",
     )
@@ -79,7 +84,10 @@ def test_every_problem_is_one_line_with_its_line_and_key(tmp_path: Path) -> None
         f"{path}:5: submissions.per_hr: unknown key (did you mean 'per_hour'?)",
         f"{path}:6: game.stack: stack 50 must be larger than the big blind 100",
         f"{path}:7: limits.memory_mb: must be >= 16, got 1",
-        f"{path}:8: ladder: unknown key",
+        f"{path}:8: ladder.windw: unknown key (did you mean 'window'?)",
+        f"{path}:8: ladder.jobs: must be 0..1024, got -1",
+        f"{path}:8: ladder.new_share: must be in 0 and 1, got 1.5",
+        f"{path}:8: ladder.house: expected true or false, got a string 'maybe'",
         f"{path}:9: build.timeout_s: must be 1..86400, got 0",
         f"{path}:9: build.log_kb: expected an integer, got a string 'x'",
     ]

@@ -127,7 +127,7 @@ def test_the_migration_leaves_no_stray_tables(arena_database: str) -> None:
     assert asyncio.run(tables()) == {*metadata.tables, "alembic_version"}
 
 
-@pytest.mark.parametrize("earlier", ["0001", "0002", "0003"])
+@pytest.mark.parametrize("earlier", ["0001", "0002", "0003", "0004"])
 def test_a_database_at_an_earlier_revision_migrates_with_its_data(arena_database: str, earlier: str) -> None:
     asyncio.run(migrate(arena_database, earlier))
     assert asyncio.run(current_revision(arena_database)) == earlier

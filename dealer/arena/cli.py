@@ -128,13 +128,21 @@ def team_list_command(config: ConfigPath = DEFAULT_CONFIG) -> None:
 @app.command("serve")
 def serve_command(
     config: Annotated[Path, typer.Argument(help="The arena's file (see dealer/arena/config.py).")] = DEFAULT_CONFIG,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Play the ladder's matches on this Dask scheduler's workers (tcp://HOST:8786); they must "
+            "see the arena's storage folder at the same path. Default: in this process."
+        ),
+    ] = None,
 ) -> None:
-    """Run the arena: its HTTP API on the file's listen address, and its builder. SIGTERM or Ctrl-C stops it."""
+    """Run the arena: its HTTP API on the file's listen address, its builder and its ladder (the file's
+    ladder: settings). SIGTERM or Ctrl-C stops it; started again, it takes up where it stopped."""
 
     async def serve(arena: ArenaConfig) -> None:
         from dealer.arena.server import run_arena
 
-        await run_arena(arena, ready=lambda url: typer.echo(f"arena on {url}/api/v1", err=True))
+        await run_arena(arena, ready=lambda url: typer.echo(f"arena on {url}/api/v1", err=True), scheduler=scheduler)
 
     try:
         _call(config, serve)

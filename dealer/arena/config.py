@@ -26,6 +26,23 @@ Every problem is reported at once, one line each, ``file:line: key.path: problem
       toolchains: [python, node, gcc, javac, rustc]
                                  # what a build may call (the default: all of them), on its PATH
                                  #   beside the shell's basic tools; python is the dealer's, with the SDK
+    ladder:                      # the ladder `dealer arena serve` runs among the teams' active versions
+      jobs: 2                    # 0..1024: matches played at once (0: no ladder)
+      lookahead: 0               # 0..100000: ranked matches picked ahead of the last one rated (0: twice
+                                 #   jobs); a match is picked from the ratings `lookahead` matches
+                                 #   before it, so the same seed and submissions pick the same matches
+      hands: 100                 # 1..100000: hands per seat rotation (a match is sealed duplicate)
+      table_size: 2              # 2..10: seats per table, one version per team at a table
+      new_share: 0.25            # 0..1: share of matches started from a version with few games
+      few_games: 10              # 0..1000000: "few games"
+      window: 5.0                # 0..1000: opponents' mu within this of the first version's
+      k: 3.0                     # 0..10: teams ranked by their active version's mu - k sigma
+      pause_share: 0.1           # 0..1: a version crashing or timing out in more of its matches is paused
+      pause_after: 10            # 1..1000000: ... once it has played this many
+      scrimmages_per_hour: 10    # 0..1000: scrimmages a team may ask for in any hour
+      house: true                # the house bot (it always calls) plays in the ladder, never paused
+      seed: TEXT                 # the ladder's secret seed (its deal sets ladder/<d>); by default one
+                                 #   is drawn at the first start and kept in the database
     limits: {...}                # the league file's `limits:` (the bots' sandbox), same keys and checks
     game: {...}                  # the league file's `game:`, same keys and checks
 """
@@ -40,6 +57,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from dealer.arena.ladder import Matchmaking, PauseRule
 from dealer.arena.toolchains import Toolchain
 from dealer.config import LIMIT_KEYS, Limits, listen_address, parse_limits
 from dealer.config_game import GAME_KEYS, GameConfig, parse_game
@@ -48,6 +66,9 @@ from dealer.config_read import (
     MAX_MS,
     Ctx,
     LeagueConfigError,
+    _bool,
+    _float,
+    _Layer,
     choice,
     integer,
     mapping,
@@ -60,6 +81,7 @@ from dealer.config_read import (
 __all__ = [
     "ArenaConfig",
     "BuildLimits",
+    "LadderSettings",
     "SubmissionLimits",
     "database_url",
     "load_arena",
@@ -94,6 +116,26 @@ class BuildLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class LadderSettings:
+    """The ladder's settings: how many matches at once, how long, how they are picked and rated."""
+
+    jobs: int = 2
+    lookahead: int = 0
+    hands: int = 100
+    matchmaking: Matchmaking = field(default_factory=Matchmaking)
+    k: float = 3.0
+    pause: PauseRule = field(default_factory=PauseRule)
+    scrimmages_per_hour: int = 10
+    house: bool = True
+    seed: str | None = None
+
+    @property
+    def ahead(self) -> int:
+        """Ranked matches picked ahead of the last one rated."""
+        return self.lookahead or max(1, 2 * self.jobs)
+
+
+@dataclass(frozen=True, slots=True)
 class ArenaConfig:
     """A whole arena: where it keeps its data, where it listens, and the rules its bots play by."""
 
@@ -102,6 +144,7 @@ class ArenaConfig:
     listen: str = "127.0.0.1:8090"
     submissions: SubmissionLimits = field(default_factory=SubmissionLimits)
     build: BuildLimits = field(default_factory=BuildLimits)
+    ladder: LadderSettings = field(default_factory=LadderSettings)
     limits: Limits = field(default_factory=Limits)
     game: GameConfig = field(default_factory=GameConfig)
     path: Path | None = None
@@ -128,7 +171,46 @@ def database_url(text: str, folder: Path) -> str:
 
 _SUBMISSION_KEYS = ("max_archive_mb", "max_unpacked_mb", "max_files", "max_path", "per_hour")
 _BUILD_KEYS = ("timeout_s", "memory_mb", "log_kb", "processes", "smoke_hands", "toolchains")
-_TOP_KEYS = ("storage", "database", "listen", "submissions", "build", "limits", "game")
+_LADDER_KEYS = (
+    "jobs",
+    "lookahead",
+    "hands",
+    "table_size",
+    "new_share",
+    "few_games",
+    "window",
+    "k",
+    "pause_share",
+    "pause_after",
+    "scrimmages_per_hour",
+    "house",
+    "seed",
+)
+_TOP_KEYS = ("storage", "database", "listen", "submissions", "build", "ladder", "limits", "game")
+
+
+def _parse_ladder(ctx: Ctx, layers: list[_Layer]) -> LadderSettings:
+    """The ``ladder:`` mapping (every key optional)."""
+    d, m, p = LadderSettings(), Matchmaking(), PauseRule()
+    return LadderSettings(
+        jobs=read_key(ctx, layers, "jobs", integer(0, 1024), d.jobs),
+        lookahead=read_key(ctx, layers, "lookahead", integer(0, 100_000), d.lookahead),
+        hands=read_key(ctx, layers, "hands", integer(1, 100_000), d.hands),
+        matchmaking=Matchmaking(
+            table_size=read_key(ctx, layers, "table_size", integer(2, 10), m.table_size),
+            new_share=read_key(ctx, layers, "new_share", _float(0, 1), m.new_share),
+            few_games=read_key(ctx, layers, "few_games", integer(0, 1_000_000), m.few_games),
+            window=read_key(ctx, layers, "window", _float(0, 1000), m.window),
+        ),
+        k=read_key(ctx, layers, "k", _float(0, 10), d.k),
+        pause=PauseRule(
+            share=read_key(ctx, layers, "pause_share", _float(0, 1), p.share),
+            after=read_key(ctx, layers, "pause_after", integer(1, 1_000_000), p.after),
+        ),
+        scrimmages_per_hour=read_key(ctx, layers, "scrimmages_per_hour", integer(0, 1000), d.scrimmages_per_hour),
+        house=read_key(ctx, layers, "house", _bool, d.house),
+        seed=read_key(ctx, layers, "seed", string, "") or None,
+    )
 
 
 def _toolchains(ctx: Ctx, node: Node, path: str) -> tuple[Toolchain, ...] | None:
@@ -187,6 +269,7 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
         listen=read_key(ctx, top, "listen", listen_address, "127.0.0.1:8090"),
         submissions=submissions,
         build=build,
+        ladder=_parse_ladder(ctx, sublayers(ctx, top, "ladder", _LADDER_KEYS)),
         limits=parse_limits(ctx, sublayers(ctx, top, "limits", LIMIT_KEYS)),
         game=parse_game(ctx, sublayers(ctx, top, "game", GAME_KEYS)),
         path=path,

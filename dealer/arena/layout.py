@@ -7,6 +7,7 @@ storage/
   tools/<id>/          its build's PATH: the basic tools and the offered toolchains' commands
   logs/<id>.log        its build and smoke-test log (its team's to read)
   smoke/<id>/          its smoke match's output (histories, the bots' logs)
+  matches/<id>/        a ladder match's or scrimmage's output (histories, the bots' logs)
   arena.log            the server's log
 """
 
@@ -45,6 +46,11 @@ def build_log(storage: Path, version: Version) -> Path:
 def smoke_folder(storage: Path, version: Version) -> Path:
     """The output folder of ``version``'s smoke match."""
     return storage / "smoke" / str(version.id)
+
+
+def match_folder(storage: Path, match_id: int) -> Path:
+    """The output folder of ladder match or scrimmage ``match_id``."""
+    return storage / "matches" / str(match_id)
 
 
 def server_log(storage: Path) -> Path:

@@ -17,6 +17,7 @@ from datetime import datetime
 from dealer.errors import DealerError
 
 TEAM_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+RESERVED = frozenset({"house"})  # the arena's own team (the house bot in the ladder)
 TOKEN_PREFIXES = ("team_", "org_")  # what the token is for is readable; the rest is random
 
 
@@ -40,10 +41,13 @@ class BuildState(enum.StrEnum):
     FAILED = "failed"
 
 
-def team_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name a team (1..40 of letters, digits, '_', '.', '-'), or None."""
+def team_name_problem(name: str, *, reserved: bool = False) -> str | None:
+    """Why ``name`` cannot name a team (1..40 of letters, digits, '_', '.', '-', not one the arena
+    keeps for itself unless ``reserved``), or None."""
     if not TEAM_PATTERN.fullmatch(name):
         return f"team name {name!r} must match ^[A-Za-z0-9_.-]{{1,40}}$"
+    if not reserved and name.lower() in RESERVED:
+        return f"team name {name!r} is the arena's own (its house bot): choose another"
     return None
 
 

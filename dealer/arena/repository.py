@@ -1,4 +1,5 @@
-"""The arena's storage: the one module that speaks SQL (SQLAlchemy 2, asyncio), over SQLite or
+"""The arena's storage: the module that declares the schema and speaks SQL (SQLAlchemy 2, asyncio; the
+ladder's queries are dealer.arena.ladder_store's), over SQLite or
 PostgreSQL, with the schema kept by Alembic migrations shipped in ``dealer/arena/migrations``.
 
 ``migrate(url)`` brings a database to the newest schema (an empty one included); ``open_repository``
@@ -21,9 +22,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Column,
     Connection,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -101,6 +104,74 @@ organiser_tokens = Table(
     Column("id", Integer, primary_key=True),
     Column("token_sha256", String(64), nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# The ladder's tables (read and written by dealer.arena.ladder_store): one row per match, ranked
+# (``seq``, its place in the order results are applied) or a scrimmage, its versions by seat, each
+# version's standing and rating history, each heads-up pair's duplicate groups, and per team the
+# next deal set and whether it accepts scrimmages.
+ladder = Table(
+    "ladder",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("seed", Text, nullable=False),
+)
+matches = Table(
+    "matches",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("seq", Integer, nullable=True, unique=True),  # ranked matches: 0, 1, 2, ...; scrimmages: null
+    Column("state", String(16), nullable=False),  # scheduled, running, finished, applied, void, refused
+    Column("deal", Integer, nullable=True),
+    Column("seed", Text, nullable=True),  # a scrimmage's own fresh seed (a ranked match deals from the ladder's)
+    Column("attempt", Integer, nullable=False),
+    Column("requested_by", Integer, ForeignKey("teams.id"), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("result", JSON, nullable=True),
+    Index("ix_matches_state", "state"),
+    Index("ix_matches_requested_by", "requested_by", "created_at"),
+)
+match_versions = Table(
+    "match_versions",
+    metadata,
+    Column("match_id", Integer, ForeignKey("matches.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("version_id", Integer, ForeignKey("versions.id"), nullable=False),
+    Column("team_id", Integer, ForeignKey("teams.id"), nullable=False),
+    Index("ix_match_versions_team", "team_id", "match_id"),
+)
+standings = Table(
+    "standings",
+    metadata,
+    Column("version_id", Integer, ForeignKey("versions.id"), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("faulty", Integer, nullable=False),
+    Column("paused", Text, nullable=True),
+)
+rating_history = Table(
+    "rating_history",
+    metadata,
+    Column("version_id", Integer, ForeignKey("versions.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+)
+pairs = Table(
+    "pairs",
+    metadata,
+    Column("version_id", Integer, ForeignKey("versions.id"), primary_key=True),
+    Column("opponent_id", Integer, ForeignKey("versions.id"), primary_key=True),
+    Column("groups", JSON, nullable=False),  # dealer.stats.GroupedSums.as_json: the version's duplicate groups
+)
+team_ladder = Table(
+    "team_ladder",
+    metadata,
+    Column("team_id", Integer, ForeignKey("teams.id"), primary_key=True),
+    Column("next_deal", Integer, nullable=False),
+    Column("accepts_scrimmages", Boolean, nullable=False),
 )
 
 
@@ -192,9 +263,10 @@ class Repository:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def add_team(self, name: str) -> tuple[Team, str]:
-        """Register team ``name`` and return it with its token, the only time the token exists in clear."""
-        problem = team_name_problem(name)
+    async def add_team(self, name: str, *, reserved: bool = False) -> tuple[Team, str]:
+        """Register team ``name`` and return it with its token, the only time the token exists in clear
+        (``reserved``: the arena's own team, the house)."""
+        problem = team_name_problem(name, reserved=reserved)
         if problem is not None:
             raise ArenaError(problem)
         token = new_token(Role.TEAM)

@@ -1,24 +1,34 @@
-"""``dealer arena serve``: the API and the builder on one event loop, with the arena's log.
+"""``dealer arena serve``: the API, the builder and the ladder on one event loop, with the arena's log.
 
-The log (``storage/arena.log``, mode 0600) records submissions, refusals and builds by team and
-version; never a token (the API's access log, which would add nothing but request lines, is off).
+The log (``storage/arena.log``, mode 0600) records submissions, refusals, builds and the ladder's
+pauses by team and version; never a token (the API's access log, which would add nothing but
+request lines, is off). The ladder's matches are played by the local executor (one dealer server
+in this process, ``ladder.jobs`` matches at a time) or, with a Dask scheduler's address, by its
+workers, which must see the storage folder at the same path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
-from collections.abc import Callable
+import sys
+from collections.abc import AsyncIterator, Callable
 
 from aiohttp import web
 
-from dealer.arena.builds import Builder
+from dealer.arena.builds import HOUSE, Builder
 from dealer.arena.config import ArenaConfig
 from dealer.arena.http import make_app
+from dealer.arena.ladder_loop import Executor, Ladder
+from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import server_log
 from dealer.arena.repository import open_repository
+from dealer.runner import LocalExecutor
+from dealer.seeds import draw_seed
+from dealer.server import DealerServer
 
 LOGGER = logging.getLogger(__name__)
 
@@ -36,13 +46,38 @@ def _log_to(config: ArenaConfig) -> None:
     logger.propagate = False
 
 
-async def run_arena(config: ArenaConfig, ready: Callable[[str], None]) -> None:
+@contextlib.asynccontextmanager
+async def executor_for(config: ArenaConfig, scheduler: str | None) -> AsyncIterator[Executor]:
+    """Where the ladder's matches are played: this process (a dealer server of its own), or the
+    workers of the Dask ``scheduler`` (``tcp://HOST:8786``)."""
+    if scheduler is None:
+        async with DealerServer("127.0.0.1:0") as server:
+            yield LocalExecutor(server, max(1, config.ladder.jobs))
+        return
+    from dealer.cluster import dask_executor
+
+    async with dask_executor({}, config.storage, config.storage / "matches", scheduler=scheduler) as executor:
+        yield executor
+
+
+async def _ladder(store: LadderStore, config: ArenaConfig, scheduler: str | None) -> None:
+    """Run the ladder forever (the house bot entered first, when it plays)."""
+    seed = await store.seed(config.ladder.seed, draw_seed())
+    if config.ladder.house:
+        await store.ensure_house((sys.executable, str(HOUSE)))
+    async with executor_for(config, scheduler) as executor:
+        await Ladder(store, config, executor, seed).run()
+
+
+async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler: str | None = None) -> None:
     """Serve the arena until SIGTERM (or Ctrl-C): the API on ``config.listen`` (``ready`` gets its
-    URL once it listens) and the builder, which first takes up the versions a stopped server left
-    unbuilt (a build cut off by the stop is built again then)."""
+    URL once it listens), the builder, which first takes up the versions a stopped server left
+    unbuilt (a build cut off by the stop is built again then), and the ladder (unless
+    ``ladder.jobs`` is 0), which takes up the matches a stopped server left."""
     _log_to(config)
     async with open_repository(config.database) as repository:
         builder = Builder(repository, config)
+        store = LadderStore(repository)
         runner = web.AppRunner(make_app(repository, config, builder.queued), access_log=None)
         await runner.setup()
         host, _, port = config.listen.rpartition(":")
@@ -52,13 +87,16 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None]) -> None:
             ready(f"http://{bound_host}:{bound_port}")
             stop = asyncio.Event()
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-            building = asyncio.create_task(builder.run())
-            stopping = asyncio.create_task(stop.wait())
-            await asyncio.wait({building, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            for task in (building, stopping):
+            tasks = {asyncio.create_task(builder.run()), asyncio.create_task(stop.wait())}
+            if config.ladder.jobs > 0:
+                tasks.add(asyncio.create_task(_ladder(store, config, scheduler)))
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:
                 task.cancel()
-            if building.done() and not building.cancelled():
-                building.result()  # the builder ended by itself: a bug of ours, raised
+            await asyncio.wait(tasks)
+            for task in tasks:
+                if not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]  # the builder or the ladder failed: a bug of ours
             LOGGER.info("arena stopped")
         finally:
             await runner.cleanup()

@@ -1,0 +1,193 @@
+"""The ladder's pure model: matchmaking, deal sets, ratings and pauses as functions of data.
+
+No I/O, clock or database: ``dealer.arena.ladder_loop`` feeds it what the repository holds and
+writes back what it returns. Everything random draws from a ``random.Random`` keyed by the
+arena's seed and the match's place in the ladder's order, so the same seed and submissions give
+the same matches and, applied in that order (``InOrder``), the same ratings.
+
+- **Matchmaking** (Halite III's): a share ``new_share`` of matches starts from a version with
+  fewer than ``few_games`` games, the rest from the version with the fewest games; its opponents
+  are drawn from the versions whose mu is within ``window`` of its own (the nearest ones when
+  the window holds too few), one version per team.
+- **Deal sets** are numbered from the arena's seed (``ladder/<d>``), so every pair plays the same
+  deals in the same order: a match is dealt the first deal set that none of its teams has played
+  (each team's counter only moves on), so no team, through any of its versions, sees a deal twice.
+- **Ratings**: OpenSkill's Plackett-Luce per version, a match ranked by big blinds won (a bot that
+  stopped playing ranks last: ``dealer.ratings.match_ranks``); a team ranks by its active
+  version's ``mu - k * sigma``.
+- **Pauses**: a version that crashed or timed out in more than ``pause_share`` of its matches
+  (once it has played ``pause_after``) is paused with the reason and its log's last lines; the
+  house never is.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from openskill.models import PlackettLuce
+
+from dealer.faults import VOIDING, Fault
+from dealer.ratings import match_ranks
+from dealer.records import MatchResult
+from dealer.stats import GroupedSums
+
+MODEL = PlackettLuce()
+MU0, SIGMA0 = MODEL.mu, MODEL.sigma
+FAULTY: frozenset[str] = VOIDING | {Fault.TIMEOUT}  # a match with one of these counts against pausing
+
+
+@dataclass(frozen=True, slots=True)
+class Matchmaking:
+    """How the ladder picks its matches (``ladder:`` in arena.yaml)."""
+
+    table_size: int = 2
+    new_share: float = 0.25
+    few_games: int = 10
+    window: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A version's place in the ladder: its rating, games, faulty games and whether it is paused."""
+
+    version_id: int
+    team_id: int
+    mu: float = MU0
+    sigma: float = SIGMA0
+    games: int = 0
+    faulty: int = 0
+    paused: str | None = None  # why, once paused
+    house: bool = False
+
+    def score(self, k: float) -> float:
+        """What teams are ranked by: mu - k sigma (a version that has played little ranks low)."""
+        return self.mu - k * self.sigma
+
+
+def pick(standings: Sequence[Standing], rules: Matchmaking, rng: random.Random) -> tuple[int, ...] | None:
+    """The versions of the next match, its first seat first (None: fewer teams than seats).
+
+    ``standings`` are the playing versions (one per team, none paused), in a fixed order."""
+    if len({s.team_id for s in standings}) < rules.table_size:
+        return None
+    ordered = sorted(standings, key=lambda s: s.version_id)
+    fresh = [s for s in ordered if s.games < rules.few_games]
+    if fresh and rng.random() < rules.new_share:
+        first = rng.choice(fresh)
+    else:
+        fewest = min(s.games for s in ordered)
+        first = rng.choice([s for s in ordered if s.games == fewest])
+    others = [s for s in ordered if s.team_id != first.team_id]
+    near = [s for s in others if abs(s.mu - first.mu) <= rules.window]
+    need = rules.table_size - 1
+    if len(near) < need:
+        near = sorted(others, key=lambda s: (abs(s.mu - first.mu), s.version_id))[:need]
+    chosen = rng.sample(near, need)
+    return (first.version_id, *(s.version_id for s in chosen))
+
+
+def deal_for(next_deal: Mapping[int, int], teams: Sequence[int]) -> int:
+    """The deal set a match of ``teams`` plays: the first that none of them has played yet."""
+    return max(next_deal.get(team, 0) for team in teams)
+
+
+def match_rng(seed: str, seq: int) -> random.Random:
+    """The generator that picks ranked match ``seq`` (a private one: never the global generator)."""
+    return random.Random(f"{seed}/ladder/{seq}")
+
+
+@dataclass
+class Applied:
+    """What applying one ranked match changes: the versions' new standings (the rating history's
+    rows), the heads-up pair's sums of duplicate groups, and the versions it pauses."""
+
+    standings: list[Standing] = field(default_factory=list)
+    pair_groups: dict[tuple[int, int], GroupedSums] = field(default_factory=dict)
+    paused: list[Standing] = field(default_factory=list)
+    void: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PauseRule:
+    """When a version is paused for its faults."""
+
+    share: float = 0.1
+    after: int = 10
+
+
+def faulty(result: MatchResult, name: str) -> bool:
+    """Whether the bot ``name`` crashed, stopped playing or timed out in the match."""
+    return not FAULTY.isdisjoint(result.faults.get(name, {}))
+
+
+def apply_match(
+    result: MatchResult, names: Mapping[str, Standing], rule: PauseRule, log_tails: Mapping[str, str] | None = None
+) -> Applied:
+    """Rate one ranked match: ``names`` maps the bots' names in ``result`` to their versions'
+    standings before it. A match with a version paused before its turn came is void (not rated)."""
+    if any(s.paused for s in names.values()) or result.hands == 0:
+        return Applied(void=True)
+    ranks = match_ranks(result)
+    order = sorted(names)
+    rated = MODEL.rate(
+        [[MODEL.create_rating([names[n].mu, names[n].sigma], name=n)] for n in order],
+        ranks=[ranks[n] for n in order],
+    )
+    applied = Applied()
+    tails = log_tails if log_tails is not None else result.log_tails
+    for name, (rating,) in zip(order, rated, strict=True):
+        before = names[name]
+        bad = faulty(result, name)
+        after = replace(
+            before, mu=rating.mu, sigma=rating.sigma, games=before.games + 1, faulty=before.faulty + int(bad)
+        )
+        if not after.house and after.games >= rule.after and after.faulty > rule.share * after.games:
+            reason = (
+                f"paused: it crashed or timed out in {after.faulty} of its {after.games} matches "
+                f"(more than {rule.share:.0%}); the end of its log in the last one:\n{tails.get(name, '')}"
+            )
+            after = replace(after, paused=reason.rstrip("\n"))
+            applied.paused.append(after)
+        applied.standings.append(after)
+    if len(order) == 2:
+        bots = result.tally.bots
+        for mine, theirs in (order, order[::-1]):
+            if mine in bots:
+                applied.pair_groups[names[mine].version_id, names[theirs].version_id] = bots[mine].groups
+    return applied
+
+
+class InOrder:
+    """Results that finish in any order, released in the order their matches were scheduled."""
+
+    def __init__(self, next_seq: int = 0) -> None:
+        self.next_seq = next_seq
+        self.waiting: dict[int, MatchResult | None] = {}
+
+    def add(self, seq: int, result: MatchResult | None) -> None:
+        """A finished ranked match (None: void, nothing to rate); one already released is ignored."""
+        if seq >= self.next_seq:
+            self.waiting.setdefault(seq, result)
+
+    def first(self) -> tuple[int, MatchResult | None] | None:
+        """The result that comes next in order, if it has finished (``release`` it once applied)."""
+        if self.next_seq not in self.waiting:
+            return None
+        return self.next_seq, self.waiting[self.next_seq]
+
+    def release(self) -> None:
+        """The next result is applied: move on to the one after it."""
+        self.waiting.pop(self.next_seq, None)
+        self.next_seq += 1
+
+
+def kendall_tau(ranking: Sequence[object], truth: Sequence[object]) -> float:
+    """Kendall's tau between two orders of the same items (1: the same, -1: reversed)."""
+    place = {item: k for k, item in enumerate(truth)}
+    values = [place[item] for item in ranking]
+    n = len(values)
+    concordant = sum(1 for i in range(n) for j in range(i + 1, n) if values[i] < values[j])
+    pairs = n * (n - 1) // 2
+    return (2 * concordant - pairs) / pairs if pairs else 1.0

@@ -1,0 +1,360 @@
+"""The ladder's storage: its queries over the tables ``dealer.arena.repository`` declares (the schema
+and its migrations stay there), each method one transaction, records in and out, never rows.
+
+Every query is by primary key or an index (a match by id, a team's matches by ``team_id``, the
+playing versions through the active versions), so its cost does not grow with the matches played.
+A result is stored once (a second one for the same match is ignored: a match replayed on another
+worker counts once) and applied once, in one transaction with everything it changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from dealer.arena.ladder import Applied, Standing
+from dealer.arena.model import BuildState, Team, Version
+from dealer.arena.repository import (
+    Repository,
+    _version,
+    active_versions,
+    ladder,
+    match_versions,
+    matches,
+    pairs,
+    rating_history,
+    standings,
+    team_ladder,
+    teams,
+    versions,
+)
+from dealer.journal import result_from_json, result_to_json
+from dealer.records import MatchResult
+from dealer.stats import GroupedSums
+
+HOUSE = "house"  # the house team's name (reserved: model.team_name_problem)
+RANKED_OPEN = ("scheduled", "running", "finished")  # a ranked match not yet applied
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat of a match: the version, its team and the name the match knows it by."""
+
+    version: Version
+    team: str
+
+    @property
+    def name(self) -> str:
+        """The bot's name in the match: ``team-v3``."""
+        return f"{self.team}-{self.version.label}"
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A match the ladder has picked (ranked: ``seq``) or a team asked for (a scrimmage)."""
+
+    id: int
+    seq: int | None
+    deal: int | None
+    seed: str | None
+    attempt: int
+    state: str
+    seats: tuple[Seat, ...]
+    result: MatchResult | None = None
+
+    def again(self) -> Planned:
+        """The match played again after a stop cut it off: its next attempt, dealt afresh."""
+        return replace(self, attempt=self.attempt + 1, state="scheduled")
+
+
+def _standing(row: Any, house: bool) -> Standing:
+    """A version's standing from a row joined with standings (none yet: a new version's)."""
+    if row.mu is None:
+        return Standing(row.version_id, row.team_id, house=house)
+    return Standing(row.version_id, row.team_id, row.mu, row.sigma, row.games, row.faulty, row.paused, house)
+
+
+class LadderStore:
+    """The ladder's records in the arena's database."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+        self.engine = repository.engine
+
+    async def seed(self, given: str | None, drawn: str) -> str:
+        """The ladder's seed: ``given`` (the arena file's) or the one kept, else ``drawn``, kept now."""
+        async with self.engine.begin() as connection:
+            kept = (await connection.execute(select(ladder.c.seed).where(ladder.c.id == 1))).scalar()
+            seed = given or kept or drawn
+            if kept is None:
+                await connection.execute(ladder.insert().values(id=1, seed=seed))
+            elif kept != seed:
+                await connection.execute(ladder.update().where(ladder.c.id == 1).values(seed=seed))
+        return seed
+
+    async def ping(self) -> None:
+        """One query: raises if the database cannot be reached."""
+        async with self.engine.connect() as connection:
+            await connection.execute(select(ladder.c.id).limit(1))
+
+    async def playing(self) -> list[Standing]:
+        """The versions the ladder plays: every team's active version (ready, not paused)."""
+        query = (
+            select(
+                versions.c.id.label("version_id"),
+                versions.c.team_id,
+                teams.c.name,
+                standings.c.mu,
+                standings.c.sigma,
+                standings.c.games,
+                standings.c.faulty,
+                standings.c.paused,
+            )
+            .select_from(
+                active_versions.join(versions, versions.c.id == active_versions.c.version_id)
+                .join(teams, teams.c.id == versions.c.team_id)
+                .outerjoin(standings, standings.c.version_id == versions.c.id)
+            )
+            .where(versions.c.state == BuildState.READY.value)
+            .order_by(versions.c.id)
+        )
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+        found = [_standing(row, row.name == HOUSE) for row in rows]
+        return [s for s in found if s.paused is None]
+
+    async def standings_of(self, version_ids: Sequence[int]) -> dict[int, Standing]:
+        """The standings of these versions (a version that never played gets a new one)."""
+        query = (
+            select(
+                versions.c.id.label("version_id"),
+                versions.c.team_id,
+                teams.c.name,
+                standings.c.mu,
+                standings.c.sigma,
+                standings.c.games,
+                standings.c.faulty,
+                standings.c.paused,
+            )
+            .select_from(
+                versions.join(teams, teams.c.id == versions.c.team_id).outerjoin(
+                    standings, standings.c.version_id == versions.c.id
+                )
+            )
+            .where(versions.c.id.in_(list(version_ids)))
+        )
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+        return {row.version_id: _standing(row, row.name == HOUSE) for row in rows}
+
+    async def next_deals(self) -> dict[int, int]:
+        """Each team's next deal set (a team that never played a ranked match has none: 0)."""
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(select(team_ladder.c.team_id, team_ladder.c.next_deal))).all()
+        return {row.team_id: row.next_deal for row in rows}
+
+    async def applied_count(self) -> int:
+        """How many ranked matches were applied (the next to apply is this ``seq``)."""
+        query = select(func.min(matches.c.seq)).where(matches.c.seq.is_not(None), matches.c.state.in_(RANKED_OPEN))
+        async with self.engine.connect() as connection:
+            first_open = (await connection.execute(query)).scalar()
+            if first_open is not None:
+                return int(first_open)
+            last = (await connection.execute(select(func.max(matches.c.seq)))).scalar()
+        return 0 if last is None else int(last) + 1
+
+    async def next_seq(self) -> int:
+        """The ``seq`` of the next ranked match to pick."""
+        async with self.engine.connect() as connection:
+            last = (await connection.execute(select(func.max(matches.c.seq)))).scalar()
+        return 0 if last is None else int(last) + 1
+
+    async def _seats(self, connection: AsyncConnection, match_ids: Sequence[int]) -> dict[int, list[Seat]]:
+        """The seats of these matches, by match id, in seat order."""
+        query = (
+            select(match_versions.c.match_id, teams.c.name, versions)
+            .select_from(
+                match_versions.join(versions, versions.c.id == match_versions.c.version_id).join(
+                    teams, teams.c.id == match_versions.c.team_id
+                )
+            )
+            .where(match_versions.c.match_id.in_(list(match_ids)))
+            .order_by(match_versions.c.match_id, match_versions.c.seat)
+        )
+        seats: dict[int, list[Seat]] = {}
+        for row in (await connection.execute(query)).all():
+            seats.setdefault(row.match_id, []).append(Seat(_version(row), row.name))
+        return seats
+
+    async def open_matches(self) -> list[Planned]:
+        """Every match not yet over (ranked: not applied; scrimmages: not finished), by id."""
+        query = select(matches).where(matches.c.state.in_(RANKED_OPEN)).order_by(matches.c.id)
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+            seats = await self._seats(connection, [row.id for row in rows])
+        return [
+            Planned(
+                row.id,
+                row.seq,
+                row.deal,
+                row.seed,
+                row.attempt,
+                row.state,
+                tuple(seats.get(row.id, [])),
+                None if row.result is None else result_from_json(dict(row.result)),
+            )
+            for row in rows
+            if row.seq is not None or row.state != "finished"
+        ]
+
+    async def schedule(self, seq: int, picked: Sequence[Standing], deal: int) -> Planned:
+        """Record ranked match ``seq`` of these versions (first seat first) on deal set ``deal``, and
+        move its teams' next deal set past it."""
+        now = datetime.now(UTC)
+        async with self.engine.begin() as connection:
+            insert = matches.insert().values(seq=seq, state="scheduled", deal=deal, attempt=0, created_at=now)
+            match_id = (await connection.execute(insert.returning(matches.c.id))).scalar_one()
+            await connection.execute(
+                match_versions.insert(),
+                [
+                    {"match_id": match_id, "seat": k, "version_id": s.version_id, "team_id": s.team_id}
+                    for k, s in enumerate(picked)
+                ],
+            )
+            for s in picked:
+                moved = await connection.execute(
+                    team_ladder.update().where(team_ladder.c.team_id == s.team_id).values(next_deal=deal + 1)
+                )
+                if moved.rowcount == 0:
+                    await connection.execute(
+                        team_ladder.insert().values(team_id=s.team_id, next_deal=deal + 1, accepts_scrimmages=True)
+                    )
+            seats = await self._seats(connection, [match_id])
+        return Planned(int(match_id), seq, deal, None, 0, "scheduled", tuple(seats[match_id]))
+
+    async def started(self, match_id: int, attempt: int) -> None:
+        """A match is being played (its ``attempt``: how many times a stopped server cut it off)."""
+        async with self.engine.begin() as connection:
+            await connection.execute(
+                matches.update()
+                .where(matches.c.id == match_id, matches.c.state.in_(("scheduled", "running")))
+                .values(state="running", attempt=attempt)
+            )
+
+    async def finished(self, match_id: int, result: MatchResult) -> bool:
+        """Keep a match's result; False if it already had one (it is then not kept again)."""
+        async with self.engine.begin() as connection:
+            done = await connection.execute(
+                matches.update()
+                .where(matches.c.id == match_id, matches.c.state.in_(("scheduled", "running")))
+                .values(state="finished", result=result_to_json(result), finished_at=datetime.now(UTC))
+            )
+        return bool(done.rowcount)
+
+    async def apply(self, match_id: int, seq: int, applied: Applied) -> bool:
+        """Apply a finished ranked match's changes, all in one transaction with the match marked
+        applied (or void); False if it was not waiting to be applied (nothing is changed then)."""
+        async with self.engine.begin() as connection:
+            marked = await connection.execute(
+                matches.update()
+                .where(matches.c.id == match_id, matches.c.state.in_(RANKED_OPEN))
+                .values(state="void" if applied.void else "applied")
+            )
+            if marked.rowcount != 1:
+                await connection.rollback()
+                return False
+            for s in applied.standings:
+                values = {"mu": s.mu, "sigma": s.sigma, "games": s.games, "faulty": s.faulty, "paused": s.paused}
+                updated = await connection.execute(
+                    standings.update().where(standings.c.version_id == s.version_id).values(**values)
+                )
+                if updated.rowcount == 0:
+                    await connection.execute(standings.insert().values(version_id=s.version_id, **values))
+            if applied.standings:
+                await connection.execute(
+                    rating_history.insert(),
+                    [{"version_id": s.version_id, "seq": seq, "mu": s.mu, "sigma": s.sigma} for s in applied.standings],
+                )
+            for (mine, theirs), groups in applied.pair_groups.items():
+                await self._merge_pair(connection, mine, theirs, groups)
+        return True
+
+    async def _merge_pair(self, connection: AsyncConnection, mine: int, theirs: int, groups: GroupedSums) -> None:
+        """Add a match's duplicate groups of ``mine`` against ``theirs`` to the pair's."""
+        key = (pairs.c.version_id == mine) & (pairs.c.opponent_id == theirs)
+        row = (await connection.execute(select(pairs.c.groups).where(key))).first()
+        if row is None:
+            merged = GroupedSums()
+            merged.merge(groups)
+            await connection.execute(
+                pairs.insert().values(version_id=mine, opponent_id=theirs, groups=merged.as_json())
+            )
+            return
+        merged = GroupedSums.from_json(row.groups)
+        merged.merge(groups)
+        await connection.execute(pairs.update().where(key).values(groups=merged.as_json()))
+
+    async def history(self, version_id: int) -> list[tuple[int, float, float]]:
+        """A version's rating after each of its ranked matches: (seq, mu, sigma), in order."""
+        query = (
+            select(rating_history.c.seq, rating_history.c.mu, rating_history.c.sigma)
+            .where(rating_history.c.version_id == version_id)
+            .order_by(rating_history.c.seq)
+        )
+        async with self.engine.connect() as connection:
+            return [(row.seq, row.mu, row.sigma) for row in (await connection.execute(query)).all()]
+
+    async def pair_groups(self, version_id: int) -> list[tuple[str, int, GroupedSums]]:
+        """A version's duplicate groups against each opponent version: (team, number, groups)."""
+        query = (
+            select(teams.c.name, versions.c.number, pairs.c.groups)
+            .select_from(
+                pairs.join(versions, versions.c.id == pairs.c.opponent_id).join(teams, teams.c.id == versions.c.team_id)
+            )
+            .where(pairs.c.version_id == version_id)
+            .order_by(teams.c.name, versions.c.number)
+        )
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+        return [(row.name, row.number, GroupedSums.from_json(row.groups)) for row in rows]
+
+    async def leaderboard(self) -> list[tuple[Team, Standing]]:
+        """Every team with an active version, with that version's standing."""
+        found = {t.id: t for t in await self.repository.teams() if t.active_version is not None}
+        query = (
+            select(active_versions.c.team_id, active_versions.c.version_id)
+            .where(active_versions.c.team_id.in_(list(found)))
+            .order_by(active_versions.c.team_id)
+        )
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+        standing = await self.standings_of([row.version_id for row in rows])
+        return [(found[row.team_id], standing[row.version_id]) for row in rows]
+
+    async def ensure_house(self, run: tuple[str, ...]) -> None:
+        """The house team with one ready, active version running ``run`` (created once)."""
+        async with self.engine.connect() as connection:
+            row = (await connection.execute(select(teams.c.id).where(teams.c.name == HOUSE))).first()
+        if row is None:
+            team, _ = await self.repository.add_team(HOUSE, reserved=True)
+        else:
+            team = Team(id=row.id, name=HOUSE, created_at=datetime.now(UTC))
+        digest = "house-" + "-".join(run)[-58:]
+        version, _ = await self.repository.add_version(
+            team, digest=digest[:64], files=0, size=0, protocol="grpc", run=run, build=None
+        )
+        if version.state is not BuildState.READY:
+            version = await self.repository.set_state(version, BuildState.READY)
+        await self.repository.activate(team, version.number)
+
+    async def scrimmages_since(self, team: Team, hours: float = 1.0) -> int:
+        """How many scrimmages ``team`` asked for in the last ``hours``."""
+        since = datetime.now(UTC) - timedelta(hours=hours)
+        query = select(func.count()).where(matches.c.requested_by == team.id, matches.c.created_at > since)
+        async with self.engine.connect() as connection:
+            return int((await connection.execute(query)).scalar_one())

@@ -1,0 +1,191 @@
+"""The ladder (issue 25): matchmaking, deal sets, ratings applied in order, pauses, and an
+accelerated ladder of twelve in-process bots of known order on both databases."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from dealer.arena.config import ArenaConfig, LadderSettings
+from dealer.arena.ladder import (
+    InOrder,
+    Matchmaking,
+    PauseRule,
+    Standing,
+    apply_match,
+    deal_for,
+    kendall_tau,
+    match_rng,
+    pick,
+)
+from dealer.arena.ladder_loop import Ladder
+from dealer.arena.ladder_store import LadderStore
+from dealer.arena.model import BuildState
+from dealer.arena.repository import match_versions, matches, migrate, open_repository, teams
+from dealer.journal import result_from_json
+from dealer.records import HandRecord, MatchResult, result_of
+from dealer.server import DealerServer
+from ladder_bots import InProcessExecutor, field
+
+
+def _standings(games: list[int], mus: list[float] | None = None) -> list[Standing]:
+    return [
+        Standing(version_id=10 + k, team_id=k, mu=(mus or [25.0] * len(games))[k], games=g) for k, g in enumerate(games)
+    ]
+
+
+def test_matchmaking_starts_from_the_fewest_played_or_a_new_version_and_draws_from_the_window() -> None:
+    field_ = _standings([40, 3, 50, 60, 2, 80], [25, 25, 30, 24, 10, 26])
+    rules = Matchmaking(new_share=0.25, few_games=5, window=2.0)
+    firsts = Counter(pick(field_, rules, match_rng("seed", k))[0] for k in range(2000))  # type: ignore[index]
+    assert set(firsts) == {11, 14}, "only under-played versions start a match"
+    assert firsts[14] > 1500 and 200 < firsts[11] < 400, firsts  # fewest games, and a 25% share of the new ones
+    # The first is v14 (mu 10, fewest games): nobody within 2 of it, so the nearest, v13 (mu 24).
+    lonely = Counter(pick(field_, Matchmaking(new_share=0, window=2.0), match_rng("s", k))[1] for k in range(200))  # type: ignore[index]
+    assert set(lonely) == {13}
+    # From v11 (mu 25): v10 (25), v13 (24) and v15 (26) are within 2, v12 (30) and v14 (10) are not.
+    near = [s for s in field_ if s.version_id != 14]
+    drawn = Counter(pick(near, Matchmaking(new_share=0, window=2.0), match_rng("s", k))[1] for k in range(600))  # type: ignore[index]
+    assert set(drawn) == {10, 13, 15} and min(drawn.values()) > 150, drawn
+    assert pick(_standings([1]), rules, match_rng("s", 0)) is None
+    six = pick(_standings([0] * 8), Matchmaking(table_size=6), match_rng("s", 1))
+    assert six is not None and len(set(six)) == 6
+    assert pick(field_, rules, match_rng("x", 9)) == pick(field_, rules, match_rng("x", 9)), "seeded"
+
+
+def test_a_match_is_dealt_the_first_deal_set_none_of_its_teams_has_played() -> None:
+    assert deal_for({}, [1, 2]) == 0
+    assert deal_for({1: 7, 2: 3}, [1, 2]) == 7
+    assert deal_for({1: 7, 2: 3}, [2, 3]) == 3
+
+
+def _result(
+    match_id: str, a: str, b: str, a_chips: int, faults: dict[str, dict[str, int]] | None = None
+) -> MatchResult:
+    hands = [
+        HandRecord(1, "ladder/0", 0, 100, {a: a_chips, b: -a_chips}),
+        HandRecord(2, "ladder/0", 0, 100, {a: 0, b: 0}),
+    ]
+    return result_of(match_id, (a, b), hands, faults=faults or {}, log_tails={a: "a's last line", b: "b's last line"})
+
+
+def test_a_version_that_crashes_too_often_is_paused_with_its_log_and_the_house_never_is() -> None:
+    rule = PauseRule(share=0.3, after=3)
+    crasher, house = Standing(1, 1), Standing(2, 2, house=True)
+    for k in range(3):
+        result = _result(f"m{k}", "c-v1", "house-v1", -100, {"c-v1": {"crash": 1}, "house-v1": {"timeout": 2}})
+        applied = apply_match(result, {"c-v1": crasher, "house-v1": house}, rule)
+        crasher, house = applied.standings
+    assert crasher.faulty == 3 and crasher.paused is not None
+    assert crasher.paused.startswith("paused: it crashed or timed out in 3 of its 3 matches (more than 30%)")
+    assert crasher.paused.endswith("the end of its log in the last one:\na's last line")
+    assert house.faulty == 3 and house.paused is None, "the house never pauses"
+    again = apply_match(_result("m9", "c-v1", "house-v1", 100), {"c-v1": crasher, "house-v1": house}, rule)
+    assert again.void and not again.standings, "a match of a paused version is not rated"
+
+
+Rows = list[tuple[int, dict[str, int], MatchResult]]  # ranked matches: seq, bot name -> version id, result
+
+
+def replay(rows: Rows, arrival: list[int]) -> dict[int, Standing]:
+    """Apply ranked matches (seq, bot name -> version id, result) arriving in ``arrival`` order."""
+    known: dict[int, Standing] = {}
+    order = InOrder()
+    by_seq = {seq: (names, result) for seq, names, result in rows}
+    for seq in arrival:
+        order.add(seq, by_seq[seq][1])
+        while (item := order.first()) is not None:
+            names, result = by_seq[item[0]]
+            before = {name: known.get(v, Standing(v, v)) for name, v in names.items()}
+            for after in apply_match(result, before, PauseRule()).standings:
+                known[after.version_id] = after
+            order.release()
+    return known
+
+
+def test_ratings_are_the_same_whatever_order_results_arrive_in() -> None:
+    rng = random.Random(5)
+    rows = []
+    for seq in range(60):
+        a, b = rng.sample(range(6), 2)
+        rows.append((seq, {f"t{a}": a, f"t{b}": b}, _result(f"m{seq}", f"t{a}", f"t{b}", rng.randrange(-300, 301))))
+    in_order = replay(rows, list(range(60)))
+    shuffled = list(range(60))
+    rng.shuffle(shuffled)
+    assert replay(rows, shuffled) == in_order
+    assert replay(rows, shuffled[::-1]) == in_order
+
+
+async def _twelve(
+    database: str, storage: Path, matches_wanted: int
+) -> tuple[list[str], list[tuple[int, dict[str, int], MatchResult]], dict[int, Standing]]:
+    """Play an accelerated ladder of twelve in-process bots of known order; the final ranking
+    (team names by score), the matches applied and the standings in the database."""
+    strategies = field(12)
+    settings = LadderSettings(jobs=4, hands=20, house=False, seed="ladder-test-seed-0123456789")
+    config = ArenaConfig(storage=storage, database=database, ladder=settings)
+    async with open_repository(database) as repository:
+        for name in reversed(list(strategies)):  # registered weakest first: the order is not the ids'
+            team, _ = await repository.add_team(name)
+            version, _ = await repository.add_version(
+                team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+            )
+            await repository.set_state(version, BuildState.READY)
+            await repository.activate(team, version.number)
+        store = LadderStore(repository)
+        async with DealerServer("127.0.0.1:0", local_socket=False) as server:
+            ladder = Ladder(store, config, InProcessExecutor(server, strategies, jobs=4), settings.seed or "")
+            task = asyncio.create_task(ladder.run())
+            while await store.applied_count() < matches_wanted:
+                await asyncio.sleep(0.2)
+                if task.done():
+                    task.result()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        board = await store.leaderboard()
+        ranking = [team.name for team, s in sorted(board, key=lambda e: -e[1].score(settings.k))]
+        async with repository.engine.connect() as connection:
+            query = select(matches).where(matches.c.state == "applied").order_by(matches.c.seq)
+            rows = (await connection.execute(query)).all()
+            seats = (await connection.execute(select(match_versions, teams.c.name).join(teams))).all()
+        names: dict[int, dict[str, int]] = {}
+        for seat in seats:
+            names.setdefault(seat.match_id, {})[f"{seat.name}-v1"] = seat.version_id
+        applied = [(row.seq, names[row.id], result_from_json(dict(row.result))) for row in rows]
+        return ranking, applied, await store.standings_of([s.version_id for _, s in board])
+
+
+@pytest.fixture(scope="module")
+def first_run() -> dict[str, object]:
+    """The first ranked matches of the accelerated ladder on the first database it ran on."""
+    return {}
+
+
+def test_an_accelerated_ladder_ranks_twelve_bots_of_known_order(
+    arena_database: str, tmp_path: Path, first_run: dict[str, object]
+) -> None:
+    """300 ranked matches of 2 x 20 hands among t00 (the strongest) .. t11 (the weakest), four at
+    a time: the ranking agrees with the known order; the same results applied arriving in other
+    orders give exactly the ratings the ladder stored; and the other database, with its other
+    timings, played the same matches with the same results (same seed and bots, same ratings)."""
+    asyncio.run(migrate(arena_database))
+    ranking, applied, stored = asyncio.run(_twelve(arena_database, tmp_path / "storage", 300))
+    tau = kendall_tau(ranking, sorted(ranking))
+    print(f"\nranking {' '.join(ranking)}: Kendall tau {tau:.3f} against the known order, {len(applied)} matches")
+    assert tau >= 0.8, ranking
+    assert [seq for seq, _, _ in applied] == list(range(len(applied))), "applied in order, none void here"
+    games = Counter(v for _, names, _ in applied for v in names.values())
+    assert {v: s.games for v, s in stored.items()} == dict(games), "each match counted once"
+    arrival = list(range(len(applied)))
+    random.Random(1).shuffle(arrival)
+    replayed = replay(applied, arrival)
+    assert {v: (s.mu, s.sigma) for v, s in replayed.items()} == {v: (s.mu, s.sigma) for v, s in stored.items()}
+    first = [(seq, names, result.tally.as_json(), result.faults) for seq, names, result in applied[:300]]
+    earlier = first_run.setdefault("matches", first)
+    assert earlier == first, "the same seed and bots play the same matches, whatever the database and timing"
