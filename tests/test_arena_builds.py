@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import tarfile
 from pathlib import Path
 
@@ -14,11 +15,13 @@ import pytest
 from conftest import ROOT
 from dealer.arena.archive import unpack
 from dealer.arena.builds import Builder
+from dealer.arena.cluster import DaskBuilds
 from dealer.arena.config import ArenaConfig, BuildLimits
 from dealer.arena.layout import build_log
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import migrate, open_repository
 from dealer.arena.toolchains import Toolchain, missing_toolchain
+from dealer.cluster import dask_executor
 from dealer.config import game_config
 
 FAST = {"per_action_ms": 2000, "bank_ms": 20000, "grace_ms": 200, "startup_ms": 20000}
@@ -207,3 +210,31 @@ def test_a_missing_command_is_named_with_its_toolchain() -> None:
     assert missing_toolchain("make: g++: No such file or directory\n", offered) == ("g++", Toolchain.GCC)
     assert missing_toolchain("sh: 1: frobnicate: not found\n", offered) == ("frobnicate", None)
     assert missing_toolchain("error: bot.c:1: expected ')'\n", offered) is None
+
+
+def test_builds_run_on_dask_workers_as_matches_do(tmp_path: Path) -> None:
+    """A LocalCluster of one worker process builds and smoke-tests a C bot: the server records the
+    outcome, the worker's own log (in the storage folder) shows it did the work."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    config = ArenaConfig(
+        storage=tmp_path / "storage", database=database, build=BuildLimits(smoke_hands=3), game=game_config(time=FAST)
+    )
+    asyncio.run(migrate(database))
+
+    async def scenario() -> Version:
+        async with open_repository(database) as repository:
+            team, _ = await repository.add_team("alpha")
+            stored = unpack(archive(C_BOT), config.storage, config.submissions)
+            version, _ = await repository.add_version(
+                team, digest=stored.digest, files=2, size=1, protocol="stdio", run=("./bot",), build="cc -o bot bot.c"
+            )
+            async with dask_executor({}, config.storage, config.storage, workers=1) as cluster:
+                return await Builder(repository, config, DaskBuilds(cluster, config)).build(version)
+
+    version = asyncio.run(asyncio.wait_for(scenario(), 180))
+    log = build_log(config.storage, version).read_text(encoding="utf-8")
+    assert version.state is BuildState.READY and version.smoke is not None and version.smoke["hands"] == 6, log
+    assert "[arena] build done in " in log and "[arena] smoke test passed: 6 hands" in log
+    (worker_log,) = config.storage.glob("dealer.worker-*.log")
+    assert f"version {version.id} (v1): building" in worker_log.read_text(encoding="utf-8")
+    assert int(worker_log.stem.rsplit("-", 1)[1]) != os.getpid(), "built by the worker's process, not this one"

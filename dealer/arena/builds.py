@@ -19,8 +19,10 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from importlib.util import find_spec
 from pathlib import Path
+from typing import NamedTuple
 
 from dealer.arena.config import ArenaConfig
 from dealer.arena.layout import build_folder, build_log, smoke_folder, tools, version_files
@@ -29,6 +31,7 @@ from dealer.arena.repository import Repository
 from dealer.arena.toolchains import TOOLS, missing_toolchain, tools_folder
 from dealer.choices import FaultPolicy, Network, Protocol
 from dealer.config import Limits
+from dealer.errors import ClusterError
 from dealer.match import MatchBot, MatchPlan
 from dealer.processes import BotProcess, resolve_command, resolve_user
 from dealer.runner import play_match
@@ -68,12 +71,41 @@ def _copy_files(source: Path, folder: Path, owner: tuple[int, int] | None) -> No
             os.chown(path, *owner)
 
 
-class Builder:
-    """Builds queued versions one after another (``queued`` hands one over) and records each outcome."""
+class BuildOutcome(NamedTuple):
+    """What building a version gave: ready to play or not, and its smoke test's figures if it played one."""
 
-    def __init__(self, repository: Repository, config: ArenaConfig) -> None:
+    ready: bool
+    smoke: dict[str, object] | None
+
+
+BuildExecutor = Callable[[Version], Awaitable[BuildOutcome]]  # where builds run: here, or on Dask workers
+
+
+async def build_version(version: Version, config: ArenaConfig) -> BuildOutcome:
+    """Build ``version`` in its folder and smoke-test it, writing its log; needs no database, so that
+    it runs where matches run (this process, or a Dask worker that sees the storage folder)."""
+    storage = config.storage
+    folder, log = build_folder(storage, version), build_log(storage, version)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(b"")
+    LOGGER.info("version %d (%s): building", version.id, version.label)
+    user = config.limits.user
+    owner = None if user is None else resolve_user(user)
+    await asyncio.to_thread(_copy_files, version_files(storage, version.digest), folder, owner)
+    if version.build is not None and not await run_build(config, version, folder, log):
+        return BuildOutcome(False, None)
+    smoke = await _smoke(config, version, folder, log)
+    return BuildOutcome(bool(smoke["ok"]), smoke)
+
+
+class Builder:
+    """Builds queued versions one after another (``queued`` hands one over) on ``executor`` (default
+    this process) and records each outcome."""
+
+    def __init__(self, repository: Repository, config: ArenaConfig, executor: BuildExecutor | None = None) -> None:
         self.repository = repository
         self.config = config
+        self.executor: BuildExecutor = executor or (lambda version: build_version(version, config))
         self.queue: asyncio.Queue[Version] = asyncio.Queue()
 
     def queued(self, version: Version) -> None:
@@ -103,149 +135,150 @@ class Builder:
 
     async def build(self, version: Version) -> Version:
         """Build ``version`` and smoke-test it; return it ready or failed (the reason in its log)."""
-        storage = self.config.storage
-        folder, log = build_folder(storage, version), build_log(storage, version)
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_bytes(b"")
         version = await self.repository.set_state(version, BuildState.BUILDING)
-        user = self.config.limits.user
-        owner = None if user is None else resolve_user(user)
-        await asyncio.to_thread(_copy_files, version_files(storage, version.digest), folder, owner)
-        if version.build is not None and not await self.run_build(version, folder, log):
-            LOGGER.info("version %d (%s): build failed", version.id, version.label)
-            return await self.repository.set_state(version, BuildState.FAILED)
-        smoke = await self._smoke(version, folder, log)
-        state = BuildState.READY if smoke["ok"] else BuildState.FAILED
-        LOGGER.info("version %d (%s): smoke test %s", version.id, version.label, "passed" if smoke["ok"] else "failed")
-        return await self.repository.set_state(version, state, smoke)
-
-    def _limits(self) -> Limits:
-        """The sandbox's limits for a build: the build caps, no network, the bots' user and sandbox."""
-        caps = self.config.build
-        return Limits(
-            memory_mb=caps.memory_mb,
-            cpu_seconds=caps.timeout_s,
-            processes=caps.processes,
-            open_files=1024,
-            file_size_mb=max(1, self.config.submissions.max_unpacked_mb),
-            log_kb=caps.log_kb,
-            tmp_mb=256,
-            network=Network.NONE,
-            user=self.config.limits.user,
-            sandbox=self.config.limits.sandbox,
-        )
-
-    async def run_build(self, version: Version, folder: Path, log: Path) -> bool:
-        """Run the version's build command in the sandbox, with only the offered toolchains on its
-        PATH; True if it exited 0 within its caps."""
-        limits = self._limits()
-        offered = self.config.build.toolchains
-        path = tools(self.config.storage, version)
-        extra = await asyncio.to_thread(tools_folder, path, offered)
-        sandboxed = limits.sandbox == "on"
-        started = time.monotonic()
-        _note(log, f"build: {version.build}")
-        _note(log, "toolchains: " + (", ".join(offered) or "none") + " (and the shell's basic tools)")
-        output = log.with_suffix(".build")
         try:
-            process = await BotProcess.launch(
-                f"build-{version.id}",
-                ["sh", "-c", f"exec 1>&2\n{version.build}"],  # one log: stdout joins stderr
-                address="",
-                token="",
-                base=folder,
-                workdir=folder,
-                log_path=output,
-                limits=limits,
-                stdio=True,
-                files={TOOLS: path, **{str(p): p for p in extra}} if sandboxed else None,
-                path=TOOLS if sandboxed else str(path),
-            )
-        except OSError as error:
-            _note(log, f"build could not start: {error}")
-            return False
-        assert process.process.stdin is not None
-        process.process.stdin.close()
-        finished = await process.wait_exit(self.config.build.timeout_s)
-        code = await process.stop()
-        text = output.read_bytes().decode("utf-8", "replace")
-        with open(log, "ab") as out, open(output, "rb") as built:
-            shutil.copyfileobj(built, out)
-        output.unlink()
-        seconds = time.monotonic() - started
-        verdict = self._verdict(process, finished, code, seconds, text)
-        _note(log, verdict or f"build done in {seconds:.1f} s")
-        return verdict is None
+            outcome = await self.executor(version)
+        except ClusterError as error:  # the arena's cluster, not the bot: built again at the next start
+            LOGGER.error("version %d (%s): its build could not run: %s", version.id, version.label, error)
+            return await self.repository.set_state(version, BuildState.QUEUED)
+        what = "build failed" if outcome.smoke is None else f"smoke test {'passed' if outcome.ready else 'failed'}"
+        LOGGER.info("version %d (%s): %s", version.id, version.label, what)
+        state = BuildState.READY if outcome.ready else BuildState.FAILED
+        return await self.repository.set_state(version, state, outcome.smoke)
 
-    def _verdict(self, process: BotProcess, finished: bool, code: int | None, seconds: float, text: str) -> str | None:
-        """Why a finished build failed (one line for its log), or None if it succeeded."""
-        caps = self.config.build
-        if not finished:
-            return f"build killed: it ran past its {caps.timeout_s} s"
-        if process.out_of_memory():
-            return f"build failed: out of memory ({caps.memory_mb} MB)"
-        if process.out_of_cpu():
-            return f"build killed: it used more than {caps.timeout_s} s of CPU"
-        if code == 0:
-            return None
-        missing = missing_toolchain(text, caps.toolchains)
-        if missing is not None:
-            command, toolchain = missing
-            offered = ", ".join(caps.toolchains) or "none"
-            whose = f"of the toolchain {toolchain}, which" if toolchain is not None else "which"
-            return (
-                f"build failed: it calls {command}, {whose} this arena does not offer "
-                f"(build.toolchains: {offered}; exit code {code})"
-            )
-        return f"build failed: exit code {code} after {seconds:.1f} s"
 
-    async def _smoke(self, version: Version, folder: Path, log: Path) -> dict[str, object]:
-        """Play the smoke test: a sealed duplicate heads-up match against the house bot; its figures."""
-        hands = self.config.build.smoke_hands
-        plan = MatchPlan(
-            match_id=f"smoke-{version.id}",
-            tables=plan_tables([CANDIDATE, "house"], duplicate=True, tables=1),
-            game=self.config.game,
-            hands=hands,
-            fault_policy=FaultPolicy.FORFEIT,
-            sealed=True,
+def _limits(config: ArenaConfig) -> Limits:
+    """The sandbox's limits for a build: the build caps, no network, the bots' user and sandbox."""
+    caps = config.build
+    return Limits(
+        memory_mb=caps.memory_mb,
+        cpu_seconds=caps.timeout_s,
+        processes=caps.processes,
+        open_files=1024,
+        file_size_mb=max(1, config.submissions.max_unpacked_mb),
+        log_kb=caps.log_kb,
+        tmp_mb=256,
+        network=Network.NONE,
+        user=config.limits.user,
+        sandbox=config.limits.sandbox,
+    )
+
+
+async def run_build(config: ArenaConfig, version: Version, folder: Path, log: Path) -> bool:
+    """Run the version's build command in the sandbox, with only the offered toolchains on its
+    PATH; True if it exited 0 within its caps."""
+    limits = _limits(config)
+    offered = config.build.toolchains
+    path = tools(config.storage, version)
+    extra = await asyncio.to_thread(tools_folder, path, offered)
+    sandboxed = limits.sandbox == "on"
+    started = time.monotonic()
+    _note(log, f"build: {version.build}")
+    _note(log, "toolchains: " + (", ".join(offered) or "none") + " (and the shell's basic tools)")
+    output = log.with_suffix(".build")
+    try:
+        process = await BotProcess.launch(
+            f"build-{version.id}",
+            ["sh", "-c", f"exec 1>&2\n{version.build}"],  # one log: stdout joins stderr
+            address="",
+            token="",
+            base=folder,
+            workdir=folder,
+            log_path=output,
+            limits=limits,
+            stdio=True,
+            files={TOOLS: path, **{str(p): p for p in extra}} if sandboxed else None,
+            path=TOOLS if sandboxed else str(path),
         )
-        entries = {
-            CANDIDATE: MatchBot(
-                CANDIDATE,
-                tuple(resolve_command(version.run, folder)),
-                limits=self.config.limits,
-                protocol=Protocol(version.protocol),
-            ),
-            "house": MatchBot("house", (sys.executable, str(HOUSE)), limits=self.config.limits),
-        }
-        out = smoke_folder(self.config.storage, version)
-        if out.exists():
-            shutil.rmtree(out)
-        _note(log, f"smoke test: {2 * hands} hands, sealed duplicate, against the house bot (it always calls)")
-        started = time.monotonic()
-        result = await play_match(plan, entries, "127.0.0.1:0", out, stop_unstarted=True)
-        faults = result.faults.get(CANDIDATE, {})
-        unstarted = CANDIDATE in result.unstarted
-        chips = result.net().get(CANDIDATE, 0)
-        ok = not faults and not unstarted and result.hands == 2 * hands
-        smoke: dict[str, object] = {
-            "ok": ok,
-            "hands": result.hands,
-            "faults": dict(faults),
-            "started": not unstarted,
-            "chips": chips,
-            "seconds": round(time.monotonic() - started, 2),
-        }
-        if unstarted:
-            _note(log, "smoke test failed: the bot never connected")
-        elif faults:
-            _note(log, "smoke test failed: faults " + ", ".join(f"{k} x{v}" for k, v in sorted(faults.items())))
-        elif not ok:
-            _note(log, f"smoke test failed: {result.hands} of {2 * hands} hands played")
-        else:
-            _note(log, f"smoke test passed: {result.hands} hands, no fault, {chips:+d} chips against the house bot")
-        tail = result.log_tails.get(CANDIDATE)
-        if not ok and tail:
-            _note(log, "the end of the bot's log:\n" + tail)
-        return smoke
+    except OSError as error:
+        _note(log, f"build could not start: {error}")
+        return False
+    assert process.process.stdin is not None
+    process.process.stdin.close()
+    finished = await process.wait_exit(config.build.timeout_s)
+    code = await process.stop()
+    text = output.read_bytes().decode("utf-8", "replace")
+    with open(log, "ab") as out, open(output, "rb") as built:
+        shutil.copyfileobj(built, out)
+    output.unlink()
+    seconds = time.monotonic() - started
+    verdict = _verdict(config, process, finished, code, seconds, text)
+    _note(log, verdict or f"build done in {seconds:.1f} s")
+    return verdict is None
+
+
+def _verdict(
+    config: ArenaConfig, process: BotProcess, finished: bool, code: int | None, seconds: float, text: str
+) -> str | None:
+    """Why a finished build failed (one line for its log), or None if it succeeded."""
+    caps = config.build
+    if not finished:
+        return f"build killed: it ran past its {caps.timeout_s} s"
+    if process.out_of_memory():
+        return f"build failed: out of memory ({caps.memory_mb} MB)"
+    if process.out_of_cpu():
+        return f"build killed: it used more than {caps.timeout_s} s of CPU"
+    if code == 0:
+        return None
+    missing = missing_toolchain(text, caps.toolchains)
+    if missing is not None:
+        command, toolchain = missing
+        offered = ", ".join(caps.toolchains) or "none"
+        whose = f"of the toolchain {toolchain}, which" if toolchain is not None else "which"
+        return (
+            f"build failed: it calls {command}, {whose} this arena does not offer "
+            f"(build.toolchains: {offered}; exit code {code})"
+        )
+    return f"build failed: exit code {code} after {seconds:.1f} s"
+
+
+async def _smoke(config: ArenaConfig, version: Version, folder: Path, log: Path) -> dict[str, object]:
+    """Play the smoke test: a sealed duplicate heads-up match against the house bot; its figures."""
+    hands = config.build.smoke_hands
+    plan = MatchPlan(
+        match_id=f"smoke-{version.id}",
+        tables=plan_tables([CANDIDATE, "house"], duplicate=True, tables=1),
+        game=config.game,
+        hands=hands,
+        fault_policy=FaultPolicy.FORFEIT,
+        sealed=True,
+    )
+    entries = {
+        CANDIDATE: MatchBot(
+            CANDIDATE,
+            tuple(resolve_command(version.run, folder)),
+            limits=config.limits,
+            protocol=Protocol(version.protocol),
+        ),
+        "house": MatchBot("house", (sys.executable, str(HOUSE)), limits=config.limits),
+    }
+    out = smoke_folder(config.storage, version)
+    if out.exists():
+        shutil.rmtree(out)
+    _note(log, f"smoke test: {2 * hands} hands, sealed duplicate, against the house bot (it always calls)")
+    started = time.monotonic()
+    result = await play_match(plan, entries, "127.0.0.1:0", out, stop_unstarted=True)
+    faults = result.faults.get(CANDIDATE, {})
+    unstarted = CANDIDATE in result.unstarted
+    chips = result.net().get(CANDIDATE, 0)
+    ok = not faults and not unstarted and result.hands == 2 * hands
+    smoke: dict[str, object] = {
+        "ok": ok,
+        "hands": result.hands,
+        "faults": dict(faults),
+        "started": not unstarted,
+        "chips": chips,
+        "seconds": round(time.monotonic() - started, 2),
+    }
+    if unstarted:
+        _note(log, "smoke test failed: the bot never connected")
+    elif faults:
+        _note(log, "smoke test failed: faults " + ", ".join(f"{k} x{v}" for k, v in sorted(faults.items())))
+    elif not ok:
+        _note(log, f"smoke test failed: {result.hands} of {2 * hands} hands played")
+    else:
+        _note(log, f"smoke test passed: {result.hands} hands, no fault, {chips:+d} chips against the house bot")
+    tail = result.log_tails.get(CANDIDATE)
+    if not ok and tail:
+        _note(log, "the end of the bot's log:\n" + tail)
+    return smoke

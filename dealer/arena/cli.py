@@ -131,8 +131,8 @@ def serve_command(
     scheduler: Annotated[
         str | None,
         typer.Option(
-            help="Play the ladder's matches on this Dask scheduler's workers (tcp://HOST:8786); they must "
-            "see the arena's storage folder at the same path. Default: in this process."
+            help="Play the ladder's matches, and run builds and smoke tests, on this Dask scheduler's workers "
+            "(tcp://HOST:8786); they must see the arena's storage folder at the same path. Default: in this process."
         ),
     ] = None,
 ) -> None:

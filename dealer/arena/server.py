@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 
 from aiohttp import web
 
-from dealer.arena.builds import HOUSE, Builder
+from dealer.arena.builds import HOUSE, Builder, BuildExecutor
 from dealer.arena.config import ArenaConfig
 from dealer.arena.http import make_app
 from dealer.arena.ladder_loop import Executor, Ladder
@@ -60,6 +60,18 @@ async def executor_for(config: ArenaConfig, scheduler: str | None) -> AsyncItera
         yield executor
 
 
+@contextlib.asynccontextmanager
+async def _build_executor(config: ArenaConfig, scheduler: str | None) -> AsyncIterator[BuildExecutor | None]:
+    """Where builds and smoke tests run: this process (None), or the Dask cluster of ``scheduler``."""
+    if scheduler is None:
+        yield None
+        return
+    from dealer.arena.cluster import dask_builds  # imports Dask, which a local arena does not need
+
+    async with dask_builds(config, scheduler) as executor:
+        yield executor
+
+
 async def _ladder(store: LadderStore, config: ArenaConfig, scheduler: str | None) -> None:
     """Run the ladder forever (the house bot entered first, when it plays)."""
     seed = await store.seed(config.ladder.seed, draw_seed())
@@ -73,10 +85,11 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler
     """Serve the arena until SIGTERM (or Ctrl-C): the API on ``config.listen`` (``ready`` gets its
     URL once it listens), the builder, which first takes up the versions a stopped server left
     unbuilt (a build cut off by the stop is built again then), and the ladder (unless
-    ``ladder.jobs`` is 0), which takes up the matches a stopped server left."""
+    ``ladder.jobs`` is 0), which takes up the matches a stopped server left. With ``scheduler``,
+    builds and smoke tests run on that Dask cluster's workers too."""
     _log_to(config)
-    async with open_repository(config.database) as repository:
-        builder = Builder(repository, config)
+    async with open_repository(config.database) as repository, _build_executor(config, scheduler) as build_on:
+        builder = Builder(repository, config, build_on)
         store = LadderStore(repository)
         runner = web.AppRunner(make_app(repository, config, builder.queued), access_log=None)
         await runner.setup()
