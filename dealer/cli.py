@@ -19,7 +19,7 @@ import yaml
 from dealer.acpc_game import export_states, unsupported
 from dealer.arena.cli import app as arena_app
 from dealer.choices import Estimator, FaultPolicy, Protocol, Switch, VariantName
-from dealer.cli_league import LeagueOptions, load, play_league
+from dealer.cli_league import LeagueOptions, load, play_league, serve_view
 from dealer.cli_options import (
     BankMs,
     Blinds,
@@ -43,6 +43,7 @@ from dealer.cli_options import (
     CompareWorseThan,
     Fresh,
     KeepGoing,
+    Linger,
     LogLevel,
     MatchAnte,
     MatchBots,
@@ -66,6 +67,7 @@ from dealer.cli_options import (
     Variant,
     Web,
     bot_names,
+    check_address,
     claim,
     event_seed,
     fail,
@@ -92,6 +94,7 @@ from dealer.seeds import commitment, verify
 from dealer.server import tune_gc
 from dealer.standings import standings, standings_table
 from dealer.text import printable_lines
+from dealer.web.final import FinalView, folder_results
 
 app = typer.Typer(no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
 
@@ -233,6 +236,7 @@ def run(
         str | None, typer.Option(help="dask: join the running cluster of this scheduler instead, e.g. tcp://HOST:8786.")
     ] = None,
     web: Web = None,
+    linger: Linger = False,
     log_level: LogLevel = "info",
 ) -> None:
     """Run a league of launched bots to the end, with progress and each event's standings.
@@ -252,7 +256,9 @@ def run(
         fail(f"{config}: bots {', '.join(remote)} are remote: use `dealer serve`")
     claim(league.out, resume=resume, fresh=fresh)
     dask = (workers, scheduler) if executor == "dask" else None
-    play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask, web, log_level))
+    if linger and web is None:
+        raise typer.BadParameter("--linger keeps the --web page up: give --web HOST:PORT too")
+    play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask, web, log_level, linger))
 
 
 @app.command()
@@ -263,6 +269,7 @@ def serve(
     keep_going: KeepGoing = False,
     standings_every: StandingsEvery = 0,
     web: Web = None,
+    linger: Linger = False,
     log_level: LogLevel = "info",
 ) -> None:
     """Run a league that waits for its remote bots: prints each token once (or reads tokens_file).
@@ -296,7 +303,26 @@ def serve(
                 typer.echo(f"token for {instance_label(name, k)}: {token}")
     if needed:
         typer.echo(f"note: {sealing(league)['note']}")
-    play_league(league, resume, tokens, LeagueOptions(keep_going, standings_every, web=web, log_level=log_level))
+    if linger and web is None:
+        raise typer.BadParameter("--linger keeps the --web page up: give --web HOST:PORT too")
+    options = LeagueOptions(keep_going, standings_every, web=web, log_level=log_level, linger=linger)
+    play_league(league, resume, tokens, options)
+
+
+@app.command()
+def view(
+    out: Annotated[Path, typer.Argument(help="A league's output folder (results.json, journal.sqlite, matches/).")],
+    web: Annotated[
+        str,
+        typer.Option(metavar="HOST:PORT", help="Serve the page here (port 0 picks one).", callback=check_address),
+    ] = "127.0.0.1:8080",
+) -> None:
+    """Serve a finished league's page (the live page, final) from its output folder until Ctrl-C."""
+    data, results = folder_results(out)
+    try:
+        asyncio.run(serve_view(FinalView(out, data, results), web))
+    except OSError as error:  # e.g. the address is taken
+        fail(*str(error).splitlines())
 
 
 @app.command()

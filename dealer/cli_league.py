@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from dealer.terminal import LeagueDisplay
 from dealer.text import printable
 from dealer.web import write_report
 from dealer.web.live import Scheduled
-from dealer.web.server import WebView
+from dealer.web.server import Snapshots, WebView
 from dealer.web.view import LeagueView
 
 
@@ -136,7 +137,7 @@ async def _league(
                     if view is not None:
                         view.on_progress(update)
 
-                return await run_league(
+                results = await run_league(
                     league,
                     executor,
                     resume=resume,
@@ -144,6 +145,11 @@ async def _league(
                     keep_going=options.keep_going,
                     on_seed=show_seed,
                 )
+            _write_report(league, results, total)
+            if web is not None and options.linger:
+                typer.echo("the league is over: its final page is served until Ctrl-C")
+                await until_interrupted()
+            return results
         finally:
             if web is not None:
                 await web.stop()
@@ -165,6 +171,38 @@ class LeagueOptions:
     dask: tuple[int | None, str | None] | None = None  # (workers, scheduler): on a Dask cluster
     web: str | None = None
     log_level: LogLevelName = "info"
+    linger: bool = False  # with web: serve the final page until Ctrl-C
+
+
+def _write_report(league: LeagueConfig, results: list[MatchResult], total: int) -> None:
+    """report.html in the output folder; a failure to write it is said, and loses nothing else."""
+    try:
+        write_report(league_report(league, results, total))
+    except OSError as error:  # e.g. the vendored chart library is missing (no `make setup`)
+        typer.echo(f"error: report.html not written: {error}", err=True)
+
+
+async def until_interrupted() -> None:
+    """Wait for Ctrl-C (SIGINT) or SIGTERM, then return (the caller stops what it serves)."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+async def serve_view(view: Snapshots, address: str) -> None:
+    """Serve ``view``'s page at ``address`` until Ctrl-C (``dealer view``)."""
+    web = WebView(view, address)
+    try:
+        typer.echo(f"web view on {await web.start()}")
+        await until_interrupted()
+    finally:
+        await web.stop()
 
 
 def play_league(
@@ -186,10 +224,6 @@ def play_league(
         results = asyncio.run(_league(league, resume, remote_tokens, options))
     except OSError as error:  # OSError: e.g. the web view's address is taken
         fail(*str(error).splitlines())
-    try:
-        write_report(league_report(league, results, len(build_jobs(league))))
-    except OSError as error:  # e.g. the vendored chart library is missing (no `make setup`)
-        typer.echo(f"error: report.html not written: {error}", err=True)
     data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
     typer.echo(f"{league.name}: {len(results)} matches, {sum(r.hands for r in results)} hands")
     typer.echo(overall_text(data))

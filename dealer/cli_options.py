@@ -237,6 +237,10 @@ KeepGoing = Annotated[
 ]
 
 
+Linger = Annotated[
+    bool,
+    typer.Option(help="With --web: once the league is over, keep serving its final page until Ctrl-C."),
+]
 Web = Annotated[
     str | None,
     typer.Option(

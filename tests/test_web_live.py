@@ -76,13 +76,15 @@ def test_the_stream_sends_the_state_once_then_deltas(monkeypatch: pytest.MonkeyP
                     view.on_hand("hu/0000", _hand(number, SHOWDOWN if number % 3 else HAND))
                     await asyncio.sleep(0.03)
                 async with page.get(stream_url) as second:  # a page that reconnects
-                    again.append(await _event(second))
+                    first = await _event(second)
+                    assert first is not None
+                    again.append(first)
                 view.on_hand("hu/0000", _hand(30))
                 await asyncio.sleep(0.1)
                 await web.stop()  # the last patch, then the end of the stream
                 await reader
         finally:
-            await web.stop()
+            await web.stop()  # again, if the test failed before (a second stop does nothing)
         return events, again, json.loads(json.dumps(web.state))
 
     events, again, state = asyncio.run(watch())
@@ -102,17 +104,16 @@ def test_the_stream_sends_the_state_once_then_deltas(monkeypatch: pytest.MonkeyP
 
 async def _collect(stream: aiohttp.ClientResponse, into: list[tuple[str, str]]) -> None:
     """Every event until the stream ends."""
-    while not stream.content.at_eof():
-        try:
-            into.append(await _event(stream))
-        except asyncio.IncompleteReadError:
-            return
+    while event := await _event(stream):
+        into.append(event)
 
 
-async def _event(stream: aiohttp.ClientResponse) -> tuple[str, str]:
-    """One Server-Sent Event: its kind and data."""
-    block = (await stream.content.readuntil(b"\n\n")).decode()
-    fields = dict(line.split(": ", 1) for line in block.strip().split("\n"))
+async def _event(stream: aiohttp.ClientResponse) -> tuple[str, str] | None:
+    """One Server-Sent Event: its kind and data (None at the end of the stream)."""
+    block = (await stream.content.readuntil(b"\n\n")).decode().strip()
+    if not block:
+        return None
+    fields = dict(line.split(": ", 1) for line in block.split("\n"))
     return fields["event"], fields["data"]
 
 

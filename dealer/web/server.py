@@ -22,11 +22,11 @@ import json
 import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any, Protocol
 
 from aiohttp import web
 
 from dealer.web.delta import diff
-from dealer.web.view import LeagueView
 
 STATIC = Path(__file__).parent / "static"
 PUSH_S = 0.5
@@ -35,9 +35,18 @@ OWN = ("app.css", "app.js")
 COOKIE = "dealer_view_key"  # and the port: cookies ignore ports, two dealers on one host keep their own keys
 
 
-def page(data: object | None = None) -> str:
+class Snapshots(Protocol):
+    """What a page shows: a league in play (``view.LeagueView``), a finished folder (``final.FinalView``)."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """The page's data now, JSON-ready; a new object whenever anything in it changed."""
+        ...
+
+
+def page(data: object | None = None, *, tv: bool = False) -> str:
     """The page: live (scripts linked from /static, data from /events) or, with ``data``, the
-    self-contained report (every script, style and the data inlined)."""
+    self-contained report (every script, style and the data inlined); ``tv``: the projector's
+    layout (large type, the leaderboard and a table that replays finished hands by itself)."""
     template = (STATIC / "page.html").read_text(encoding="utf-8")
     missing = [name for name in VENDOR if not (STATIC / name).is_file()]
     if missing:
@@ -55,6 +64,8 @@ def page(data: object | None = None) -> str:
         )
         scripts = "".join(f"<script>{_script(STATIC / n)}</script>" for n in (*VENDOR, *OWN) if n.endswith(".js"))
         embedded = f'<script id="report-data" type="application/json">{_json_in_html(data)}</script>'
+    if tv:
+        template = template.replace("<body>", '<body class="tv">', 1)
     return template.replace("<!--STYLES-->", styles).replace("<!--DATA-->", embedded).replace("<!--SCRIPTS-->", scripts)
 
 
@@ -73,9 +84,10 @@ def _json_in_html(data: object) -> str:
 
 
 class WebView:
-    """Serves a ``LeagueView`` at ``host:port`` on the running loop: ``await start()``, ``await stop()``."""
+    """Serves a view's snapshots at ``host:port`` on the running loop: ``await start()``, ``await stop()``.
+    ``/`` is the page, ``/tv`` the same page laid out for a projector."""
 
-    def __init__(self, view: LeagueView, address: str) -> None:
+    def __init__(self, view: Snapshots, address: str) -> None:
         host, _, port = address.rpartition(":")
         if not host or not port.isdigit():
             raise ValueError(f"--web must look like HOST:PORT (e.g. 127.0.0.1:8080), not {address!r}")
@@ -83,7 +95,7 @@ class WebView:
         self.subscribers: set[asyncio.Queue[bytes | None]] = set()
         self.runner: web.AppRunner | None = None
         self.pusher: asyncio.Task[None] | None = None
-        self.state: dict[str, object] | None = None  # the snapshot last sent (or built for /state)
+        self.state: dict[str, Any] | None = None  # the snapshot last sent (or built for /state)
         self.sent: dict[str, list[int]] = {"state": [0, 0], "patch": [0, 0]}  # messages and bytes, by kind
         self.key = secrets.token_urlsafe(32)
         self.cookie = COOKIE
@@ -92,6 +104,7 @@ class WebView:
         """Start serving; return the page's URL, key included (print it to the organiser only)."""
         app = web.Application(middlewares=[self._guard])
         app.router.add_get("/", self._page)
+        app.router.add_get("/tv", self._tv)
         app.router.add_get("/state", self._state)
         app.router.add_get("/events", self._events)
         app.router.add_static("/static", STATIC)
@@ -107,7 +120,9 @@ class WebView:
         return f"http://{host}:{port}/?key={self.key}"
 
     async def stop(self) -> None:
-        """Push the last snapshot, end every stream and stop the server."""
+        """Push the last snapshot, end every stream and stop the server (once: a second call does nothing)."""
+        if self.runner is None:
+            return
         if self.pusher is not None:
             self.pusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -115,8 +130,9 @@ class WebView:
         self._refresh()
         for queue in self.subscribers:
             queue.put_nowait(None)
-        if self.runner is not None:
-            await self.runner.cleanup()
+        self.subscribers.clear()
+        await self.runner.cleanup()
+        self.runner = None
 
     @web.middleware
     async def _guard(
@@ -155,6 +171,9 @@ class WebView:
 
     async def _page(self, request: web.Request) -> web.Response:
         return web.Response(text=page(), content_type="text/html")
+
+    async def _tv(self, request: web.Request) -> web.Response:
+        return web.Response(text=page(tv=True), content_type="text/html")
 
     async def _state(self, request: web.Request) -> web.Response:
         self._refresh()

@@ -167,11 +167,71 @@ function live(data) {
   document.getElementById("next").replaceChildren(l.next.length ? el("ol", { class: "next" }, l.next.map((m) =>
     el("li", {}, `${m.match}: ${m.bots.join(" · ")}`))) : el("p", { class: "muted" }, "Nothing left to start."));
   const s = l.standings;
-  document.getElementById("provisional").textContent = s.provisional ? "provisional" : data.finished ? "final" : "";
+  const badge = document.getElementById("provisional");
+  badge.textContent = s.provisional ? "provisional" : data.finished ? "final" : "";
+  badge.classList.toggle("on", s.provisional);
   document.getElementById("live-standings").replaceChildren(el("table", {},
     el("tr", {}, ["#", "bot", "hands", "bb won", "bb/100"].map((h) => el("th", {}, h))),
     s.lines.map((line, k) => el("tr", { "data-bot": line.name }, el("td", {}, k + 1), el("td", {}, line.name),
       el("td", {}, line.hands.toLocaleString()), el("td", {}, bb(line.bb)), el("td", {}, bb(line.bb_per_100))))));
+}
+
+// TV mode: one table replays finished hands by itself (every hand the snapshot holds is one whose
+// duplicate twins have all finished), big pots and showdowns first, newer before older; each hand
+// is played once while unplayed ones remain. ?speed=N plays N times faster (tests).
+const speed = Math.max(0.1, Number(new URLSearchParams(location.search).get("speed")) || 1);
+const STEP_MS = 1100, DEAL_MS = 1600, WINNER_MS = 3500;
+const tvPlay = { hand: null, step: 0, played: new Set(), shown: 0 };
+
+function pickHand(data) {
+  let hands = handList(data).slice(0, 16);  // the newest few: the room follows the league as it goes
+  if (!hands.length) return null;
+  if (hands.every((h) => tvPlay.played.has(handKey(h)))) tvPlay.played.clear();
+  hands = hands.filter((h) => !tvPlay.played.has(handKey(h)));
+  const worth = (h, k) => (h.pot || 0) * (h.showdown ? 2 : 1) * (1 - k / 32);
+  return hands.map((h, k) => [worth(h, k), h]).sort((a, b) => b[0] - a[0])[0][1];
+}
+
+function tvTick() {
+  let wait = 700;
+  if (current) {
+    if (tvPlay.hand && tvPlay.step < tvPlay.hand.steps.length - 1) {
+      tvPlay.step += 1;
+      wait = tvPlay.step === tvPlay.hand.steps.length - 1 ? WINNER_MS : STEP_MS;
+    } else {
+      if (tvPlay.hand) tvPlay.played.add(handKey(tvPlay.hand));
+      tvPlay.hand = pickHand(current);
+      tvPlay.step = 0;
+      if (tvPlay.hand) { tvPlay.shown += 1; wait = DEAL_MS; }
+    }
+    tvTable();
+  }
+  setTimeout(tvTick, wait / speed);
+}
+
+function tvTable() {
+  const box = document.getElementById("tv-table"), hand = tvPlay.hand;
+  if (!hand) { box.replaceChildren(el("div", { class: "tvcaption muted" }, "The first hands are being played ...")); return; }
+  const step = hand.steps[tvPlay.step], last = tvPlay.step === hand.steps.length - 1;
+  const winners = new Set(last ? step.winners ?? hand.winners : []);
+  const actor = step.action.split(" ")[0];
+  box.dataset.hand = handKey(hand);
+  box.dataset.shown = String(tvPlay.shown);
+  const seats = el("div", { class: "seats" }, hand.players.map((name, p) => el("div", {
+    class: "seat" + (step.folded[p] ? " folded" : "") + (winners.has(name) ? " winner" : "") + (!last && name === actor ? " acting" : ""),
+  }, el("div", {}, el("b", {}, name)),
+    el("div", {}, hand.cards[p] ? [cardNode(hand.cards[p].slice(0, 2)), cardNode(hand.cards[p].slice(2, 4))] :
+      [el("span", { class: "card back" }, "??"), el("span", { class: "card back" }, "??")]),
+    el("div", {}, `stack ${step.stacks[p].toLocaleString()}`),
+    el("div", { class: "bet" }, last ? (hand.won[p] > 0 ? `+${hand.won[p].toLocaleString()}` : "") : step.bets[p] ? `bet ${step.bets[p].toLocaleString()}` : ""))));
+  const felt = el("div", { class: "felt tvfelt" }, seats,
+    el("div", { class: "board" }, step.board.map(cardNode)),
+    el("div", { class: "pot" }, `pot ${step.pot.toLocaleString()}`));
+  box.replaceChildren(
+    el("div", { class: "tvtitle" }, `${hand.match} · table ${hand.table} · hand ${hand.hand + 1}${hand.showdown ? " · showdown" : ""}`),
+    felt,
+    el("div", { class: "tvcaption", "data-testid": "tv-action" }, last ? "" : step.action),
+    el("div", { class: "tvwinner", "data-testid": "tv-winner" }, last ? step.action : ""));
 }
 
 function faults(data) {
@@ -192,6 +252,7 @@ function render(data) {
   document.getElementById("league").textContent = data.league;
   document.title = `${data.league}: league night`;
   const report = document.getElementById("report-data") !== null;
+  document.body.classList.toggle("report", report);
   document.getElementById("status").textContent = report ? "report" : data.finished ? "final" : "live";
   document.getElementById("bar-fill").style.width = `${(100 * p.done / Math.max(p.total, 1)).toFixed(1)}%`;
   document.getElementById("progress").textContent = `${p.done}/${p.total} matches · ${p.hands.toLocaleString()} hands` +
@@ -212,6 +273,7 @@ function render(data) {
   document.body.dataset.version = String((Number(document.body.dataset.version) || 0) + 1);
 }
 
+if (tv) setTimeout(tvTick, 0);
 const embedded = document.getElementById("report-data");
 const stream = { state: 0, patch: 0, stateBytes: 0, patchBytes: [] };  // what the event stream sent (tests read it)
 window.dealerStream = stream;
