@@ -73,7 +73,7 @@ def commitment(seed: str) -> str:
 
 def revealed_seed(out: Path) -> str:
     """The seed an event's results reveal; ValueError (one line) if there is none to read."""
-    for name in ("results.json", "compare.json"):
+    for name in ("results.json", "compare.json", "finals.json"):  # an event's, a comparison's, an arena's finals
         path = out / name
         if path.is_file():
             try:
@@ -87,7 +87,7 @@ def revealed_seed(out: Path) -> str:
             if commit is not None and commit != commitment(str(seed)):
                 raise ValueError(f"{path}: the revealed seed does not match its commitment {commit}")
             return str(seed)
-    raise ValueError(f"{out}: no results.json or compare.json: not an event's output folder")
+    raise ValueError(f"{out}: no results.json, compare.json or finals.json: not an event's output folder")
 
 
 def _check_hand(seed: str, hand: dict, where: str) -> str | None:
@@ -118,7 +118,7 @@ def verify(out: Path) -> Verification:
     there is no seed."""
     result = Verification(revealed_seed(out))
     for path in sorted(out.rglob("*.phhs")):
-        if path.relative_to(out).parts[0] == INTERRUPTED:
+        if INTERRUPTED in path.relative_to(out).parts[:2]:  # an event's, or a finals stage's (stage/interrupted)
             continue
         result.files += 1
         try:

@@ -226,11 +226,14 @@ def test_every_route_needs_a_token_and_no_team_sees_anothers_data(arena_database
             ("GET", "/versions/{number}/build"): (None, 404),
             ("PUT", "/active"): ({"version": 2}, 409),
             ("GET", "/toolchains"): (None, 200),
+            ("GET", "/finals"): (None, 200),
+            ("GET", "/finals/{name}"): (None, 404),
+            ("GET", "/finals/{name}/files/{path}"): (None, 404),
         }
         routes = {(m.upper(), p) for p, item in document["paths"].items() for m in item if p != "/openapi.yaml"}
         assert set(requests) == routes, "a route without a cross-team check"
         for (method, path), (body, status) in requests.items():
-            url = API + path.replace("{number}", "2")
+            url = API + path.replace("{number}", "2").replace("{name}", "final").replace("{path}", "standings.txt")
             send = body() if callable(body) else body
             kwargs = {"json": send} if isinstance(send, dict) else {"data": send}
             for headers in ({}, auth("team_forged"), {"Authorization": tokens["beta"]}):

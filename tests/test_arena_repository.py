@@ -127,7 +127,7 @@ def test_the_migration_leaves_no_stray_tables(arena_database: str) -> None:
     assert asyncio.run(tables()) == {*metadata.tables, "alembic_version"}
 
 
-@pytest.mark.parametrize("earlier", ["0001", "0002", "0003", "0004"])
+@pytest.mark.parametrize("earlier", ["0001", "0002", "0003", "0004", "0005"])
 def test_a_database_at_an_earlier_revision_migrates_with_its_data(arena_database: str, earlier: str) -> None:
     asyncio.run(migrate(arena_database, earlier))
     assert asyncio.run(current_revision(arena_database)) == earlier
@@ -188,5 +188,35 @@ def test_versions_are_numbered_per_team_and_only_a_ready_one_becomes_active(aren
             assert [t.active_version for t in alpha_now] == [2, None]
             racing = await asyncio.gather(*(repository.add_version(beta, **_files(10 + i)) for i in range(4)))
             assert sorted(v.number for v, _ in racing) == [2, 3, 4, 5]
+
+    asyncio.run(scenario())
+
+
+def test_a_frozen_arena_takes_no_version_and_no_activation_and_names_its_finalists(arena_database: str) -> None:
+    asyncio.run(migrate(arena_database))
+
+    async def scenario() -> None:
+        async with open_repository(arena_database) as repository:
+            alpha, _ = await repository.add_team("alpha")
+            beta, _ = await repository.add_team("beta")
+            await repository.add_team("gamma")  # no version: not a finalist
+            a1, _ = await repository.add_version(alpha, **_files(1))
+            b1, _ = await repository.add_version(beta, **_files(2))
+            b2, _ = await repository.add_version(beta, **_files(3))
+            for version in (a1, b1, b2):
+                await repository.set_state(version, BuildState.READY)
+            await repository.activate(alpha, 1)
+            await repository.activate(beta, 2)
+            assert await repository.frozen_at() is None
+            when, new = await repository.freeze()
+            assert new and await repository.frozen_at() == when and await repository.freeze() == (when, False)
+            closed = r"^submissions are closed: the arena was frozen for its finals at \d{4}-\d\d-\d\d \d\d:\d\d UTC$"
+            with pytest.raises(ArenaError, match=closed):
+                await repository.add_version(alpha, **_files(4))
+            with pytest.raises(ArenaError, match=closed):
+                await repository.activate(beta, 1)
+            finalists = await repository.finalists()
+            assert [(t.name, t.active_version, v.id) for t, v in finalists] == [("alpha", 1, a1.id), ("beta", 2, b2.id)]
+            assert [t.id for t, _ in finalists] == [alpha.id, beta.id]
 
     asyncio.run(scenario())

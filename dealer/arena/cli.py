@@ -151,6 +151,51 @@ def serve_command(
     typer.echo("arena stopped", err=True)
 
 
+ArenaFile = Annotated[Path, typer.Argument(help="The arena's file (see dealer/arena/config.py).")]
+
+
+@app.command("freeze")
+def freeze_command(config: ArenaFile = DEFAULT_CONFIG) -> None:
+    """Close submissions and activations for the finals: the versions active now are the ones they play."""
+
+    async def freeze(repository: Repository) -> tuple[Any, bool]:
+        return await repository.freeze()
+
+    when, new = _with_repository(config, freeze)
+    said = "frozen" if new else "already frozen"
+    typer.echo(f"arena {said} at {when:%Y-%m-%d %H:%M:%S} UTC: no new version can be submitted or made active")
+
+
+@app.command("finals")
+def finals_command(
+    config: ArenaFile,
+    finals: Annotated[Path, typer.Argument(help="The finals' file (see dealer/arena/finals_config.py).")],
+) -> None:
+    """Play the finals of a frozen arena (one entry per team, its active version) on a fresh secret
+    seed, committed to before the first hand; print the standings and where everything is."""
+
+    async def play(arena: ArenaConfig) -> dict[str, Any]:
+        from dealer.arena.finals import run_finals
+        from dealer.arena.finals_config import load_finals
+        from dealer.arena.repository import open_repository
+
+        spec = load_finals(finals)
+        async with open_repository(arena.database) as repository:
+            return await run_finals(
+                arena, spec, repository, lambda sha: typer.echo(f"seed commitment (SHA-256): {sha}", err=True)
+            )
+
+    record = _call(config, play)
+    from dealer.arena.config import load_arena
+    from dealer.arena.layout import finals_folder
+
+    folder = finals_folder(load_arena(config).storage, record["name"])
+    for place, line in enumerate(record["standings"], 1):
+        typer.echo(f"{place:3}. {line['name']}  ({record['entrants'][line['name']]})")
+    typer.echo(f"seed {record['seed']} (SHA-256 {record['seed_sha256']})")
+    typer.echo(f"standings, hand histories and the seed in {folder}/; check them with `dealer verify {folder}`")
+
+
 Server = Annotated[str, typer.Option(help="The arena's address, e.g. http://arena.example:8090.")]
 Token = Annotated[str, typer.Option(envvar="DEALER_ARENA_TOKEN", help="Your team's token (or DEALER_ARENA_TOKEN).")]
 

@@ -21,8 +21,9 @@ from aiohttp import BodyPartReader, web
 
 from dealer.arena.archive import MB, unpack
 from dealer.arena.config import ArenaConfig
-from dealer.arena.layout import build_log
-from dealer.arena.model import ArenaError, Team, Version
+from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, is_public
+from dealer.arena.model import TEAM_PATTERN as NAME
+from dealer.arena.model import ArenaError, Team, Version, frozen_line
 from dealer.arena.repository import Repository
 from dealer.arena.toolchains import BASIC, offers
 
@@ -135,6 +136,9 @@ async def _read_archive(request: web.Request, limit: int) -> bytes:
 async def _submit(request: web.Request) -> web.Response:
     team = _team(request)
     config = request.app[CONFIG]
+    frozen = await request.app[REPOSITORY].frozen_at()
+    if frozen is not None:
+        _fail(web.HTTPConflict, frozen_line(frozen))
     wait = await request.app[REPOSITORY].submission_attempt(team, config.submissions.per_hour, datetime.now(UTC))
     if wait > 0:
         _fail(
@@ -149,15 +153,18 @@ async def _submit(request: web.Request) -> web.Response:
         LOGGER.info("team %s: submission refused: %s", team.name, error)
         _fail(web.HTTPUnprocessableEntity, str(error))
     manifest = stored.manifest
-    version, new = await request.app[REPOSITORY].add_version(
-        team,
-        digest=stored.digest,
-        files=stored.files,
-        size=stored.size,
-        protocol=str(manifest.protocol),
-        run=manifest.run,
-        build=manifest.build,
-    )
+    try:
+        version, new = await request.app[REPOSITORY].add_version(
+            team,
+            digest=stored.digest,
+            files=stored.files,
+            size=stored.size,
+            protocol=str(manifest.protocol),
+            run=manifest.run,
+            build=manifest.build,
+        )
+    except ArenaError as error:  # frozen while this one was read
+        _fail(web.HTTPConflict, str(error))
     LOGGER.info("team %s: %s %s (%s)", team.name, version.label, "stored" if new else "resubmitted", version.digest)
     if new:
         request.app[QUEUED](version)
@@ -213,6 +220,44 @@ async def _toolchains(request: web.Request) -> web.Response:
     )
 
 
+def _finals_record(request: web.Request, name: str) -> tuple[Path, dict[str, Any]]:
+    """The folder and public record of the finals ``name``, or a 404."""
+    folder = finals_folder(request.app[CONFIG].storage, name)
+    try:
+        record = json.loads((folder / FINALS_JSON).read_text(encoding="utf-8")) if NAME.fullmatch(name) else None
+    except (OSError, ValueError):
+        record = None
+    if not isinstance(record, dict):
+        _fail(web.HTTPNotFound, f"no finals {name!r}")
+    return folder, record
+
+
+async def _finals_list(request: web.Request) -> web.Response:
+    _team(request)
+    root = finals_folder(request.app[CONFIG].storage, "")
+    names = sorted(p.name for p in root.iterdir() if (p / FINALS_JSON).is_file()) if root.is_dir() else []
+    found = [_finals_record(request, name)[1] for name in names]
+    keys = ("name", "state", "seed_sha256", "seed")
+    return web.json_response([{key: record.get(key) for key in keys} for record in found])
+
+
+async def _finals(request: web.Request) -> web.Response:
+    _team(request)
+    return web.json_response(_finals_record(request, request.match_info["name"])[1])
+
+
+async def _finals_file(request: web.Request) -> web.StreamResponse:
+    _team(request)
+    name, relative = request.match_info["name"], request.match_info["path"]
+    folder, record = _finals_record(request, name)
+    if record.get("state") != "done":
+        _fail(web.HTTPConflict, f"the finals {name!r} are still playing: their files are published when they end")
+    path = folder / relative
+    if not is_public(relative) or path.is_symlink() or not path.is_file():
+        _fail(web.HTTPNotFound, f"no published file {relative!r} in the finals {name!r}")
+    return web.FileResponse(path, headers={"Content-Type": "text/plain; charset=utf-8"})
+
+
 async def _activate(request: web.Request) -> web.Response:
     team = _team(request)
     try:
@@ -244,4 +289,7 @@ def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Vers
     app.router.add_get(f"{API}/versions/{{number}}/build", _build)
     app.router.add_put(f"{API}/active", _activate)
     app.router.add_get(f"{API}/toolchains", _toolchains)
+    app.router.add_get(f"{API}/finals", _finals_list)
+    app.router.add_get(f"{API}/finals/{{name}}", _finals)
+    app.router.add_get(f"{API}/finals/{{name}}/files/{{path:.+}}", _finals_file)
     return app

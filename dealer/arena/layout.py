@@ -1,4 +1,4 @@
-"""The arena's storage folder, one owner for its layout (pure: paths only, nothing touched).
+"""The arena's storage folder, one owner for its layout (paths only; ``public_files`` lists a folder).
 
 storage/
   versions/<sha256>/   a version's files as submitted, read-only (content-addressed)
@@ -8,14 +8,19 @@ storage/
   logs/<id>.log        its build and smoke-test log (its team's to read)
   smoke/<id>/          its smoke match's output (histories, the bots' logs)
   matches/<id>/        a ladder match's or scrimmage's output (histories, the bots' logs)
+  finals/<name>/       a finals' output: finals.json, standings.txt, its seed (private), a folder per stage
   arena.log            the server's log
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from dealer.arena.model import Version
+
+FINALS_JSON = "finals.json"  # a finals' public record
+_HISTORY = re.compile(r"table-\d+-[A-Za-z0-9_.-]+-r\d+\.phhs")  # dealer.table's hand histories
 
 
 def version_files(storage: Path, digest: str) -> Path:
@@ -56,3 +61,33 @@ def match_folder(storage: Path, match_id: int) -> Path:
 def server_log(storage: Path) -> Path:
     """The server's own log."""
     return storage / "arena.log"
+
+
+def finals_folder(storage: Path, name: str) -> Path:
+    """The output folder of the finals called ``name``."""
+    return storage / "finals" / name
+
+
+def public_files(folder: Path) -> list[str]:
+    """What of a finals folder is published: each stage's results, standings and hand histories
+    (never the bots' logs, which are their teams' own), as paths inside the folder."""
+    found = [
+        path.relative_to(folder).as_posix()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.is_symlink() and is_public(path.relative_to(folder).as_posix())
+    ]
+    return found
+
+
+def is_public(relative: str) -> bool:
+    """Whether a path inside a finals folder may be shown to every team (the one owner of that rule):
+    the finals' record and standings, each stage's results and standings, and the dealer's hand
+    histories (named as ``dealer.table`` names them, never under a bot's scratch folder, where a
+    bot's own files are copied, nor a log)."""
+    parts = relative.split("/")
+    if any(part in ("", ".", "..", "scratch", "logs") for part in parts):
+        return False
+    name = parts[-1]
+    if len(parts) == 1:
+        return name in (FINALS_JSON, "standings.txt")
+    return _HISTORY.fullmatch(name) is not None or (len(parts) == 2 and name in ("results.json", "standings.txt"))

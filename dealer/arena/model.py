@@ -95,6 +95,11 @@ class Version:
         return f"v{self.number}"
 
 
+def frozen_line(when: datetime) -> str:
+    """The one line that refuses a submission or an activation once the arena is frozen."""
+    return f"submissions are closed: the arena was frozen for its finals at {when:%Y-%m-%d %H:%M} UTC"
+
+
 WINDOW_S = 3600  # the rate limit's window: any hour
 
 

@@ -23,6 +23,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    CheckConstraint,
     Column,
     Connection,
     DateTime,
@@ -40,7 +41,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from dealer.arena.model import (
     WINDOW_S,
@@ -49,6 +50,7 @@ from dealer.arena.model import (
     Role,
     Team,
     Version,
+    frozen_line,
     new_token,
     retry_after,
     team_name_problem,
@@ -97,6 +99,13 @@ submission_attempts = Table(
     Column("team_id", Integer, ForeignKey("teams.id"), nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
     Index("ix_submission_attempts_team_at", "team_id", "at"),
+)
+freeze = Table(  # one row once the organiser froze the arena for its finals
+    "freeze",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("frozen_at", DateTime(timezone=True), nullable=False),
+    CheckConstraint("id = 1", name="ck_freeze_one_row"),
 )
 organiser_tokens = Table(
     "organiser_tokens",
@@ -309,6 +318,7 @@ class Repository:
         with True; the same files as one of its earlier versions return that version and False."""
         for _ in range(10):  # two submissions of one team at once: the loser of the number takes the next
             async with self.engine.begin() as connection:
+                await _refuse_if_frozen(connection)
                 same = (
                     await connection.execute(
                         select(versions).where(versions.c.team_id == team.id, versions.c.digest == digest)
@@ -394,8 +404,9 @@ class Repository:
             return [_version(row) for row in (await connection.execute(query)).all()]
 
     async def activate(self, team: Team, number: int) -> Version:
-        """Make version ``number`` the team's active one; only a ready version can be."""
+        """Make version ``number`` the team's active one; only a ready version can be, and not once frozen."""
         async with self.engine.begin() as connection:
+            await _refuse_if_frozen(connection)
             row = (
                 await connection.execute(
                     select(versions).where(versions.c.team_id == team.id, versions.c.number == number)
@@ -413,6 +424,42 @@ class Repository:
                 await connection.execute(active_versions.insert().values(team_id=team.id, version_id=version.id))
         return version
 
+    async def freeze(self) -> tuple[datetime, bool]:
+        """Close submissions and activations for the finals; when they closed, and whether just now
+        (freezing a frozen arena changes nothing)."""
+        async with self.engine.begin() as connection:
+            when = await _frozen_at(connection)
+            if when is not None:
+                return when, False
+            now = datetime.now(UTC)
+            await connection.execute(freeze.insert().values(id=1, frozen_at=now))
+        return now, True
+
+    async def frozen_at(self) -> datetime | None:
+        """When the arena was frozen, or None while submissions are open."""
+        async with self.engine.connect() as connection:
+            return await _frozen_at(connection)
+
+    async def finalists(self) -> list[tuple[Team, Version]]:
+        """Each team's active version, if it is ready, by team name: who plays the finals."""
+        query = (
+            select(teams.c.name.label("team_name"), teams.c.created_at.label("team_created_at"), versions)
+            .select_from(
+                teams.join(active_versions, active_versions.c.team_id == teams.c.id).join(
+                    versions, versions.c.id == active_versions.c.version_id
+                )
+            )
+            .where(versions.c.state == BuildState.READY.value)
+            .order_by(teams.c.name)
+        )
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+        found = []
+        for row in rows:
+            version = _version(row)
+            found.append((Team(version.team_id, row.team_name, _utc(row.team_created_at), version.number), version))
+        return found
+
     async def add_organiser_token(self) -> str:
         """A new organiser token (admin work), returned in clear this once."""
         token = new_token(Role.ORGANISER)
@@ -427,6 +474,19 @@ class Repository:
         query = select(organiser_tokens.c.id).where(organiser_tokens.c.token_sha256 == token_digest(token))
         async with self.engine.connect() as connection:
             return (await connection.execute(query)).first() is not None
+
+
+async def _frozen_at(connection: AsyncConnection) -> datetime | None:
+    """When the arena was frozen (None: it is open), read in ``connection``'s transaction."""
+    when = (await connection.execute(select(freeze.c.frozen_at))).scalar()
+    return None if when is None else _utc(when)
+
+
+async def _refuse_if_frozen(connection: AsyncConnection) -> None:
+    """Raise the one line that says submissions are closed, once the arena is frozen."""
+    when = await _frozen_at(connection)
+    if when is not None:
+        raise ArenaError(frozen_line(when))
 
 
 def head_revision() -> str:
