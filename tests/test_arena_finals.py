@@ -23,6 +23,7 @@ from dealer.arena.config import ArenaConfig, BuildLimits
 from dealer.arena.finals import run_finals
 from dealer.arena.finals_config import load_finals, parse_finals, stage_problems
 from dealer.arena.http import API, make_app
+from dealer.arena.layout import is_public
 from dealer.arena.model import ArenaError, BuildState
 from dealer.arena.repository import migrate, open_repository
 from dealer.cli import app
@@ -181,3 +182,24 @@ def test_a_finals_file_is_checked_with_its_lines() -> None:
     assert stage_problems(parse_finals(FINALS), 2) == [
         "<finals>:4: stages[0].top: 2 of 2 teams go on: a cut must leave some out"
     ]
+
+
+@pytest.mark.parametrize(
+    ("path", "public"),
+    [
+        ("finals.json", True),
+        ("standings.txt", True),
+        ("seed", False),
+        ("groups/results.json", True),
+        ("groups/journal.sqlite", False),
+        ("groups/matches/groups/0000/hands/table-001-groups-0000-r0.phhs", True),
+        ("groups/matches/groups/0000/table-001-groups-0000-r0.phhs", False),
+        ("groups/matches/groups/0000/scratch/alpha.0/hands/table-001-groups-0000-r0.phhs", False),  # a bot's file
+        ("groups/matches/groups/0000/logs/alpha.0.log", False),
+        ("groups/matches/groups/0000/hands/notes.phhs", False),
+        ("groups/../../arena.db", False),
+        ("/etc/passwd", False),
+    ],
+)
+def test_only_the_dealers_records_of_a_finals_are_published(path: str, public: bool) -> None:
+    assert is_public(path) is public

@@ -82,12 +82,13 @@ def public_files(folder: Path) -> list[str]:
 def is_public(relative: str) -> bool:
     """Whether a path inside a finals folder may be shown to every team (the one owner of that rule):
     the finals' record and standings, each stage's results and standings, and the dealer's hand
-    histories (named as ``dealer.table`` names them, never under a bot's scratch folder, where a
-    bot's own files are copied, nor a log)."""
+    histories (in a match's ``hands/``, named as ``dealer.table`` names them; never under a bot's
+    scratch folder, where a bot's own files are copied, nor a log)."""
     parts = relative.split("/")
     if any(part in ("", ".", "..", "scratch", "logs") for part in parts):
         return False
     name = parts[-1]
     if len(parts) == 1:
         return name in (FINALS_JSON, "standings.txt")
-    return _HISTORY.fullmatch(name) is not None or (len(parts) == 2 and name in ("results.json", "standings.txt"))
+    history = parts[-2] == "hands" and _HISTORY.fullmatch(name) is not None  # a match's hands/ folder
+    return history or (len(parts) == 2 and name in ("results.json", "standings.txt"))
