@@ -4,7 +4,7 @@ Submissions: ``--submissions`` distinct small archives (the Python sample bot an
 file), posted over HTTP to an arena API on this machine (SQLite in a temporary folder, or
 ``--database URL``), ``--concurrency`` at a time, spread over ``--teams`` teams; the builder is not
 running, so this is the API, the unpacking and the database alone. Build start-up: the wall time
-of a build step (``Builder.run_build``) whose command does nearly nothing, in the bots' sandbox and
+of a build step (``builds.run_build``) whose command does nearly nothing, in the bots' sandbox and
 without it, and with the toolchains a build calls first (medians of ``--builds`` each, the modes
 interleaved so that the machine's load falls on all alike).
 
@@ -29,7 +29,7 @@ import aiohttp
 from aiohttp.test_utils import TestServer
 from tabulate import tabulate
 
-from dealer.arena.builds import Builder
+from dealer.arena.builds import run_build
 from dealer.arena.config import ArenaConfig, SubmissionLimits
 from dealer.arena.http import API, make_app
 from dealer.arena.layout import build_folder, build_log
@@ -111,7 +111,7 @@ async def build_times(storage: Path, database: str, builds: int) -> dict[tuple[s
                     folder.mkdir(parents=True)
                     log.parent.mkdir(parents=True, exist_ok=True)
                     started = time.perf_counter()
-                    ok = await Builder(repository, config).run_build(version, folder, log)
+                    ok = await run_build(config, version, folder, log)
                     times.setdefault((label, str(switch)), []).append((time.perf_counter() - started) * 1000)
                     assert ok, log.read_text()
     return times

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -100,9 +101,9 @@ def test_a_frozen_arenas_finals_are_verified_and_their_seed_matches_its_commitme
     def on_commitment(sha: str) -> None:  # before the first hand: the commitment is public, no hand dealt
         published.append((sha, json.loads((folder / "finals.json").read_text()), list(folder.rglob("*.phhs"))))
 
-    async def play() -> dict[str, Any]:
+    async def play(dask: tuple[int | None, str | None] | None = None) -> dict[str, Any]:
         async with open_repository(arena.database) as repository:
-            return await run_finals(arena, load_finals(finals_file), repository, on_commitment)
+            return await run_finals(arena, load_finals(finals_file), repository, on_commitment, dask)
 
     record = asyncio.run(asyncio.wait_for(play(), 240))
     ((sha, early, hands_then),) = published
@@ -155,6 +156,21 @@ def test_a_frozen_arenas_finals_are_verified_and_their_seed_matches_its_commitme
                 )
 
     asyncio.run(api())
+
+    # A finals stopped during its last stage goes on from its kept seed: the first stage from its
+    # journal, the last played again, here on a Dask cluster of one worker process; the same seed,
+    # the same commitment, byte for byte the same results, every hand verified.
+    local_results = (folder / "final" / "results.json").read_bytes()
+    shutil.rmtree(folder / "final")
+    stopped = {**record, "state": "playing", "seed": None, "files": []}
+    (folder / "finals.json").write_text(json.dumps(stopped), encoding="utf-8")
+    published.clear()
+    again_record = asyncio.run(asyncio.wait_for(play(dask=(1, None)), 240))
+    assert published[0][0] == sha and again_record["seed"] == record["seed"]
+    assert (folder / "final" / "results.json").read_bytes() == local_results
+    assert list((folder / "final").glob("dealer.worker-*.log")), "the last stage was played by the Dask worker"
+    assert again_record["ranking"] == record["ranking"], "the same seed and versions: the same finals"
+    assert RUNNER.invoke(app, ["verify", str(folder)]).exit_code == 0
     replay = RUNNER.invoke(app, ["arena", "finals", str(config), str(finals_file)])
     assert replay.exit_code == 2 and replay.stderr.startswith("error: the finals 'final' were played already")
 

@@ -170,6 +170,13 @@ def freeze_command(config: ArenaFile = DEFAULT_CONFIG) -> None:
 def finals_command(
     config: ArenaFile,
     finals: Annotated[Path, typer.Argument(help="The finals' file (see dealer/arena/finals_config.py).")],
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Play the matches on this Dask scheduler's workers (tcp://HOST:8786); they must see the "
+            "arena's storage folder at the same path. Default: in this process."
+        ),
+    ] = None,
 ) -> None:
     """Play the finals of a frozen arena (one entry per team, its active version) on a fresh secret
     seed, committed to before the first hand; print the standings and where everything is."""
@@ -182,7 +189,11 @@ def finals_command(
         spec = load_finals(finals)
         async with open_repository(arena.database) as repository:
             return await run_finals(
-                arena, spec, repository, lambda sha: typer.echo(f"seed commitment (SHA-256): {sha}", err=True)
+                arena,
+                spec,
+                repository,
+                lambda sha: typer.echo(f"seed commitment (SHA-256): {sha}", err=True),
+                dask=None if scheduler is None else (None, scheduler),
             )
 
     record = _call(config, play)

@@ -13,9 +13,10 @@ shows; ``dealer verify storage/finals/NAME`` re-deals every hand of every stage 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from dealer.arena.repository import Repository
 from dealer.choices import FaultPolicy, Protocol
 from dealer.config import LeagueBot, LeagueConfig, LeagueConfigError
 from dealer.events import RoundRobin
-from dealer.league import run_league
+from dealer.league import Executor, run_league
 from dealer.processes import resolve_command
 from dealer.runner import LocalExecutor
 from dealer.seeds import commitment, draw_seed
@@ -117,11 +118,32 @@ async def _finalists(repository: Repository, finals: FinalsConfig) -> list[tuple
     return finalists
 
 
+@contextlib.asynccontextmanager
+async def _executor(league: LeagueConfig, dask: tuple[int | None, str | None] | None) -> AsyncIterator[Executor]:
+    """Where a stage's matches run: this process, or Dask (``dask``: a new local cluster of that many
+    workers, or the cluster of a scheduler), as for ``dealer run``."""
+    if dask is None:
+        async with DealerServer(league.listen) as server:
+            yield LocalExecutor(server, league.jobs)
+        return
+    from dealer.cluster import dask_executor  # imports Dask, which local finals do not need
+
+    workers, scheduler = dask
+    commands = {bot.name: bot.command for bot in league.bots}
+    async with dask_executor(commands, league.folder, league.out, workers=workers, scheduler=scheduler) as executor:
+        yield executor
+
+
 async def run_finals(
-    arena: ArenaConfig, finals: FinalsConfig, repository: Repository, on_commitment: Callable[[str], None]
+    arena: ArenaConfig,
+    finals: FinalsConfig,
+    repository: Repository,
+    on_commitment: Callable[[str], None],
+    dask: tuple[int | None, str | None] | None = None,
 ) -> dict[str, Any]:
     """Play the finals to the end and return what ``finals.json`` then says; ``on_commitment`` gets
-    the seed's SHA-256 before the first hand is dealt."""
+    the seed's SHA-256 before the first hand is dealt. ``dask`` (workers, scheduler): the stages'
+    matches on a Dask cluster instead of this process (the same deals and results)."""
     finalists = await _finalists(repository, finals)
     folder = finals_folder(arena.storage, finals.name)
     frozen = await repository.frozen_at()
@@ -144,8 +166,8 @@ async def run_finals(
     bots = [_entry(arena, team, version) for team, version in finalists]
     for stage in finals.stages:
         league = stage_league(arena, finals, stage, bots, seed)
-        async with DealerServer(league.listen) as server:
-            await run_league(league, LocalExecutor(server, league.jobs), resume=going_on and league.out.exists())
+        async with _executor(league, dask) as executor:
+            await run_league(league, executor, resume=going_on and league.out.exists())
         data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
         ranking = [line["name"] for line in data["events"][stage.name]]
         record["ranking"][stage.name] = ranking
