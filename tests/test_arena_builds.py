@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from dealer.arena import toolchains
 from dealer.arena.archive import unpack
 from dealer.arena.builds import Builder
 from dealer.arena.cluster import DaskBuilds
@@ -20,7 +21,7 @@ from dealer.arena.config import ArenaConfig, BuildLimits
 from dealer.arena.layout import build_log
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import migrate, open_repository
-from dealer.arena.toolchains import Toolchain, missing_toolchain
+from dealer.arena.toolchains import Toolchain, missing_toolchain, offers
 from dealer.cluster import dask_executor
 from dealer.config import game_config
 
@@ -238,3 +239,11 @@ def test_builds_run_on_dask_workers_as_matches_do(tmp_path: Path) -> None:
     (worker_log,) = config.storage.glob("dealer.worker-*.log")
     assert f"version {version.id} (v1): building" in worker_log.read_text(encoding="utf-8")
     assert int(worker_log.stem.rsplit("-", 1)[1]) != os.getpid(), "built by the worker's process, not this one"
+
+
+def test_a_toolchain_this_machine_lacks_is_offered_as_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = toolchains.shutil.which
+    monkeypatch.setattr(toolchains.shutil, "which", lambda name: None if name in ("javac", "jar") else real(name))
+    python, javac = offers((Toolchain.PYTHON, Toolchain.JAVAC))
+    assert python.available and python.commands == ("python3", "python")
+    assert not javac.available and "javac" not in javac.commands and "jar" not in javac.commands

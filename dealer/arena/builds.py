@@ -28,7 +28,7 @@ from dealer.arena.config import ArenaConfig
 from dealer.arena.layout import build_folder, build_log, smoke_folder, tools, version_files
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import Repository
-from dealer.arena.toolchains import TOOLS, missing_toolchain, tools_folder
+from dealer.arena.toolchains import TOOLS, missing_toolchain, offers, tools_folder
 from dealer.choices import FaultPolicy, Network, Protocol
 from dealer.config import Limits
 from dealer.errors import ClusterError
@@ -175,6 +175,9 @@ async def run_build(config: ArenaConfig, version: Version, folder: Path, log: Pa
     started = time.monotonic()
     _note(log, f"build: {version.build}")
     _note(log, "toolchains: " + (", ".join(offered) or "none") + " (and the shell's basic tools)")
+    absent = [str(o.toolchain) for o in await asyncio.to_thread(offers, offered) if not o.available]
+    if absent:
+        _note(log, f"not installed on this machine, though listed: {', '.join(absent)}")
     output = log.with_suffix(".build")
     try:
         process = await BotProcess.launch(
