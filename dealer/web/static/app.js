@@ -1,5 +1,6 @@
 // The league page: renders a snapshot (dealer/web/view.py) and, live, every snapshot the dealer
 // pushes over Server-Sent Events; in report.html the snapshot is embedded. Charts are uPlot's.
+// The DOM and number helpers (el, byName, signed, interval) are dom.js's, shared with the arena's pages.
 "use strict";
 
 // Names (of bots, events, matches) come from the league file: keys such as "constructor",
@@ -8,20 +9,6 @@
 const charts = new Map();  // bot -> uPlot instance
 const view = { hand: null, step: 0, held: null };  // the table view's selection, kept across updates
 let current = null;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key === "style") node.style.cssText = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
-  }
-  for (const child of children.flat()) node.append(child instanceof Node ? child : String(child));
-  return node;
-}
-
-const byName = (obj) => new Map(Object.entries(obj ?? {}));  // a JSON object keyed by names, as a Map
 
 // A JSON Merge Patch (RFC 7386, dealer/web/delta.py) merged into `target` in place: a key set to null
 // is removed (so a missing key reads as null: compare with `== null`). Keys are names too: each is
@@ -39,10 +26,6 @@ function mergePatch(target, patch) {
 
 const handList = (data) => Object.values(data.hands ?? {}).sort((a, b) => b.seq - a.seq);  // newest first
 const bb = (x) => (x >= 0 ? "+" : "") + x.toFixed(1);
-
-const signed = (x, digits = 1) => (x === null || x === undefined ? "-" : (x >= 0 ? "+" : "") + x.toFixed(digits));
-const interval = (ci, digits = 1, sign = true) =>
-  !ci || ci[0] == null ? "" : `[${sign ? signed(ci[0], digits) : ci[0].toFixed(digits)}, ${sign ? signed(ci[1], digits) : ci[1].toFixed(digits)}]`;
 
 function standingsTable(lines, withPoints) {
   const rated = lines.some((s) => s.rating);
