@@ -224,6 +224,7 @@ def test_every_route_needs_a_token_and_no_team_sees_anothers_data(arena_database
             ("GET", "/versions"): (None, 200),
             ("GET", "/versions/{number}"): (None, 404),
             ("GET", "/versions/{number}/build"): (None, 404),
+            ("GET", "/versions/{number}/bot-log"): (None, 404),
             ("PUT", "/active"): ({"version": 2}, 409),
             ("GET", "/toolchains"): (None, 200),
             ("GET", "/finals"): (None, 200),

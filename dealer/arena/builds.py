@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dealer.arena.config import ArenaConfig
-from dealer.arena.layout import build_folder, build_log, smoke_folder, tools, version_files
+from dealer.arena.layout import SMOKE_BOT, build_folder, build_log, smoke_folder, tools, version_files
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import Repository
 from dealer.arena.toolchains import TOOLS, missing_toolchain, offers, tools_folder
@@ -41,7 +41,7 @@ LOGGER = logging.getLogger(__name__)
 _HOUSE_SPEC = find_spec("sample_bots.python.call_bot")  # shipped with the package (a namespace package)
 assert _HOUSE_SPEC is not None and _HOUSE_SPEC.origin is not None, "the house bot ships with the dealer"
 HOUSE = Path(_HOUSE_SPEC.origin)
-CANDIDATE = "candidate"
+CANDIDATE = SMOKE_BOT
 
 
 def _note(log: Path, line: str) -> None:

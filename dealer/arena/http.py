@@ -21,10 +21,11 @@ from aiohttp import BodyPartReader, web
 
 from dealer.arena.archive import MB, unpack
 from dealer.arena.config import ArenaConfig
-from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, is_public
+from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, is_public, smoke_bot_logs
 from dealer.arena.model import TEAM_PATTERN as NAME
-from dealer.arena.model import ArenaError, Team, Version, frozen_line
+from dealer.arena.model import ArenaError, Team, Version, frozen_line, token_digest
 from dealer.arena.repository import Repository
+from dealer.arena.sessions import CSRF_HEADER, SAFE_METHODS, SESSIONS, Sessions, csrf_ok, request_session
 from dealer.arena.toolchains import BASIC, offers
 
 LOGGER = logging.getLogger(__name__)
@@ -51,13 +52,20 @@ def _bearer(request: web.Request) -> str:
 
 @web.middleware
 async def _authenticate(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Any:
-    """Put the caller's team (or None for the organiser) on the request; a bad token is a 401."""
-    if request.path == f"{API}/openapi.yaml":
-        return await handler(request)
-    token = _bearer(request)
+    """Put the caller's team (or None for the organiser) on the request; a bad token is a 401. A
+    browser logged in to the web pages is known by its session cookie instead of a bearer token."""
+    if request.path == f"{API}/openapi.yaml" or not request.path.startswith(f"{API}/"):
+        return await handler(request)  # the web pages check their own sessions (dealer/arena/pages.py)
+    session = request_session(request) if "Authorization" not in request.headers else None
+    if session is None:
+        digest = token_digest(_bearer(request))
+    elif request.method in SAFE_METHODS or csrf_ok(session, request.headers.get(CSRF_HEADER)):
+        digest = session.token_sha256  # the web pages' own requests: the cookie of a logged-in browser
+    else:
+        _fail(web.HTTPForbidden, f"a request of the web pages must send the session's {CSRF_HEADER}")
     repository = request.app[REPOSITORY]
-    team = await repository.team_for_token(token)
-    if team is None and not await repository.is_organiser(token):
+    team = await repository.team_for_digest(digest)
+    if team is None and not await repository.is_organiser_digest(digest):
         _fail(web.HTTPUnauthorized, "unknown token")
     request[TEAM] = team
     return await handler(request)
@@ -207,6 +215,26 @@ async def _build(request: web.Request) -> web.Response:
     )
 
 
+BOT_LOG_SHOWN = MB  # of a bot's smoke log (its size is capped by limits.log_kb anyway)
+
+
+async def _bot_log(request: web.Request) -> web.Response:
+    team = _team(request)
+    version = await request.app[REPOSITORY].version(team, _number(request))
+    if version is None:
+        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
+    parts = await asyncio.to_thread(_read_logs, smoke_bot_logs(request.app[CONFIG].storage, version))
+    text = "".join(parts)
+    return web.json_response(
+        {"version": version.number, "log": text[:BOT_LOG_SHOWN], "truncated": len(text) > BOT_LOG_SHOWN}
+    )
+
+
+def _read_logs(paths: list[Path]) -> list[str]:
+    """Each log's text under a line naming its process (one per table of the match, and per restart)."""
+    return [f"[arena] {p.stem}:\n" + p.read_bytes()[: BOT_LOG_SHOWN + 1].decode("utf-8", "replace") for p in paths]
+
+
 async def _toolchains(request: web.Request) -> web.Response:
     _team(request)
     offered = await asyncio.to_thread(offers, request.app[CONFIG].build.toolchains)
@@ -280,6 +308,7 @@ def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Vers
     app[REPOSITORY] = repository
     app[CONFIG] = config
     app[QUEUED] = queued
+    app[SESSIONS] = Sessions()
     app.router.add_get(f"{API}/openapi.yaml", _openapi)
     app.router.add_get(f"{API}/team", _me)
     app.router.add_get(f"{API}/teams", _teams)
@@ -287,6 +316,7 @@ def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Vers
     app.router.add_get(f"{API}/versions", _versions)
     app.router.add_get(f"{API}/versions/{{number}}", _version)
     app.router.add_get(f"{API}/versions/{{number}}/build", _build)
+    app.router.add_get(f"{API}/versions/{{number}}/bot-log", _bot_log)
     app.router.add_put(f"{API}/active", _activate)
     app.router.add_get(f"{API}/toolchains", _toolchains)
     app.router.add_get(f"{API}/finals", _finals_list)

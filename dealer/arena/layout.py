@@ -6,7 +6,7 @@ storage/
   builds/<id>/         a version's build folder: a copy of its files, then what its build made
   tools/<id>/          its build's PATH: the basic tools and the offered toolchains' commands
   logs/<id>.log        its build and smoke-test log (its team's to read)
-  smoke/<id>/          its smoke match's output (histories, the bots' logs)
+  smoke/<id>/          its smoke match's output (histories, the bots' logs: logs/candidate*.log its own)
   matches/<id>/        a ladder match's or scrimmage's output (histories, the bots' logs)
   finals/<name>/       a finals' output: finals.json, standings.txt, its seed (private), a folder per stage
   arena.log            the server's log
@@ -21,6 +21,7 @@ from dealer.arena.model import Version
 
 FINALS_JSON = "finals.json"  # a finals' public record
 _HISTORY = re.compile(r"table-\d+-[A-Za-z0-9_.-]+-r\d+\.phhs")  # dealer.table's hand histories
+SMOKE_BOT = "candidate"  # the version's name in its smoke match (the other seat is the house bot)
 
 
 def version_files(storage: Path, digest: str) -> Path:
@@ -56,6 +57,12 @@ def smoke_folder(storage: Path, version: Version) -> Path:
 def match_folder(storage: Path, match_id: int) -> Path:
     """The output folder of ladder match or scrimmage ``match_id``."""
     return storage / "matches" / str(match_id)
+
+
+def smoke_bot_logs(storage: Path, version: Version) -> list[Path]:
+    """The logs ``version`` wrote in its smoke match, one per process (one a table, and a restart's), in order."""
+    logs = smoke_folder(storage, version) / "logs"
+    return sorted(logs.glob(f"{SMOKE_BOT}*.log"), key=lambda p: (len(p.name), p.name))
 
 
 def server_log(storage: Path) -> Path:

@@ -307,8 +307,12 @@ class Repository:
 
     async def team_for_token(self, token: str) -> Team | None:
         """The team whose token this is, or None."""
+        return await self.team_for_digest(token_digest(token))
+
+    async def team_for_digest(self, token_sha256: str) -> Team | None:
+        """The team whose token has this SHA-256 (a web session's), or None."""
         async with self.engine.connect() as connection:
-            row = (await connection.execute(_TEAMS.where(teams.c.token_sha256 == token_digest(token)))).first()
+            row = (await connection.execute(_TEAMS.where(teams.c.token_sha256 == token_sha256))).first()
         return None if row is None else _team(row)
 
     async def add_version(
@@ -471,7 +475,11 @@ class Repository:
 
     async def is_organiser(self, token: str) -> bool:
         """Whether ``token`` is an organiser token."""
-        query = select(organiser_tokens.c.id).where(organiser_tokens.c.token_sha256 == token_digest(token))
+        return await self.is_organiser_digest(token_digest(token))
+
+    async def is_organiser_digest(self, token_sha256: str) -> bool:
+        """Whether the token of this SHA-256 (a web session's) is an organiser token."""
+        query = select(organiser_tokens.c.id).where(organiser_tokens.c.token_sha256 == token_sha256)
         async with self.engine.connect() as connection:
             return (await connection.execute(query)).first() is not None
 

@@ -25,6 +25,7 @@ from dealer.arena.http import make_app
 from dealer.arena.ladder_loop import Executor, Ladder
 from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import server_log
+from dealer.arena.pages import add_pages
 from dealer.arena.repository import open_repository
 from dealer.runner import LocalExecutor
 from dealer.seeds import draw_seed
@@ -91,7 +92,9 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler
     async with open_repository(config.database) as repository, _build_executor(config, scheduler) as build_on:
         builder = Builder(repository, config, build_on)
         store = LadderStore(repository)
-        runner = web.AppRunner(make_app(repository, config, builder.queued), access_log=None)
+        app = make_app(repository, config, builder.queued)
+        add_pages(app)
+        runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         host, _, port = config.listen.rpartition(":")
         try:

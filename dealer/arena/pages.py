@@ -1,0 +1,259 @@
+"""The arena's web pages: public (leaderboard, a team's page) and private (a team's own, the organiser's).
+
+Each page is a fixed HTML shell (``_shell``: no text of a team's is ever in its markup) that
+``static/arena.js`` fills from JSON with text nodes only: the public data from ``/data/...`` here,
+a logged-in team's own from the API (``/api/v1``, which knows the browser by its session cookie,
+``dealer.arena.sessions``). Every response carries a Content-Security-Policy without
+'unsafe-inline' (scripts and styles from this server's files alone), so even markup that slipped
+through would run nothing. The league's stylesheet, DOM helpers and uPlot are served from
+``dealer/web/static`` as they are, not copied.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from urllib.parse import quote
+
+from aiohttp import web
+
+from dealer.arena.http import REPOSITORY
+from dealer.arena.model import Team
+from dealer.arena.repository import Repository
+from dealer.arena.sessions import (
+    COOKIE,
+    CSRF_FIELD,
+    LOGIN_COOKIE,
+    SESSION_S,
+    SESSIONS,
+    Session,
+    csrf_ok,
+    request_session,
+    set_cookie,
+)
+
+LOGGER = logging.getLogger(__name__)
+STATIC = Path(__file__).resolve().parent / "static"
+WEB_STATIC = STATIC.parent.parent / "web" / "static"  # the league page's files (dealer.web), served as they are
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
+STYLES = ("/static/web/app.css", "/static/web/vendor/uPlot.min.css", "/static/arena/arena.css")
+SCRIPTS = ("/static/web/vendor/uPlot.iife.min.js", "/static/web/dom.js", "/static/arena/arena.js")
+
+
+@web.middleware
+async def security_headers(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """The same protective headers on every response of the arena, its API's and errors included."""
+    try:
+        response = await handler(request)
+    except web.HTTPException as error:
+        error.headers.update(HEADERS)
+        raise
+    response.headers.update(HEADERS)
+    return response
+
+
+class Viewer:
+    """Who is looking at a page: a team, the organiser, or nobody logged in (the public)."""
+
+    def __init__(self, session: Session | None, team: Team | None, organiser: bool) -> None:
+        self.session, self.team, self.organiser = session, team, organiser
+
+
+async def viewer(request: web.Request) -> Viewer:
+    """The viewer of ``request``, from its session cookie (a session whose token was replaced is none)."""
+    session = request_session(request)
+    if session is None:
+        return Viewer(None, None, False)
+    repository: Repository = request.app[REPOSITORY]
+    team = await repository.team_for_digest(session.token_sha256)
+    if team is not None:
+        return Viewer(session, team, False)
+    if await repository.is_organiser_digest(session.token_sha256):
+        return Viewer(session, None, True)
+    return Viewer(None, None, False)
+
+
+def _shell(title: str, page: str, who: Viewer, *, source: str = "", body: str = "", status: int = 200) -> web.Response:
+    """A page: the navigation, ``body`` (fixed markup of ours) and the script that fills ``main``
+    from ``source``. ``title`` and ``source`` are escaped; neither is ever a team's text unescaped."""
+    csrf = who.session.csrf if who.session is not None else ""
+    if who.team is not None or who.organiser:
+        mine = '<a href="/team">My team</a>' if who.team is not None else '<a href="/organiser">Organiser</a>'
+        account = (
+            f'{mine}<form method="post" action="/logout" class="inline">'
+            f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf}"><button type="submit">Log out</button></form>'
+        )
+    else:
+        account = '<a href="/login">Log in</a>'
+    styles = "".join(f'<link rel="stylesheet" href="{href}">' for href in STYLES)
+    scripts = "".join(f'<script src="{src}" defer></script>' for src in SCRIPTS)
+    text = f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf" content="{csrf}">
+<link rel="icon" href="data:,">
+<title>{html.escape(title)} · arena</title>
+{styles}{scripts}
+</head>
+<body data-page="{page}" data-source="{html.escape(source, quote=True)}">
+<a class="skip" href="#main">Skip to the content</a>
+<header class="arena"><nav aria-label="arena">
+<a href="/leaderboard" class="brand">Hold'em arena</a><a href="/leaderboard">Leaderboard</a>
+<span class="account">{account}</span>
+</nav></header>
+<main id="main" tabindex="-1"><h1 id="title">{html.escape(title)}</h1>{body}
+<div id="content" aria-live="polite"></div></main>
+</body>
+</html>
+"""
+    return web.Response(text=text, content_type="text/html", status=status, headers={"Cache-Control": "no-store"})
+
+
+LOGIN_FORM = """<form method="post" action="/login" class="login">
+<input type="hidden" name="{field}" value="{csrf}">
+<label for="token">Your team's token (or the organiser's)</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required spellcheck="false">
+<button type="submit">Log in</button>
+</form><p class="muted">The token is the one <code>dealer arena team add</code> printed. It is sent in the form's
+body only, never in a URL, and the server keeps its SHA-256 alone.</p>"""
+
+
+def _login_page(request: web.Request, who: Viewer, message: str = "", status: int = 200) -> web.Response:
+    """The login form, with a fresh CSRF token in a cookie and in the form (double submit)."""
+    csrf = secrets.token_urlsafe(32)
+    note = f'<p class="error" role="alert">{html.escape(message)}</p>' if message else ""
+    response = _shell("Log in", "login", who, body=note + LOGIN_FORM.format(field=CSRF_FIELD, csrf=csrf), status=status)
+    set_cookie(response, request, LOGIN_COOKIE, csrf, max_age=3600)
+    return response
+
+
+async def _login(request: web.Request) -> web.StreamResponse:
+    who = await viewer(request)
+    if request.method == "GET":
+        return _login_page(request, who)
+    form = await request.post()
+    given, token = form.get(CSRF_FIELD), form.get("token")
+    expected = request.cookies.get(LOGIN_COOKIE, "")
+    if not isinstance(given, str) or not expected or not secrets.compare_digest(given, expected):
+        return _login_page(request, who, "The form expired: log in again.", status=403)
+    token = token.strip() if isinstance(token, str) else ""
+    repository: Repository = request.app[REPOSITORY]
+    team = await repository.team_for_token(token) if token else None
+    if team is None and not (token and await repository.is_organiser(token)):
+        LOGGER.info("web login refused: unknown token")  # never the token itself
+        return _login_page(request, who, "Unknown token.", status=401)
+    request.app[SESSIONS].end(request.cookies.get(COOKIE))
+    cookie, _session = request.app[SESSIONS].start(token)
+    LOGGER.info("web login: %s", f"team {team.name}" if team is not None else "the organiser")
+    response = web.HTTPSeeOther("/team" if team is not None else "/organiser")
+    set_cookie(response, request, COOKIE, cookie, max_age=SESSION_S)
+    response.del_cookie(LOGIN_COOKIE, path="/")
+    raise response
+
+
+async def _logout(request: web.Request) -> web.StreamResponse:
+    session = request_session(request)
+    form = await request.post()
+    given = form.get(CSRF_FIELD)
+    if session is not None and not csrf_ok(session, given if isinstance(given, str) else None):
+        raise web.HTTPForbidden(text="the form expired: reload the page and log out again")
+    request.app[SESSIONS].end(request.cookies.get(COOKIE))
+    response = web.HTTPSeeOther("/leaderboard")
+    response.del_cookie(COOKIE, path="/")
+    raise response
+
+
+async def _team_page(request: web.Request) -> web.StreamResponse:
+    who = await viewer(request)
+    if who.team is None:
+        raise web.HTTPSeeOther("/login") if not who.organiser else web.HTTPForbidden(text="a team's page")
+    return _shell("My team", "team", who)
+
+
+async def _organiser_page(request: web.Request) -> web.StreamResponse:
+    who = await viewer(request)
+    if not who.organiser:
+        raise web.HTTPSeeOther("/login") if who.team is None else web.HTTPForbidden(text="the organiser's page")
+    return _shell("Organiser", "organiser", who)
+
+
+async def _leaderboard_page(request: web.Request) -> web.Response:
+    return _shell("Leaderboard", "leaderboard", await viewer(request), source="/data/leaderboard")
+
+
+async def _public_team_page(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    who = await viewer(request)
+    if await _named(request.app[REPOSITORY], name) is None:
+        return _shell("No such team", "missing", who, status=404)
+    return _shell("Team", "public-team", who, source=f"/data/teams/{quote(name, safe='')}")
+
+
+async def _named(repository: Repository, name: str) -> Team | None:
+    """The team called ``name``, or None."""
+    return next((t for t in await repository.teams() if t.name == name), None)
+
+
+async def _leaderboard_data(request: web.Request) -> web.Response:
+    repository: Repository = request.app[REPOSITORY]
+    rows = []
+    for team in await repository.teams():
+        versions = await repository.versions(team)
+        rows.append(
+            {
+                "team": team.name,
+                "active_version": None if team.active_version is None else f"v{team.active_version}",
+                "versions": len(versions),
+                "last_submitted": versions[-1].created_at.isoformat() if versions else None,
+            }
+        )
+    return web.json_response({"rated": False, "teams": rows})
+
+
+async def _public_team_data(request: web.Request) -> web.Response:
+    repository: Repository = request.app[REPOSITORY]
+    team = await _named(repository, request.match_info["name"])
+    if team is None:
+        raise web.HTTPNotFound(text='{"error": "no such team"}', content_type="application/json")
+    versions = [  # what anyone may know of a version: its number and date, and which one plays
+        {"version": v.label, "created_at": v.created_at.isoformat(), "active": v.number == team.active_version}
+        for v in await repository.versions(team)
+    ]
+    return web.json_response({"team": team.name, "created_at": team.created_at.isoformat(), "versions": versions})
+
+
+async def _home(_request: web.Request) -> web.StreamResponse:
+    raise web.HTTPFound("/leaderboard")
+
+
+def add_pages(app: web.Application) -> None:
+    """Add the web pages to the arena's application (made by ``dealer.arena.http.make_app``)."""
+    app.middlewares.insert(0, security_headers)
+    app.router.add_get("/", _home)
+    app.router.add_get("/login", _login)
+    app.router.add_post("/login", _login)
+    app.router.add_post("/logout", _logout)
+    app.router.add_get("/team", _team_page)
+    app.router.add_get("/organiser", _organiser_page)
+    app.router.add_get("/leaderboard", _leaderboard_page)
+    app.router.add_get("/teams/{name}", _public_team_page)
+    app.router.add_get("/data/leaderboard", _leaderboard_data)
+    app.router.add_get("/data/teams/{name}", _public_team_data)
+    app.router.add_static("/static/arena", STATIC)
+    app.router.add_static("/static/web", WEB_STATIC)

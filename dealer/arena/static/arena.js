@@ -1,0 +1,209 @@
+// The arena's pages (dealer/arena/pages.py): each page's shell names what it shows (body's
+// data-page) and where its data is (data-source); this script fills #content from that JSON.
+// Every text from a team (names, manifest fields, logs) goes in through dom.js's el(), as text
+// nodes: never innerHTML. A logged-in team's own data comes from the API (/api/v1), which knows
+// the browser by its session cookie; every request that changes something sends the session's
+// CSRF token (the page's <meta name="csrf">).
+"use strict";
+
+const csrf = () => document.querySelector('meta[name="csrf"]').content;
+const content = () => document.getElementById("content");
+const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
+const teamLink = (name) => el("a", { href: `/teams/${encodeURIComponent(name)}` }, name);
+
+async function getJSON(url) {
+  const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+  const body = await response.json().catch(() => ({ error: `${response.status} ${response.statusText}` }));
+  if (!response.ok) throw new Error(body.error || `${response.status}`);
+  return body;
+}
+
+async function send(method, url, body) {
+  const headers = { "X-CSRF-Token": csrf(), Accept: "application/json" };
+  if (!(body instanceof FormData)) headers["Content-Type"] = "application/json";
+  const response = await fetch(url, { method, credentials: "same-origin", headers,
+    body: body instanceof FormData ? body : JSON.stringify(body) });
+  const answer = await response.json().catch(() => ({ error: `${response.status} ${response.statusText}` }));
+  if (!response.ok) throw new Error(answer.error || `${response.status}`);
+  return answer;
+}
+
+function say(box, text, kind = "muted") {
+  box.replaceChildren(el("p", { class: kind, role: kind === "error" ? "alert" : "status" }, text));
+}
+
+// Repeats `work` every `ms` while the page is open (and at once); a failed round shows its error.
+function every(ms, work, onError) {
+  let timer = null;
+  const round = async () => {
+    try { await work(); } catch (error) { onError(error); }
+    timer = setTimeout(round, ms);
+  };
+  round();
+  return () => clearTimeout(timer);
+}
+
+// ------------------------------------------------------------------ the leaderboard (public)
+
+const BOARD = [  // column: its heading, how a row shows it, how it sorts (numbers high first)
+  { key: "rank", head: "#", show: (r) => r.rank ?? "—", sort: (r) => -(r.rank ?? Infinity) },
+  { key: "team", head: "team", show: (r) => teamLink(r.team), sort: (r) => r.team.toLowerCase() },
+  { key: "rating", head: "rating (interval)", show: (r) => r.rating == null ? "—" : [r.rating.score.toFixed(1), " ",
+      el("span", { class: "ci" }, `[${r.rating.low.toFixed(1)}, ${r.rating.high.toFixed(1)}]`)], sort: (r) => r.rating?.score ?? -Infinity },
+  { key: "bb100", head: "bb/100", show: (r) => r.bb100 == null ? "—" : [signed(r.bb100.mean), " ",
+      el("span", { class: "ci" }, interval([r.bb100.low, r.bb100.high]))], sort: (r) => r.bb100?.mean ?? -Infinity },
+  { key: "matches", head: "matches", show: (r) => r.matches ?? "—", sort: (r) => r.matches ?? -1 },
+  { key: "version", head: "last version", show: (r) => r.active_version ?? "none ready", sort: (r) => r.versions },
+  { key: "played", head: "last played", show: (r) => when(r.last_played), sort: (r) => r.last_played ?? "" },
+];
+
+function leaderboard() {
+  const box = content();
+  const state = { rows: [], by: "rank", up: false, query: "" };
+  const search = el("input", { type: "search", id: "search", placeholder: "team", "aria-label": "search teams",
+    oninput: (e) => { state.query = e.target.value.toLowerCase(); draw(); } });
+  const table = el("div", { class: "scroll", "data-testid": "leaderboard" });
+  const note = el("p", { class: "muted", role: "status" });
+  box.replaceChildren(el("div", { class: "controls" }, el("label", { for: "search" }, "Search "), search), table, note);
+  function draw() {
+    const column = BOARD.find((c) => c.key === state.by);
+    const rows = state.rows.filter((r) => r.team.toLowerCase().includes(state.query));
+    rows.sort((a, b) => { const x = column.sort(a), y = column.sort(b); return (x < y ? 1 : x > y ? -1 : 0) * (state.up ? -1 : 1); });
+    const heads = BOARD.map((c) => el("th", { scope: "col", "aria-sort": c.key === state.by ? (state.up ? "ascending" : "descending") : "none" },
+      el("button", { class: "sort", onclick: () => { state.up = state.by === c.key ? !state.up : false; state.by = c.key; draw(); } }, c.head)));
+    table.replaceChildren(el("table", { class: "board" }, el("thead", {}, el("tr", {}, heads)),
+      el("tbody", {}, rows.map((r) => el("tr", { "data-team": r.team }, BOARD.map((c) => el("td", {}, c.show(r))))))));
+    if (!rows.length) table.append(el("p", { class: "muted" }, state.rows.length ? "No team matches the search." : "No team yet."));
+  }
+  every(5000, async () => {
+    const data = await getJSON(document.body.dataset.source);
+    state.rows = data.teams;
+    note.textContent = data.rated ? data.ranking : "No ladder matches yet: teams are listed by name, ratings come with the ladder.";
+    draw();
+  }, (error) => { note.textContent = `Could not refresh: ${error.message}`; });
+}
+
+// ------------------------------------------------------------------ a team's public page
+
+function publicTeam() {
+  const box = content();
+  getJSON(document.body.dataset.source).then((data) => {
+    document.getElementById("title").textContent = data.team;
+    document.title = `${data.team} · arena`;
+    const versions = el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "version"), el("th", { scope: "col" }, "submitted"), el("th", { scope: "col" }, ""))),
+      el("tbody", {}, data.versions.map((v) => el("tr", {}, el("td", {}, v.version), el("td", {}, when(v.created_at)), el("td", {}, v.active ? "active" : "")))));
+    box.replaceChildren(el("p", { class: "muted" }, `Registered ${when(data.created_at)}.`),
+      el("section", {}, el("h2", {}, "Versions"), data.versions.length ? versions : el("p", { class: "muted" }, "No version yet.")));
+  }).catch((error) => say(box, error.message, "error"));
+}
+
+// ------------------------------------------------------------------ a team's own page (private)
+
+const STATE_TEXT = { queued: "queued", building: "building…", ready: "ready", failed: "failed" };
+
+function smokeText(v) {
+  const s = v.smoke;
+  if (!s) return v.state === "failed" ? "no smoke test" : "—";
+  const faults = Object.entries(s.faults || {}).map(([k, n]) => `${k} ×${n}`).join(", ") || "no fault";
+  return `${s.ok ? "passed" : "failed"}: ${s.hands} hands, ${faults}, ${s.chips >= 0 ? "+" : ""}${s.chips} chips`;
+}
+
+function teamPage() {
+  const box = content();
+  const state = { team: null, versions: [], log: null };  // log: { number, kind: "build" | "bot" }
+  const message = el("div", { class: "message" });
+  const input = el("input", { type: "file", id: "archive", accept: ".tar.gz,.tgz,.zip,application/gzip,application/zip",
+    onchange: () => { if (input.files.length) upload(input.files[0]); } });
+  const drop = el("div", { class: "drop", "data-testid": "drop", tabindex: "0" },
+    el("p", {}, "Drop a bot's archive here (.tar.gz or .zip with its bot.yaml at the top)"),
+    el("label", { for: "archive" }, "or choose a file: "), input);
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault(); drop.classList.remove("over");
+    if (e.dataTransfer.files.length) upload(e.dataTransfer.files[0]);
+  });
+  const heading = el("p", { class: "muted", "data-testid": "team-name" });
+  const list = el("div", { class: "scroll", "data-testid": "versions" });
+  const logBox = el("section", { "data-testid": "log", "aria-live": "polite" });
+  box.replaceChildren(heading, el("section", {}, el("h2", {}, "Upload a version"), drop, message),
+    el("section", {}, el("h2", {}, "Versions"), list), logBox);
+
+  async function upload(file) {
+    const form = new FormData();
+    form.append("archive", file, file.name);
+    say(message, `Uploading ${file.name}…`);
+    try {
+      const v = await send("POST", "/api/v1/submissions", form);
+      say(message, v.new ? `${v.label} stored, queued for its build.` : `Those files are already ${v.label}.`, "ok");
+      state.log = { number: v.version, kind: "build" };
+      await refresh();
+    } catch (error) { say(message, `Refused: ${error.message}`, "error"); }
+    input.value = "";
+  }
+
+  async function activate(number) {
+    try {
+      await send("PUT", "/api/v1/active", { version: number });
+      say(message, `v${number} is now the version the arena plays.`, "ok");
+      await refresh();
+    } catch (error) { say(message, error.message, "error"); }
+  }
+
+  function drawVersions() {
+    const active = state.team.active_version;
+    heading.replaceChildren("Logged in as ", el("b", {}, state.team.name), active ? ` · active: v${active}` : " · no active version yet");
+    if (!state.versions.length) { list.replaceChildren(el("p", { class: "muted" }, "No version yet: upload one above.")); return; }
+    const rows = [...state.versions].reverse().map((v) => el("tr", { "data-version": v.label },
+      el("td", {}, el("b", {}, v.label), v.version === active ? el("span", { class: "badge" }, " active") : ""),
+      el("td", {}, when(v.created_at)),
+      el("td", {}, el("span", { class: `state ${v.state}`, "data-testid": "state" }, STATE_TEXT[v.state] ?? v.state)),
+      el("td", { "data-testid": "smoke" }, smokeText(v)),
+      el("td", {}, `${v.protocol} · `, el("code", {}, v.run.join(" ")), v.build ? [" · build ", el("code", {}, v.build)] : ""),
+      el("td", { class: "actions" },
+        el("button", { onclick: () => { state.log = { number: v.version, kind: "build" }; drawLog(); } }, "build log"),
+        el("button", { onclick: () => { state.log = { number: v.version, kind: "bot" }; drawLog(); } }, "bot log"),
+        v.state === "ready" && v.version !== active ? el("button", { onclick: () => activate(v.version) }, "make active") : "")));
+    list.replaceChildren(el("table", { class: "versions" }, el("thead", {}, el("tr", {},
+      ["version", "submitted", "build", "smoke test", "bot.yaml", ""].map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows)));
+  }
+
+  async function drawLog() {
+    if (!state.log) { logBox.replaceChildren(); return; }
+    const { number, kind } = state.log;
+    const url = `/api/v1/versions/${number}/${kind === "build" ? "build" : "bot-log"}`;
+    const data = await getJSON(url);
+    const title = kind === "build" ? `v${number}: build and smoke-test log` : `v${number}: the bot's log in its smoke match`;
+    const text = data.log || (kind === "build" ? "(nothing yet: the build has not started)" : "(empty)");
+    logBox.replaceChildren(el("h2", {}, title), el("pre", { class: "log", "data-testid": "log-text" }, text),
+      data.truncated ? el("p", { class: "muted" }, "Only the first megabyte is shown.") : "");
+  }
+
+  async function refresh() {
+    [state.team, state.versions] = await Promise.all([getJSON("/api/v1/team"), getJSON("/api/v1/versions")]);
+    drawVersions();
+    await drawLog();
+  }
+
+  // While a version builds, its state and its log are fetched again each second.
+  const busy = () => state.versions.some((v) => v.state === "queued" || v.state === "building");
+  let quiet = 0;
+  every(1000, async () => {
+    if (state.team === null || busy() || ++quiet % 10 === 0) await refresh();
+  }, (error) => say(message, `Could not refresh: ${error.message}`, "error"));
+}
+
+// ------------------------------------------------------------------ the organiser's page
+
+function organiserPage() {
+  const box = content();
+  getJSON("/api/v1/teams").then((teams) => {
+    const table = el("table", {}, el("thead", {}, el("tr", {}, ["team", "registered", "active version"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, teams.map((t) => el("tr", { "data-team": t.name }, el("td", {}, teamLink(t.name)), el("td", {}, when(t.created_at)),
+        el("td", {}, t.active_version ? `v${t.active_version}` : "—")))));
+    box.replaceChildren(el("section", {}, el("h2", {}, "Teams"), el("div", { class: "scroll" }, table)));
+  }).catch((error) => say(box, error.message, "error"));
+}
+
+const PAGES = new Map([["leaderboard", leaderboard], ["public-team", publicTeam], ["team", teamPage], ["organiser", organiserPage]]);
+document.addEventListener("DOMContentLoaded", () => PAGES.get(document.body.dataset.page)?.());

@@ -1,0 +1,252 @@
+"""The arena's pages in Debian's chromium (Playwright), on one arena served by ``dealer arena serve``
+for the whole module (builds are real: the sandbox, then the smoke match against the house bot).
+
+A team logs in with its token, drops the Python sample bot's archive on its page and watches it
+build and pass its smoke test; a second team cannot open the first's logs; markup in a bot's
+manifest and log (``<img onerror>``, ``</script><script>``) shows as text and runs nothing on any
+page (every page is watched for dialogs, script errors and console errors, CSP reports included).
+Screenshots go to a temporary folder, or to docs/ (the README's) with ``DEALER_SCREENSHOTS=1``.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+from conftest import ROOT
+from test_web import CHROMIUM, CHROMIUM_ARGS
+
+DEALER = Path(sys.executable).parent / "dealer"
+XSS = "<img src=x onerror=alert(1)>"
+SCRIPT_END = "</script><script>alert(2)</script>"
+
+
+def _tar(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+SAMPLE_BOT = _tar(  # the Python sample bot, as the README's demo submits it
+    {
+        "bot.yaml": b"protocol: grpc\nrun: python3 strength_bot.py\n",
+        "strength_bot.py": (ROOT / "sample_bots" / "python" / "strength_bot.py").read_bytes(),
+    }
+)
+NOISY_BOT = _tar(  # markup in its manifest and in what it prints, build and bot logs alike
+    {
+        "bot.yaml": f"protocol: stdio\nbuild: echo '{XSS}' '{SCRIPT_END}'\nrun: python3 noisy.py '{XSS}'\n".encode(),
+        "noisy.py": (
+            "import os, runpy, sys\n"
+            f"print({SCRIPT_END!r}, {XSS!r}, file=sys.stderr, flush=True)\n"
+            "runpy.run_path(os.path.join(os.path.dirname(__file__), 'bot.py'), run_name='__main__')\n"
+        ).encode(),
+        "bot.py": (ROOT / "sample_bots" / "python" / "stdio_bot.py").read_bytes(),
+    }
+)
+
+
+@dataclass
+class Arena:
+    """The running arena: its URL, its teams' tokens, and where screenshots go."""
+
+    url: str
+    tokens: dict[str, str]
+    shots: Path
+    versions: dict[str, int] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
+    folder = tmp_path_factory.mktemp("arena")
+    config = folder / "arena.yaml"
+    config.write_text(
+        "listen: 127.0.0.1:0\nbuild: {smoke_hands: 5}\ngame: {time: {per_action_ms: 3000, startup_ms: 30000}}\n",
+        encoding="utf-8",
+    )
+
+    def cli(*args: str) -> str:
+        return subprocess.run(
+            [DEALER, "arena", *args, "-c", str(config)], capture_output=True, text=True, check=True
+        ).stdout
+
+    cli("migrate")
+    tokens = {name: cli("team", "add", name).strip() for name in ("alpha", "beta", "mallory")}
+    tokens["organiser"] = cli("organiser-token").strip()
+    log = open(folder / "serve.log", "wb")  # noqa: SIM115 (closed below)
+    server = subprocess.Popen([DEALER, "arena", "serve", str(config)], stderr=log, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (found := re.search(r"arena on (\S+)/api/v1", (folder / "serve.log").read_text())):
+            assert server.poll() is None and time.monotonic() < deadline, (folder / "serve.log").read_text()
+            time.sleep(0.1)
+        shots = ROOT / "docs" if os.environ.get("DEALER_SCREENSHOTS") == "1" else folder / "shots"
+        shots.mkdir(exist_ok=True)
+        yield Arena(found[1], tokens, shots)
+    finally:
+        server.terminate()
+        server.wait(30)
+        log.close()
+    served = (folder / "arena" / "arena.log").read_text()
+    assert "web login: team mallory" in served and not re.search(r"(team|org)_[A-Za-z0-9_-]{20,}", served), served
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Watched:
+    """A browser context whose pages' dialogs, uncaught errors and console errors are all recorded."""
+
+    def __init__(self, browser: Browser, url: str, **options: object) -> None:
+        self.context: BrowserContext = browser.new_context(base_url=url, **options)  # type: ignore[arg-type]
+        self.problems: list[str] = []
+        self.page = self.context.new_page()
+        self.page.on("dialog", lambda dialog: (self.problems.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+        self.page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
+        self.page.on(
+            "console",
+            lambda message: (
+                self.problems.append(f"console: {message.text} {message.location}") if message.type == "error" else None
+            ),
+        )
+
+    def login(self, token: str) -> Page:
+        page = self.page
+        page.goto("/login")
+        page.get_by_label("Your team's token").fill(token)
+        page.get_by_role("button", name="Log in").click()
+        return page
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def _drop(page: Page, data: bytes, name: str) -> None:
+    """Drop a file on the upload zone as a user's drag and drop would (a DataTransfer in a drop event)."""
+    page.evaluate(
+        """([b64, name]) => {
+            const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+            const transfer = new DataTransfer();
+            transfer.items.add(new File([bytes], name, { type: "application/gzip" }));
+            const zone = document.querySelector('[data-testid="drop"]');
+            for (const type of ["dragenter", "dragover", "drop"])
+                zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+        }""",
+        [base64.b64encode(data).decode(), name],
+    )
+
+
+def _ready(page: Page, label: str, timeout_s: float = 120) -> set[str]:
+    """Wait for version ``label`` to be ready on the team's page; the other states the page showed meanwhile."""
+    state, seen = page.locator(f'tr[data-version="{label}"]').get_by_test_id("state"), set()
+    deadline = time.monotonic() + timeout_s
+    while (shown := state.inner_text()) != "ready" and time.monotonic() < deadline:
+        seen.add(shown)
+        assert shown != "failed", page.get_by_test_id("log-text").inner_text()
+        page.wait_for_timeout(100)
+    assert shown == "ready", seen
+    return seen
+
+
+def test_a_team_uploads_the_sample_bot_and_watches_it_build_and_pass_its_smoke_test(
+    browser: Browser, arena: Arena
+) -> None:
+    alpha = Watched(browser, arena.url, viewport={"width": 1280, "height": 900})
+    page = alpha.login(arena.tokens["alpha"])
+    expect(page).to_have_url(f"{arena.url}/team")
+    assert arena.tokens["alpha"] not in page.url
+    expect(page.get_by_test_id("team-name")).to_contain_text("Logged in as alpha")
+    _drop(page, SAMPLE_BOT, "strength_bot.tar.gz")
+    expect(page.get_by_role("status").filter(has_text="v1 stored")).to_be_visible()
+    row = page.locator('tr[data-version="v1"]')
+    expect(row.get_by_test_id("state")).to_have_text(re.compile("queued|building…|ready"))
+    seen = _ready(page, "v1")
+    assert seen & {"queued", "building…"}, seen  # the page followed the build as it ran
+    expect(row.get_by_test_id("smoke")).to_contain_text("passed: 10 hands, no fault")
+    log = page.get_by_test_id("log-text")  # the new version's build log is open, updated live
+    expect(log).to_contain_text("[arena] smoke test passed: 10 hands, no fault")
+    row.get_by_role("button", name="bot log").click()
+    expect(page.get_by_role("heading", name="v1: the bot's log in its smoke match")).to_be_visible()
+    row.get_by_role("button", name="make active").click()
+    expect(page.get_by_test_id("team-name")).to_contain_text("active: v1")
+    page.screenshot(path=str(arena.shots / "arena-team.png"), full_page=True)
+    page.goto("/leaderboard")
+    expect(page.locator('tr[data-team="alpha"]')).to_contain_text("v1")
+    page.get_by_label("search teams").fill("alp")
+    expect(page.locator("tbody tr")).to_have_count(1)
+    page.screenshot(path=str(arena.shots / "arena-leaderboard.png"), full_page=True)
+    page.locator('tr[data-team="alpha"]').get_by_role("link", name="alpha").click()
+    expect(page.get_by_role("heading", name="alpha", exact=True)).to_be_visible()
+    expect(page.locator("td", has_text="active")).to_have_count(1)
+    page.get_by_role("button", name="Log out").click()
+    expect(page).to_have_url(f"{arena.url}/leaderboard")
+    assert page.goto("/team").url.endswith("/login")
+    assert alpha.problems == []
+    alpha.close()
+    arena.versions["alpha"] = 1
+
+
+def test_a_second_team_cannot_open_the_first_teams_logs(browser: Browser, arena: Arena) -> None:
+    if "alpha" not in arena.versions:
+        pytest.fail("the upload test did not leave alpha a version")
+    beta = Watched(browser, arena.url)
+    page = beta.login(arena.tokens["beta"])
+    expect(page.get_by_test_id("versions")).to_contain_text("No version yet")
+    for path in ("/api/v1/versions/1/build", "/api/v1/versions/1/bot-log", "/api/v1/versions/v1"):
+        response = page.goto(path)
+        assert response is not None and response.status == 404, path
+        assert "smoke test" not in page.content() and "strength_bot" not in page.content()
+    response = page.goto("/organiser")
+    assert response is not None and response.status == 403
+    beta.close()
+
+
+def test_markup_from_a_team_runs_no_script_on_any_page(browser: Browser, arena: Arena) -> None:
+    mallory = Watched(browser, arena.url, viewport={"width": 390, "height": 844})  # a phone
+    page = mallory.login(arena.tokens["mallory"])
+    page.locator("#archive").set_input_files(
+        files=[{"name": "noisy.tar.gz", "mimeType": "application/gzip", "buffer": NOISY_BOT}]
+    )
+    _ready(page, "v1")
+    row = page.locator('tr[data-version="v1"]')
+    expect(row).to_contain_text(f"echo '{XSS}' '{SCRIPT_END}'")
+    expect(page.get_by_test_id("log-text")).to_contain_text(f"{XSS} {SCRIPT_END}")
+    row.get_by_role("button", name="bot log").click()
+    expect(page.get_by_test_id("log-text")).to_contain_text(f"{SCRIPT_END} {XSS}")
+    row.get_by_role("button", name="make active").click()
+    expect(page.get_by_test_id("team-name")).to_contain_text("active: v1")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "wider than a phone"
+    assert page.locator("img").count() == 0 and page.locator("script").count() == 3
+    for path in ("/leaderboard", "/teams/mallory", "/teams/alpha"):
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        assert page.locator("img").count() == 0
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), (path, "wider than a phone")
+    page.get_by_role("button", name="Log out").click()
+    organiser = mallory.login(arena.tokens["organiser"])
+    expect(organiser.locator('tr[data-team="mallory"]')).to_contain_text("v1")
+    assert mallory.problems == [], mallory.problems
+    mallory.close()

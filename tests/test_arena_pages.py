@@ -1,0 +1,194 @@
+"""The arena's web pages over HTTP, on both databases: logging in with a token (a session cookie,
+HttpOnly and SameSite=Strict, Secure under TLS), CSRF tokens on every form and on every request of
+the pages that changes something, logging out, a replaced token ending its sessions, the security
+headers on every response, and no page route giving one team anything private of another's.
+The pages in a real browser: test_arena_browser.py."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer, make_mocked_request
+
+from dealer.arena.config import ArenaConfig
+from dealer.arena.http import API, make_app
+from dealer.arena.layout import build_log
+from dealer.arena.model import BuildState, Version
+from dealer.arena.pages import CSP, add_pages
+from dealer.arena.repository import Repository, migrate, open_repository
+from dealer.arena.sessions import COOKIE, CSRF_FIELD, LOGIN_COOKIE, set_cookie
+from test_arena_http import BOT, auth, bot_archive, form
+
+Scenario = Callable[[TestClient[Any, Any], Repository, dict[str, str], list[Version]], Awaitable[None]]
+
+
+def run_pages(database: str, storage: Path, scenario: Scenario) -> None:
+    """The API and the pages on a migrated ``database`` with teams alpha and beta and an organiser."""
+    asyncio.run(migrate(database))
+    config = ArenaConfig(storage=storage, database=database)
+
+    async def go() -> None:
+        async with open_repository(database) as repository:
+            tokens = {name: (await repository.add_team(name))[1] for name in ("alpha", "beta")}
+            tokens["organiser"] = await repository.add_organiser_token()
+            queued: list[Version] = []
+            app = make_app(repository, config, queued.append)
+            add_pages(app)
+            async with TestClient(TestServer(app)) as client:
+                await scenario(client, repository, tokens, queued)
+
+    asyncio.run(go())
+
+
+async def login(client: TestClient[Any, Any], token: str) -> tuple[str, str]:
+    """Log ``client`` in with ``token`` as a browser would; its session cookie and CSRF token."""
+    page = await client.get("/login")
+    csrf = re.search(rf'name="{CSRF_FIELD}" value="([^"]+)"', await page.text())
+    assert page.status == 200 and csrf is not None
+    done = await client.post("/login", data={CSRF_FIELD: csrf[1], "token": token}, allow_redirects=False)
+    assert done.status == 303, await done.text()
+    session = client.session.cookie_jar.filter_cookies(client.make_url("/"))[COOKIE].value
+    shell = await (await client.get(done.headers["Location"])).text()
+    token_in_page = re.search(r'<meta name="csrf" content="([^"]+)">', shell)
+    assert token_in_page is not None
+    return session, token_in_page[1]
+
+
+def test_a_team_logs_in_with_its_token_uses_the_api_by_its_session_and_logs_out(
+    arena_database: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def scenario(
+        client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], queued: Any
+    ) -> None:
+        assert (await client.get("/team", allow_redirects=False)).headers["Location"] == "/login"
+        page = await client.get("/login")
+        login_cookie = page.cookies[LOGIN_COOKIE]
+        assert login_cookie["httponly"] and login_cookie["samesite"] == "Strict" and not login_cookie["secure"]
+        refused = await client.post("/login", data={"token": tokens["alpha"]})
+        assert refused.status == 403 and "The form expired" in await refused.text(), "a login without its CSRF token"
+        csrf = re.search(rf'name="{CSRF_FIELD}" value="([^"]+)"', await (await client.get("/login")).text())
+        assert csrf is not None
+        wrong = await client.post("/login", data={CSRF_FIELD: csrf[1], "token": "team_forged"})
+        assert wrong.status == 401 and "Unknown token." in await wrong.text()
+        csrf = re.search(rf'name="{CSRF_FIELD}" value="([^"]+)"', await wrong.text())  # each form its own token
+        assert csrf is not None
+        done = await client.post("/login", data={CSRF_FIELD: csrf[1], "token": tokens["alpha"]}, allow_redirects=False)
+        assert (done.status, done.headers["Location"]) == (303, "/team")
+        cookie = done.cookies[COOKIE]
+        assert cookie["httponly"] and cookie["samesite"] == "Strict" and cookie["path"] == "/"
+        assert tokens["alpha"] not in done.headers["Location"] and tokens["alpha"] not in cookie.value
+        shell = await (await client.get("/team")).text()
+        session_csrf = re.search(r'<meta name="csrf" content="([^"]+)">', shell)
+        assert session_csrf is not None and "My team" in shell and "Log out" in shell
+        # The API knows the browser by its cookie; a change needs the session's CSRF token.
+        assert await (await client.get(f"{API}/team")).json() == {"name": "alpha", "active_version": None}
+        sent = await client.post(f"{API}/submissions", data=form(bot_archive(BOT)))
+        assert (sent.status, (await sent.json())["error"]) == (
+            403,
+            "a request of the web pages must send the session's X-CSRF-Token",
+        )
+        headers = {"X-CSRF-Token": session_csrf[1]}
+        assert (await client.post(f"{API}/submissions", data=form(bot_archive(BOT)), headers=headers)).status == 201
+        await repository.set_state(queued[0], BuildState.READY)
+        assert (await client.put(f"{API}/active", json={"version": 1})).status == 403
+        assert (await client.put(f"{API}/active", json={"version": 1}, headers=headers)).status == 200
+        out = await client.post("/logout", data={CSRF_FIELD: "wrong"}, allow_redirects=False)
+        assert out.status == 403 and (await client.get(f"{API}/team")).status == 200, "logout needs its CSRF token"
+        out = await client.post("/logout", data={CSRF_FIELD: session_csrf[1]}, allow_redirects=False)
+        assert (out.status, out.headers["Location"]) == (303, "/leaderboard")
+        assert (await client.get(f"{API}/team")).status == 401
+        assert (await client.get("/team", allow_redirects=False)).status == 303
+
+    with caplog.at_level(logging.DEBUG):
+        run_pages(arena_database, tmp_path / "storage", scenario)
+    assert "web login: team alpha" in caplog.text and "web login refused: unknown token" in caplog.text
+    assert not re.search(r"(team|org)_[A-Za-z0-9_-]{20,}", caplog.text), "a token in the log"
+
+
+def test_a_replaced_token_ends_its_sessions_and_the_organiser_has_a_page_of_its_own(tmp_path: Path) -> None:
+    async def scenario(client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], _q: Any) -> None:
+        await login(client, tokens["alpha"])
+        assert (await client.get("/organiser")).status == 403
+        await repository.new_team_token("alpha")
+        assert (await client.get(f"{API}/team")).status == 401
+        assert (await client.get("/team", allow_redirects=False)).headers["Location"] == "/login"
+        await login(client, tokens["organiser"])
+        assert (await client.get("/organiser")).status == 200 and (await client.get("/team")).status == 403
+        assert [t["name"] for t in await (await client.get(f"{API}/teams")).json()] == ["alpha", "beta"]
+
+    run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)
+
+
+def test_the_session_cookie_is_secure_under_tls() -> None:
+    request = make_mocked_request("GET", "/login").clone(scheme="https")
+    response = web.Response()
+    set_cookie(response, request, COOKIE, "x", max_age=60)
+    cookie = response.cookies[COOKIE]
+    assert cookie["secure"] and cookie["httponly"] and cookie["samesite"] == "Strict"
+
+
+def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_path: Path) -> None:
+    """alpha has a built version with a log; on every route of the pages, beta (logged in), the
+    public and the organiser see nothing of alpha's files or logs, and every response carries the CSP."""
+
+    async def scenario(
+        client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], queued: Any
+    ) -> None:
+        sent = await client.post(f"{API}/submissions", data=form(bot_archive(BOT)), headers=auth(tokens["alpha"]))
+        assert sent.status == 201
+        version: Version = queued[0]
+        log = build_log(tmp_path / "storage", version)
+        log.parent.mkdir(parents=True)
+        log.write_text("alpha's secret build output\n")
+        await repository.set_state(version, BuildState.READY)
+        await repository.activate((await repository.teams())[0], 1)
+        secrets = (version.digest, "secret build output", "bot.py", tokens["alpha"])
+        requests = {  # route -> (status for the public, for beta logged in)
+            ("GET", "/"): (302, 302),
+            ("GET", "/login"): (200, 200),
+            ("POST", "/login"): (403, 403),
+            ("POST", "/logout"): (303, 403),  # beta's form without its CSRF token: refused
+            ("GET", "/team"): (303, 200),  # the public is sent to /login; beta gets its own page
+            ("GET", "/organiser"): (303, 403),
+            ("GET", "/leaderboard"): (200, 200),
+            ("GET", "/teams/{name}"): (200, 200),
+            ("GET", "/data/leaderboard"): (200, 200),
+            ("GET", "/data/teams/{name}"): (200, 200),
+            ("GET", "/static/arena"): (200, 200),
+            ("GET", "/static/web"): (200, 200),
+        }
+        served = {
+            (r.method, r.resource.canonical)
+            for r in client.app.router.routes()
+            if r.method != "HEAD" and not r.resource.canonical.startswith(API)
+        }
+        assert set(requests) == served, "a page route without a cross-team check"
+        paths = {"{name}": "alpha", "/static/arena": "/static/arena/arena.js", "/static/web": "/static/web/dom.js"}
+        for who in ("public", "beta"):
+            if who == "beta":
+                await login(client, tokens["beta"])
+            for (method, route), statuses in requests.items():
+                url = route
+                for key, value in paths.items():
+                    url = url.replace(key, value)
+                response = await client.request(
+                    method, url, data={} if method == "POST" else None, allow_redirects=False
+                )
+                text = await response.text()
+                assert response.status == statuses[who == "beta"], (who, method, route, response.status, text[:200])
+                assert response.headers["Content-Security-Policy"] == CSP, (who, route)
+                assert not any(secret in text for secret in secrets), (who, route, text)
+        for path in ("/versions/1", "/versions/1/build", "/versions/1/bot-log"):
+            assert (await client.get(API + path)).status == 404, path  # beta's session: alpha's versions are not found
+        missing = await client.get("/teams/nobody")
+        assert missing.status == 404 and missing.headers["Content-Security-Policy"] == CSP
+        assert "'unsafe-inline'" not in CSP and "script-src 'self'" in CSP
+
+    run_pages(arena_database, tmp_path / "storage", scenario)
