@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import tomllib
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from dealer.cards import card_name, shuffled_deck
 
 MIN_SEED_CHARS = 16
 INTERRUPTED = "interrupted"  # an event's folder for the output of matches cut off by a kill
+SCRATCH = "scratch"  # a match's folder of its bots' working folders (what is in it, they wrote)
+HANDS = "hands"  # a match's folder of the histories the dealer wrote
 
 
 def deal_key(seed: str, deal_set: str, hand: int, attempt: int = 0) -> str:
@@ -113,13 +116,23 @@ def _check_hand(seed: str, hand: dict, where: str) -> str | None:
     return None
 
 
+def histories(out: Path) -> list[Path]:
+    """The PHH histories the dealer wrote under ``out``: the files of its ``hands/`` folders, never
+    one under a ``scratch/`` folder (a bot could plant one there to fail the check, or pad it) nor
+    under ``interrupted/`` (cut off mid-write); links are not followed."""
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(out):
+        dirs[:] = [d for d in dirs if d not in (SCRATCH, INTERRUPTED)]
+        if os.path.basename(folder) == HANDS:
+            found.extend(Path(folder, name) for name in files if name.endswith(".phhs"))
+    return sorted(found)
+
+
 def verify(out: Path) -> Verification:
-    """Re-deal every hand under ``out`` (but ``interrupted/``) from its revealed seed; ValueError if
-    there is no seed."""
+    """Re-deal every hand the dealer recorded under ``out`` (``histories``) from its revealed seed;
+    ValueError if there is no seed."""
     result = Verification(revealed_seed(out))
-    for path in sorted(out.rglob("*.phhs")):
-        if INTERRUPTED in path.relative_to(out).parts[:2]:  # an event's, or a finals stage's (stage/interrupted)
-            continue
+    for path in histories(out):
         result.files += 1
         try:
             tables = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -115,6 +115,13 @@ def test_a_short_seed_from_a_file_stays_secret_until_the_end_then_verifies_and_c
     verified = subprocess.run([str(DEALER), "verify", str(out)], capture_output=True, text=True, timeout=60)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert re.search(r": 40 hands in 2 histories re-dealt .*: ok$", verified.stdout.strip()), verified.stdout
+    # A history a bot leaves in its scratch folder is not the dealer's, and is not read.
+    planted = next((out / "scratch").iterdir()) / "hands" / "table-001-m-0-r0.phhs"
+    planted.parent.mkdir()
+    planted.write_text("not a history of this seed\n")
+    verified = subprocess.run([str(DEALER), "verify", str(out)], capture_output=True, text=True, timeout=60)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert re.search(r": 40 hands in 2 histories re-dealt .*: ok$", verified.stdout.strip()), verified.stdout
     # A history that does not hold the seed's deal fails, with the hand named.
     board = re.search(r'"d db (\w{6})"', text).group(1)
     swapped = board[2:4] + board[0:2] + board[4:]
