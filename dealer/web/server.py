@@ -31,7 +31,7 @@ from dealer.web.delta import diff
 STATIC = Path(__file__).parent / "static"
 PUSH_S = 0.5
 VENDOR = ("vendor/uPlot.min.css", "vendor/uPlot.iife.min.js")
-OWN = ("app.css", "dom.js", "app.js")  # dom.js: the DOM helpers, shared with the arena's pages
+OWN = ("app.css", "dom.js", "table.js", "app.js")  # dom.js, table.js: shared with the arena's pages
 COOKIE = "dealer_view_key"  # and the port: cookies ignore ports, two dealers on one host keep their own keys
 
 

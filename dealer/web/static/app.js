@@ -1,6 +1,7 @@
 // The league page: renders a snapshot (dealer/web/view.py) and, live, every snapshot the dealer
 // pushes over Server-Sent Events; in report.html the snapshot is embedded. Charts are uPlot's.
-// The DOM and number helpers (el, byName, signed, interval) are dom.js's, shared with the arena's pages.
+// The DOM and number helpers (el, byName, signed, interval) are dom.js's, a hand on the felt with its
+// step controls (cardNode, handAt) table.js's: both shared with the arena's pages.
 "use strict";
 
 // Names (of bots, events, matches) come from the league file: keys such as "constructor",
@@ -101,10 +102,6 @@ const axisFont = () => (tv ? "20px system-ui" : "12px system-ui");
 // Wide enough for the widest tick number at the axis' font, so no number runs into the plot or another.
 const axisSize = (values) => 16 + (tv ? 12 : 7) * Math.max(3, ...(values ?? []).map((v) => String(v).length));
 
-function cardNode(card) {
-  return el("span", { class: "card" + ("hd".includes(card[1]) ? " red" : "") }, card[0] + { s: "♠", h: "♥", d: "♦", c: "♣" }[card[1]]);
-}
-
 const handKey = (h) => `${h.match}|${h.table}|${h.hand}`;
 
 function tableView(data) {
@@ -120,18 +117,7 @@ function tableView(data) {
   const go = (to) => { view.step = Math.max(0, Math.min(steps.length - 1, to)); tableView(current); };
   const select = el("select", { "data-testid": "hand-select", onchange: (e) => { view.hand = e.target.value; view.step = 0; tableView(current); } },
     hands.map((h) => { const o = el("option", { value: handKey(h) }, `${h.match} · table ${h.table} · hand ${h.hand + 1}`); if (handKey(h) === view.hand) o.selected = true; return o; }));
-  const controls = el("div", { class: "controls" }, select,
-    el("button", { onclick: () => go(0) }, "first"), el("button", { "data-testid": "step-prev", onclick: () => go(k - 1) }, "◀"),
-    el("button", { "data-testid": "step-next", onclick: () => go(k + 1) }, "▶"), el("button", { onclick: () => go(steps.length - 1) }, "last"),
-    el("span", { "data-testid": "step-label" }, `step ${k + 1}/${steps.length}: ${step.action}`));
-  const seats = el("div", { class: "seats" }, hand.players.map((name, p) => el("div", { class: "seat" + (step.folded[p] ? " folded" : ""), "data-testid": "seat" },
-    el("div", {}, el("b", {}, name)),
-    el("div", {}, hand.cards[p] ? [cardNode(hand.cards[p].slice(0, 2)), cardNode(hand.cards[p].slice(2, 4))] : "??"),
-    el("div", { class: "muted" }, `stack ${step.stacks[p]}`), el("div", {}, step.bets[p] ? `bet ${step.bets[p]}` : ""))));
-  const felt = el("div", { class: "felt" }, seats,
-    el("div", { class: "board", "data-testid": "board" }, step.board.map(cardNode)),
-    el("div", { class: "pot", "data-testid": "pot" }, `pot ${step.pot}`));
-  box.replaceChildren(controls, felt);
+  box.replaceChildren(...handAt(hand, k, go, select));
 }
 
 const LIVE_NONE = { roster: [], now: [], next: [], standings: { provisional: false, lines: [] } };
