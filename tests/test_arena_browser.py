@@ -26,6 +26,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from conftest import ROOT
+from dealer.arena.pages import SCRIPTS
 from test_web import CHROMIUM, CHROMIUM_ARGS
 
 DEALER = Path(sys.executable).parent / "dealer"
@@ -70,6 +71,7 @@ class Arena:
     tokens: dict[str, str]
     shots: Path
     versions: dict[str, int] = field(default_factory=dict)
+    match: str = ""  # a match alpha played
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +79,8 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     folder = tmp_path_factory.mktemp("arena")
     config = folder / "arena.yaml"
     config.write_text(
-        "listen: 127.0.0.1:0\nbuild: {smoke_hands: 5}\ngame: {time: {per_action_ms: 3000, startup_ms: 30000}}\n",
+        "listen: 127.0.0.1:0\nbuild: {smoke_hands: 5}\nladder: {jobs: 1, hands: 10}\n"
+        "game: {time: {per_action_ms: 3000, startup_ms: 30000}}\n",
         encoding="utf-8",
     )
 
@@ -104,7 +107,8 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         server.wait(30)
         log.close()
     served = (folder / "arena" / "arena.log").read_text()
-    assert "web login: team mallory" in served and not re.search(r"(team|org)_[A-Za-z0-9_-]{20,}", served), served
+    assert "web login: team mallory" in served, "the server's log lost its lines"
+    assert not re.search(r"(team|org)_[A-Za-z0-9_-]{20,}", served), "a token in the server's log"
 
 
 @pytest.fixture(scope="module")
@@ -193,14 +197,37 @@ def test_a_team_uploads_the_sample_bot_and_watches_it_build_and_pass_its_smoke_t
     row.get_by_role("button", name="make active").click()
     expect(page.get_by_test_id("team-name")).to_contain_text("active: v1")
     page.screenshot(path=str(arena.shots / "arena-team.png"), full_page=True)
-    page.goto("/leaderboard")
-    expect(page.locator('tr[data-team="alpha"]')).to_contain_text("v1")
+    page.goto("/leaderboard")  # the ladder plays alpha's v1 against the house bot: alpha is rated
+    line = page.locator('tr[data-team="alpha"]')
+    expect(line.locator("td").first).to_have_text(re.compile(r"^\d+$"), timeout=120_000)
+    expect(line).to_contain_text("v1")
+    expect(line.locator("td").nth(4)).to_have_text(re.compile(r"^[1-9]\d*$"))  # matches played
+    page.screenshot(path=str(arena.shots / "arena-leaderboard.png"), full_page=True)
     page.get_by_label("search teams").fill("alp")
     expect(page.locator("tbody tr")).to_have_count(1)
-    page.screenshot(path=str(arena.shots / "arena-leaderboard.png"), full_page=True)
-    page.locator('tr[data-team="alpha"]').get_by_role("link", name="alpha").click()
+    line.get_by_role("link", name="alpha").click()
     expect(page.get_by_role("heading", name="alpha", exact=True)).to_be_visible()
-    expect(page.locator("td", has_text="active")).to_have_count(1)
+    expect(page.get_by_test_id("rating-chart").locator("canvas")).to_have_count(1)
+    page.screenshot(path=str(arena.shots / "arena-team-public.png"), full_page=True)
+    match = page.locator("tr[data-match]").filter(has_text="applied").first
+    expect(match.get_by_test_id("seats")).to_have_text(
+        re.compile(r"^(alpha v1 [+-]\d+ vs house v1 [+-]\d+|house v1 [+-]\d+ vs alpha v1 [+-]\d+)$")
+    )
+    link = match.get_by_role("link", name=re.compile(r"^#\d+$"))
+    match_url = link.get_attribute("href")
+    link.click()
+    expect(page.get_by_role("heading", name="Result per duplicate group")).to_be_visible()
+    label = page.get_by_test_id("step-label")
+    expect(label).to_contain_text("step 1/")
+    page.get_by_test_id("step-next").click()
+    expect(label).to_contain_text("step 2/")
+    page.get_by_test_id("step-next").click()
+    expect(label).to_contain_text("step 3/")
+    expect(page.get_by_test_id("seat")).to_have_count(2)
+    page.screenshot(path=str(arena.shots / "arena-match.png"), full_page=True)
+    phh = page.locator('a[href*="/hands/"]').first.get_attribute("href")
+    assert phh is not None and page.request.get(arena.url + phh).text().startswith("[1]")
+    arena.match = str(match_url)
     page.get_by_role("button", name="Log out").click()
     expect(page).to_have_url(f"{arena.url}/leaderboard")
     assert page.goto("/team").url.endswith("/login")
@@ -221,6 +248,11 @@ def test_a_second_team_cannot_open_the_first_teams_logs(browser: Browser, arena:
         assert "smoke test" not in page.content() and "strength_bot" not in page.content()
     response = page.goto("/organiser")
     assert response is not None and response.status == 403
+    page.goto(arena.match)  # a match of alpha's: its result, never its hands
+    expect(page.get_by_test_id("hands-hidden")).to_contain_text("shown to the teams that played it")
+    assert page.get_by_test_id("replayer").count() == 0
+    file = arena.match + "/hands/x.phhs"
+    assert page.request.get(arena.url + file).status == 404
     beta.close()
 
 
@@ -239,7 +271,7 @@ def test_markup_from_a_team_runs_no_script_on_any_page(browser: Browser, arena: 
     row.get_by_role("button", name="make active").click()
     expect(page.get_by_test_id("team-name")).to_contain_text("active: v1")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "wider than a phone"
-    assert page.locator("img").count() == 0 and page.locator("script").count() == 3
+    assert page.locator("img").count() == 0 and page.locator("script").count() == len(SCRIPTS)
     for path in ("/leaderboard", "/teams/mallory", "/teams/alpha"):
         page.goto(path)
         page.wait_for_load_state("networkidle")

@@ -19,11 +19,14 @@ from aiohttp.test_utils import TestClient, TestServer, make_mocked_request
 
 from dealer.arena.config import ArenaConfig
 from dealer.arena.http import API, make_app
-from dealer.arena.layout import build_log
+from dealer.arena.ladder import Applied, Standing
+from dealer.arena.ladder_store import LadderStore
+from dealer.arena.layout import build_log, match_folder
 from dealer.arena.model import BuildState, Version
 from dealer.arena.pages import CSP, add_pages
 from dealer.arena.repository import Repository, migrate, open_repository
 from dealer.arena.sessions import COOKIE, CSRF_FIELD, LOGIN_COOKIE, set_cookie
+from dealer.records import MatchResult
 from test_arena_http import BOT, auth, bot_archive, form
 
 Scenario = Callable[[TestClient[Any, Any], Repository, dict[str, str], list[Version]], Awaitable[None]]
@@ -50,7 +53,7 @@ def run_pages(database: str, storage: Path, scenario: Scenario) -> None:
 async def login(client: TestClient[Any, Any], token: str) -> tuple[str, str]:
     """Log ``client`` in with ``token`` as a browser would; its session cookie and CSRF token."""
     page = await client.get("/login")
-    csrf = re.search(rf'name="{CSRF_FIELD}" value="([^"]+)"', await page.text())
+    csrf = re.search(rf'action="/login".*?name="{CSRF_FIELD}" value="([^"]+)"', await page.text(), re.S)
     assert page.status == 200 and csrf is not None
     done = await client.post("/login", data={CSRF_FIELD: csrf[1], "token": token}, allow_redirects=False)
     assert done.status == 303, await done.text()
@@ -149,7 +152,8 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
         log.write_text("alpha's secret build output\n")
         await repository.set_state(version, BuildState.READY)
         await repository.activate((await repository.teams())[0], 1)
-        secrets = (version.digest, "secret build output", "bot.py", tokens["alpha"])
+        match_id = await _played_match(repository, tmp_path / "storage", version)
+        secrets = (version.digest, "secret build output", "bot.py", tokens["alpha"], "3cAd", "p1 cbr")
         requests = {  # route -> (status for the public, for beta logged in)
             ("GET", "/"): (302, 302),
             ("GET", "/login"): (200, 200),
@@ -161,6 +165,11 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
             ("GET", "/teams/{name}"): (200, 200),
             ("GET", "/data/leaderboard"): (200, 200),
             ("GET", "/data/teams/{name}"): (200, 200),
+            ("GET", "/matches"): (200, 200),
+            ("GET", "/data/matches"): (200, 200),
+            ("GET", "/matches/{id}"): (200, 200),  # the match's result, never its hands (beta did not play it)
+            ("GET", "/data/matches/{id}"): (200, 200),
+            ("GET", "/matches/{id}/hands/{file}"): (404, 404),
             ("GET", "/static/arena"): (200, 200),
             ("GET", "/static/web"): (200, 200),
         }
@@ -170,7 +179,13 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
             if r.method != "HEAD" and not r.resource.canonical.startswith(API)
         }
         assert set(requests) == served, "a page route without a cross-team check"
-        paths = {"{name}": "alpha", "/static/arena": "/static/arena/arena.js", "/static/web": "/static/web/dom.js"}
+        paths = {
+            "{name}": "alpha",
+            "{id}": str(match_id),
+            "{file}": HISTORY,
+            "/static/arena": "/static/arena/arena.js",
+            "/static/web": "/static/web/dom.js",
+        }
         for who in ("public", "beta"):
             if who == "beta":
                 await login(client, tokens["beta"])
@@ -184,11 +199,55 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
                 text = await response.text()
                 assert response.status == statuses[who == "beta"], (who, method, route, response.status, text[:200])
                 assert response.headers["Content-Security-Policy"] == CSP, (who, route)
-                assert not any(secret in text for secret in secrets), (who, route, text)
+                leaked = [secret for secret in secrets if secret in text]
+                assert not leaked, (who, route, leaked)
+        shown = await (await client.get(f"/data/matches/{match_id}")).json()
+        assert shown["hands_shown"] is False and "replays" not in shown and shown["state"] == "applied"
         for path in ("/versions/1", "/versions/1/build", "/versions/1/bot-log"):
             assert (await client.get(API + path)).status == 404, path  # beta's session: alpha's versions are not found
+        await login(client, tokens["alpha"])  # alpha played the match: its hands and its histories
+        mine = await (await client.get(f"/data/matches/{match_id}")).json()
+        assert mine["hands_shown"] and mine["files"] == [HISTORY]
+        assert mine["groups"] == [{"hand": 0, "won": {"alpha-v1": 300, "house-v1": -300}}]
+        assert mine["replays"][0]["cards"] == ["3cAd", "3hAh"] and mine["replays"][0]["steps"][-1]["stacks"] == [
+            20300,
+            19700,
+        ]
+        download = await client.get(f"/matches/{match_id}/hands/{HISTORY}")
+        assert download.status == 200 and "p1 cbr 300" in await download.text()
+        assert "attachment" in download.headers["Content-Disposition"]
+        assert (await client.get(f"/matches/{match_id}/hands/..%2Farena.db")).status == 404
         missing = await client.get("/teams/nobody")
         assert missing.status == 404 and missing.headers["Content-Security-Policy"] == CSP
         assert "'unsafe-inline'" not in CSP and "script-src 'self'" in CSP
 
     run_pages(arena_database, tmp_path / "storage", scenario)
+
+
+HISTORY = "table-001-ladder-0-r0.phhs"
+HAND = """[1]
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [50, 100]
+min_bet = 100
+starting_stacks = [20000, 20000]
+actions = ["d dh p1 3cAd", "d dh p2 3hAh", "p1 cbr 300", "p2 cc", "d db 7hKh8c", "p2 cc", "p1 cbr 500", "p2 f"]
+finishing_stacks = [20300, 19700]
+players = ["alpha-v1", "house-v1"]
+hand = 0
+"""
+
+
+async def _played_match(repository: Repository, storage: Path, version: Version) -> int:
+    """A ranked match of alpha's v1 against the house, over and rated, with one hand in its history."""
+    store = LadderStore(repository)
+    await store.ensure_house(("python3", "house.py"))
+    house = next(t for t in await repository.teams() if t.name == "house")
+    house_version = (await repository.versions(house))[0]
+    planned = await store.schedule(0, [Standing(version.id, version.team_id), Standing(house_version.id, house.id)], 0)
+    hands = match_folder(storage, planned.id) / "hands"
+    hands.mkdir(parents=True)
+    (hands / HISTORY).write_text(HAND, encoding="utf-8")
+    await store.finished(planned.id, MatchResult(f"m{planned.id}", ("alpha-v1", "house-v1")))
+    await store.apply(planned.id, 0, Applied())
+    return planned.id

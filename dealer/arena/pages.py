@@ -11,17 +11,20 @@ through would run nothing. The league's stylesheet, DOM helpers and uPlot are se
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
 from aiohttp import web
 
-from dealer.arena.http import REPOSITORY
+from dealer.arena.http import CONFIG, REPOSITORY
 from dealer.arena.model import Team
+from dealer.arena.public import MatchLine, Public, duplicate_groups, history_files, match_hands, may_see_hands
 from dealer.arena.repository import Repository
 from dealer.arena.sessions import (
     COOKIE,
@@ -34,6 +37,7 @@ from dealer.arena.sessions import (
     request_session,
     set_cookie,
 )
+from dealer.web.view import replay
 
 LOGGER = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"
@@ -49,7 +53,12 @@ HEADERS = {
     "X-Frame-Options": "DENY",
 }
 STYLES = ("/static/web/app.css", "/static/web/vendor/uPlot.min.css", "/static/arena/arena.css")
-SCRIPTS = ("/static/web/vendor/uPlot.iife.min.js", "/static/web/dom.js", "/static/arena/arena.js")
+SCRIPTS = (
+    "/static/web/vendor/uPlot.iife.min.js",
+    "/static/web/dom.js",  # el(): every text as a text node
+    "/static/web/table.js",  # a hand on the felt, stepped through
+    "/static/arena/arena.js",
+)
 
 
 @web.middleware
@@ -114,7 +123,8 @@ def _shell(title: str, page: str, who: Viewer, *, source: str = "", body: str = 
 <body data-page="{page}" data-source="{html.escape(source, quote=True)}">
 <a class="skip" href="#main">Skip to the content</a>
 <header class="arena"><nav aria-label="arena">
-<a href="/leaderboard" class="brand">Hold'em arena</a><a href="/leaderboard">Leaderboard</a>
+<a href="/leaderboard" class="brand">Hold'em arena</a>
+<a href="/leaderboard">Leaderboard</a><a href="/matches">Matches</a>
 <span class="account">{account}</span>
 </nav></header>
 <main id="main" tabindex="-1"><h1 id="title">{html.escape(title)}</h1>{body}
@@ -210,20 +220,46 @@ async def _named(repository: Repository, name: str) -> Team | None:
     return next((t for t in await repository.teams() if t.name == name), None)
 
 
+PUBLIC = web.AppKey("public", Public)
+
+
+def _when(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
 async def _leaderboard_data(request: web.Request) -> web.Response:
-    repository: Repository = request.app[REPOSITORY]
+    lines = await request.app[PUBLIC].leaderboard()
     rows = []
-    for team in await repository.teams():
-        versions = await repository.versions(team)
+    for rank, line in enumerate(lines, 1):
+        rated = line.score is not None and line.mu is not None and line.sigma is not None
         rows.append(
             {
-                "team": team.name,
-                "active_version": None if team.active_version is None else f"v{team.active_version}",
-                "versions": len(versions),
-                "last_submitted": versions[-1].created_at.isoformat() if versions else None,
+                "rank": rank if rated else None,
+                "team": line.team,
+                "active_version": line.version,
+                "rating": None if not rated else {"score": line.score, "mu": line.mu, "sigma": line.sigma},
+                "bb100": None if line.bb100 is None else dict(zip(("mean", "low", "high"), line.bb100, strict=True)),
+                "matches": line.matches,
+                "last_played": _when(line.last_played),
+                "paused": line.paused,
             }
         )
-    return web.json_response({"rated": False, "teams": rows})
+    k = request.app[CONFIG].ladder.k
+    ranking = f"Ranked by the active version's rating: mu - {k:g} sigma, shown with mu + {k:g} sigma as its interval."
+    return web.json_response({"rated": any(r["rank"] for r in rows), "ranking": ranking, "k": k, "teams": rows})
+
+
+def _match_json(match: MatchLine) -> dict[str, object]:
+    """A match as lists show it (no hand, no card)."""
+    return {
+        "id": match.id,
+        "kind": "ranked" if match.ranked else "scrimmage",
+        "state": match.state,
+        "created_at": _when(match.created_at),
+        "finished_at": _when(match.finished_at),
+        "hands": match.hands,
+        "seats": [{"team": s.team, "version": s.version, "net": s.net} for s in match.seats],
+    }
 
 
 async def _public_team_data(request: web.Request) -> web.Response:
@@ -235,7 +271,66 @@ async def _public_team_data(request: web.Request) -> web.Response:
         {"version": v.label, "created_at": v.created_at.isoformat(), "active": v.number == team.active_version}
         for v in await repository.versions(team)
     ]
-    return web.json_response({"team": team.name, "created_at": team.created_at.isoformat(), "versions": versions})
+    public = request.app[PUBLIC]
+    recent = [_match_json(m) for m in await public.matches(team_id=team.id, limit=20)]
+    history = await public.history(team)
+    body = {"team": team.name, "created_at": _when(team.created_at), "versions": versions, "history": history}
+    return web.json_response({**body, "matches": recent})
+
+
+async def _matches_page(request: web.Request) -> web.Response:
+    return _shell("Matches", "matches", await viewer(request), source="/data/matches")
+
+
+async def _matches_data(request: web.Request) -> web.Response:
+    public = request.app[PUBLIC]
+    queue = [_match_json(m) for m in await public.matches(open_only=True, limit=100)]
+    recent = [_match_json(m) for m in await public.matches(limit=30) if m.over]
+    return web.json_response({"queue": queue, "recent": recent})
+
+
+def _match_id(request: web.Request) -> int:
+    text = request.match_info["id"]
+    if not text.isdigit() or len(text) > 12:
+        raise web.HTTPNotFound(text="no such match")
+    return int(text)
+
+
+async def _match_page(request: web.Request) -> web.Response:
+    who = await viewer(request)
+    number = _match_id(request)
+    if await request.app[PUBLIC].match(number) is None:
+        return _shell("No such match", "missing", who, status=404)
+    return _shell(f"Match {number}", "match", who, source=f"/data/matches/{number}")
+
+
+async def _match_data(request: web.Request) -> web.Response:
+    who = await viewer(request)
+    match = await request.app[PUBLIC].match(_match_id(request))
+    if match is None:
+        raise web.HTTPNotFound(text='{"error": "no such match"}', content_type="application/json")
+    body: dict[str, object] = {**_match_json(match), "hands_shown": may_see_hands(match, who.team, who.organiser)}
+    if body["hands_shown"]:
+        storage = request.app[CONFIG].storage
+        hands = await asyncio.to_thread(match_hands, storage, match.id)
+        body["groups"] = duplicate_groups(hands)
+        body["replays"] = [{**replay(hand), "file": hand["_file"]} for hand in hands]
+        body["files"] = [path.name for path in history_files(storage, match.id)]
+    return web.json_response(body)
+
+
+async def _match_file(request: web.Request) -> web.StreamResponse:
+    who = await viewer(request)
+    match = await request.app[PUBLIC].match(_match_id(request))
+    if match is None or not may_see_hands(match, who.team, who.organiser):
+        raise web.HTTPNotFound(text="no such file")
+    files = {path.name: path for path in history_files(request.app[CONFIG].storage, match.id)}
+    path = files.get(request.match_info["file"])
+    if path is None:
+        raise web.HTTPNotFound(text="no such file")
+    disposition = f'attachment; filename="m{match.id}-{path.name}"'
+    headers = {"Content-Type": "text/plain; charset=utf-8", "Content-Disposition": disposition}
+    return web.FileResponse(path, headers=headers)
 
 
 async def _home(_request: web.Request) -> web.StreamResponse:
@@ -245,6 +340,8 @@ async def _home(_request: web.Request) -> web.StreamResponse:
 def add_pages(app: web.Application) -> None:
     """Add the web pages to the arena's application (made by ``dealer.arena.http.make_app``)."""
     app.middlewares.insert(0, security_headers)
+    config = app[CONFIG]
+    app[PUBLIC] = Public(app[REPOSITORY], config.game.big_blind, config.ladder.k)
     app.router.add_get("/", _home)
     app.router.add_get("/login", _login)
     app.router.add_post("/login", _login)
@@ -255,5 +352,10 @@ def add_pages(app: web.Application) -> None:
     app.router.add_get("/teams/{name}", _public_team_page)
     app.router.add_get("/data/leaderboard", _leaderboard_data)
     app.router.add_get("/data/teams/{name}", _public_team_data)
+    app.router.add_get("/matches", _matches_page)
+    app.router.add_get("/data/matches", _matches_data)
+    app.router.add_get("/matches/{id}", _match_page)
+    app.router.add_get("/data/matches/{id}", _match_data)
+    app.router.add_get("/matches/{id}/hands/{file}", _match_file)
     app.router.add_static("/static/arena", STATIC)
     app.router.add_static("/static/web", WEB_STATIC)

@@ -47,13 +47,13 @@ function every(ms, work, onError) {
 
 const BOARD = [  // column: its heading, how a row shows it, how it sorts (numbers high first)
   { key: "rank", head: "#", show: (r) => r.rank ?? "—", sort: (r) => -(r.rank ?? Infinity) },
-  { key: "team", head: "team", show: (r) => teamLink(r.team), sort: (r) => r.team.toLowerCase() },
-  { key: "rating", head: "rating (interval)", show: (r) => r.rating == null ? "—" : [r.rating.score.toFixed(1), " ",
-      el("span", { class: "ci" }, `[${r.rating.low.toFixed(1)}, ${r.rating.high.toFixed(1)}]`)], sort: (r) => r.rating?.score ?? -Infinity },
+  { key: "team", head: "team", show: (r) => [teamLink(r.team), r.paused ? el("span", { class: "error" }, " paused") : ""], sort: (r) => r.team.toLowerCase() },
+  { key: "rating", head: "rating (interval)", show: (r) => r.rating == null ? "—" : [r.rating.mu.toFixed(1), " ",
+      el("span", { class: "ci" }, `[${r.rating.score.toFixed(1)}, ${(2 * r.rating.mu - r.rating.score).toFixed(1)}]`)], sort: (r) => r.rating?.score ?? -Infinity },
   { key: "bb100", head: "bb/100", show: (r) => r.bb100 == null ? "—" : [signed(r.bb100.mean), " ",
       el("span", { class: "ci" }, interval([r.bb100.low, r.bb100.high]))], sort: (r) => r.bb100?.mean ?? -Infinity },
   { key: "matches", head: "matches", show: (r) => r.matches ?? "—", sort: (r) => r.matches ?? -1 },
-  { key: "version", head: "last version", show: (r) => r.active_version ?? "none ready", sort: (r) => r.versions },
+  { key: "version", head: "active version", show: (r) => r.active_version ?? "none ready", sort: (r) => r.active_version ?? "" },
   { key: "played", head: "last played", show: (r) => when(r.last_played), sort: (r) => r.last_played ?? "" },
 ];
 
@@ -78,12 +78,43 @@ function leaderboard() {
   every(5000, async () => {
     const data = await getJSON(document.body.dataset.source);
     state.rows = data.teams;
-    note.textContent = data.rated ? data.ranking : "No ladder matches yet: teams are listed by name, ratings come with the ladder.";
+    note.textContent = data.rated ? data.ranking : "No ladder match rated yet: teams are listed by name.";
     draw();
   }, (error) => { note.textContent = `Could not refresh: ${error.message}`; });
 }
 
 // ------------------------------------------------------------------ a team's public page
+
+const KIND = { ranked: "ranked", scrimmage: "scrimmage" };
+
+// A list of matches: each links to its page; a seat's chips won once it is over.
+function matchTable(list, empty) {
+  if (!list.length) return el("p", { class: "muted" }, empty);
+  const seat = (s) => [teamLink(s.team), ` ${s.version}`, s.net == null ? "" : el("span", { class: "ci" }, ` ${s.net >= 0 ? "+" : ""}${s.net}`)];
+  return el("div", { class: "scroll" }, el("table", { class: "matches" },
+    el("thead", {}, el("tr", {}, ["match", "kind", "seats (chips won)", "state", "when"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, list.map((m) => el("tr", { "data-match": String(m.id) },
+      el("td", {}, el("a", { href: `/matches/${m.id}` }, `#${m.id}`)), el("td", {}, KIND[m.kind] ?? m.kind),
+      el("td", { "data-testid": "seats" }, m.seats.flatMap((s, i) => [i ? " vs " : "", ...seat(s)])), el("td", {}, m.state),
+      el("td", {}, when(m.finished_at ?? m.created_at)))))));
+}
+
+// The rating (mu) of each version after each of its ranked matches, on the ladder's match order.
+function ratingChart(history) {
+  const xs = [...new Set(history.flatMap((h) => h.points.map((p) => p[0])))].sort((a, b) => a - b);
+  const series = history.map((h) => { const at = new Map(h.points.map((p) => [p[0], p[1]])); return xs.map((x) => at.get(x) ?? null); });
+  const box = el("div", { class: "chart", "data-testid": "rating-chart" });
+  const colours = ["#4fc3f7", "#ffb74d", "#8fe39c", "#f48fb1", "#ce93d8", "#fff59d"];
+  const opts = {
+    width: Math.min(900, Math.max(280, content().clientWidth - 8)), height: 240,
+    series: [{ label: "ladder match" }, ...history.map((h, i) => ({ label: h.version, stroke: colours[i % colours.length], width: 2, spanGaps: true }))],
+    axes: [{ stroke: "#c8d0da", grid: { stroke: "#232c38" }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] },
+      { stroke: "#c8d0da", grid: { stroke: "#232c38" } }],
+    scales: { x: { time: false } },
+  };
+  requestAnimationFrame(() => new uPlot(opts, [xs, ...series], box));
+  return box;
+}
 
 function publicTeam() {
   const box = content();
@@ -93,8 +124,68 @@ function publicTeam() {
     const versions = el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "version"), el("th", { scope: "col" }, "submitted"), el("th", { scope: "col" }, ""))),
       el("tbody", {}, data.versions.map((v) => el("tr", {}, el("td", {}, v.version), el("td", {}, when(v.created_at)), el("td", {}, v.active ? "active" : "")))));
     box.replaceChildren(el("p", { class: "muted" }, `Registered ${when(data.created_at)}.`),
+      el("section", {}, el("h2", {}, "Rating"), data.history.length ? ratingChart(data.history) : el("p", { class: "muted" }, "No rated match yet.")),
+      el("section", {}, el("h2", {}, "Recent matches"), matchTable(data.matches, "No match yet.")),
       el("section", {}, el("h2", {}, "Versions"), data.versions.length ? versions : el("p", { class: "muted" }, "No version yet.")));
   }).catch((error) => say(box, error.message, "error"));
+}
+
+// ------------------------------------------------------------------ matches: the queue and one match
+
+function matchesPage() {
+  const box = content();
+  every(5000, async () => {
+    const data = await getJSON(document.body.dataset.source);
+    box.replaceChildren(el("section", {}, el("h2", {}, "Queue"), el("p", { class: "rule" }, "Matches scheduled or being played, oldest first (scrimmages go first)."),
+      matchTable(data.queue, "Nothing queued.")),
+      el("section", {}, el("h2", {}, "Recently finished"), matchTable(data.recent, "No match has finished yet.")));
+  }, (error) => say(box, error.message, "error"));
+}
+
+function matchPage() {
+  const box = content();
+  getJSON(document.body.dataset.source).then((m) => {
+    const head = el("p", {}, `${KIND[m.kind] ?? m.kind} match · ${m.state} · ${m.hands ?? 0} hands · `, when(m.finished_at ?? m.created_at));
+    const seats = el("div", { class: "scroll" }, el("table", {}, el("thead", {}, el("tr", {}, ["seat", "team", "version", "chips won"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, m.seats.map((s, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, teamLink(s.team)), el("td", {}, s.version), el("td", {}, s.net == null ? "—" : signed(s.net, 0)))))));
+    const parts = [head, el("section", {}, el("h2", {}, "Result"), seats)];
+    if (!m.hands_shown) {
+      parts.push(el("p", { class: "muted", "data-testid": "hands-hidden" }, m.state === "scheduled" || m.state === "running"
+        ? "Its hands are shown once every rotation of its deals has been played."
+        : "Its hands are shown to the teams that played it and to the organiser only: the ladder deals the same deal sets to other pairs later."));
+    } else {
+      parts.push(replayer(m.replays), groupTable(m),
+        el("section", {}, el("h2", {}, "Hand histories (PHH)"), el("ul", {}, m.files.map((f) => el("li", {}, el("a", { href: `/matches/${m.id}/hands/${encodeURIComponent(f)}`, download: "" }, f))))));
+    }
+    box.replaceChildren(...parts);
+  }).catch((error) => say(box, error.message, "error"));
+}
+
+// Each duplicate group: the chips each bot won over the same deal at every rotation of the seats.
+function groupTable(m) {
+  const names = [...new Set(m.groups.flatMap((g) => Object.keys(g.won)))].sort();
+  return el("section", {}, el("h2", {}, "Result per duplicate group"),
+    el("p", { class: "rule" }, "Each deal is played once in each seat rotation; a group is the sum over its rotations."),
+    el("div", { class: "scroll groups" }, el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "deal"), names.map((n) => el("th", { scope: "col" }, n)))),
+      el("tbody", {}, m.groups.map((g) => { const won = byName(g.won); return el("tr", {}, el("td", {}, g.hand + 1), names.map((n) => el("td", {}, signed(won.get(n) ?? 0, 0)))); })))));
+}
+
+// The hand replayer: pick a hand, step through it (table.js's handAt draws it).
+function replayer(hands) {
+  const section = el("section", { "data-testid": "replayer" }, el("h2", {}, "Hands"));
+  const stage = el("div", { class: "tableview" });
+  const state = { index: 0, step: 0 };
+  const select = el("select", { "data-testid": "hand-select", "aria-label": "hand", onchange: (e) => { state.index = Number(e.target.value); state.step = 0; draw(); } },
+    hands.map((h, i) => el("option", { value: String(i) }, `${h.file.replace(/\.phhs$/, "")} · hand ${h.hand + 1}${h.showdown ? " · showdown" : ""}`)));
+  function draw() {
+    const hand = hands[state.index];
+    const go = (to) => { state.step = Math.max(0, Math.min(hand.steps.length - 1, to)); draw(); };
+    stage.replaceChildren(...handAt(hand, state.step, go, select));
+  }
+  if (!hands.length) return el("p", { class: "muted" }, "No hand was played.");
+  draw();
+  section.append(stage);
+  return section;
 }
 
 // ------------------------------------------------------------------ a team's own page (private)
@@ -205,5 +296,6 @@ function organiserPage() {
   }).catch((error) => say(box, error.message, "error"));
 }
 
-const PAGES = new Map([["leaderboard", leaderboard], ["public-team", publicTeam], ["team", teamPage], ["organiser", organiserPage]]);
+const PAGES = new Map([["leaderboard", leaderboard], ["public-team", publicTeam], ["team", teamPage], ["organiser", organiserPage],
+  ["matches", matchesPage], ["match", matchPage]]);
 document.addEventListener("DOMContentLoaded", () => PAGES.get(document.body.dataset.page)?.());

@@ -1,0 +1,215 @@
+"""What the arena's pages read of the ladder: the leaderboard's lines, a team's matches, one match.
+
+Read-only queries over the tables ``dealer.arena.repository`` declares (the ladder writes them
+through ``dealer.arena.ladder_store``, whose leaderboard, rating history and duplicate groups are
+used as they are), each by primary key or an index, and records of plain data the pages turn
+into JSON. Who may see a match's hands is decided here too (``may_see_hands``): the ladder deals
+the same deal sets to every pair in turn (duplicate across the ladder), so the cards of a ranked
+match are a deck that other teams will still be dealt; only the match's own teams (who never get
+that deal set again) and the organiser see its hands and its results hand by hand.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+
+from dealer.arena.ladder_store import LadderStore
+from dealer.arena.layout import match_folder
+from dealer.arena.model import Team
+from dealer.arena.repository import Repository, _utc, match_versions, matches, teams, versions
+from dealer.journal import result_from_json
+from dealer.stats import GroupedSums
+
+OVER = ("finished", "applied", "void")  # every rotation of its deals has been played
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One team on the leaderboard: its active version's standing (None: not rated yet)."""
+
+    team: str
+    version: str | None
+    score: float | None = None
+    mu: float | None = None
+    sigma: float | None = None
+    matches: int = 0
+    bb100: tuple[float, float, float] | None = None  # mean, 95% low, high
+    last_played: datetime | None = None
+    paused: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSeat:
+    """A seat of a match: the team, its version and the chips it won over the match."""
+
+    team: str
+    team_id: int
+    version: str
+    net: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLine:
+    """A match as lists show it."""
+
+    id: int
+    ranked: bool
+    state: str
+    created_at: datetime
+    finished_at: datetime | None
+    seats: tuple[MatchSeat, ...]
+    hands: int | None
+
+    @property
+    def over(self) -> bool:
+        """Whether every rotation of its deals has been played (its hands can be shown)."""
+        return self.state in OVER
+
+
+class Public:
+    """The pages' read queries on one repository."""
+
+    def __init__(self, repository: Repository, big_blind: int, k: float) -> None:
+        self.repository, self.store = repository, LadderStore(repository)
+        self.big_blind, self.k = big_blind, k
+
+    async def leaderboard(self) -> list[Line]:
+        """Every team: the rated ones by mu - k sigma, then the others by name."""
+        rated = {team.id: standing for team, standing in await self.store.leaderboard()}
+        lines = []
+        for team in await self.repository.teams():
+            standing = rated.get(team.id)
+            label = None if team.active_version is None else f"v{team.active_version}"
+            if standing is None or standing.games == 0:
+                lines.append(Line(team.name, label, paused=standing is not None and standing.paused is not None))
+                continue
+            lines.append(
+                Line(
+                    team.name,
+                    label,
+                    score=standing.score(self.k),
+                    mu=standing.mu,
+                    sigma=standing.sigma,
+                    matches=standing.games,
+                    bb100=await self._bb100(standing.version_id),
+                    last_played=await self._last_played(standing.version_id),
+                    paused=standing.paused is not None,
+                )
+            )
+        lines.sort(key=lambda line: (line.score is None, -(line.score or 0.0), line.team))
+        return lines
+
+    async def _bb100(self, version_id: int) -> tuple[float, float, float] | None:
+        """The version's big blinds per 100 hands over all its duplicate groups, with the 95% interval."""
+        merged = GroupedSums()
+        for _team, _number, groups in await self.store.pair_groups(version_id):
+            merged.merge(groups)
+        if merged.groups < 2:
+            return None
+        estimate = merged.bb_per_100(self.big_blind)
+        low, high = estimate.ci95()
+        return estimate.mean, low, high
+
+    async def _last_played(self, version_id: int) -> datetime | None:
+        query = (
+            select(func.max(matches.c.finished_at))
+            .select_from(match_versions.join(matches, matches.c.id == match_versions.c.match_id))
+            .where(match_versions.c.version_id == version_id)
+        )
+        async with self.repository.engine.connect() as connection:
+            moment = (await connection.execute(query)).scalar()
+        return None if moment is None else _utc(moment)
+
+    async def history(self, team: Team) -> list[dict[str, Any]]:
+        """The rating after each ranked match of each of the team's versions: {version, points: [[seq, mu, sigma]]}."""
+        out = []
+        for version in await self.repository.versions(team):
+            points = await self.store.history(version.id)
+            if points:
+                out.append({"version": version.label, "points": [list(p) for p in points]})
+        return out
+
+    async def matches(self, *, team_id: int | None = None, open_only: bool = False, limit: int = 30) -> list[MatchLine]:
+        """The newest matches first: a team's, or every match still to play (the queue, oldest first)."""
+        query = select(matches).order_by(matches.c.id.desc()).limit(limit)
+        if team_id is not None:
+            mine = select(match_versions.c.match_id).where(match_versions.c.team_id == team_id)
+            query = query.where(matches.c.id.in_(mine))
+        if open_only:
+            query = query.where(matches.c.state.in_(("scheduled", "running"))).order_by(None).order_by(matches.c.id)
+        async with self.repository.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+        return await self._lines(list(rows))
+
+    async def match(self, match_id: int) -> MatchLine | None:
+        """One match, or None."""
+        async with self.repository.engine.connect() as connection:
+            row = (await connection.execute(select(matches).where(matches.c.id == match_id))).first()
+        return None if row is None else (await self._lines([row]))[0]
+
+    async def _lines(self, rows: list[Any]) -> list[MatchLine]:
+        """Matches with their seats (one query for all the rows' seats)."""
+        if not rows:
+            return []
+        query = (
+            select(match_versions.c.match_id, match_versions.c.team_id, teams.c.name, versions.c.number)
+            .select_from(
+                match_versions.join(teams, teams.c.id == match_versions.c.team_id).join(
+                    versions, versions.c.id == match_versions.c.version_id
+                )
+            )
+            .where(match_versions.c.match_id.in_([row.id for row in rows]))
+            .order_by(match_versions.c.match_id, match_versions.c.seat)
+        )
+        async with self.repository.engine.connect() as connection:
+            seats = (await connection.execute(query)).all()
+        lines = []
+        for row in rows:
+            result = result_from_json(dict(row.result)) if row.result is not None else None
+            net = result.net() if result is not None else {}
+            mine = [s for s in seats if s.match_id == row.id]
+            line_seats = tuple(
+                MatchSeat(s.name, s.team_id, f"v{s.number}", net.get(f"{s.name}-v{s.number}")) for s in mine
+            )
+            finished = None if row.finished_at is None else _utc(row.finished_at)
+            hands = None if result is None else result.hands
+            lines.append(
+                MatchLine(row.id, row.seq is not None, row.state, _utc(row.created_at), finished, line_seats, hands)
+            )
+        return lines
+
+
+def may_see_hands(match: MatchLine, team: Team | None, organiser: bool) -> bool:
+    """Whether this viewer may see the match's hands: it is over, and the viewer played in it or organises."""
+    return match.over and (organiser or (team is not None and any(s.team_id == team.id for s in match.seats)))
+
+
+def history_files(storage: Path, match_id: int) -> list[Path]:
+    """The match's hand histories (PHH, one file per table), by name."""
+    return sorted((match_folder(storage, match_id) / "hands").glob("*.phhs"))
+
+
+def match_hands(storage: Path, match_id: int) -> list[dict[str, Any]]:
+    """Every hand of the match, each table's in order (parsed PHH, tagged with its table's file)."""
+    hands: list[dict[str, Any]] = []
+    for path in history_files(storage, match_id):
+        tables = tomllib.loads(path.read_text(encoding="utf-8"))
+        hands.extend({**tables[key], "_file": path.name} for key in sorted(tables, key=int))
+    return hands
+
+
+def duplicate_groups(hands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each duplicate group (the same deal played at every rotation of its seats): each player's
+    chips won over the group, by the hand's number."""
+    groups: dict[int, dict[str, int]] = {}
+    for hand in hands:
+        won = groups.setdefault(int(hand.get("hand", 0)), {})
+        for name, start, end in zip(hand["players"], hand["starting_stacks"], hand["finishing_stacks"], strict=True):
+            won[name] = won.get(name, 0) + end - start
+    return [{"hand": number, "won": won} for number, won in sorted(groups.items())]
