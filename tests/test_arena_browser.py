@@ -272,7 +272,7 @@ def test_markup_from_a_team_runs_no_script_on_any_page(browser: Browser, arena: 
     expect(page.get_by_test_id("team-name")).to_contain_text("active: v1")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "wider than a phone"
     assert page.locator("img").count() == 0 and page.locator("script").count() == len(SCRIPTS)
-    for path in ("/leaderboard", "/teams/mallory", "/teams/alpha"):
+    for path in ("/leaderboard", "/teams/mallory", "/teams/alpha", "/matches", arena.match, "/finals"):
         page.goto(path)
         page.wait_for_load_state("networkidle")
         assert page.locator("img").count() == 0

@@ -7,6 +7,7 @@ The pages in a real browser: test_arena_browser.py."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -21,12 +22,14 @@ from dealer.arena.config import ArenaConfig
 from dealer.arena.http import API, make_app
 from dealer.arena.ladder import Applied, Standing
 from dealer.arena.ladder_store import LadderStore
-from dealer.arena.layout import build_log, match_folder
+from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, match_folder
 from dealer.arena.model import BuildState, Version
+from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import CSP, add_pages
-from dealer.arena.repository import Repository, migrate, open_repository
+from dealer.arena.repository import Repository, migrate, open_repository, standings
 from dealer.arena.sessions import COOKIE, CSRF_FIELD, LOGIN_COOKIE, set_cookie
 from dealer.records import MatchResult
+from dealer.seeds import commitment
 from test_arena_http import BOT, auth, bot_archive, form
 
 Scenario = Callable[[TestClient[Any, Any], Repository, dict[str, str], list[Version]], Awaitable[None]]
@@ -44,6 +47,7 @@ def run_pages(database: str, storage: Path, scenario: Scenario) -> None:
             queued: list[Version] = []
             app = make_app(repository, config, queued.append)
             add_pages(app)
+            add_organiser_pages(app)
             async with TestClient(TestServer(app)) as client:
                 await scenario(client, repository, tokens, queued)
 
@@ -119,6 +123,7 @@ def test_a_replaced_token_ends_its_sessions_and_the_organiser_has_a_page_of_its_
     async def scenario(client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], _q: Any) -> None:
         await login(client, tokens["alpha"])
         assert (await client.get("/organiser")).status == 403
+        assert (await client.get("/data/organiser")).status == 403
         await repository.new_team_token("alpha")
         assert (await client.get(f"{API}/team")).status == 401
         assert (await client.get("/team", allow_redirects=False)).headers["Location"] == "/login"
@@ -170,6 +175,13 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
             ("GET", "/matches/{id}"): (200, 200),  # the match's result, never its hands (beta did not play it)
             ("GET", "/data/matches/{id}"): (200, 200),
             ("GET", "/matches/{id}/hands/{file}"): (404, 404),
+            ("GET", "/data/organiser"): (303, 403),
+            ("POST", "/organiser/teams"): (303, 403),
+            ("POST", "/organiser/teams/{name}/token"): (303, 403),
+            ("POST", "/organiser/freeze"): (303, 403),
+            ("GET", "/finals"): (200, 200),
+            ("GET", "/data/finals"): (200, 200),
+            ("GET", "/finals/{name}/files/{path}"): (404, 404),
             ("GET", "/static/arena"): (200, 200),
             ("GET", "/static/web"): (200, 200),
         }
@@ -183,6 +195,7 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
             "{name}": "alpha",
             "{id}": str(match_id),
             "{file}": HISTORY,
+            "{path}": "logs/alpha-v1.0.log",
             "/static/arena": "/static/arena/arena.js",
             "/static/web": "/static/web/dom.js",
         }
@@ -251,3 +264,66 @@ async def _played_match(repository: Repository, storage: Path, version: Version)
     await store.finished(planned.id, MatchResult(f"m{planned.id}", ("alpha-v1", "house-v1")))
     await store.apply(planned.id, 0, Applied())
     return planned.id
+
+
+def test_the_organiser_adds_a_team_replaces_a_token_sees_paused_versions_and_freezes(tmp_path: Path) -> None:
+    async def scenario(
+        client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], queued: Any
+    ) -> None:
+        _, csrf = await login(client, tokens["organiser"])
+        assert (await client.post("/organiser/teams", data={"name": "gamma"})).status == 403, "a form without its CSRF"
+        added = await client.post("/organiser/teams", data={CSRF_FIELD: csrf, "name": "gamma"})
+        token = re.search(r'data-testid="new-token">([^<]+)<', await added.text())
+        assert added.status == 200 and token is not None and (await repository.team_for_token(token[1])) is not None
+        bad = await client.post("/organiser/teams", data={CSRF_FIELD: csrf, "name": "<b>"})
+        assert bad.status == 422 and "must match" in await bad.text()
+        renewed = await client.post("/organiser/teams/alpha/token", data={CSRF_FIELD: csrf})
+        fresh = re.search(r'data-testid="new-token">([^<]+)<', await renewed.text())
+        assert fresh is not None and await repository.team_for_token(tokens["alpha"]) is None
+        assert (await repository.team_for_token(fresh[1])) is not None
+        sent = await client.post(f"{API}/submissions", data=form(bot_archive(BOT)), headers=auth(tokens["beta"]))
+        assert sent.status == 201
+        version: Version = queued[0]
+        reason = "paused: it crashed or timed out in 3 of its 3 matches; the end of its log:\nTraceback"
+        async with repository.engine.begin() as connection:  # as the ladder records a pause
+            await connection.execute(
+                standings.insert().values(version_id=version.id, mu=25.0, sigma=8.0, games=0, faulty=0, paused=reason)
+            )
+        data = await (await client.get("/data/organiser")).json()
+        assert [t["name"] for t in data["teams"]] == ["alpha", "beta", "gamma"]
+        assert data["paused"] == [{"team": "beta", "version": "v1", "games": 0, "faulty": 0, "reason": reason}]
+        frozen = await client.post("/organiser/freeze", data={CSRF_FIELD: csrf}, allow_redirects=False)
+        assert frozen.status == 303 and await repository.frozen_at() is not None
+        assert "Frozen since" in await (await client.get("/organiser")).text()
+
+    run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)
+
+
+def test_the_finals_page_shows_the_commitment_first_then_the_seed_checked_against_it(tmp_path: Path) -> None:
+    storage = tmp_path / "storage"
+    folder = finals_folder(storage, "final")
+    (folder / "logs").mkdir(parents=True)
+    (folder / "logs" / "alpha-v1.0.log").write_text("a bot's log\n")
+    (folder / "standings.txt").write_text("1. alpha\n")
+    seed = "kept secret until the end"
+    record = {"name": "final", "state": "playing", "entrants": {"alpha": "v1"}, "ranking": {}, "standings": []}
+    record |= {"seed_sha256": commitment(seed), "seed": None, "files": []}
+    (folder / FINALS_JSON).write_text(json.dumps(record))
+
+    async def scenario(client: TestClient[Any, Any], _r: Repository, _t: dict[str, str], _q: Any) -> None:
+        [playing] = await (await client.get("/data/finals")).json()
+        assert playing["seed"] is None and playing["seed_sha256"] == commitment(seed)
+        assert playing["seed_matches"] is None
+        assert (await client.get("/finals/final/files/standings.txt")).status == 404, "nothing published while playing"
+        (folder / FINALS_JSON).write_text(
+            json.dumps(record | {"state": "done", "seed": seed, "files": ["standings.txt"]})
+        )
+        [done] = await (await client.get("/data/finals")).json()
+        assert done["seed"] == seed and done["seed_matches"] is True
+        assert await (await client.get("/finals/final/files/standings.txt")).text() == "1. alpha\n"
+        for path in ("logs/alpha-v1.0.log", "../../arena.db", "nothing.txt"):
+            assert (await client.get(f"/finals/final/files/{path}")).status == 404, path
+        (folder / FINALS_JSON).write_text(json.dumps(record | {"state": "done", "seed": "another"}))
+        assert (await (await client.get("/data/finals")).json())[0]["seed_matches"] is False
+
+    run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", storage, scenario)

@@ -96,7 +96,7 @@ async def viewer(request: web.Request) -> Viewer:
     return Viewer(None, None, False)
 
 
-def _shell(title: str, page: str, who: Viewer, *, source: str = "", body: str = "", status: int = 200) -> web.Response:
+def shell(title: str, page: str, who: Viewer, *, source: str = "", body: str = "", status: int = 200) -> web.Response:
     """A page: the navigation, ``body`` (fixed markup of ours) and the script that fills ``main``
     from ``source``. ``title`` and ``source`` are escaped; neither is ever a team's text unescaped."""
     csrf = who.session.csrf if who.session is not None else ""
@@ -124,7 +124,7 @@ def _shell(title: str, page: str, who: Viewer, *, source: str = "", body: str = 
 <a class="skip" href="#main">Skip to the content</a>
 <header class="arena"><nav aria-label="arena">
 <a href="/leaderboard" class="brand">Hold'em arena</a>
-<a href="/leaderboard">Leaderboard</a><a href="/matches">Matches</a>
+<a href="/leaderboard">Leaderboard</a><a href="/matches">Matches</a><a href="/finals">Finals</a>
 <span class="account">{account}</span>
 </nav></header>
 <main id="main" tabindex="-1"><h1 id="title">{html.escape(title)}</h1>{body}
@@ -148,7 +148,7 @@ def _login_page(request: web.Request, who: Viewer, message: str = "", status: in
     """The login form, with a fresh CSRF token in a cookie and in the form (double submit)."""
     csrf = secrets.token_urlsafe(32)
     note = f'<p class="error" role="alert">{html.escape(message)}</p>' if message else ""
-    response = _shell("Log in", "login", who, body=note + LOGIN_FORM.format(field=CSRF_FIELD, csrf=csrf), status=status)
+    response = shell("Log in", "login", who, body=note + LOGIN_FORM.format(field=CSRF_FIELD, csrf=csrf), status=status)
     set_cookie(response, request, LOGIN_COOKIE, csrf, max_age=3600)
     return response
 
@@ -193,26 +193,19 @@ async def _team_page(request: web.Request) -> web.StreamResponse:
     who = await viewer(request)
     if who.team is None:
         raise web.HTTPSeeOther("/login") if not who.organiser else web.HTTPForbidden(text="a team's page")
-    return _shell("My team", "team", who)
-
-
-async def _organiser_page(request: web.Request) -> web.StreamResponse:
-    who = await viewer(request)
-    if not who.organiser:
-        raise web.HTTPSeeOther("/login") if who.team is None else web.HTTPForbidden(text="the organiser's page")
-    return _shell("Organiser", "organiser", who)
+    return shell("My team", "team", who)
 
 
 async def _leaderboard_page(request: web.Request) -> web.Response:
-    return _shell("Leaderboard", "leaderboard", await viewer(request), source="/data/leaderboard")
+    return shell("Leaderboard", "leaderboard", await viewer(request), source="/data/leaderboard")
 
 
 async def _public_team_page(request: web.Request) -> web.Response:
     name = request.match_info["name"]
     who = await viewer(request)
     if await _named(request.app[REPOSITORY], name) is None:
-        return _shell("No such team", "missing", who, status=404)
-    return _shell("Team", "public-team", who, source=f"/data/teams/{quote(name, safe='')}")
+        return shell("No such team", "missing", who, status=404)
+    return shell("Team", "public-team", who, source=f"/data/teams/{quote(name, safe='')}")
 
 
 async def _named(repository: Repository, name: str) -> Team | None:
@@ -279,7 +272,7 @@ async def _public_team_data(request: web.Request) -> web.Response:
 
 
 async def _matches_page(request: web.Request) -> web.Response:
-    return _shell("Matches", "matches", await viewer(request), source="/data/matches")
+    return shell("Matches", "matches", await viewer(request), source="/data/matches")
 
 
 async def _matches_data(request: web.Request) -> web.Response:
@@ -300,8 +293,8 @@ async def _match_page(request: web.Request) -> web.Response:
     who = await viewer(request)
     number = _match_id(request)
     if await request.app[PUBLIC].match(number) is None:
-        return _shell("No such match", "missing", who, status=404)
-    return _shell(f"Match {number}", "match", who, source=f"/data/matches/{number}")
+        return shell("No such match", "missing", who, status=404)
+    return shell(f"Match {number}", "match", who, source=f"/data/matches/{number}")
 
 
 async def _match_data(request: web.Request) -> web.Response:
@@ -347,7 +340,6 @@ def add_pages(app: web.Application) -> None:
     app.router.add_post("/login", _login)
     app.router.add_post("/logout", _logout)
     app.router.add_get("/team", _team_page)
-    app.router.add_get("/organiser", _organiser_page)
     app.router.add_get("/leaderboard", _leaderboard_page)
     app.router.add_get("/teams/{name}", _public_team_page)
     app.router.add_get("/data/leaderboard", _leaderboard_data)

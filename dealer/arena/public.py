@@ -22,7 +22,7 @@ from sqlalchemy import func, select
 from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import match_folder
 from dealer.arena.model import Team
-from dealer.arena.repository import Repository, _utc, match_versions, matches, teams, versions
+from dealer.arena.repository import Repository, _utc, match_versions, matches, standings, teams, versions
 from dealer.journal import result_from_json
 from dealer.stats import GroupedSums
 
@@ -134,6 +134,22 @@ class Public:
             if points:
                 out.append({"version": version.label, "points": [list(p) for p in points]})
         return out
+
+    async def paused(self) -> list[tuple[str, str, int, int, str]]:
+        """Every paused version: (team, version, games, faulty games, why), by team."""
+        query = (
+            select(teams.c.name, versions.c.number, standings.c.games, standings.c.faulty, standings.c.paused)
+            .select_from(
+                standings.join(versions, versions.c.id == standings.c.version_id).join(
+                    teams, teams.c.id == versions.c.team_id
+                )
+            )
+            .where(standings.c.paused.is_not(None))
+            .order_by(teams.c.name, versions.c.number)
+        )
+        async with self.repository.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+        return [(row.name, f"v{row.number}", row.games, row.faulty, row.paused) for row in rows]
 
     async def matches(self, *, team_id: int | None = None, open_only: bool = False, limit: int = 30) -> list[MatchLine]:
         """The newest matches first: a team's, or every match still to play (the queue, oldest first)."""

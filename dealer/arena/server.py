@@ -25,6 +25,7 @@ from dealer.arena.http import make_app
 from dealer.arena.ladder_loop import Executor, Ladder
 from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import server_log
+from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import add_pages
 from dealer.arena.repository import open_repository
 from dealer.runner import LocalExecutor
@@ -94,6 +95,7 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler
         store = LadderStore(repository)
         app = make_app(repository, config, builder.queued)
         add_pages(app)
+        add_organiser_pages(app)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         host, _, port = config.listen.rpartition(":")

@@ -288,14 +288,46 @@ function teamPage() {
 
 function organiserPage() {
   const box = content();
-  getJSON("/api/v1/teams").then((teams) => {
-    const table = el("table", {}, el("thead", {}, el("tr", {}, ["team", "registered", "active version"].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, teams.map((t) => el("tr", { "data-team": t.name }, el("td", {}, teamLink(t.name)), el("td", {}, when(t.created_at)),
-        el("td", {}, t.active_version ? `v${t.active_version}` : "—")))));
-    box.replaceChildren(el("section", {}, el("h2", {}, "Teams"), el("div", { class: "scroll" }, table)));
+  const tokenForm = (name) => el("form", { method: "post", action: `/organiser/teams/${encodeURIComponent(name)}/token`, class: "inline" },
+    el("input", { type: "hidden", name: "csrf", value: csrf() }), el("button", { type: "submit" }, "new token"));
+  getJSON("/data/organiser").then((data) => {
+    const table = el("table", {}, el("thead", {}, el("tr", {}, ["team", "registered", "active version", ""].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, data.teams.map((t) => el("tr", { "data-team": t.name }, el("td", {}, teamLink(t.name)), el("td", {}, when(t.created_at)),
+        el("td", {}, t.active_version ? `v${t.active_version}` : "—"), el("td", {}, tokenForm(t.name))))));
+    const paused = data.paused.length ? data.paused.map((p) => el("div", { "data-paused": p.team },
+      el("h3", {}, `${p.team} ${p.version}: ${p.faulty} faulty of ${p.games} matches`), el("pre", { class: "log" }, p.reason)))
+      : [el("p", { class: "muted" }, "No version is paused.")];
+    box.replaceChildren(el("section", {}, el("h2", {}, "Teams"), el("div", { class: "scroll" }, table)),
+      el("section", { "data-testid": "paused" }, el("h2", {}, "Paused versions"), ...paused));
   }).catch((error) => say(box, error.message, "error"));
 }
 
+// ------------------------------------------------------------------ the finals (public)
+
+function finalsPage() {
+  const box = content();
+  every(10000, async () => {
+    const records = await getJSON(document.body.dataset.source);
+    if (!records.length) { say(box, "No finals yet: the organiser freezes the arena, then plays them."); return; }
+    box.replaceChildren(...records.map((f) => {
+      const entrants = [...byName(f.entrants)].map(([team, version]) => el("li", {}, teamLink(team), ` ${version}`));
+      const rankings = [...byName(f.ranking)].map(([stage, names]) => el("div", {}, el("h3", {}, `Stage ${stage}`),
+        el("ol", {}, names.map((n) => el("li", {}, n)))));
+      const seed = f.seed == null
+        ? el("p", {}, "The seed stays secret until the last stage has ended.")
+        : el("p", { "data-testid": "seed" }, "Seed: ", el("code", {}, f.seed), f.seed_matches ? el("span", { class: "ok" }, " ✓ its SHA-256 is the commitment")
+          : el("span", { class: "error" }, " ✗ its SHA-256 is not the commitment"));
+      const files = (f.files ?? []).map((path) => el("li", {}, el("a", { href: `/finals/${encodeURIComponent(f.name)}/files/${path.split("/").map(encodeURIComponent).join("/")}`, download: "" }, path)));
+      return el("section", { "data-finals": f.name }, el("h2", {}, `${f.name} · ${f.state}`),
+        f.frozen_at ? el("p", { class: "muted" }, `Arena frozen ${when(f.frozen_at)}.`) : "",
+        el("p", {}, "Commitment (SHA-256 of the seed, published before the first hand): ", el("code", { "data-testid": "commitment" }, f.seed_sha256 ?? "—")),
+        seed, el("h3", {}, "Entrants"), el("ul", {}, entrants), ...rankings,
+        files.length ? [el("h3", {}, "Published files"), el("ul", {}, files),
+          el("p", { class: "muted" }, "Anyone can re-deal every hand: dealer verify on the downloaded stage folders.")] : "");
+    }));
+  }, (error) => say(box, error.message, "error"));
+}
+
 const PAGES = new Map([["leaderboard", leaderboard], ["public-team", publicTeam], ["team", teamPage], ["organiser", organiserPage],
-  ["matches", matchesPage], ["match", matchPage]]);
+  ["matches", matchesPage], ["match", matchPage], ["finals", finalsPage]]);
 document.addEventListener("DOMContentLoaded", () => PAGES.get(document.body.dataset.page)?.());

@@ -1,0 +1,199 @@
+"""The organiser's web pages and the public finals pages.
+
+The organiser (logged in with an organiser token) sees every team, adds one or replaces its token
+(the token is shown once, on the page that answers the form, never in a URL or the log), sees
+the paused versions with the reason the ladder gave (the end of the bot's log: shown to the
+organiser, whose arena it is), and freezes the arena for its finals; the finals themselves are
+played by ``dealer arena finals`` on the arena's machine. Every form carries the session's CSRF
+token. The finals pages show anyone a finals' record (``finals.json``, public by design): the
+commitment to its seed before the first hand, the rankings as stages end, then the seed, checked
+here against its commitment, and the published files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from aiohttp import web
+
+from dealer.arena.http import CONFIG, REPOSITORY
+from dealer.arena.layout import FINALS_JSON, finals_folder, is_public
+from dealer.arena.model import TEAM_PATTERN, ArenaError
+from dealer.arena.pages import PUBLIC, Viewer, shell, viewer
+from dealer.arena.repository import Repository
+from dealer.arena.sessions import CSRF_FIELD, csrf_ok
+from dealer.seeds import commitment
+
+LOGGER = logging.getLogger(__name__)
+
+
+async def _organiser(request: web.Request) -> Viewer:
+    """The organiser's session, or the login page (a team's session: 403)."""
+    who = await viewer(request)
+    if not who.organiser:
+        raise web.HTTPSeeOther("/login") if who.team is None else web.HTTPForbidden(text="the organiser's page")
+    return who
+
+
+def _form(action: str, csrf: str, button: str, fields: str = "") -> str:
+    """A POST form of ours with the session's CSRF token; ``action`` is escaped."""
+    return (
+        f'<form method="post" action="{html.escape(action, quote=True)}" class="inline">'
+        f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf}">{fields}'
+        f'<button type="submit">{button}</button></form>'
+    )
+
+
+async def _organiser_page(request: web.Request, note: str = "", token: str = "") -> web.Response:
+    who = await _organiser(request)
+    csrf = who.session.csrf if who.session is not None else ""
+    frozen = await request.app[REPOSITORY].frozen_at()
+    parts = []
+    if note:
+        parts.append(f'<p class="ok" role="status">{html.escape(note)}</p>')
+    if token:  # shown this once: the server keeps its SHA-256 alone
+        parts.append(
+            '<p role="status">Give the team this token (it is shown this once): '
+            f'<code data-testid="new-token">{html.escape(token)}</code></p>'
+        )
+    add = (
+        '<label for="team-name">New team</label> <input id="team-name" name="name" required '
+        'pattern="[A-Za-z0-9_.\\-]{1,40}" maxlength="40" spellcheck="false"> '
+    )
+    parts.append(f"<section><h2>Add a team</h2>{_form('/organiser/teams', csrf, 'Add the team', add)}</section>")
+    if frozen is None:
+        freeze = _form("/organiser/freeze", csrf, "Freeze the arena")
+        state = f"<p>Submissions are open.</p>{freeze}"
+    else:
+        state = f"<p>Frozen since {html.escape(frozen.isoformat())}: no submission, no activation.</p>"
+    parts.append(
+        f'<section><h2>Finals</h2>{state}<p class="muted">Then on the arena\'s machine: '
+        "<code>dealer arena finals arena.yaml finals.yaml</code> "
+        '(<a href="/finals">the finals pages</a>).</p></section>'
+    )
+    return shell("Organiser", "organiser", who, body="".join(parts))
+
+
+async def _organiser_get(request: web.Request) -> web.Response:
+    return await _organiser_page(request)
+
+
+async def _checked_form(request: web.Request) -> dict[str, str]:
+    """The organiser's form, its CSRF token checked (403 otherwise)."""
+    who = await _organiser(request)
+    form = await request.post()
+    given = form.get(CSRF_FIELD)
+    if who.session is None or not csrf_ok(who.session, given if isinstance(given, str) else None):
+        raise web.HTTPForbidden(text="the form expired: reload the page and send it again")
+    return {key: value for key, value in form.items() if isinstance(value, str)}
+
+
+async def _add_team(request: web.Request) -> web.Response:
+    form = await _checked_form(request)
+    name = form.get("name", "").strip()
+    try:
+        team, token = await request.app[REPOSITORY].add_team(name)
+    except ArenaError as error:
+        raise web.HTTPUnprocessableEntity(text=str(error)) from None
+    LOGGER.info("organiser (web): team %s added", team.name)
+    return await _organiser_page(request, f"Team {team.name} added.", token)
+
+
+async def _new_token(request: web.Request) -> web.Response:
+    await _checked_form(request)
+    name = request.match_info["name"]
+    try:
+        token = await request.app[REPOSITORY].new_team_token(name)
+    except ArenaError as error:
+        raise web.HTTPNotFound(text=str(error)) from None
+    LOGGER.info("organiser (web): team %s has a new token", name)
+    return await _organiser_page(request, f"Team {name} has a new token; the old one no longer works.", token)
+
+
+async def _freeze(request: web.Request) -> web.StreamResponse:
+    await _checked_form(request)
+    when, now = await request.app[REPOSITORY].freeze()
+    LOGGER.info("organiser (web): arena frozen at %s%s", when.isoformat(), "" if now else " (already)")
+    raise web.HTTPSeeOther("/organiser")
+
+
+async def _organiser_data(request: web.Request) -> web.Response:
+    """The teams with their active versions, and the paused versions with why (organiser only)."""
+    await _organiser(request)
+    repository: Repository = request.app[REPOSITORY]
+    teams = [
+        {"name": t.name, "created_at": t.created_at.isoformat(), "active_version": t.active_version}
+        for t in await repository.teams()
+    ]
+    paused = [
+        {"team": team, "version": version, "games": games, "faulty": faulty, "reason": reason}
+        for team, version, games, faulty, reason in await request.app[PUBLIC].paused()
+    ]
+    return web.json_response({"teams": teams, "paused": paused})
+
+
+def _records(storage: Path) -> list[dict[str, Any]]:
+    """Every finals' public record, by name."""
+    root = finals_folder(storage, "")
+    found = []
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        record = _record(storage, folder.name)
+        if record is not None:
+            found.append(record)
+    return found
+
+
+def _record(storage: Path, name: str) -> dict[str, Any] | None:
+    """The finals ``name``'s record, its revealed seed checked against its commitment, or None."""
+    if not TEAM_PATTERN.fullmatch(name):
+        return None
+    try:
+        record = json.loads((finals_folder(storage, name) / FINALS_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    seed = record.get("seed")
+    record["seed_matches"] = None if not isinstance(seed, str) else commitment(seed) == record.get("seed_sha256")
+    return record
+
+
+async def _finals_page(request: web.Request) -> web.Response:
+    return shell("Finals", "finals", await viewer(request), source="/data/finals")
+
+
+async def _finals_data(request: web.Request) -> web.Response:
+    return web.json_response(await asyncio.to_thread(_records, request.app[CONFIG].storage))
+
+
+async def _finals_file(request: web.Request) -> web.StreamResponse:
+    storage = request.app[CONFIG].storage
+    name, relative = request.match_info["name"], request.match_info["path"]
+    record = _record(storage, name)
+    path = finals_folder(storage, name) / relative
+    if record is None or record.get("state") != "done" or not is_public(relative) or path.is_symlink():
+        raise web.HTTPNotFound(text="no such published file")
+    if not path.is_file():
+        raise web.HTTPNotFound(text="no such published file")
+    attachment = f'attachment; filename="{quote(name)}-{quote(relative.replace("/", "-"))}"'
+    return web.FileResponse(
+        path, headers={"Content-Type": "text/plain; charset=utf-8", "Content-Disposition": attachment}
+    )
+
+
+def add_organiser_pages(app: web.Application) -> None:
+    """Add the organiser's pages and the finals pages to the arena's application (after ``add_pages``)."""
+    app.router.add_get("/organiser", _organiser_get)
+    app.router.add_get("/data/organiser", _organiser_data)
+    app.router.add_post("/organiser/teams", _add_team)
+    app.router.add_post("/organiser/teams/{name}/token", _new_token)
+    app.router.add_post("/organiser/freeze", _freeze)
+    app.router.add_get("/finals", _finals_page)
+    app.router.add_get("/data/finals", _finals_data)
+    app.router.add_get("/finals/{name}/files/{path:.+}", _finals_file)
