@@ -280,5 +280,16 @@ def test_markup_from_a_team_runs_no_script_on_any_page(browser: Browser, arena: 
     page.get_by_role("button", name="Log out").click()
     organiser = mallory.login(arena.tokens["organiser"])
     expect(organiser.locator('tr[data-team="mallory"]')).to_contain_text("v1")
+    organiser.get_by_label("display name of mallory").fill(XSS)  # a team named <img src=x onerror=...>
+    organiser.locator('tr[data-team="mallory"]').get_by_role("button", name="rename").click()
+    expect(organiser.locator('tr[data-team="mallory"]').get_by_role("link")).to_have_text(XSS)
+    for path in ("/leaderboard", "/teams/mallory", "/matches", "/organiser"):
+        organiser.goto(path)
+        organiser.wait_for_load_state("networkidle")
+        assert organiser.locator("img").count() == 0, path
+    organiser.goto("/leaderboard")
+    expect(organiser.locator('tr[data-team="mallory"]').get_by_role("link")).to_have_text(XSS)
+    organiser.goto("/teams/mallory")
+    expect(organiser.get_by_role("heading", level=1)).to_have_text(XSS)
     assert mallory.problems == [], mallory.problems
     mallory.close()

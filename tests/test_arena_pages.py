@@ -178,6 +178,7 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
             ("GET", "/data/organiser"): (303, 403),
             ("POST", "/organiser/teams"): (303, 403),
             ("POST", "/organiser/teams/{name}/token"): (303, 403),
+            ("POST", "/organiser/teams/{name}/display"): (303, 403),
             ("POST", "/organiser/freeze"): (303, 403),
             ("GET", "/finals"): (200, 200),
             ("GET", "/data/finals"): (200, 200),
@@ -277,6 +278,15 @@ def test_the_organiser_adds_a_team_replaces_a_token_sees_paused_versions_and_fre
         assert added.status == 200 and token is not None and (await repository.team_for_token(token[1])) is not None
         bad = await client.post("/organiser/teams", data={CSRF_FIELD: csrf, "name": "<b>"})
         assert bad.status == 422 and "must match" in await bad.text()
+        markup = "<img src=x onerror=alert(1)>"  # a display name is any text: the pages show it as text
+        added = await client.post("/organiser/teams", data={CSRF_FIELD: csrf, "name": "delta", "display": markup})
+        assert added.status == 200 and markup not in await added.text()  # the answering page escapes it
+        renamed = await client.post(
+            "/organiser/teams/gamma/display", data={CSRF_FIELD: csrf, "display": "Gamma \u03b3"}
+        )
+        assert renamed.status == 200  # after the redirect to /organiser
+        control = await client.post("/organiser/teams/gamma/display", data={CSRF_FIELD: csrf, "display": "a\u0007b"})
+        assert control.status == 422 and "no control" in await control.text()
         renewed = await client.post("/organiser/teams/alpha/token", data={CSRF_FIELD: csrf})
         fresh = re.search(r'data-testid="new-token">([^<]+)<', await renewed.text())
         assert fresh is not None and await repository.team_for_token(tokens["alpha"]) is None
@@ -290,7 +300,15 @@ def test_the_organiser_adds_a_team_replaces_a_token_sees_paused_versions_and_fre
                 standings.insert().values(version_id=version.id, mu=25.0, sigma=8.0, games=0, faulty=0, paused=reason)
             )
         data = await (await client.get("/data/organiser")).json()
-        assert [t["name"] for t in data["teams"]] == ["alpha", "beta", "gamma"]
+        assert [(t["name"], t["display"]) for t in data["teams"]] == [
+            ("alpha", "alpha"),
+            ("beta", "beta"),
+            ("delta", markup),
+            ("gamma", "Gamma \u03b3"),
+        ]
+        board = await (await client.get("/data/leaderboard")).json()
+        assert [row["display"] for row in board["teams"] if row["team"] == "delta"] == [markup]
+        assert (await (await client.get("/data/teams/delta")).json())["display"] == markup
         assert data["paused"] == [{"team": "beta", "version": "v1", "games": 0, "faulty": 0, "reason": reason}]
         frozen = await client.post("/organiser/freeze", data={CSRF_FIELD: csrf}, allow_redirects=False)
         assert frozen.status == 303 and await repository.frozen_at() is not None

@@ -10,6 +10,7 @@ import enum
 import hashlib
 import re
 import secrets
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,6 +52,19 @@ def team_name_problem(name: str, *, reserved: bool = False) -> str | None:
     return None
 
 
+DISPLAY_NAME_MAX = 60
+
+
+def display_name_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a team's display name (1..60 characters, none a control or format
+    character; markup is fine: the pages show it as text), or None."""
+    if not 1 <= len(text) <= DISPLAY_NAME_MAX or text != text.strip():
+        return f"a display name has 1 to {DISPLAY_NAME_MAX} characters, no space at either end"
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for c in text):
+        return "a display name holds no control, format or unassigned characters"
+    return None
+
+
 def new_token(role: Role) -> str:
     """A fresh bearer token for ``role``: a readable prefix and 256 random bits (URL-safe)."""
     return ("org_" if role is Role.ORGANISER else "team_") + secrets.token_urlsafe(32)
@@ -69,6 +83,12 @@ class Team:
     name: str
     created_at: datetime
     active_version: int | None = None  # the number of its active version, None before one is ready
+    display_name: str | None = None  # what the pages call it (any text, shown as text); None: its name
+
+    @property
+    def shown(self) -> str:
+        """The team as the pages name it: its display name, else its name."""
+        return self.display_name or self.name
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """The organiser's web pages and the public finals pages.
 
-The organiser (logged in with an organiser token) sees every team, adds one or replaces its token
+The organiser (logged in with an organiser token) sees every team, adds one (with a display name:
+any text, which the pages show as text) or replaces its token
 (the token is shown once, on the page that answers the form, never in a URL or the log), sees
 the paused versions with the reason the ladder gave (the end of the bot's log: shown to the
 organiser, whose arena it is), and freezes the arena for its finals; the finals themselves are
@@ -24,7 +25,7 @@ from aiohttp import web
 
 from dealer.arena.http import CONFIG, REPOSITORY
 from dealer.arena.layout import FINALS_JSON, finals_folder, is_public
-from dealer.arena.model import TEAM_PATTERN, ArenaError
+from dealer.arena.model import DISPLAY_NAME_MAX, TEAM_PATTERN, ArenaError, display_name_problem
 from dealer.arena.pages import PUBLIC, Viewer, shell, viewer
 from dealer.arena.repository import Repository
 from dealer.arena.sessions import CSRF_FIELD, csrf_ok
@@ -65,6 +66,8 @@ async def _organiser_page(request: web.Request, note: str = "", token: str = "")
     add = (
         '<label for="team-name">New team</label> <input id="team-name" name="name" required '
         'pattern="[A-Za-z0-9_.\\-]{1,40}" maxlength="40" spellcheck="false"> '
+        '<label for="team-display">display name (optional)</label> <input id="team-display" name="display" '
+        f'maxlength="{DISPLAY_NAME_MAX}"> '
     )
     parts.append(f"<section><h2>Add a team</h2>{_form('/organiser/teams', csrf, 'Add the team', add)}</section>")
     if frozen is None:
@@ -96,9 +99,13 @@ async def _checked_form(request: web.Request) -> dict[str, str]:
 
 async def _add_team(request: web.Request) -> web.Response:
     form = await _checked_form(request)
-    name = form.get("name", "").strip()
+    name, display = form.get("name", "").strip(), form.get("display", "").strip() or None
+    repository: Repository = request.app[REPOSITORY]
     try:
-        team, token = await request.app[REPOSITORY].add_team(name)
+        if display is not None and (problem := display_name_problem(display)) is not None:
+            raise ArenaError(problem)
+        team, token = await repository.add_team(name)
+        await repository.set_display_name(team.name, display)
     except ArenaError as error:
         raise web.HTTPUnprocessableEntity(text=str(error)) from None
     LOGGER.info("organiser (web): team %s added", team.name)
@@ -116,6 +123,17 @@ async def _new_token(request: web.Request) -> web.Response:
     return await _organiser_page(request, f"Team {name} has a new token; the old one no longer works.", token)
 
 
+async def _display_name(request: web.Request) -> web.StreamResponse:
+    form = await _checked_form(request)
+    name = request.match_info["name"]
+    try:
+        await request.app[REPOSITORY].set_display_name(name, form.get("display", "").strip() or None)
+    except ArenaError as error:
+        raise web.HTTPUnprocessableEntity(text=str(error)) from None
+    LOGGER.info("organiser (web): team %s has a new display name", name)
+    raise web.HTTPSeeOther("/organiser")
+
+
 async def _freeze(request: web.Request) -> web.StreamResponse:
     await _checked_form(request)
     when, now = await request.app[REPOSITORY].freeze()
@@ -128,7 +146,7 @@ async def _organiser_data(request: web.Request) -> web.Response:
     await _organiser(request)
     repository: Repository = request.app[REPOSITORY]
     teams = [
-        {"name": t.name, "created_at": t.created_at.isoformat(), "active_version": t.active_version}
+        {"name": t.name, "display": t.shown, "created_at": t.created_at.isoformat(), "active_version": t.active_version}
         for t in await repository.teams()
     ]
     paused = [
@@ -193,6 +211,7 @@ def add_organiser_pages(app: web.Application) -> None:
     app.router.add_get("/data/organiser", _organiser_data)
     app.router.add_post("/organiser/teams", _add_team)
     app.router.add_post("/organiser/teams/{name}/token", _new_token)
+    app.router.add_post("/organiser/teams/{name}/display", _display_name)
     app.router.add_post("/organiser/freeze", _freeze)
     app.router.add_get("/finals", _finals_page)
     app.router.add_get("/data/finals", _finals_data)

@@ -229,6 +229,7 @@ async def _leaderboard_data(request: web.Request) -> web.Response:
             {
                 "rank": rank if rated else None,
                 "team": line.team,
+                "display": line.display,
                 "active_version": line.version,
                 "rating": None if not rated else {"score": line.score, "mu": line.mu, "sigma": line.sigma},
                 "bb100": None if line.bb100 is None else dict(zip(("mean", "low", "high"), line.bb100, strict=True)),
@@ -251,7 +252,7 @@ def _match_json(match: MatchLine) -> dict[str, object]:
         "created_at": _when(match.created_at),
         "finished_at": _when(match.finished_at),
         "hands": match.hands,
-        "seats": [{"team": s.team, "version": s.version, "net": s.net} for s in match.seats],
+        "seats": [{"team": s.team, "display": s.display, "version": s.version, "net": s.net} for s in match.seats],
     }
 
 
@@ -267,7 +268,8 @@ async def _public_team_data(request: web.Request) -> web.Response:
     public = request.app[PUBLIC]
     recent = [_match_json(m) for m in await public.matches(team_id=team.id, limit=20)]
     history = await public.history(team)
-    body = {"team": team.name, "created_at": _when(team.created_at), "versions": versions, "history": history}
+    body = {"team": team.name, "display": team.shown, "created_at": _when(team.created_at), "versions": versions}
+    body["history"] = history
     return web.json_response({**body, "matches": recent})
 
 

@@ -42,6 +42,7 @@ class Line:
     bb100: tuple[float, float, float] | None = None  # mean, 95% low, high
     last_played: datetime | None = None
     paused: bool = False
+    display: str = ""  # the team's display name (its name if it has none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ class MatchSeat:
     team_id: int
     version: str
     net: int | None
+    display: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,8 @@ class Public:
             standing = rated.get(team.id)
             label = None if team.active_version is None else f"v{team.active_version}"
             if standing is None or standing.games == 0:
-                lines.append(Line(team.name, label, paused=standing is not None and standing.paused is not None))
+                paused = standing is not None and standing.paused is not None
+                lines.append(Line(team.name, label, paused=paused, display=team.shown))
                 continue
             lines.append(
                 Line(
@@ -100,6 +103,7 @@ class Public:
                     bb100=await self._bb100(standing.version_id),
                     last_played=await self._last_played(standing.version_id),
                     paused=standing.paused is not None,
+                    display=team.shown,
                 )
             )
         lines.sort(key=lambda line: (line.score is None, -(line.score or 0.0), line.team))
@@ -174,7 +178,13 @@ class Public:
         if not rows:
             return []
         query = (
-            select(match_versions.c.match_id, match_versions.c.team_id, teams.c.name, versions.c.number)
+            select(
+                match_versions.c.match_id,
+                match_versions.c.team_id,
+                teams.c.name,
+                teams.c.display_name,
+                versions.c.number,
+            )
             .select_from(
                 match_versions.join(teams, teams.c.id == match_versions.c.team_id).join(
                     versions, versions.c.id == match_versions.c.version_id
@@ -191,7 +201,8 @@ class Public:
             net = result.net() if result is not None else {}
             mine = [s for s in seats if s.match_id == row.id]
             line_seats = tuple(
-                MatchSeat(s.name, s.team_id, f"v{s.number}", net.get(f"{s.name}-v{s.number}")) for s in mine
+                MatchSeat(s.name, s.team_id, f"v{s.number}", net.get(f"{s.name}-v{s.number}"), s.display_name or s.name)
+                for s in mine
             )
             finished = None if row.finished_at is None else _utc(row.finished_at)
             hands = None if result is None else result.hands

@@ -50,6 +50,7 @@ from dealer.arena.model import (
     Role,
     Team,
     Version,
+    display_name_problem,
     frozen_line,
     new_token,
     retry_after,
@@ -68,6 +69,7 @@ teams = Table(
     Column("name", String(40), nullable=False, unique=True),
     Column("token_sha256", String(64), nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("display_name", String(60), nullable=True),
 )
 versions = Table(
     "versions",
@@ -184,7 +186,9 @@ team_ladder = Table(
 )
 
 
-_TEAMS = select(teams.c.id, teams.c.name, teams.c.created_at, versions.c.number.label("active")).select_from(
+_TEAMS = select(
+    teams.c.id, teams.c.name, teams.c.created_at, teams.c.display_name, versions.c.number.label("active")
+).select_from(
     teams.outerjoin(active_versions, active_versions.c.team_id == teams.c.id).outerjoin(
         versions, versions.c.id == active_versions.c.version_id
     )
@@ -193,7 +197,13 @@ _TEAMS = select(teams.c.id, teams.c.name, teams.c.created_at, versions.c.number.
 
 def _team(row: Any) -> Team:
     """A team from a row of ``_TEAMS``."""
-    return Team(id=row.id, name=row.name, created_at=_utc(row.created_at), active_version=row.active)
+    return Team(
+        id=row.id,
+        name=row.name,
+        created_at=_utc(row.created_at),
+        active_version=row.active,
+        display_name=row.display_name,
+    )
 
 
 def _version(row: Any) -> Version:
@@ -298,6 +308,17 @@ class Repository:
         if result.rowcount != 1:
             raise ArenaError(f"no team {name!r}")
         return token
+
+    async def set_display_name(self, name: str, display_name: str | None) -> None:
+        """Give team ``name`` the display name the pages show (None: its name again)."""
+        if display_name is not None and (problem := display_name_problem(display_name)) is not None:
+            raise ArenaError(problem)
+        async with self.engine.begin() as connection:
+            result = await connection.execute(
+                teams.update().where(teams.c.name == name).values(display_name=display_name)
+            )
+        if result.rowcount != 1:
+            raise ArenaError(f"no team {name!r}")
 
     async def teams(self) -> list[Team]:
         """Every team, by name."""

@@ -9,7 +9,8 @@
 const csrf = () => document.querySelector('meta[name="csrf"]').content;
 const content = () => document.getElementById("content");
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
-const teamLink = (name) => el("a", { href: `/teams/${encodeURIComponent(name)}` }, name);
+// A team's page link: shown by its display name (any text of the team's: a text node), found by its name.
+const teamLink = (name, display) => el("a", { href: `/teams/${encodeURIComponent(name)}` }, display || name);
 
 async function getJSON(url) {
   const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
@@ -47,7 +48,7 @@ function every(ms, work, onError) {
 
 const BOARD = [  // column: its heading, how a row shows it, how it sorts (numbers high first)
   { key: "rank", head: "#", show: (r) => r.rank ?? "—", sort: (r) => -(r.rank ?? Infinity) },
-  { key: "team", head: "team", show: (r) => [teamLink(r.team), r.paused ? el("span", { class: "error" }, " paused") : ""], sort: (r) => r.team.toLowerCase() },
+  { key: "team", head: "team", show: (r) => [teamLink(r.team, r.display), r.paused ? el("span", { class: "error" }, " paused") : ""], sort: (r) => (r.display || r.team).toLowerCase() },
   { key: "rating", head: "rating (interval)", show: (r) => r.rating == null ? "—" : [r.rating.mu.toFixed(1), " ",
       el("span", { class: "ci" }, `[${r.rating.score.toFixed(1)}, ${(2 * r.rating.mu - r.rating.score).toFixed(1)}]`)], sort: (r) => r.rating?.score ?? -Infinity },
   { key: "bb100", head: "bb/100", show: (r) => r.bb100 == null ? "—" : [signed(r.bb100.mean), " ",
@@ -67,7 +68,7 @@ function leaderboard() {
   box.replaceChildren(el("div", { class: "controls" }, el("label", { for: "search" }, "Search "), search), table, note);
   function draw() {
     const column = BOARD.find((c) => c.key === state.by);
-    const rows = state.rows.filter((r) => r.team.toLowerCase().includes(state.query));
+    const rows = state.rows.filter((r) => `${r.team} ${r.display}`.toLowerCase().includes(state.query));
     rows.sort((a, b) => { const x = column.sort(a), y = column.sort(b); return (x < y ? 1 : x > y ? -1 : 0) * (state.up ? -1 : 1); });
     const heads = BOARD.map((c) => el("th", { scope: "col", "aria-sort": c.key === state.by ? (state.up ? "ascending" : "descending") : "none" },
       el("button", { class: "sort", onclick: () => { state.up = state.by === c.key ? !state.up : false; state.by = c.key; draw(); } }, c.head)));
@@ -90,7 +91,7 @@ const KIND = { ranked: "ranked", scrimmage: "scrimmage" };
 // A list of matches: each links to its page; a seat's chips won once it is over.
 function matchTable(list, empty) {
   if (!list.length) return el("p", { class: "muted" }, empty);
-  const seat = (s) => [teamLink(s.team), ` ${s.version}`, s.net == null ? "" : el("span", { class: "ci" }, ` ${s.net >= 0 ? "+" : ""}${s.net}`)];
+  const seat = (s) => [teamLink(s.team, s.display), ` ${s.version}`, s.net == null ? "" : el("span", { class: "ci" }, ` ${s.net >= 0 ? "+" : ""}${s.net}`)];
   return el("div", { class: "scroll" }, el("table", { class: "matches" },
     el("thead", {}, el("tr", {}, ["match", "kind", "seats (chips won)", "state", "when"].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, list.map((m) => el("tr", { "data-match": String(m.id) },
@@ -119,8 +120,8 @@ function ratingChart(history) {
 function publicTeam() {
   const box = content();
   getJSON(document.body.dataset.source).then((data) => {
-    document.getElementById("title").textContent = data.team;
-    document.title = `${data.team} · arena`;
+    document.getElementById("title").textContent = data.display;
+    document.title = `${data.display} · arena`;
     const versions = el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "version"), el("th", { scope: "col" }, "submitted"), el("th", { scope: "col" }, ""))),
       el("tbody", {}, data.versions.map((v) => el("tr", {}, el("td", {}, v.version), el("td", {}, when(v.created_at)), el("td", {}, v.active ? "active" : "")))));
     box.replaceChildren(el("p", { class: "muted" }, `Registered ${when(data.created_at)}.`),
@@ -147,7 +148,7 @@ function matchPage() {
   getJSON(document.body.dataset.source).then((m) => {
     const head = el("p", {}, `${KIND[m.kind] ?? m.kind} match · ${m.state} · ${m.hands ?? 0} hands · `, when(m.finished_at ?? m.created_at));
     const seats = el("div", { class: "scroll" }, el("table", {}, el("thead", {}, el("tr", {}, ["seat", "team", "version", "chips won"].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, m.seats.map((s, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, teamLink(s.team)), el("td", {}, s.version), el("td", {}, s.net == null ? "—" : signed(s.net, 0)))))));
+      el("tbody", {}, m.seats.map((s, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, teamLink(s.team, s.display)), el("td", {}, s.version), el("td", {}, s.net == null ? "—" : signed(s.net, 0)))))));
     const parts = [head, el("section", {}, el("h2", {}, "Result"), seats)];
     if (!m.hands_shown) {
       parts.push(el("p", { class: "muted", "data-testid": "hands-hidden" }, m.state === "scheduled" || m.state === "running"
@@ -290,10 +291,14 @@ function organiserPage() {
   const box = content();
   const tokenForm = (name) => el("form", { method: "post", action: `/organiser/teams/${encodeURIComponent(name)}/token`, class: "inline" },
     el("input", { type: "hidden", name: "csrf", value: csrf() }), el("button", { type: "submit" }, "new token"));
+  const displayForm = (t) => el("form", { method: "post", action: `/organiser/teams/${encodeURIComponent(t.name)}/display`, class: "inline" },
+    el("input", { type: "hidden", name: "csrf", value: csrf() }),
+    el("input", { name: "display", "aria-label": `display name of ${t.name}`, maxlength: "60", placeholder: "display name" }),
+    el("button", { type: "submit" }, "rename"));
   getJSON("/data/organiser").then((data) => {
     const table = el("table", {}, el("thead", {}, el("tr", {}, ["team", "registered", "active version", ""].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, data.teams.map((t) => el("tr", { "data-team": t.name }, el("td", {}, teamLink(t.name)), el("td", {}, when(t.created_at)),
-        el("td", {}, t.active_version ? `v${t.active_version}` : "—"), el("td", {}, tokenForm(t.name))))));
+      el("tbody", {}, data.teams.map((t) => el("tr", { "data-team": t.name }, el("td", {}, teamLink(t.name, t.display)), el("td", {}, when(t.created_at)),
+        el("td", {}, t.active_version ? `v${t.active_version}` : "—"), el("td", {}, tokenForm(t.name), " ", displayForm(t))))));
     const paused = data.paused.length ? data.paused.map((p) => el("div", { "data-paused": p.team },
       el("h3", {}, `${p.team} ${p.version}: ${p.faulty} faulty of ${p.games} matches`), el("pre", { class: "log" }, p.reason)))
       : [el("p", { class: "muted" }, "No version is paused.")];
