@@ -165,7 +165,7 @@ def _drop(page: Page, data: bytes, name: str) -> None:
 
 def _ready(page: Page, label: str, timeout_s: float = 120) -> set[str]:
     """Wait for version ``label`` to be ready on the team's page; the other states the page showed meanwhile."""
-    state, seen = page.locator(f'tr[data-version="{label}"]').get_by_test_id("state"), set()
+    state, seen = page.get_by_test_id("versions").locator(f'tr[data-version="{label}"]').get_by_test_id("state"), set()
     deadline = time.monotonic() + timeout_s
     while (shown := state.inner_text()) != "ready" and time.monotonic() < deadline:
         seen.add(shown)
@@ -185,7 +185,7 @@ def test_a_team_uploads_the_sample_bot_and_watches_it_build_and_pass_its_smoke_t
     expect(page.get_by_test_id("team-name")).to_contain_text("Logged in as alpha")
     _drop(page, SAMPLE_BOT, "strength_bot.tar.gz")
     expect(page.get_by_role("status").filter(has_text="v1 stored")).to_be_visible()
-    row = page.locator('tr[data-version="v1"]')
+    row = page.get_by_test_id("versions").locator('tr[data-version="v1"]')
     expect(row.get_by_test_id("state")).to_have_text(re.compile("queued|building…|ready"))
     seen = _ready(page, "v1")
     assert seen & {"queued", "building…"}, seen  # the page followed the build as it ran
@@ -228,6 +228,12 @@ def test_a_team_uploads_the_sample_bot_and_watches_it_build_and_pass_its_smoke_t
     phh = page.locator('a[href*="/hands/"]').first.get_attribute("href")
     assert phh is not None and page.request.get(arena.url + phh).text().startswith("[1]")
     arena.match = str(match_url)
+    page.goto("/team")  # its own page: the ladder's figures and its bot's log in that match
+    expect(page.get_by_test_id("ladder").locator('tr[data-version="v1"]')).to_contain_text("playing")
+    page.get_by_test_id("ladder").locator(f'tr[data-match="{match_url.rsplit("/", 1)[1]}"]').get_by_role(
+        "button"
+    ).click()
+    expect(page.get_by_test_id("log-text")).to_contain_text("[arena] alpha-v1.")
     page.get_by_role("button", name="Log out").click()
     expect(page).to_have_url(f"{arena.url}/leaderboard")
     assert page.goto("/team").url.endswith("/login")
@@ -263,7 +269,7 @@ def test_markup_from_a_team_runs_no_script_on_any_page(browser: Browser, arena: 
         files=[{"name": "noisy.tar.gz", "mimeType": "application/gzip", "buffer": NOISY_BOT}]
     )
     _ready(page, "v1")
-    row = page.locator('tr[data-version="v1"]')
+    row = page.get_by_test_id("versions").locator('tr[data-version="v1"]')
     expect(row).to_contain_text(f"echo '{XSS}' '{SCRIPT_END}'")
     expect(page.get_by_test_id("log-text")).to_contain_text(f"{XSS} {SCRIPT_END}")
     row.get_by_role("button", name="bot log").click()

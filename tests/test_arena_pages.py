@@ -158,7 +158,7 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
         await repository.set_state(version, BuildState.READY)
         await repository.activate((await repository.teams())[0], 1)
         match_id = await _played_match(repository, tmp_path / "storage", version)
-        secrets = (version.digest, "secret build output", "bot.py", tokens["alpha"], "3cAd", "p1 cbr")
+        secrets = (version.digest, "secret build output", "bot.py", tokens["alpha"], "3cAd", "p1 cbr", "thinks")
         requests = {  # route -> (status for the public, for beta logged in)
             ("GET", "/"): (302, 302),
             ("GET", "/login"): (200, 200),
@@ -170,6 +170,8 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
             ("GET", "/teams/{name}"): (200, 200),
             ("GET", "/data/leaderboard"): (200, 200),
             ("GET", "/data/teams/{name}"): (200, 200),
+            ("GET", "/data/team"): (403, 200),
+            ("GET", "/data/team/matches/{id}/log"): (404, 404),  # beta did not play it
             ("GET", "/matches"): (200, 200),
             ("GET", "/data/matches"): (200, 200),
             ("GET", "/matches/{id}"): (200, 200),  # the match's result, never its hands (beta did not play it)
@@ -227,6 +229,10 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
             20300,
             19700,
         ]
+        log = await (await client.get(f"/data/team/matches/{match_id}/log")).json()
+        assert log["log"] == "[arena] alpha-v1.0:\nalpha's bot thinks\n", "its own bot's log, not the house's"
+        own = await (await client.get("/data/team")).json()
+        assert [(v["version"], v["games"], v["paused"]) for v in own["versions"]] == [("v1", 0, None)]
         download = await client.get(f"/matches/{match_id}/hands/{HISTORY}")
         assert download.status == 200 and "p1 cbr 300" in await download.text()
         assert "attachment" in download.headers["Content-Disposition"]
@@ -262,6 +268,9 @@ async def _played_match(repository: Repository, storage: Path, version: Version)
     hands = match_folder(storage, planned.id) / "hands"
     hands.mkdir(parents=True)
     (hands / HISTORY).write_text(HAND, encoding="utf-8")
+    (hands.parent / "logs").mkdir()
+    (hands.parent / "logs" / "alpha-v1.0.log").write_text("alpha's bot thinks\n")
+    (hands.parent / "logs" / "house-v1.0.log").write_text("the house thinks\n")
     await store.finished(planned.id, MatchResult(f"m{planned.id}", ("alpha-v1", "house-v1")))
     await store.apply(planned.id, 0, Applied())
     return planned.id

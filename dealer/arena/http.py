@@ -223,14 +223,14 @@ async def _bot_log(request: web.Request) -> web.Response:
     version = await request.app[REPOSITORY].version(team, _number(request))
     if version is None:
         _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
-    parts = await asyncio.to_thread(_read_logs, smoke_bot_logs(request.app[CONFIG].storage, version))
+    parts = await asyncio.to_thread(read_logs, smoke_bot_logs(request.app[CONFIG].storage, version))
     text = "".join(parts)
     return web.json_response(
         {"version": version.number, "log": text[:BOT_LOG_SHOWN], "truncated": len(text) > BOT_LOG_SHOWN}
     )
 
 
-def _read_logs(paths: list[Path]) -> list[str]:
+def read_logs(paths: list[Path]) -> list[str]:
     """Each log's text under a line naming its process (one per table of the match, and per restart)."""
     return [f"[arena] {p.stem}:\n" + p.read_bytes()[: BOT_LOG_SHOWN + 1].decode("utf-8", "replace") for p in paths]
 

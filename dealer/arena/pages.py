@@ -22,9 +22,17 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from dealer.arena.http import CONFIG, REPOSITORY
+from dealer.arena.http import BOT_LOG_SHOWN, CONFIG, REPOSITORY, read_logs
 from dealer.arena.model import Team
-from dealer.arena.public import MatchLine, Public, duplicate_groups, history_files, match_hands, may_see_hands
+from dealer.arena.public import (
+    MatchLine,
+    Public,
+    bot_logs,
+    duplicate_groups,
+    history_files,
+    match_hands,
+    may_see_hands,
+)
 from dealer.arena.repository import Repository
 from dealer.arena.sessions import (
     COOKIE,
@@ -328,6 +336,27 @@ async def _match_file(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(path, headers=headers)
 
 
+async def _own_data(request: web.Request) -> web.Response:
+    """The logged-in team's versions in the ladder, with the reason of a pause (its own eyes only)."""
+    who = await viewer(request)
+    if who.team is None:
+        raise web.HTTPForbidden(text='{"error": "log in as a team"}', content_type="application/json")
+    return web.json_response({"team": who.team.name, "versions": await request.app[PUBLIC].own_standings(who.team)})
+
+
+async def _own_match_log(request: web.Request) -> web.Response:
+    """What the logged-in team's bot wrote in one of its matches (404 for a match it did not play)."""
+    who = await viewer(request)
+    match = await request.app[PUBLIC].match(_match_id(request))
+    seats = [] if match is None or who.team is None else [s for s in match.seats if s.team_id == who.team.id]
+    if match is None or not seats or not match.over:
+        raise web.HTTPNotFound(text='{"error": "no such match of yours"}', content_type="application/json")
+    storage = request.app[CONFIG].storage
+    paths = [path for seat in seats for path in bot_logs(storage, match.id, f"{seat.team}-{seat.version}")]
+    text = "".join(await asyncio.to_thread(read_logs, paths))
+    return web.json_response({"match": match.id, "log": text[:BOT_LOG_SHOWN], "truncated": len(text) > BOT_LOG_SHOWN})
+
+
 async def _home(_request: web.Request) -> web.StreamResponse:
     raise web.HTTPFound("/leaderboard")
 
@@ -346,6 +375,8 @@ def add_pages(app: web.Application) -> None:
     app.router.add_get("/teams/{name}", _public_team_page)
     app.router.add_get("/data/leaderboard", _leaderboard_data)
     app.router.add_get("/data/teams/{name}", _public_team_data)
+    app.router.add_get("/data/team", _own_data)
+    app.router.add_get("/data/team/matches/{id}/log", _own_match_log)
     app.router.add_get("/matches", _matches_page)
     app.router.add_get("/data/matches", _matches_data)
     app.router.add_get("/matches/{id}", _match_page)

@@ -139,6 +139,22 @@ class Public:
                 out.append({"version": version.label, "points": [list(p) for p in points]})
         return out
 
+    async def own_standings(self, team: Team) -> list[dict[str, Any]]:
+        """Each of the team's versions in the ladder (its team's eyes only: a pause's reason holds the
+        end of its bot's log): rating, games, faulty games, and why it is paused."""
+        versions_of = await self.repository.versions(team)
+        found = await self.store.standings_of([v.id for v in versions_of])
+        out = []
+        for version in versions_of:
+            s = found.get(version.id)
+            if s is None:
+                continue
+            rating = None if s.games == 0 else {"mu": s.mu, "sigma": s.sigma, "score": s.score(self.k)}
+            out.append(
+                {"version": version.label, "rating": rating, "games": s.games, "faulty": s.faulty, "paused": s.paused}
+            )
+        return out
+
     async def paused(self) -> list[tuple[str, str, int, int, str]]:
         """Every paused version: (team, version, games, faulty games, why), by team."""
         query = (
@@ -215,6 +231,12 @@ class Public:
 def may_see_hands(match: MatchLine, team: Team | None, organiser: bool) -> bool:
     """Whether this viewer may see the match's hands: it is over, and the viewer played in it or organises."""
     return match.over and (organiser or (team is not None and any(s.team_id == team.id for s in match.seats)))
+
+
+def bot_logs(storage: Path, match_id: int, bot: str) -> list[Path]:
+    """The logs bot ``bot`` (``team-v3``) wrote in a match, one per table and restart, in order."""
+    logs = match_folder(storage, match_id) / "logs"
+    return sorted(logs.glob(f"{bot}.*.log"), key=lambda p: (len(p.name), p.name))
 
 
 def history_files(storage: Path, match_id: int) -> list[Path]:

@@ -218,8 +218,9 @@ function teamPage() {
   const heading = el("p", { class: "muted", "data-testid": "team-name" });
   const list = el("div", { class: "scroll", "data-testid": "versions" });
   const logBox = el("section", { "data-testid": "log", "aria-live": "polite" });
+  const ladder = el("section", { "data-testid": "ladder" });
   box.replaceChildren(heading, el("section", {}, el("h2", {}, "Upload a version"), drop, message),
-    el("section", {}, el("h2", {}, "Versions"), list), logBox);
+    el("section", {}, el("h2", {}, "Versions"), list), logBox, ladder);
 
   async function upload(file) {
     const form = new FormData();
@@ -263,18 +264,34 @@ function teamPage() {
   async function drawLog() {
     if (!state.log) { logBox.replaceChildren(); return; }
     const { number, kind } = state.log;
-    const url = `/api/v1/versions/${number}/${kind === "build" ? "build" : "bot-log"}`;
+    const url = kind === "match" ? `/data/team/matches/${number}/log` : `/api/v1/versions/${number}/${kind === "build" ? "build" : "bot-log"}`;
     const data = await getJSON(url);
-    const title = kind === "build" ? `v${number}: build and smoke-test log` : `v${number}: the bot's log in its smoke match`;
+    const title = kind === "match" ? `Match #${number}: your bot's log` : kind === "build" ? `v${number}: build and smoke-test log` : `v${number}: the bot's log in its smoke match`;
     const text = data.log || (kind === "build" ? "(nothing yet: the build has not started)" : "(empty)");
     logBox.replaceChildren(el("h2", {}, title), el("pre", { class: "log", "data-testid": "log-text" }, text),
       data.truncated ? el("p", { class: "muted" }, "Only the first megabyte is shown.") : "");
   }
 
+  // The team's versions in the ladder (a pause with its reason) and its recent matches, each with its bot's log.
+  async function drawLadder() {
+    const [own, pub] = await Promise.all([getJSON("/data/team"), getJSON(`/data/teams/${encodeURIComponent(state.team.name)}`)]);
+    const rows = own.versions.map((v) => el("tr", { "data-version": v.version }, el("td", {}, v.version),
+      el("td", {}, v.rating ? [v.rating.mu.toFixed(1), " ", el("span", { class: "ci" }, `(ranked by ${v.rating.score.toFixed(1)})`)] : "not rated yet"),
+      el("td", {}, v.games), el("td", {}, v.faulty), el("td", {}, v.paused ? el("pre", { class: "log error", "data-testid": "paused" }, v.paused) : "playing")));
+    const matches = pub.matches.filter((m) => ["finished", "applied", "void"].includes(m.state)).map((m) => el("tr", { "data-match": String(m.id) },
+      el("td", {}, el("a", { href: `/matches/${m.id}` }, `#${m.id}`)), el("td", {}, m.seats.map((s) => `${s.display} ${s.version}`).join(" vs ")),
+      el("td", {}, when(m.finished_at)), el("td", {}, el("button", { onclick: () => { state.log = { number: m.id, kind: "match" }; drawLog(); } }, "bot log"))));
+    ladder.replaceChildren(el("h2", {}, "In the ladder"),
+      rows.length ? el("div", { class: "scroll" }, el("table", {}, el("thead", {}, el("tr", {}, ["version", "rating", "matches", "faulty", ""].map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, rows)))
+        : el("p", { class: "muted" }, "No version of yours has played in the ladder yet."),
+      el("h3", {}, "Your recent matches"),
+      matches.length ? el("div", { class: "scroll" }, el("table", {}, el("tbody", {}, matches))) : el("p", { class: "muted" }, "None finished yet."));
+  }
+
   async function refresh() {
     [state.team, state.versions] = await Promise.all([getJSON("/api/v1/team"), getJSON("/api/v1/versions")]);
     drawVersions();
-    await drawLog();
+    await Promise.all([drawLog(), drawLadder()]);
   }
 
   // While a version builds, its state and its log are fetched again each second.
