@@ -22,7 +22,7 @@ from dealer.server import BotSession, DealerServer
 from poker.v1 import dealer_pb2 as pb
 
 RANKS = "23456789TJQKA"
-Strategy = Callable[[pb.ActionRequest], int]  # the ActionType to answer
+Strategy = Callable[[pb.ActionRequest], int | None]  # the ActionType to answer (None: hang up)
 
 
 def _score(cards: tuple[str, str]) -> tuple[int, int, int, int]:
@@ -52,12 +52,17 @@ def folder(share: float) -> Strategy:
     return act
 
 
+def hang_up(_request: pb.ActionRequest) -> None:
+    """A bot that drops its connection at its first decision (as a crash does)."""
+    return None
+
+
 def field(n: int) -> dict[str, Strategy]:
     """``n`` bots ``t00``.. of known order, the strongest first."""
     return {f"t{k:02d}": folder(k / n) for k in range(n)}
 
 
-async def _answer(session: BotSession, strategy: Strategy) -> None:
+async def _answer(session: BotSession, owner: object, strategy: Strategy) -> None:
     """Stand in for a bot and its stream: take each batch, answer its requests by ``strategy``."""
     loop = asyncio.get_running_loop()
     while session.live:
@@ -65,11 +70,14 @@ async def _answer(session: BotSession, strategy: Strategy) -> None:
         if not session.live:
             return
         batch = session._take_batch(loop.time())
-        replies = [
-            pb.ActionReply(table=item.table, request_id=item.request.request_id, type=strategy(item.request))
-            for item in pb.DealerMessage.FromString(batch).items
-            if item.HasField("request")
-        ]
+        replies = []
+        for item in pb.DealerMessage.FromString(batch).items:
+            if item.HasField("request"):
+                kind = strategy(item.request)
+                if kind is None:  # the bot hangs up: a disconnect
+                    session.close(owner, "the in-process bot hung up")
+                    return
+                replies.append(pb.ActionReply(table=item.table, request_id=item.request.request_id, type=kind))
         if replies:
             session._receive(pb.BotMessage(actions=replies))
 
@@ -88,10 +96,11 @@ class InProcessExecutor:
         async with self.slots:
             labels = {label for table in job.plan.instance_labels() for label in table}
             sessions = {label: self.server.session(label) for label in labels}
-            for session in sessions.values():
-                session._attach(object(), "in-process")
+            owners = {label: object() for label in sessions}
+            for label, session in sessions.items():
+                session._attach(owners[label], "in-process")
             pumps = [
-                asyncio.create_task(_answer(s, self.strategies[label.rsplit("-v", 1)[0]]))
+                asyncio.create_task(_answer(s, owners[label], self.strategies[label.rsplit("-v", 1)[0]]))
                 for label, s in sessions.items()
             ]
             try:
@@ -100,7 +109,8 @@ class InProcessExecutor:
                 result = await match.run()
             finally:
                 for session in sessions.values():
-                    session._detach()
+                    if session.live:
+                        session._detach()
                     session._wake.set()
                     self.server.close_session(session)
                 await asyncio.gather(*pumps)

@@ -74,7 +74,7 @@ def test_the_openapi_file_describes_every_route_and_no_other() -> None:
     assert described == served
     for path, item in document["paths"].items():
         for method, operation in item.items():
-            assert operation.get("summary") and "200" in operation["responses"], (method, path)
+            assert operation.get("summary") and {"200", "201"} & set(operation["responses"]), (method, path)
             if path != "/openapi.yaml":
                 assert {"401", "403"} <= set(operation["responses"]), (method, path)
 
@@ -215,7 +215,17 @@ def test_every_route_needs_a_token_and_no_team_sees_anothers_data(arena_database
         for version in queued:
             await repository.set_state(version, BuildState.READY)
         assert (await client.put(f"{API}/active", json={"version": 2}, headers=alpha)).status == 200
+        gamma, _ = await repository.add_team("gamma")
+        gamma_v1, _ = await repository.add_version(
+            gamma, digest="9" * 64, files=1, size=1, protocol="grpc", run=("bot",), build=None
+        )
+        await repository.set_state(gamma_v1, BuildState.READY)
+        await repository.activate(gamma, 1)
+        asked = await client.post(f"{API}/scrimmages", json={"opponent": "gamma"}, headers=alpha)
+        assert asked.status == 201, await asked.text()
+        scrimmage = (await asked.json())["id"]
         secrets = {v.digest for v in queued} | {"alpha"}
+        public = {("GET", "/ladder")}  # the ranking names every team with an active version, alpha too
 
         requests = {  # route -> what beta sends, and the status beta must get
             ("GET", "/team"): (None, 200),
@@ -230,11 +240,20 @@ def test_every_route_needs_a_token_and_no_team_sees_anothers_data(arena_database
             ("GET", "/finals"): (None, 200),
             ("GET", "/finals/{name}"): (None, 404),
             ("GET", "/finals/{name}/files/{path}"): (None, 404),
+            ("GET", "/ladder"): (None, 200),
+            ("GET", "/versions/{number}/ladder"): (None, 404),
+            ("POST", "/scrimmages"): ({"opponent": "alpha"}, 409),  # beta has no active version
+            ("GET", "/scrimmages"): (None, 200),
+            ("GET", "/scrimmages/{id}"): (None, 404),
+            ("GET", "/scrimmages/{id}/hands"): (None, 404),
+            ("GET", "/scrimmage-policy"): (None, 200),
+            ("PUT", "/scrimmage-policy"): ({"accept": False}, 200),
         }
         routes = {(m.upper(), p) for p, item in document["paths"].items() for m in item if p != "/openapi.yaml"}
         assert set(requests) == routes, "a route without a cross-team check"
         for (method, path), (body, status) in requests.items():
             url = API + path.replace("{number}", "2").replace("{name}", "final").replace("{path}", "standings.txt")
+            url = url.replace("{id}", str(scrimmage))
             send = body() if callable(body) else body
             kwargs = {"json": send} if isinstance(send, dict) else {"data": send}
             for headers in ({}, auth("team_forged"), {"Authorization": tokens["beta"]}):
@@ -247,7 +266,8 @@ def test_every_route_needs_a_token_and_no_team_sees_anothers_data(arena_database
             )
             text = await response.text()
             assert response.status == status, (method, path, text)
-            assert not any(secret in text for secret in secrets), (method, path, text)
+            hidden = {v.digest for v in queued} if (method, path) in public else secrets
+            assert not any(secret in text for secret in hidden), (method, path, text)
             if (method, path) != ("GET", "/teams"):
                 organiser = await client.request(method, url, headers=auth(tokens["organiser"]))
                 assert organiser.status == 403, (method, path)

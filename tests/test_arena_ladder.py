@@ -9,9 +9,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy import select
 
 from dealer.arena.config import ArenaConfig, LadderSettings
+from dealer.arena.http import API, make_app
 from dealer.arena.ladder import (
     InOrder,
     Matchmaking,
@@ -30,7 +32,8 @@ from dealer.arena.repository import match_versions, matches, migrate, open_repos
 from dealer.journal import result_from_json
 from dealer.records import HandRecord, MatchResult, result_of
 from dealer.server import DealerServer
-from ladder_bots import InProcessExecutor, field
+from ladder_bots import InProcessExecutor, field, folder, hang_up
+from test_arena_http import auth
 
 
 def _standings(games: list[int], mus: list[float] | None = None) -> list[Standing]:
@@ -139,8 +142,8 @@ async def _twelve(
             await repository.activate(team, version.number)
         store = LadderStore(repository)
         async with DealerServer("127.0.0.1:0", local_socket=False) as server:
-            ladder = Ladder(store, config, InProcessExecutor(server, strategies, jobs=4), settings.seed or "")
-            task = asyncio.create_task(ladder.run())
+            ladder = Ladder(store, config)
+            task = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies, jobs=4), settings.seed or ""))
             while await store.applied_count() < matches_wanted:
                 await asyncio.sleep(0.2)
                 if task.done():
@@ -189,3 +192,125 @@ def test_an_accelerated_ladder_ranks_twelve_bots_of_known_order(
     first = [(seq, names, result.tally.as_json(), result.faults) for seq, names, result in applied[:300]]
     earlier = first_run.setdefault("matches", first)
     assert earlier == first, "the same seed and bots play the same matches, whatever the database and timing"
+
+
+def test_a_scrimmage_is_asked_for_played_unranked_and_shown_to_both_teams_alone(
+    arena_database: str, tmp_path: Path
+) -> None:
+    asyncio.run(migrate(arena_database))
+    settings = LadderSettings(jobs=0, hands=10, house=False, scrimmages_per_hour=2)  # no ranked matches
+    config = ArenaConfig(storage=tmp_path / "storage", database=arena_database, ladder=settings)
+    strategies = {"alpha": folder(0.0), "beta": folder(0.5), "gamma": folder(0.0)}
+
+    async def scenario() -> None:
+        async with open_repository(arena_database) as repository:
+            tokens = {}
+            for name in strategies:
+                team, tokens[name] = await repository.add_team(name)
+                version, _ = await repository.add_version(
+                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+                )
+                await repository.set_state(version, BuildState.READY)
+                await repository.activate(team, 1)
+            store = LadderStore(repository)
+            ladder = Ladder(store, config)
+            app = make_app(repository, config, lambda _version: None, ladder.requested)
+            async with DealerServer("127.0.0.1:0", local_socket=False) as server, TestClient(TestServer(app)) as client:
+                playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), "unused-seed"))
+                alpha, beta, gamma = (auth(tokens[n]) for n in strategies)
+                refuse = await client.put(f"{API}/scrimmage-policy", json={"accept": False}, headers=beta)
+                assert (await refuse.json()) == {"accept": False}
+                refused = await client.post(f"{API}/scrimmages", json={"opponent": "beta"}, headers=alpha)
+                assert (
+                    refused.status == 409
+                    and (await refused.json())["error"] == "team 'beta' does not accept scrimmages"
+                )
+                await client.put(f"{API}/scrimmage-policy", json={"accept": True}, headers=beta)
+                asked = await client.post(f"{API}/scrimmages", json={"opponent": "beta"}, headers=alpha)
+                assert asked.status == 201, await asked.text()
+                number = (await asked.json())["id"]
+                for _ in range(200):
+                    seen = await (await client.get(f"{API}/scrimmages/{number}", headers=beta)).json()
+                    if seen["state"] == "done":
+                        break
+                    await asyncio.sleep(0.05)
+                assert seen["state"] == "done" and seen["hands"] == 20, seen
+                assert [s["bot"] for s in seen["seats"]] == ["alpha-v1", "beta-v1"]
+                assert seen == await (await client.get(f"{API}/scrimmages/{number}", headers=alpha)).json()
+                hands = await (await client.get(f"{API}/scrimmages/{number}/hands", headers=beta)).text()
+                assert hands.count("hand = ") == 20 and "alpha-v1" in hands and "beta-v1" in hands
+                assert (await client.get(f"{API}/scrimmages/{number}", headers=gamma)).status == 404
+                assert (await client.get(f"{API}/scrimmages/{number}/hands", headers=gamma)).status == 404
+                assert [s["id"] for s in await (await client.get(f"{API}/scrimmages", headers=gamma)).json()] == []
+                assert (await client.post(f"{API}/scrimmages", json={"opponent": "gamma"}, headers=alpha)).status == 201
+                over = await client.post(f"{API}/scrimmages", json={"opponent": "gamma"}, headers=alpha)
+                assert over.status == 429 and int(over.headers["Retry-After"]) > 3500
+                assert (await over.json())["error"].startswith("at most 2 scrimmages an hour: try again in ")
+                board = await (await client.get(f"{API}/ladder", headers=gamma)).json()
+                assert [(row["team"], row["games"]) for row in board] == [("alpha", 0), ("beta", 0), ("gamma", 0)]
+                playing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await playing
+
+    asyncio.run(scenario())
+
+
+def test_a_version_that_keeps_crashing_is_paused_and_its_team_alone_is_told_why(tmp_path: Path) -> None:
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    asyncio.run(migrate(database))
+    settings = LadderSettings(jobs=2, hands=5, house=False, pause=PauseRule(share=0.5, after=2), seed="pause-seed")
+    config = ArenaConfig(storage=tmp_path / "storage", database=database, ladder=settings)
+    strategies = {"alpha": folder(0.0), "beta": folder(0.3), "crash": hang_up}
+
+    async def scenario() -> None:
+        async with open_repository(database) as repository:
+            tokens = {}
+            for name in strategies:
+                team, tokens[name] = await repository.add_team(name)
+                version, _ = await repository.add_version(
+                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+                )
+                await repository.set_state(version, BuildState.READY)
+                await repository.activate(team, 1)
+            store = LadderStore(repository)
+            ladder = Ladder(store, config)
+            async with DealerServer("127.0.0.1:0", local_socket=False) as server:
+                playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), "pause-seed"))
+                while await store.applied_count() < 20:
+                    await asyncio.sleep(0.1)
+                    if playing.done():
+                        playing.result()
+                playing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await playing
+            async with TestClient(TestServer(make_app(repository, config, lambda _v: None))) as client:
+                mine = await (await client.get(f"{API}/versions/1/ladder", headers=auth(tokens["crash"]))).json()
+                assert mine["paused"].startswith(
+                    "paused: it crashed or timed out in 2 of its 2 matches (more than 50%)"
+                )
+                board = await (await client.get(f"{API}/ladder", headers=auth(tokens["alpha"]))).json()
+                assert {row["team"]: row["paused"] for row in board} == {"alpha": False, "beta": False, "crash": True}
+                assert "crashed" not in str(board), "the reason is the paused team's alone"
+                alpha = await (await client.get(f"{API}/versions/1/ladder", headers=auth(tokens["alpha"]))).json()
+                assert alpha["paused"] is None and alpha["games"] == len(alpha["history"]) > 5
+                against = {row["team"]: row for row in alpha["opponents"]}
+                assert against["beta"]["groups"] > 10
+                low, high = against["beta"]["ci95"]
+                assert low < against["beta"]["bb_per_100"] < high
+                beta = await (await client.get(f"{API}/versions/1/ladder", headers=auth(tokens["beta"]))).json()
+                mirror = {row["team"]: row for row in beta["opponents"]}["alpha"]
+                assert mirror["groups"] == against["beta"]["groups"]
+                assert mirror["bb_per_100"] == pytest.approx(-against["beta"]["bb_per_100"], abs=0.002), "zero-sum"
+            async with repository.engine.connect() as connection:
+                rows = (
+                    await connection.execute(
+                        select(matches.c.seq, matches.c.state, match_versions.c.team_id).join(match_versions)
+                    )
+                ).all()
+            crash_id = next(t.id for t in await repository.teams() if t.name == "crash")
+            crashed = sorted((row.seq, row.state) for row in rows if row.team_id == crash_id)
+            assert [state for _, state in crashed[:2]] == ["applied", "applied"]
+            assert all(state != "applied" for _, state in crashed[2:]), "after its pause it is not rated again"
+            assert len(crashed) <= 2 + settings.ahead, "nor picked again, once the pause is applied"
+
+    asyncio.run(scenario())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,12 +22,14 @@ from aiohttp import BodyPartReader, web
 
 from dealer.arena.archive import MB, unpack
 from dealer.arena.config import ArenaConfig
-from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, is_public, smoke_bot_logs
+from dealer.arena.ladder_store import LadderStore, Planned, RefusedError
+from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, is_public, match_folder, smoke_bot_logs
 from dealer.arena.model import TEAM_PATTERN as NAME
 from dealer.arena.model import ArenaError, Team, Version, frozen_line, token_digest
 from dealer.arena.repository import Repository
 from dealer.arena.sessions import CSRF_HEADER, SAFE_METHODS, SESSIONS, Sessions, csrf_ok, request_session
 from dealer.arena.toolchains import BASIC, offers
+from dealer.seeds import draw_seed
 
 LOGGER = logging.getLogger(__name__)
 API = "/api/v1"
@@ -34,6 +37,7 @@ OPENAPI = Path(__file__).resolve().parent / "openapi.yaml"
 REPOSITORY = web.AppKey("repository", Repository)
 CONFIG = web.AppKey("config", ArenaConfig)
 QUEUED: web.AppKey[Callable[[Version], None]] = web.AppKey("queued")
+REQUESTED: web.AppKey[Callable[[Planned], None]] = web.AppKey("requested")
 TEAM: web.RequestKey[Team | None] = web.RequestKey("team")  # the caller's team (None: the organiser)
 
 
@@ -302,13 +306,167 @@ async def _activate(request: web.Request) -> web.Response:
     return web.json_response(version_json(version))
 
 
-def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Version], None]) -> web.Application:
-    """The API's aiohttp application on ``repository``; ``queued`` is told of every new version."""
+def _store(request: web.Request) -> LadderStore:
+    return LadderStore(request.app[REPOSITORY])
+
+
+async def _ladder(request: web.Request) -> web.Response:
+    """The ladder's ranking: every team's active version by mu - k sigma (public to every team)."""
+    _team(request)
+    k = request.app[CONFIG].ladder.k
+    board = sorted(await _store(request).leaderboard(), key=lambda e: (-e[1].score(k), e[0].name))
+    return web.json_response(
+        [
+            {
+                "rank": place,
+                "team": team.name,
+                "version": team.active_version,
+                "mu": round(s.mu, 4),
+                "sigma": round(s.sigma, 4),
+                "score": round(s.score(k), 4),
+                "games": s.games,
+                "paused": s.paused is not None,
+            }
+            for place, (team, s) in enumerate(board, 1)
+        ]
+    )
+
+
+async def _version_ladder(request: web.Request) -> web.Response:
+    """One of the team's versions in the ladder: its standing, why it is paused (its log's last
+    lines: this team's alone), its rating history, and bb/100 against each opponent version."""
+    team = _team(request)
+    version = await request.app[REPOSITORY].version(team, _number(request))
+    if version is None:
+        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
+    store, config = _store(request), request.app[CONFIG]
+    standing = (await store.standings_of([version.id]))[version.id]
+    opponents = []
+    for name, number, groups in await store.pair_groups(version.id):
+        rate = groups.bb_per_100(1)  # the groups are summed in big blinds already
+        low, high = rate.ci95()
+        finite = all(math.isfinite(x) for x in (low, high))
+        opponents.append(
+            {
+                "team": name,
+                "version": number,
+                "groups": rate.n,
+                "bb_per_100": round(rate.mean, 3),
+                "ci95": [round(low, 3), round(high, 3)] if finite else None,
+            }
+        )
+    return web.json_response(
+        {
+            "version": version.number,
+            "mu": standing.mu,
+            "sigma": standing.sigma,
+            "score": standing.score(config.ladder.k),
+            "games": standing.games,
+            "faulty": standing.faulty,
+            "paused": standing.paused,
+            "history": [[seq, mu, sigma] for seq, mu, sigma in await store.history(version.id)],
+            "opponents": opponents,
+        }
+    )
+
+
+def scrimmage_json(planned: Planned) -> dict[str, object]:
+    """A scrimmage as its two teams see it: who played, its state, and once over its hands, chips
+    and faults by bot (never a bot's log: that is its own team's)."""
+    result = planned.result
+    return {
+        "id": planned.id,
+        "state": "done" if planned.state == "done" else "running" if planned.state == "running" else "queued",
+        "seats": [{"team": seat.team, "version": seat.version.number, "bot": seat.name} for seat in planned.seats],
+        "hands": None if result is None else result.hands,
+        "chips": None if result is None else result.net(),
+        "faults": None if result is None else result.faults,
+    }
+
+
+async def _ask_scrimmage(request: web.Request) -> web.Response:
+    team = _team(request)
+    body = await _json_body(request, '{"opponent": "TEAM"}')
+    opponent = body.get("opponent")
+    if not isinstance(opponent, str):
+        _fail(web.HTTPBadRequest, 'send JSON: {"opponent": "TEAM"}')
+    per_hour = request.app[CONFIG].ladder.scrimmages_per_hour
+    try:
+        planned = await _store(request).request_scrimmage(team, opponent, per_hour, draw_seed())
+    except RefusedError as error:
+        statuses = {404: web.HTTPNotFound, 409: web.HTTPConflict, 429: web.HTTPTooManyRequests}
+        headers = {"Retry-After": str(int(error.retry_after_s) + 1)} if error.status == 429 else {}
+        _fail(statuses[error.status], str(error), **headers)
+    LOGGER.info("team %s: scrimmage %d against %s asked for", team.name, planned.id, opponent)
+    request.app[REQUESTED](planned)
+    return web.json_response(scrimmage_json(planned), status=201)
+
+
+async def _scrimmages(request: web.Request) -> web.Response:
+    team = _team(request)
+    return web.json_response([scrimmage_json(p) for p in await _store(request).scrimmages(team)])
+
+
+async def _one_scrimmage(request: web.Request) -> Planned:
+    """The scrimmage of the path, if the calling team played in it (else a 404, as for none)."""
+    team = _team(request)
+    text = request.match_info["id"]
+    found = await _store(request).scrimmages(team, int(text)) if text.isdigit() and len(text) < 10 else []
+    if not found:
+        _fail(web.HTTPNotFound, f"no scrimmage {text!r} of your team")
+    return found[0]
+
+
+async def _scrimmage(request: web.Request) -> web.Response:
+    return web.json_response(scrimmage_json(await _one_scrimmage(request)))
+
+
+async def _scrimmage_hands(request: web.Request) -> web.Response:
+    planned = await _one_scrimmage(request)
+    if planned.state != "done":
+        _fail(web.HTTPConflict, f"scrimmage {planned.id} is not over: its hands are shown once it is")
+    folder = match_folder(request.app[CONFIG].storage, planned.id) / "hands"
+    files = sorted(folder.glob("*.phhs")) if folder.is_dir() else []
+    text = "".join(path.read_text(encoding="utf-8") for path in files)
+    return web.Response(text=text, content_type="text/plain")
+
+
+async def _scrimmage_policy(request: web.Request) -> web.Response:
+    team = _team(request)
+    if request.method == "PUT":
+        body = await _json_body(request, '{"accept": true}')
+        accept = body.get("accept")
+        if not isinstance(accept, bool):
+            _fail(web.HTTPBadRequest, 'send JSON: {"accept": true} or {"accept": false}')
+        await _store(request).set_scrimmages(team, accept)
+    return web.json_response({"accept": await _store(request).accepts_scrimmages(team)})
+
+
+async def _json_body(request: web.Request, shape: str) -> dict[str, Any]:
+    """The request's JSON object, or a 400 saying what to send."""
+    try:
+        body = await request.json()
+    except ValueError:
+        _fail(web.HTTPBadRequest, f"send JSON: {shape}")
+    if not isinstance(body, dict):
+        _fail(web.HTTPBadRequest, f"send JSON: {shape}")
+    return body
+
+
+def make_app(
+    repository: Repository,
+    config: ArenaConfig,
+    queued: Callable[[Version], None],
+    requested: Callable[[Planned], None] | None = None,
+) -> web.Application:
+    """The API's aiohttp application on ``repository``; ``queued`` is told of every new version,
+    ``requested`` of every scrimmage asked for (the ladder plays it)."""
     app = web.Application(middlewares=[_authenticate], client_max_size=config.submissions.max_archive_mb * MB + MB)
     app[REPOSITORY] = repository
     app[CONFIG] = config
     app[QUEUED] = queued
     app[SESSIONS] = Sessions()
+    app[REQUESTED] = requested or (lambda _planned: None)
     app.router.add_get(f"{API}/openapi.yaml", _openapi)
     app.router.add_get(f"{API}/team", _me)
     app.router.add_get(f"{API}/teams", _teams)
@@ -322,4 +480,12 @@ def make_app(repository: Repository, config: ArenaConfig, queued: Callable[[Vers
     app.router.add_get(f"{API}/finals", _finals_list)
     app.router.add_get(f"{API}/finals/{{name}}", _finals)
     app.router.add_get(f"{API}/finals/{{name}}/files/{{path:.+}}", _finals_file)
+    app.router.add_get(f"{API}/ladder", _ladder)
+    app.router.add_get(f"{API}/versions/{{number}}/ladder", _version_ladder)
+    app.router.add_post(f"{API}/scrimmages", _ask_scrimmage)
+    app.router.add_get(f"{API}/scrimmages", _scrimmages)
+    app.router.add_get(f"{API}/scrimmages/{{id}}", _scrimmage)
+    app.router.add_get(f"{API}/scrimmages/{{id}}/hands", _scrimmage_hands)
+    app.router.add_get(f"{API}/scrimmage-policy", _scrimmage_policy)
+    app.router.add_put(f"{API}/scrimmage-policy", _scrimmage_policy)
     return app

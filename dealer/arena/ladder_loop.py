@@ -81,12 +81,12 @@ def match_job(planned: Planned, config: ArenaConfig, seed: str) -> MatchJob:
 class Ladder:
     """The ladder's loop over one store and one executor (``run`` forever)."""
 
-    def __init__(self, store: LadderStore, config: ArenaConfig, executor: Executor, seed: str) -> None:
+    def __init__(self, store: LadderStore, config: ArenaConfig) -> None:
         self.store = store
         self.config = config
         self.settings = config.ladder
-        self.executor = executor
-        self.seed = seed
+        self.executor: Executor | None = None
+        self.seed = ""
         self.order = InOrder()
         self.next_seq = 0  # the next ranked match to pick
         self.next_deal: dict[int, int] = {}
@@ -122,10 +122,20 @@ class Ladder:
             if planned.state == "running":
                 planned = planned.again()
             (self.queue if planned.seq is not None else self.scrimmages).append(planned)
+        if self.queue or self.scrimmages or self.order.waiting:
+            LOGGER.info(
+                "ladder: taking up %d matches to play (%d cut off by a stop, played again dealt afresh) "
+                "and %d results to apply",
+                len(self.queue) + len(self.scrimmages),
+                sum(1 for p in (*self.queue, *self.scrimmages) if p.attempt),
+                len(self.order.waiting),
+            )
         self.loaded = True
 
-    async def run(self) -> None:
-        """Play the ladder forever (cancel the task to stop it; the matches in play are cut off)."""
+    async def run(self, executor: Executor, seed: str) -> None:
+        """Play the ladder forever on ``executor``, its deal sets from ``seed`` (cancel the task to
+        stop it; the matches in play are cut off)."""
+        self.executor, self.seed = executor, seed
         try:
             while True:
                 try:
@@ -152,7 +162,8 @@ class Ladder:
             await self.load()
         while self.unsaved:
             planned, result = self.unsaved[0]
-            if await self.store.finished(planned.id, result) and planned.seq is not None:
+            ranked = planned.seq is not None
+            if await self.store.finished(planned.id, result, ranked=ranked) and planned.seq is not None:
                 self.order.add(planned.seq, result)
             self.unsaved.pop(0)
         await self.apply_ready()
@@ -163,6 +174,7 @@ class Ladder:
             out = match_folder(self.config.storage, planned.id)
             if out.exists():  # an attempt a stopped server cut off: played again from nothing
                 shutil.rmtree(out)
+            assert self.executor is not None, "run() gives the ladder its executor"
             task = asyncio.create_task(self.executor.run(match_job(planned, self.config, self.seed)))
             self.running[task] = planned
 

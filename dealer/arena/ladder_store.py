@@ -18,9 +18,10 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from dealer.arena.ladder import Applied, Standing
-from dealer.arena.model import BuildState, Team, Version
+from dealer.arena.model import WINDOW_S, ArenaError, BuildState, Team, Version, retry_after
 from dealer.arena.repository import (
     Repository,
+    _utc,
     _version,
     active_versions,
     ladder,
@@ -77,6 +78,12 @@ def _standing(row: Any, house: bool) -> Standing:
     if row.mu is None:
         return Standing(row.version_id, row.team_id, house=house)
     return Standing(row.version_id, row.team_id, row.mu, row.sigma, row.games, row.faulty, row.paused, house)
+
+
+def _planned(row: Any, seats: Sequence[Seat]) -> Planned:
+    """A match from its row and seats."""
+    result = None if row.result is None else result_from_json(dict(row.result))
+    return Planned(row.id, row.seq, row.deal, row.seed, row.attempt, row.state, tuple(seats), result)
 
 
 class LadderStore:
@@ -197,20 +204,7 @@ class LadderStore:
         async with self.engine.connect() as connection:
             rows = (await connection.execute(query)).all()
             seats = await self._seats(connection, [row.id for row in rows])
-        return [
-            Planned(
-                row.id,
-                row.seq,
-                row.deal,
-                row.seed,
-                row.attempt,
-                row.state,
-                tuple(seats.get(row.id, [])),
-                None if row.result is None else result_from_json(dict(row.result)),
-            )
-            for row in rows
-            if row.seq is not None or row.state != "finished"
-        ]
+        return [_planned(row, seats.get(row.id, [])) for row in rows]
 
     async def schedule(self, seq: int, picked: Sequence[Standing], deal: int) -> Planned:
         """Record ranked match ``seq`` of these versions (first seat first) on deal set ``deal``, and
@@ -246,13 +240,18 @@ class LadderStore:
                 .values(state="running", attempt=attempt)
             )
 
-    async def finished(self, match_id: int, result: MatchResult) -> bool:
-        """Keep a match's result; False if it already had one (it is then not kept again)."""
+    async def finished(self, match_id: int, result: MatchResult, *, ranked: bool = True) -> bool:
+        """Keep a match's result (a ranked one then waits to be applied; a scrimmage is done); False
+        if it already had one (it is then not kept again)."""
         async with self.engine.begin() as connection:
             done = await connection.execute(
                 matches.update()
                 .where(matches.c.id == match_id, matches.c.state.in_(("scheduled", "running")))
-                .values(state="finished", result=result_to_json(result), finished_at=datetime.now(UTC))
+                .values(
+                    state="finished" if ranked else "done",
+                    result=result_to_json(result),
+                    finished_at=datetime.now(UTC),
+                )
             )
         return bool(done.rowcount)
 
@@ -352,9 +351,90 @@ class LadderStore:
             version = await self.repository.set_state(version, BuildState.READY)
         await self.repository.activate(team, version.number)
 
-    async def scrimmages_since(self, team: Team, hours: float = 1.0) -> int:
-        """How many scrimmages ``team`` asked for in the last ``hours``."""
-        since = datetime.now(UTC) - timedelta(hours=hours)
-        query = select(func.count()).where(matches.c.requested_by == team.id, matches.c.created_at > since)
+    async def request_scrimmage(self, team: Team, opponent: str, per_hour: int, seed: str) -> Planned:
+        """Record a scrimmage ``team`` asks for against team ``opponent`` (their active versions,
+        dealt from its own ``seed``); ArenaError (``Refused``) with the reason when it cannot be."""
+        if opponent == team.name:
+            raise RefusedError(409, "a scrimmage is against another team")
+        now = datetime.now(UTC)
+        async with self.engine.begin() as connection:
+            since = now - timedelta(seconds=WINDOW_S)
+            asked = (
+                select(matches.c.created_at)
+                .where(matches.c.requested_by == team.id, matches.c.created_at > since)
+                .order_by(matches.c.created_at)
+            )
+            recent = [_utc(row.created_at) for row in (await connection.execute(asked)).all()]
+            wait = retry_after(recent, per_hour, now) if per_hour else WINDOW_S
+            if wait > 0:
+                raise RefusedError(429, f"at most {per_hour} scrimmages an hour: try again in {wait:.0f} s", wait)
+            other = (await connection.execute(select(teams.c.id).where(teams.c.name == opponent))).first()
+            if other is None:
+                raise RefusedError(404, f"no team {opponent!r}")
+            accepts = (
+                await connection.execute(
+                    select(team_ladder.c.accepts_scrimmages).where(team_ladder.c.team_id == other.id)
+                )
+            ).scalar()
+            if accepts is False:
+                raise RefusedError(409, f"team {opponent!r} does not accept scrimmages")
+            picked: list[dict[str, int]] = []
+            for team_id, name in ((team.id, "your team"), (other.id, f"team {opponent!r}")):
+                active = (
+                    await connection.execute(
+                        select(active_versions.c.version_id).where(active_versions.c.team_id == team_id)
+                    )
+                ).scalar()
+                if active is None:
+                    raise RefusedError(409, f"{name} has no active version")
+                picked.append({"seat": len(picked), "version_id": active, "team_id": team_id})
+            insert = matches.insert().values(
+                state="scheduled", seed=seed, attempt=0, requested_by=team.id, created_at=now
+            )
+            match_id = (await connection.execute(insert.returning(matches.c.id))).scalar_one()
+            await connection.execute(match_versions.insert(), [{**seat, "match_id": match_id} for seat in picked])
+            seats = await self._seats(connection, [match_id])
+        return Planned(int(match_id), None, None, seed, 0, "scheduled", tuple(seats[match_id]))
+
+    async def scrimmages(self, team: Team, match_id: int | None = None, limit: int = 100) -> list[Planned]:
+        """The newest scrimmages ``team`` played in or asked for, newest first (``match_id``: that
+        one alone, if the team played in it: another team's are never found)."""
+        query = (
+            select(matches)
+            .select_from(matches.join(match_versions, match_versions.c.match_id == matches.c.id))
+            .where(match_versions.c.team_id == team.id, matches.c.seq.is_(None))
+            .order_by(matches.c.id.desc())
+            .limit(limit)
+        )
+        if match_id is not None:
+            query = query.where(matches.c.id == match_id)
         async with self.engine.connect() as connection:
-            return int((await connection.execute(query)).scalar_one())
+            rows = (await connection.execute(query)).all()
+            seats = await self._seats(connection, [row.id for row in rows])
+        return [_planned(row, seats[row.id]) for row in rows]
+
+    async def set_scrimmages(self, team: Team, accept: bool) -> None:
+        """Whether ``team`` accepts the scrimmages other teams ask for (it does until it says not)."""
+        async with self.engine.begin() as connection:
+            updated = await connection.execute(
+                team_ladder.update().where(team_ladder.c.team_id == team.id).values(accepts_scrimmages=accept)
+            )
+            if updated.rowcount == 0:
+                await connection.execute(
+                    team_ladder.insert().values(team_id=team.id, next_deal=0, accepts_scrimmages=accept)
+                )
+
+    async def accepts_scrimmages(self, team: Team) -> bool:
+        """Whether ``team`` accepts scrimmages."""
+        query = select(team_ladder.c.accepts_scrimmages).where(team_ladder.c.team_id == team.id)
+        async with self.engine.connect() as connection:
+            return (await connection.execute(query)).scalar() is not False
+
+
+class RefusedError(ArenaError):
+    """A scrimmage that cannot be: its HTTP status, and when to try again (the quota)."""
+
+    def __init__(self, status: int, message: str, retry_after_s: float = 0.0) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s

@@ -74,13 +74,13 @@ async def _build_executor(config: ArenaConfig, scheduler: str | None) -> AsyncIt
         yield executor
 
 
-async def _ladder(store: LadderStore, config: ArenaConfig, scheduler: str | None) -> None:
+async def _ladder(ladder: Ladder, config: ArenaConfig, scheduler: str | None) -> None:
     """Run the ladder forever (the house bot entered first, when it plays)."""
-    seed = await store.seed(config.ladder.seed, draw_seed())
+    seed = await ladder.store.seed(config.ladder.seed, draw_seed())
     if config.ladder.house:
-        await store.ensure_house((sys.executable, str(HOUSE)))
+        await ladder.store.ensure_house((sys.executable, str(HOUSE)))
     async with executor_for(config, scheduler) as executor:
-        await Ladder(store, config, executor, seed).run()
+        await ladder.run(executor, seed)
 
 
 async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler: str | None = None) -> None:
@@ -92,8 +92,8 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler
     _log_to(config)
     async with open_repository(config.database) as repository, _build_executor(config, scheduler) as build_on:
         builder = Builder(repository, config, build_on)
-        store = LadderStore(repository)
-        app = make_app(repository, config, builder.queued)
+        ladder = Ladder(LadderStore(repository), config)
+        app = make_app(repository, config, builder.queued, ladder.requested)
         add_pages(app)
         add_organiser_pages(app)
         runner = web.AppRunner(app, access_log=None)
@@ -107,7 +107,7 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
             tasks = {asyncio.create_task(builder.run()), asyncio.create_task(stop.wait())}
             if config.ladder.jobs > 0:
-                tasks.add(asyncio.create_task(_ladder(store, config, scheduler)))
+                tasks.add(asyncio.create_task(_ladder(ladder, config, scheduler)))
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in tasks:
                 task.cancel()
