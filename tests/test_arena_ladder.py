@@ -4,6 +4,7 @@ accelerated ladder of twelve in-process bots of known order on both databases.""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections import Counter
 from pathlib import Path
@@ -314,3 +315,81 @@ def test_a_version_that_keeps_crashing_is_paused_and_its_team_alone_is_told_why(
             assert len(crashed) <= 2 + settings.ahead, "nor picked again, once the pause is applied"
 
     asyncio.run(scenario())
+
+
+class _Outage:
+    """A store whose every query fails (as a database that cannot be reached) while ``down``."""
+
+    def __init__(self, store: LadderStore) -> None:
+        self.store = store
+        self.down = False
+
+    def __getattr__(self, name: str) -> object:
+        method = getattr(self.store, name)
+
+        async def call(*args: object, **kwargs: object) -> object:
+            if self.down:
+                raise OSError(111, "Connection refused")
+            return await method(*args, **kwargs)
+
+        return call
+
+
+def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_nothing(tmp_path: Path) -> None:
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    asyncio.run(migrate(database))
+    settings = LadderSettings(jobs=2, hands=5, house=False, seed="outage-seed-0123456789")
+    config = ArenaConfig(storage=tmp_path / "storage", database=database, ladder=settings)
+    strategies = field(3)
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("dealer.arena.ladder_loop")
+    logger.addHandler(handler)
+
+    async def scenario() -> None:
+        async with open_repository(database) as repository:
+            for name in strategies:
+                team, _ = await repository.add_team(name)
+                version, _ = await repository.add_version(
+                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+                )
+                await repository.set_state(version, BuildState.READY)
+                await repository.activate(team, 1)
+            store = LadderStore(repository)
+            flaky = _Outage(store)
+            ladder = Ladder(flaky, config)  # type: ignore[arg-type]
+            async with DealerServer("127.0.0.1:0", local_socket=False) as server:
+                playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), settings.seed or ""))
+                while await store.applied_count() < 5:
+                    await asyncio.sleep(0.05)
+                    if playing.done():
+                        playing.result()
+                flaky.down = True
+                await asyncio.sleep(0.5)
+                stopped_at = await store.applied_count()
+                await asyncio.sleep(2.5)  # retried every second: still one line
+                assert await store.applied_count() == stopped_at, "nothing is applied while it is down"
+                assert not playing.done()
+                flaky.down = False
+                while await store.applied_count() < stopped_at + 5:
+                    await asyncio.sleep(0.05)
+                    if playing.done():
+                        playing.result()
+                playing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await playing
+            async with repository.engine.connect() as connection:
+                query = select(matches.c.id, matches.c.state, match_versions.c.version_id).join(match_versions)
+                rows = (await connection.execute(query)).all()
+            applied = Counter(row.version_id for row in rows if row.state == "applied")
+            stood = await store.standings_of(list(applied))
+            assert {v: s.games for v, s in stood.items()} == dict(applied), "each match counted once"
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        logger.removeHandler(handler)
+    down = [line for line in lines if "cannot be reached" in line]
+    assert down == ["the database cannot be reached ([Errno 111] Connection refused): the ladder waits for it"]
+    assert "the database answers again: the ladder goes on" in lines
