@@ -77,6 +77,7 @@ from dealer.cli_options import (
     sandbox_limits,
     split_command,
 )
+from dealer.cli_play import play_person
 from dealer.compare import BATCH, Comparison, Settings, deal_sets_for
 from dealer.compare_text import comparison_text
 from dealer.config import GameConfig, Limits, game_config, split_protocol
@@ -173,7 +174,7 @@ def match(
     typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
 
 
-def _match_commands(bots: list[str]) -> tuple[list[Protocol], list[list[str]]]:
+def _match_commands(bots: list[str], least: int = 2) -> tuple[list[Protocol], list[list[str]]]:
     """Each bot's protocol and command words; a usage error for an empty one, or too few or too many."""
     protocols, commands = [], []
     for protocol, text in map(split_protocol, bots):
@@ -181,8 +182,8 @@ def _match_commands(bots: list[str]) -> tuple[list[Protocol], list[list[str]]]:
         commands.append(split_command(text))
     if not all(commands):
         raise typer.BadParameter("a bot's command line is empty")
-    if not 2 <= len(commands) <= 10:
-        raise typer.BadParameter(f"a match needs 2 to 10 bots, got {len(commands)}")
+    if not least <= len(commands) <= 10:
+        raise typer.BadParameter(f"a match needs {least} to 10 bots, got {len(commands)}")
     return protocols, commands
 
 
@@ -307,6 +308,56 @@ def serve(
         raise typer.BadParameter("--linger keeps the --web page up: give --web HOST:PORT too")
     options = LeagueOptions(keep_going, standings_every, web=web, log_level=log_level, linger=linger)
     play_league(league, resume, tokens, options)
+
+
+@app.command()
+def play(
+    bots: Annotated[
+        list[str], typer.Argument(help="Bot command lines to play against (stdio: or acpc: as for match).")
+    ],
+    name: Annotated[str, typer.Option(help="Your name at the table.")] = "you",
+    hands: Annotated[int, typer.Option(min=1, help="Hands to play.")] = 20,
+    blinds: Blinds = "50/100",
+    stack: Stack = 20000,
+    per_action_ms: Annotated[int, typer.Option(min=1, help="Time for each action, yours and the bots'.")] = 30000,
+    bank_ms: BankMs = 60000,
+    fault_policy: MatchFaultPolicy = FaultPolicy.FOLD,
+    web: Annotated[
+        str, typer.Option(metavar="HOST:PORT", help="Serve your seat here (port 0 picks one).", callback=check_address)
+    ] = "127.0.0.1:8080",
+    out: Annotated[Path, typer.Option(help="Output folder: histories, logs, results.json.")] = Path("out/play"),
+    fresh: Fresh = False,
+    seed_file: SeedFile = None,
+    sandbox: Sandbox = Switch.ON,
+    log_level: LogLevel = "info",
+) -> None:
+    """Take a seat yourself against bots, in the browser: the same rules, clocks and fault policy as a bot's."""
+    if len(bots) > 9:
+        raise typer.BadParameter(f"a table seats 10: you and at most 9 bots, not {len(bots)}")
+    protocols, commands = _match_commands(bots, least=1)
+    names = bot_names(commands)
+    if name in names:
+        raise typer.BadParameter(f"--name {name!r} is a bot's name too: choose another")
+    clock = {"per_action_ms": per_action_ms, "bank_ms": bank_ms}
+    game = _game(blinds=parse_blinds(blinds), stack=stack, time=clock)
+    claim(out, fresh=fresh, resumable=False)
+    seed_text = event_seed(seed_file, None)
+    seats = plan_tables([name, *names], duplicate=False, tables=1)
+    plan = MatchPlan("play", seats, game, hands, seed_text, fault_policy=fault_policy)
+    limits = sandbox_limits(sandbox)
+    entries = {
+        bot: MatchBot(bot, tuple(argv), limits=limits, protocol=protocol)
+        for bot, argv, protocol in zip(names, commands, protocols, strict=True)
+    }
+    log_to(out, log_level)
+    try:
+        result = asyncio.run(play_person(name, entries, plan, web, out))
+    except OSError as error:  # e.g. the address is taken
+        fail(*str(error).splitlines())
+    typer.echo(standings_table(standings([result])))
+    record = match_record(plan, result, {name: MatchBot(name), **entries}, duplicate=False)
+    write_private(out / "results.json", json.dumps(record, indent=2) + "\n")
+    typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
 
 
 @app.command()

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from dealer.web.delta import diff
+from dealer.web.seat import SeatDesk, seat_routes
 
 STATIC = Path(__file__).parent / "static"
 PUSH_S = 0.5
@@ -85,9 +86,10 @@ def _json_in_html(data: object) -> str:
 
 class WebView:
     """Serves a view's snapshots at ``host:port`` on the running loop: ``await start()``, ``await stop()``.
-    ``/`` is the page, ``/tv`` the same page laid out for a projector."""
+    ``/`` is the page, ``/tv`` the same page laid out for a projector; with a ``seat``, ``/seat`` is a
+    person's seat at the table (``dealer.web.seat``; without a view, ``/`` leads there)."""
 
-    def __init__(self, view: Snapshots, address: str) -> None:
+    def __init__(self, view: Snapshots | None, address: str, seat: SeatDesk | None = None) -> None:
         host, _, port = address.rpartition(":")
         if not host or not port.isdigit():
             raise ValueError(f"--web must look like HOST:PORT (e.g. 127.0.0.1:8080), not {address!r}")
@@ -99,14 +101,20 @@ class WebView:
         self.sent: dict[str, list[int]] = {"state": [0, 0], "patch": [0, 0]}  # messages and bytes, by kind
         self.key = secrets.token_urlsafe(32)
         self.cookie = COOKIE
+        self.seat = seat
 
     async def start(self) -> str:
         """Start serving; return the page's URL, key included (print it to the organiser only)."""
         app = web.Application(middlewares=[self._guard])
-        app.router.add_get("/", self._page)
-        app.router.add_get("/tv", self._tv)
-        app.router.add_get("/state", self._state)
-        app.router.add_get("/events", self._events)
+        if self.view is not None:
+            app.router.add_get("/", self._page)
+            app.router.add_get("/tv", self._tv)
+            app.router.add_get("/state", self._state)
+            app.router.add_get("/events", self._events)
+        else:
+            app.router.add_get("/", lambda request: web.HTTPFound("seat"))  # type: ignore[arg-type,return-value]
+        if self.seat is not None:
+            app.add_routes(seat_routes(self.seat))
         app.router.add_static("/static", STATIC)
         page()  # fail now, not in the browser, when the vendored scripts are missing
         self.runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
@@ -117,7 +125,7 @@ class WebView:
         self.cookie = f"{COOKIE}_{port}"
         self.pusher = asyncio.create_task(self._push())
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{port}/?key={self.key}"
+        return f"http://{host}:{port}/{'' if self.view is not None else 'seat'}?key={self.key}"
 
     async def stop(self) -> None:
         """Push the last snapshot, end every stream and stop the server (once: a second call does nothing)."""
@@ -149,6 +157,8 @@ class WebView:
 
     def _refresh(self) -> None:
         """Take a new snapshot; send every subscriber what changed since the last one (if anything)."""
+        if self.view is None:
+            return
         snapshot = self.view.snapshot()
         if self.state is not None:
             patch = diff(self.state, snapshot)
