@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ from dealer.scheduler import plan_tables
 from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parents[1]
+# Where the browser tests save the README's screenshots: docs/ when asked (DEALER_SCREENSHOTS=1),
+# else a folder in the temporary directory, so that a test run leaves the checkout as it was.
+SHOTS = ROOT / "docs" if os.environ.get("DEALER_SCREENSHOTS") == "1" else Path(tempfile.gettempdir(), "dealer-shots")
 PY_BOTS = ROOT / "sample_bots" / "python"
 NODE_BOT = ROOT / "sample_bots" / "node" / "bot.js"
 RECORDER_BOT = ROOT / "tests" / "bots" / "recorder_bot.py"

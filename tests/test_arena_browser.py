@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import re
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
-from conftest import ROOT
+from conftest import ROOT, SHOTS
 from dealer.arena.pages import SCRIPTS
 from test_web import CHROMIUM, CHROMIUM_ARGS
 
@@ -99,9 +98,8 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         while not (found := re.search(r"arena on (\S+)/api/v1", (folder / "serve.log").read_text())):
             assert server.poll() is None and time.monotonic() < deadline, (folder / "serve.log").read_text()
             time.sleep(0.1)
-        shots = ROOT / "docs" if os.environ.get("DEALER_SCREENSHOTS") == "1" else folder / "shots"
-        shots.mkdir(exist_ok=True)
-        yield Arena(found[1], tokens, shots)
+        SHOTS.mkdir(exist_ok=True)
+        yield Arena(found[1], tokens, SHOTS)
     finally:
         server.terminate()
         server.wait(30)

@@ -19,7 +19,7 @@ import pytest
 import yarl
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from conftest import PY_BOTS, ROOT
+from conftest import PY_BOTS, ROOT, SHOTS
 from dealer.config import LeagueConfig, game_config, parse_league
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.report import LeagueReport, Progress
@@ -41,7 +41,8 @@ CHROMIUM_ARGS = [
 DEALER = Path(sys.executable).parent / "dealer"
 PACED = ROOT / "tests" / "bots" / "paced.py"
 SEED = "s3cr3t-seed-b7f1"
-DOCS = ROOT / "docs"  # the README's screenshots, saved by the tests that show them
+DOCS = SHOTS  # the README's screenshots, saved by the tests that show them
+DOCS.mkdir(exist_ok=True)
 
 
 def test_hands_are_shown_only_once_every_seat_rotation_has_played_them(tmp_path: Path) -> None:
