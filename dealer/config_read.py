@@ -110,6 +110,16 @@ class Ctx:
             raise yaml.constructor.ConstructorError(None, None, str(exc), node.start_mark) from None
 
 
+def read_text(path: str | Path) -> str:
+    """A configuration file's text (arena.yaml, a finals file); unreadable or non-UTF-8 is one line."""
+    try:
+        return Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise LeagueConfigError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+    except UnicodeDecodeError as exc:
+        raise LeagueConfigError([f"{path}: not UTF-8 (byte offset {exc.start}); save the file as UTF-8"]) from None
+
+
 def parse_checked(ctx: Ctx, parse: Callable[[], T | None]) -> T:
     """Run a file's top-level reader ``parse`` and raise every problem it recorded as one
     LeagueConfigError (a tag YAML cannot construct, such as ``!!python/...``, is one of them)."""

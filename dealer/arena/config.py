@@ -74,6 +74,7 @@ from dealer.config_read import (
     mapping,
     parse_checked,
     read_key,
+    read_text,
     string,
     sublayers,
 )
@@ -306,10 +307,4 @@ def parse_arena(text: str, filename: str = "<string>") -> ArenaConfig:
 
 def load_arena(path: str | Path) -> ArenaConfig:
     """Read and parse an arena file (see the module docstring); unreadable or non-UTF-8 is one line."""
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise LeagueConfigError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
-    except UnicodeDecodeError as exc:
-        raise LeagueConfigError([f"{path}: not UTF-8 (byte offset {exc.start}); save the file as UTF-8"]) from None
-    return parse_arena(text, str(path))
+    return parse_arena(read_text(path), str(path))

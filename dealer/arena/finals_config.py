@@ -35,11 +35,11 @@ from dealer.config_read import (
     MAX_TABLE,
     NAME_PATTERN,
     Ctx,
-    LeagueConfigError,
     integer,
     mapping,
     parse_checked,
     read_key,
+    read_text,
     string,
 )
 
@@ -165,10 +165,4 @@ def parse_finals(text: str, filename: str = "<string>") -> FinalsConfig:
 
 def load_finals(path: str | Path) -> FinalsConfig:
     """Read and parse a finals file; unreadable or non-UTF-8 is one line."""
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise LeagueConfigError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
-    except UnicodeDecodeError as exc:
-        raise LeagueConfigError([f"{path}: not UTF-8 (byte offset {exc.start}); save the file as UTF-8"]) from None
-    return parse_finals(text, str(path))
+    return parse_finals(read_text(path), str(path))
