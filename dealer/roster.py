@@ -232,6 +232,14 @@ class Roster:
         seat.counted = process
         self._never_started(seat)
 
+    def _died_starting(self, seat: Seat) -> bool:
+        """The one rule, for every protocol, of a launch that started and then died at once: its
+        connection ended before its bot answered a first request. A stdio bot is connected as
+        soon as its process runs, and an ACPC or gRPC bot may connect and then fail on its first
+        message: whichever, its command is broken, as when it never connected."""
+        session = seat.session
+        return seat.entry.command is not None and seat.restarts == 0 and not session.live and session.answers == 0
+
     def _never_started(self, seat: Seat) -> None:
         """Fail a bot whose launch did not connect; its first launch is noted (a broken command)."""
         if seat.restarts == 0 and seat.entry.name not in self.result.unstarted:  # once, whichever instance
@@ -282,6 +290,8 @@ class Roster:
                 return  # restarted while this table waited: the new process is its answer
             if not seat.session.live:
                 await self._count_crash(seat)  # also when it was already failed by a disconnect mid-hand
+                if self._died_starting(seat):
+                    self._never_started(seat)
                 self.fail(seat)
             if seat.failed and self.plan.fault_policy == "restart" and not self._stopped():
                 if seat.process is not None:
@@ -302,8 +312,11 @@ class Roster:
                     seat.session.send_framed(start)
 
     async def shutdown(self) -> None:
-        """Say goodbye, stop every process, close the match's sessions and sum each bot's faults."""
+        """Say goodbye, stop every process, close the match's sessions and sum each bot's faults
+        (a launch that died before its first answer, with no hand after it, is noted unstarted here)."""
         for label, seat in self.seats.items():
+            if self._died_starting(seat) and seat.entry.name not in self.result.unstarted:
+                self.result.unstarted.append(seat.entry.name)
             if label not in self.kept:
                 seat.session.goodbye("match over")
         await asyncio.gather(*(self._stop(seat) for seat in self.seats.values()))

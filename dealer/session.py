@@ -86,6 +86,7 @@ class BotSession:
     _open: dict[int, _Pending] = field(default_factory=dict)
     _next_id: int = 1
     requests: int = 0  # ActionRequests sent over the session's life
+    answers: int = 0  # of them, those its bot answered in time (a bot that answered none never played)
     _stray: int = 0
     _late: dict[int, None] = field(default_factory=dict)
     _owner: object | None = None  # the connection attached (dealer.pump's Connection): only its end detaches
@@ -331,6 +332,7 @@ class BotSession:
             if pending is not None and pending.sent_at and pending.table == answer.table:
                 del opened[request_id]
                 self._close(pending)
+                self.answers += 1
                 try:
                     pending.answered(wire.reply(answer), now - pending.sent_at)
                 except Exception as error:  # noqa: BLE001 - the dealer's own: reported after the other replies

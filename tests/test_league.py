@@ -627,7 +627,7 @@ def test_validate_ok(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------ a bot that dies at start
 
 
-def _ghost_league(tmp_path: Path, ghost: str) -> tuple[Path, Path]:
+def _ghost_league(tmp_path: Path, ghost: str, protocol: str = "grpc") -> tuple[Path, Path]:
     out = tmp_path / "out"
     yaml = tmp_path / "ghost.yaml"
     yaml.write_text(
@@ -639,7 +639,7 @@ out: {out}
 bots:
   - {{name: random, command: {_py("random")}}}
   - {{name: caller, command: {_py("call")}}}
-  - {{name: ghost,  command: {ghost}}}
+  - {{name: ghost,  command: {ghost}, protocol: {protocol}}}
 game: {{time: {CLOCK}}}
 events:
   - {{name: hu, format: round-robin, table_size: 2, hands: 10}}
@@ -661,8 +661,9 @@ def test_validate_finds_a_missing_script(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-def test_bot_failing_at_start_stops_the_league(tmp_path: Path) -> None:
-    yaml, out = _ghost_league(tmp_path, GHOST)
+@pytest.mark.parametrize("protocol", ["grpc", "stdio"])
+def test_bot_failing_at_start_stops_the_league(tmp_path: Path, protocol: str) -> None:
+    yaml, out = _ghost_league(tmp_path, GHOST, protocol)
     proc = dealer("run", yaml)
     assert proc.returncode == 2, proc.stderr[-3000:]
     error = proc.stderr.strip().splitlines()[-1]
@@ -753,20 +754,30 @@ def test_a_ghost_in_its_first_match_ranks_below_every_bot_that_played() -> None:
     assert [s.name for s in standings([started])] == ["ghost", "a", "b"]
 
 
-def test_dealer_match_stops_at_a_bot_that_cannot_start_unless_keep_going(tmp_path: Path) -> None:
+GHOSTS = {  # one rule for every protocol: a bot that dies before its first answer never started
+    "grpc": GHOST_LINE,
+    "stdio": f"stdio:{GHOST_LINE}",  # its pipes are its connection: it is "connected" as it starts
+    "acpc": f"acpc:{GHOST_LINE}",
+    "grpc-connected": f"{sys.executable} {ROOT / 'tests' / 'bots' / 'crashes.py'} 0 exit",  # dies at its first request
+    "acpc-connected": f"acpc:{sys.executable} {ROOT / 'tests' / 'bots' / 'dies_after_hello.py'} {{host}} {{port}}",
+}
+
+
+@pytest.mark.parametrize("ghost", list(GHOSTS))
+def test_dealer_match_stops_at_a_bot_that_cannot_start_unless_keep_going(tmp_path: Path, ghost: str) -> None:
+    command = GHOSTS[ghost]
     out = tmp_path / "stopped"
-    proc = dealer(
-        "match", GHOST_LINE, _py("call"), "--name", "ghost", "--name", "caller", "--hands", "400", "--out", out
-    )
+    proc = dealer("match", command, _py("call"), "--name", "ghost", "--name", "caller", "--hands", "400", "--out", out)
     assert proc.returncode == 2, proc.stderr[-3000:]
     log = re.escape(str(out / "logs" / "ghost.0.log"))
-    assert re.fullmatch(START_ERROR.format(name="ghost", log=log), proc.stderr.strip().splitlines()[-1]), proc.stderr
+    error = START_ERROR.format(name="ghost", log=log).replace("ghost: no such model file", "(ghost|dying).*")
+    assert re.fullmatch(error, proc.stderr.strip().splitlines()[-1]), proc.stderr
     stopped = results_of(out)  # what was played is kept
     assert stopped["hands"] < 400 and {s["name"] for s in stopped["standings"]} == {"ghost", "caller"}
 
     out = tmp_path / "kept-going"
     proc = dealer(
-        "match", GHOST_LINE, _py("call"), "--name", "ghost", "--name", "caller", "--hands", "40", "--keep-going",
+        "match", command, _py("call"), "--name", "ghost", "--name", "caller", "--hands", "40", "--keep-going",
         "--out", out,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
