@@ -117,9 +117,8 @@ async def _league(
     league: LeagueConfig, resume: bool, remote_tokens: dict[str, list[str]] | None, options: LeagueOptions
 ) -> list[MatchResult]:
     """Play the league on its executor, with the terminal's display and, with ``--web``, the live page."""
-    jobs = build_jobs(league)
-    total = len(jobs)
-    view = LeagueView(league, total, schedule=[scheduled(job) for job in jobs]) if options.web else None
+    total = len(build_jobs(league))  # the seating waits for the seed (``on_jobs``), the count does not
+    view = LeagueView(league, total) if options.web else None
     web = WebView(view, options.web) if view is not None and options.web else None
     executors = (
         _local_executor(league, remote_tokens, options, view)
@@ -144,6 +143,7 @@ async def _league(
                     on_progress=progress,
                     keep_going=options.keep_going,
                     on_seed=show_seed,
+                    on_jobs=None if view is None else lambda jobs: view.board.plan([scheduled(job) for job in jobs]),
                 )
             _write_report(league, results, total)
             if web is not None and options.linger:

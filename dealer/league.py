@@ -377,12 +377,19 @@ async def run_league(
     on_progress: Callable[[Progress], None] | None = None,
     keep_going: bool = True,
     on_seed: Callable[[str, str | None], None] | None = None,
+    on_jobs: Callable[[Sequence[MatchJob]], None] | None = None,
 ) -> list[MatchResult]:
     """Run every match not yet in the journal (see ``_run_league``); a full output filesystem, also
     before the first match (the journal, a resume's bookkeeping), stops it with one RunError."""
     try:
         return await _run_league(
-            config, executor, resume=resume, on_progress=on_progress, keep_going=keep_going, on_seed=on_seed
+            config,
+            executor,
+            resume=resume,
+            on_progress=on_progress,
+            keep_going=keep_going,
+            on_seed=on_seed,
+            on_jobs=on_jobs,
         )
     except (OSError, sqlite3.OperationalError) as error:
         if not disk_full(error):
@@ -446,6 +453,7 @@ async def _run_league(
     on_progress: Callable[[Progress], None] | None,
     keep_going: bool,
     on_seed: Callable[[str, str | None], None] | None,
+    on_jobs: Callable[[Sequence[MatchJob]], None] | None = None,
 ) -> list[MatchResult]:
     """Run every match not yet in the journal; commit each as it finishes; return all results.
 
@@ -454,12 +462,16 @@ async def _run_league(
     ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``). A full
     output filesystem stops it with a RunError that says how many matches are kept for ``--resume``.
     Without a seed in the configuration one is drawn (and kept in the journal for ``--resume``);
-    ``on_seed`` gets its SHA-256 commitment and the warning for a guessable seed, if any."""
+    ``on_seed`` gets its SHA-256 commitment and the warning for a guessable seed, if any; ``on_jobs``
+    every job of the league, seated with that seed, before the first match starts (what a page lists:
+    a schedule built before the seed is drawn seats other bots)."""
     claim_output(config.out, resume=resume)  # never over an earlier run's results
     journal = Journal(config.out / "journal.sqlite", fingerprint(config))
     try:
         config = _seeded(config, journal, on_seed)
         jobs, results, todo = _jobs_left(config, journal, resume)
+        if on_jobs is not None:
+            on_jobs(jobs)
         left = collections.Counter(j.event for j in todo)
         seen = {name for r in results for name in r.bots}
         pace = _Pace(len(jobs), results)

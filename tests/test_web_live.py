@@ -5,16 +5,25 @@ the whole state once, then only what changed."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
+import logging
+import re
+import sys
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 import yarl
 
+from conftest import PY_BOTS
+from dealer.cli_league import LeagueOptions, play_league
+from dealer.config import load_league
 from dealer.web import server as web_server
 from dealer.web.delta import apply, diff
-from dealer.web.live import Scheduled
+from dealer.web.live import LiveBoard, Scheduled
 from dealer.web.server import WebView
 from dealer.web.view import LeagueView
 from test_web import HAND, SHOWDOWN, _config
@@ -124,3 +133,65 @@ def test_a_merge_patch_adds_changes_and_removes_keys() -> None:
     assert patch == {"gone": None, "b": {"c": [1, 2, 3]}, "new": {"e": None}}
     assert apply(old, patch) == {"a": 1, "b": {"c": [1, 2, 3], "d": "x"}, "new": {}}
     assert diff(new, new) == {}
+
+
+def test_with_a_drawn_seed_the_live_page_names_the_bots_that_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``seed: random`` (the shipped tournaments.yaml): the page's schedule is seated with the drawn
+    seed, so "now playing" names the bots dealer.log says each match launched, and each 3-player
+    table's running score gives each seat's chips (as the hand histories, read as TOML, total them)
+    to the bot that won them."""
+    bots_by_name = [("a", "call"), ("b", "random"), ("c", "call"), ("d", "random")]
+    now: dict[str, dict[int, list[str]]] = {}  # match -> table -> seats, as the page lists them
+    final: dict[str, dict[int, dict[str, float]]] = {}  # match -> table -> bot -> bb, as the page totals them
+    start, finish = LiveBoard.start, LiveBoard.finish
+
+    def started(board: LiveBoard, match_id: str) -> None:
+        start(board, match_id)
+        shown = next(m for m in board.data()["now"] if m["match"] == match_id)
+        now[match_id] = {t["table"]: t["seats"] for t in shown["tables"]}
+
+    def finished(board: LiveBoard, match_id: str) -> None:
+        for shown in board.data()["now"]:
+            if shown["match"] == match_id:  # (a match is in the report once: finished once)
+                final[match_id] = {t["table"]: dict(zip(t["seats"], t["bb"], strict=True)) for t in shown["tables"]}
+        finish(board, match_id)
+
+    monkeypatch.setattr(LiveBoard, "start", started)
+    monkeypatch.setattr(LiveBoard, "finish", finished)
+    out = tmp_path / "out"
+    bots = "".join(
+        f"  - {{name: {n}, command: [{sys.executable}, {PY_BOTS / f'{b}_bot.py'}]}}\n" for n, b in bots_by_name
+    )
+    yaml = tmp_path / "random.yaml"
+    yaml.write_text(
+        f"name: drawn\nseed: random\njobs: 2\nout: {out}\nbots:\n{bots}"
+        "events:\n  - {name: three, format: round-robin, table_size: 3, hands: 3}\n",
+        encoding="utf-8",
+    )
+    try:
+        play_league(load_league(yaml), False, None, LeagueOptions(web="127.0.0.1:0"))
+    finally:
+        for handler in list(logging.getLogger("dealer").handlers):
+            logging.getLogger("dealer").removeHandler(handler)
+            handler.close()
+    launched = dict(
+        re.findall(r"match (\S+): \d+ tables?, .*?, bots (.*), fault policy", (out / "dealer.log").read_text())
+    )
+    assert len(launched) == 4 and sorted(now) == sorted(launched)
+    for match_id, tables in now.items():
+        assert {name for seats in tables.values() for name in seats} == set(launched[match_id].split(", "))
+        for path in (out / "matches" / match_id / "hands").glob("*.phhs"):
+            hands = tomllib.loads(path.read_text(encoding="utf-8")).values()
+            number = next(iter(hands))["_table_id"]
+            won = collections.Counter[str]()
+            for hand in hands:
+                assert set(hand["players"]) == set(now[match_id][number])  # the page's table is this table
+                for name, before, after in zip(
+                    hand["players"], hand["starting_stacks"], hand["finishing_stacks"], strict=True
+                ):
+                    won[name] += (after - before) / max(hand["blinds_or_straddles"])
+            assert final[match_id][number] == pytest.approx(
+                {name: won[name] for name in now[match_id][number]}, abs=0.051
+            )

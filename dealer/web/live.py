@@ -68,15 +68,19 @@ class LiveBoard:
 
     def __init__(self, schedule: Sequence[Scheduled], roster: Sequence[tuple[str, Sequence[str]]]) -> None:
         """``roster``: each bot's name and the events it plays."""
-        self.schedule = list(schedule)
         self.roster = [{"name": name, "events": list(events)} for name, events in roster]
-        self.by_id = {s.match_id: s for s in self.schedule}
+        self.plan(schedule)
         self.playing: dict[str, dict[int, _LiveTable]] = {}  # match -> table number -> its showable hands
         self.started: set[str] = set()
         self.finished: set[str] = set()
         self.pending: list[tuple[str, str]] = []  # (match, PHH) passed on since the last read
         self.counted = 0  # showable hands counted since the page began
         self.samples: collections.deque[tuple[float, int]] = collections.deque()
+
+    def plan(self, schedule: Sequence[Scheduled]) -> None:
+        """The league's matches as they will be seated: known once its seed is (drawn for ``seed: random``)."""
+        self.schedule = list(schedule)
+        self.by_id = {s.match_id: s for s in self.schedule}
         self._cursor = 0  # the schedule before it is started or finished
 
     def start(self, match_id: str) -> None:
