@@ -393,3 +393,56 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
     down = [line for line in lines if "cannot be reached" in line]
     assert down == ["the database cannot be reached ([Errno 111] Connection refused): the ladder waits for it"]
     assert "the database answers again: the ladder goes on" in lines
+
+
+def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_more(tmp_path: Path) -> None:
+    """Issue 33 (12): the standings stop moving at the freeze (the finals' standings are the ladder's
+    last): the matches picked before it are played and applied, no ranked match is picked after it."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    asyncio.run(migrate(database))
+    settings = LadderSettings(jobs=2, hands=5, house=False, seed="freeze-seed-0123456789")
+    config = ArenaConfig(storage=tmp_path / "storage", database=database, ladder=settings)
+    strategies = field(3)
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("dealer.arena.ladder_loop")
+    logger.addHandler(handler)
+
+    async def scenario() -> None:
+        async with open_repository(database) as repository:
+            for name in strategies:
+                team, _ = await repository.add_team(name)
+                version, _ = await repository.add_version(
+                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+                )
+                await repository.set_state(version, BuildState.READY)
+                await repository.activate(team, 1)
+            store = LadderStore(repository)
+            ladder = Ladder(store, config)
+            async with DealerServer("127.0.0.1:0", local_socket=False) as server:
+                playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), settings.seed or ""))
+                while await store.applied_count() < 3:
+                    await asyncio.sleep(0.05)
+                    if playing.done():
+                        playing.result()
+                await repository.freeze()
+                deadline = asyncio.get_running_loop().time() + 20
+                while await store.applied_count() < (picked := await store.next_seq()):  # those picked: applied
+                    assert asyncio.get_running_loop().time() < deadline, "the ladder goes on picking"
+                    await asyncio.sleep(0.05)
+                    if playing.done():
+                        playing.result()
+                await asyncio.sleep(2.5)  # the ladder looks again every second
+                assert await store.next_seq() == picked, "a ranked match picked after the freeze"
+                assert await store.applied_count() == picked
+                playing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await playing
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        logger.removeHandler(handler)
+    said = [line for line in lines if "frozen" in line]
+    assert len(said) == 1 and said[0].startswith("the arena is frozen: the ladder picks no more ranked matches"), lines

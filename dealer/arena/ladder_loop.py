@@ -7,7 +7,9 @@ the same submissions pick the same matches and give the same ratings, on any exe
 any timing. Picking runs ahead of playing (at most ``ahead`` ranked matches picked and not yet
 applied, at most ``jobs`` playing), so a slow match holds up the ratings, not the executor.
 
-Nothing is lost to a stop: a match is recorded when picked, marked when started, its result kept
+Once the arena is frozen for its finals (``dealer arena freeze``) no ranked match is picked: those
+picked before are played and applied, and the standings then stay as they are (scrimmages go on,
+unranked). Nothing is lost to a stop: a match is recorded when picked, marked when started, its result kept
 when it finishes (once: a second result of one match is ignored) and applied in one transaction
 with everything it changes. A server killed and started again applies the results it kept, and
 plays again each match that was cut off (dealt afresh: ``MatchPlan.attempt``). While the database
@@ -98,6 +100,7 @@ class Ladder:
         self.wake = asyncio.Event()
         self.down = False
         self.loaded = False
+        self.frozen = False  # the arena was frozen: said once, no ranked match picked since
 
     def requested(self, planned: Planned) -> None:
         """A scrimmage the API recorded: play it when a slot is free."""
@@ -197,8 +200,21 @@ class Ladder:
             await self.pick_ahead()
 
     async def pick_ahead(self) -> None:
-        """Pick ranked matches until ``ahead`` of them wait to be applied (or too few teams play)."""
-        while self.next_seq < self.order.next_seq + self.settings.ahead and self.settings.jobs > 0:
+        """Pick ranked matches until ``ahead`` of them wait to be applied (or too few teams play);
+        none once the arena is frozen: the ones picked before are played and applied, and the
+        standings then stay as the finals found them."""
+        if self.next_seq >= self.order.next_seq + self.settings.ahead or self.settings.jobs == 0:
+            return
+        if await self.store.frozen():
+            if not self.frozen:
+                LOGGER.warning(
+                    "the arena is frozen: the ladder picks no more ranked matches (the %d picked are played "
+                    "and applied, then the standings stay)",
+                    len(self.ranked),
+                )
+                self.frozen = True
+            return
+        while self.next_seq < self.order.next_seq + self.settings.ahead:
             playing = await self.store.playing()
             picked = pick(playing, self.settings.matchmaking, match_rng(self.seed, self.next_seq))
             if picked is None:

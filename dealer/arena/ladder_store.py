@@ -298,6 +298,10 @@ class LadderStore:
         merged.merge(groups)
         await connection.execute(pairs.update().where(key).values(groups=merged.as_json()))
 
+    async def frozen(self) -> bool:
+        """Whether the arena is frozen for its finals (the ladder then picks no more ranked matches)."""
+        return await self.repository.frozen_at() is not None
+
     async def history(self, version_id: int) -> list[tuple[int, float, float]]:
         """A version's rating after each of its ranked matches: (seq, mu, sigma), in order."""
         query = (
