@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,7 @@ class Arena:
     url: str
     tokens: dict[str, str]
     shots: Path
+    config: Path
     versions: dict[str, int] = field(default_factory=dict)
     match: str = ""  # a match alpha played
 
@@ -99,7 +101,7 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
             assert server.poll() is None and time.monotonic() < deadline, (folder / "serve.log").read_text()
             time.sleep(0.1)
         SHOTS.mkdir(exist_ok=True)
-        yield Arena(found[1], tokens, SHOTS)
+        yield Arena(found[1], tokens, SHOTS, config)
     finally:
         server.terminate()
         server.wait(30)
@@ -297,3 +299,69 @@ def test_markup_from_a_team_runs_no_script_on_any_page(browser: Browser, arena: 
     expect(organiser.get_by_role("heading", level=1)).to_have_text(XSS)
     assert mallory.problems == [], mallory.problems
     mallory.close()
+
+
+def _phh_bb100(storage: Path, match_ids: list[int], bot: str) -> tuple[float, int]:
+    """``bot``'s big blinds per 100 hands over these matches, and its hands, straight from the hand
+    histories the matches wrote (chips won over hands played over each hand's big blind, times 100)."""
+    won_bb, hands = 0.0, 0
+    for match_id in match_ids:
+        for path in sorted((storage / "matches" / str(match_id) / "hands").glob("*.phhs")):
+            for hand in tomllib.loads(path.read_text(encoding="utf-8")).values():
+                if bot in hand["players"]:
+                    seat = hand["players"].index(bot)
+                    chips = hand["finishing_stacks"][seat] - hand["starting_stacks"][seat]
+                    won_bb += chips / max(hand["blinds_or_straddles"])
+                    hands += 1
+    return 100 * won_bb / hands, hands
+
+
+def test_the_leaderboards_bb_per_100_is_what_the_stored_hands_give_and_stays_once_frozen(
+    browser: Browser, arena: Arena
+) -> None:
+    """Issue 33 (2): the leaderboard's bb/100 was divided by the big blind twice. After the freeze the
+    ladder picks no more ranked matches; once those in play are applied, the figure on the page and
+    the API's ``versions/N/ladder`` (over all opponents, and against each) equal the hand histories'."""
+    if "alpha" not in arena.versions:
+        pytest.fail("the upload test did not leave alpha a version")
+    frozen = subprocess.run([DEALER, "arena", "freeze", str(arena.config)], capture_output=True, text=True)
+    assert frozen.returncode == 0, frozen.stderr
+    watched = Watched(browser, arena.url)
+    page = watched.page
+    deadline = time.monotonic() + 120
+    while page.request.get(arena.url + "/data/matches").json()["queue"]:
+        assert time.monotonic() < deadline, "the matches picked before the freeze never ended"
+        page.wait_for_timeout(200)
+    storage = arena.config.parent / "arena"
+    ids = sorted(int(p.name) for p in (storage / "matches").iterdir())
+    states = {n: page.request.get(f"{arena.url}/data/matches/{n}").json() for n in ids}
+    deadline = time.monotonic() + 60
+    while any(m["state"] not in ("applied", "void") for m in states.values()):  # results still being applied
+        assert time.monotonic() < deadline, states
+        page.wait_for_timeout(200)
+        states = {n: page.request.get(f"{arena.url}/data/matches/{n}").json() for n in ids}
+    played = [n for n, m in states.items() if m["state"] == "applied" and any(s["team"] == "alpha" for s in m["seats"])]
+    expected, hands = _phh_bb100(storage, played, "alpha-v1")
+    assert hands >= 20, hands
+    page.wait_for_timeout(2500)  # the ladder picks nothing more once frozen
+    assert sorted(int(p.name) for p in (storage / "matches").iterdir()) == ids, "a ranked match after the freeze"
+    page.goto("/leaderboard")
+    shown = page.locator('tr[data-team="alpha"]').locator("td").nth(3)
+    expect(shown).to_have_text(re.compile(r"^[+-]\d+\.\d"))
+    figure = float(shown.inner_text().split()[0].replace("\u2212", "-"))
+    assert abs(figure - expected) <= 0.05 + 1e-9, (shown.inner_text(), expected)  # shown to 0.1
+    line = next(t for t in page.request.get(arena.url + "/data/leaderboard").json()["teams"] if t["team"] == "alpha")
+    assert line["bb100"]["mean"] == pytest.approx(expected, rel=1e-9)
+    api = page.request.get(
+        f"{arena.url}/api/v1/versions/1/ladder", headers={"Authorization": f"Bearer {arena.tokens['alpha']}"}
+    ).json()
+    assert api["bb_per_100"] == pytest.approx(expected, abs=0.0005), "the API's figure is the leaderboard's"
+    low, high = api["ci95"]
+    assert low < api["bb_per_100"] < high and [low, high] == pytest.approx(
+        [line["bb100"]["low"], line["bb100"]["high"]], abs=0.0005
+    )
+    for opponent in api["opponents"]:  # against each opponent: the same from that opponent's matches alone
+        theirs = [n for n in played if any(s["team"] == opponent["team"] for s in states[n]["seats"])]
+        assert opponent["bb_per_100"] == pytest.approx(_phh_bb100(storage, theirs, "alpha-v1")[0], abs=0.0005)
+    assert watched.problems == []
+    watched.close()

@@ -26,6 +26,7 @@ from dealer.arena.ladder_store import LadderStore, Planned, RefusedError
 from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, is_public, match_folder, smoke_bot_logs
 from dealer.arena.model import TEAM_PATTERN as NAME
 from dealer.arena.model import ArenaError, Team, Version, frozen_line, token_digest
+from dealer.arena.public import version_bb100
 from dealer.arena.repository import Repository
 from dealer.arena.sessions import CSRF_HEADER, SAFE_METHODS, SESSIONS, Sessions, csrf_ok, request_session
 from dealer.arena.toolchains import BASIC, offers
@@ -342,7 +343,9 @@ async def _version_ladder(request: web.Request) -> web.Response:
     store, config = _store(request), request.app[CONFIG]
     standing = (await store.standings_of([version.id]))[version.id]
     opponents = []
-    for name, number, groups in await store.pair_groups(version.id):
+    pairs = await store.pair_groups(version.id)
+    overall = version_bb100(pairs)  # the leaderboard's figure: every opponent's groups together
+    for name, number, groups in pairs:
         rate = groups.bb_per_100(1)  # the groups are summed in big blinds already
         low, high = rate.ci95()
         finite = all(math.isfinite(x) for x in (low, high))
@@ -364,6 +367,9 @@ async def _version_ladder(request: web.Request) -> web.Response:
             "games": standing.games,
             "faulty": standing.faulty,
             "paused": standing.paused,
+            "bb_per_100": None if overall is None else round(overall[0], 3),
+            "ci95": None if overall is None else [round(overall[1], 3), round(overall[2], 3)],
+            "groups": sum(groups.groups for _, _, groups in pairs),
             "history": [[seq, mu, sigma] for seq, mu, sigma in await store.history(version.id)],
             "opponents": opponents,
         }

@@ -365,7 +365,7 @@ def add_pages(app: web.Application) -> None:
     """Add the web pages to the arena's application (made by ``dealer.arena.http.make_app``)."""
     app.middlewares.insert(0, security_headers)
     config = app[CONFIG]
-    app[PUBLIC] = Public(app[REPOSITORY], config.game.big_blind, config.ladder.k)
+    app[PUBLIC] = Public(app[REPOSITORY], config.ladder.k)
     app.router.add_get("/", _home)
     app.router.add_get("/login", _login)
     app.router.add_post("/login", _login)

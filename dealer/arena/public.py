@@ -77,9 +77,9 @@ class MatchLine:
 class Public:
     """The pages' read queries on one repository."""
 
-    def __init__(self, repository: Repository, big_blind: int, k: float) -> None:
+    def __init__(self, repository: Repository, k: float) -> None:
         self.repository, self.store = repository, LadderStore(repository)
-        self.big_blind, self.k = big_blind, k
+        self.k = k
 
     async def leaderboard(self) -> list[Line]:
         """Every team: the rated ones by mu - k sigma, then the others by name."""
@@ -100,7 +100,7 @@ class Public:
                     mu=standing.mu,
                     sigma=standing.sigma,
                     matches=standing.games,
-                    bb100=await self._bb100(standing.version_id),
+                    bb100=version_bb100(await self.store.pair_groups(standing.version_id)),
                     last_played=await self._last_played(standing.version_id),
                     paused=standing.paused is not None,
                     display=team.shown,
@@ -108,17 +108,6 @@ class Public:
             )
         lines.sort(key=lambda line: (line.score is None, -(line.score or 0.0), line.team))
         return lines
-
-    async def _bb100(self, version_id: int) -> tuple[float, float, float] | None:
-        """The version's big blinds per 100 hands over all its duplicate groups, with the 95% interval."""
-        merged = GroupedSums()
-        for _team, _number, groups in await self.store.pair_groups(version_id):
-            merged.merge(groups)
-        if merged.groups < 2:
-            return None
-        estimate = merged.bb_per_100(self.big_blind)
-        low, high = estimate.ci95()
-        return estimate.mean, low, high
 
     async def _last_played(self, version_id: int) -> datetime | None:
         query = (
@@ -226,6 +215,21 @@ class Public:
                 MatchLine(row.id, row.seq is not None, row.state, _utc(row.created_at), finished, line_seats, hands)
             )
         return lines
+
+
+def version_bb100(pairs: list[tuple[str, int, GroupedSums]]) -> tuple[float, float, float] | None:
+    """A version's big blinds per 100 hands over all its ranked duplicate groups against every
+    opponent (``LadderStore.pair_groups``), with its 95% interval; None under two groups. The groups
+    are summed in big blinds already (each hand's chips over that hand's big blind), so the rate is
+    ``bb_per_100(1)``: chips over hands over the big blind, times 100, the big blind divided once."""
+    merged = GroupedSums()
+    for _team, _number, groups in pairs:
+        merged.merge(groups)
+    if merged.groups < 2:
+        return None
+    estimate = merged.bb_per_100(1)
+    low, high = estimate.ci95()
+    return estimate.mean, low, high
 
 
 def may_see_hands(match: MatchLine, team: Team | None, organiser: bool) -> bool:
