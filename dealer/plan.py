@@ -42,6 +42,16 @@ class MatchPlan:
     # A league numbers its matches' tables one after the other, so no two tables of a process share one.
     first_table: int = 1
 
+    @property
+    def chip_unit(self) -> int | None:
+        """The big blind every hand's chips are counted in for the statistics (bb/100), or None for
+        each hand's own (cash: stacks start afresh each hand, so mixed blinds add up). A freezeout's
+        stacks carry from hand to hand, so its unit is the first level's big blind: a stack lost at a
+        higher level is lost whole, and bb/100 keeps the sign of the chips won."""
+        if self.mode != "freezeout":
+            return None
+        return self.blind_levels[0][1] if self.blind_levels else self.game.big_blind
+
     def instances(self) -> list[tuple[int, ...]]:
         """Which instance of each seat's bot plays each table (all instance 0 unless sealed)."""
         if not self.sealed:

@@ -27,7 +27,7 @@ class HandRecord:
     table: int
     deal_set: str
     hand: int
-    big_blind: int
+    big_blind: int  # the unit its chips are counted in: the hand's big blind, a freezeout's first (MatchPlan.chip_unit)
     net: dict[str, int]
     ev_net: dict[str, float] | None = None  # all-in adjusted net (dealer.equity), when all-in before the river
     luck_net: dict[str, float] | None = None  # net minus chance luck (dealer.aivat), when the plan asks for it

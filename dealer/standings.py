@@ -1,8 +1,10 @@
 """Standings from match results: chips, big blinds per 100 hands with a 95% interval, failures.
 
-Every hand's result is measured in big blinds of that hand (so mixed games and rising blinds
-add up). Hands played on the same cards in rotated seats (a duplicate group: same match, same
-``deal_set``, same hand number) form one sample, which is what makes duplicate intervals narrow.
+Every hand's result is measured in big blinds of that hand (so mixed games add up), in a
+freezeout in the first level's big blind (its stacks carry over: a stack lost at a higher level
+is lost whole, and bb/100 keeps the sign of the chips; ``MatchPlan.chip_unit``). Hands played on
+the same cards in rotated seats (a duplicate group: same match, same ``deal_set``, same hand number)
+form one sample, which is what makes duplicate intervals narrow.
 """
 
 from __future__ import annotations

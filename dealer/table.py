@@ -362,7 +362,7 @@ class Table:
                 table=self.id,
                 deal_set=spec.deal_set,
                 hand=number,
-                big_blind=hand.config.big_blind,
+                big_blind=self.plan.chip_unit or hand.config.big_blind,
                 net={spec.seats[s]: net[s] for s in live},
                 ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)},
                 luck_net=None

@@ -275,6 +275,26 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> LeagueRun:
     return LeagueRun(yaml, out, proc)
 
 
+def _check_freezeout_figures(folder: Path, lines: list[dict]) -> None:
+    """A freezeout's chips and bb/100, computed again from its hand histories (read as TOML): its
+    stacks carry over, so every hand counts in the first level's big blind (100 here), and a bot
+    that lost chips never shows a positive bb/100 (a stack lost at 2,000 a big blind is lost whole)."""
+    chips, hands, blinds = collections.Counter[str](), collections.Counter[str](), set()
+    for path in folder.glob("*/hands/*.phhs"):
+        for hand in tomllib.loads(path.read_text(encoding="utf-8")).values():
+            blinds.add(max(hand["blinds_or_straddles"]))
+            for name, before, after in zip(
+                hand["players"], hand["starting_stacks"], hand["finishing_stacks"], strict=True
+            ):
+                chips[name] += after - before
+                hands[name] += 1
+    assert len(blinds) > 1, blinds  # the blinds rose while it played
+    for line in lines:
+        name = line["name"]
+        assert (line["chips"], line["hands"]) == (chips[name], hands[name]), line
+        assert line["bb_per_100"] == pytest.approx(100 * chips[name] / 100 / hands[name], abs=1e-3), line
+
+
 def test_league_run_results(league: LeagueRun) -> None:
     data = results_of(league.out)
     names = {"strength", "random", "caller", "node"}
@@ -318,6 +338,7 @@ def test_league_run_results(league: LeagueRun) -> None:
     final = data["events"]["final"]
     assert sorted(s["points"] for s in final) == [0, 1, 2, 3]
     assert [s["points"] for s in final] == [3, 2, 1, 0]
+    _check_freezeout_figures(league.out / "matches" / "final", final)
 
     # Head to head: every ordered pair of the heads-up event, zero-sum.
     h2h = data["head_to_head"]
