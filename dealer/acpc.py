@@ -40,6 +40,7 @@ from dealer import wire_json
 from dealer.acpc_game import game_definition, position
 from dealer.choices import Network
 from dealer.config import GameConfig, Limits
+from dealer.confined import Command, replaced
 from dealer.faults import Fault
 from dealer.processes import BotProcess
 from dealer.pump import Inbox, pump
@@ -272,7 +273,7 @@ class AcpcBot:
     async def launch(
         cls,
         name: str,
-        command: Sequence[str],
+        command: Command,
         *,
         session: BotSession,
         tables: int,
@@ -300,13 +301,13 @@ class AcpcBot:
         write_fresh(game_file, game_definition(game, players))
         sockets = tempfile.mkdtemp(prefix="dealer-acpc-") if sealed else None
         clients: list[_Client] = []
+        game_path = GAME_PATH if sandboxed else str(game_file)
+        argv = replaced(command, lambda w: w.replace("{game}", game_path).replace("{host}", HOST))
         try:
             for k in range(tables):
                 folder = workdir / f"seat{k}" if tables > 1 else workdir
                 log = log_path if k == 0 else log_path.with_name(f"{log_path.stem}.seat{k}{log_path.suffix}")
                 socket = None if sockets is None else os.path.join(sockets, f"{k}.sock")
-                game_path = GAME_PATH if sandboxed else str(game_file)
-                argv = [w.replace("{game}", game_path).replace("{host}", HOST) for w in command]
                 files = {GAME_PATH: game_file} if sandboxed else None
                 clients.append(await _launch_client(name, argv, socket, base, folder, log, limits, files))
         except OSError:
@@ -449,7 +450,7 @@ def write_fresh(path: Path, text: str) -> None:
 
 async def _launch_client(
     name: str,
-    argv: list[str],
+    argv: Command,
     socket: str | None,
     base: Path,
     workdir: Path,
@@ -471,7 +472,7 @@ async def _launch_client(
     try:
         process = await BotProcess.launch(
             name,
-            [word.replace("{port}", str(port)) for word in argv],
+            replaced(argv, lambda word: word.replace("{port}", str(port))),
             address="",
             token="",
             base=base,

@@ -20,7 +20,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from distributed import Client, LocalCluster, WorkerPlugin
 
 import dealer
 from dealer.config import program_problem
+from dealer.confined import Command, TeamCommand
 from dealer.errors import ClusterError
 from dealer.league import MatchJob
 from dealer.processes import is_python, resolve_command
@@ -50,13 +51,16 @@ class Needs:
     files: tuple[str, ...]
 
 
-def bot_needs(commands: Mapping[str, Sequence[str] | None], base: Path) -> dict[str, Needs]:
+def bot_needs(commands: Mapping[str, Command | None], base: Path) -> dict[str, Needs]:
     """The needs of each launched bot (name -> command), from what exists on this machine: a file
     its command names that is missing here too is the bot's own fault (charged at start), not a
-    worker's."""
+    worker's. A team's command needs its folder (what it names is checked at its launch)."""
     needs = {}
     for name, command in commands.items():
         if command is None:
+            continue
+        if isinstance(command, TeamCommand):
+            needs[name] = Needs(None, (str(command.folder),))
             continue
         argv = resolve_command(command, base)
         program = None if is_python(command[0]) else argv[0]
@@ -179,7 +183,7 @@ def _write_marker(out: Path) -> str:
 
 @contextlib.asynccontextmanager
 async def dask_executor(
-    commands: Mapping[str, Sequence[str] | None],
+    commands: Mapping[str, Command | None],
     base: Path,
     out: Path,
     *,

@@ -142,6 +142,7 @@ from dealer.config_read import (
     string,
     sublayers,
 )
+from dealer.confined import Command
 from dealer.events import AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 
 __all__ = [
@@ -190,10 +191,11 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class LeagueBot:
-    """A bot as the league file declares it: a command to launch, or a remote bot that connects with a token."""
+    """A bot as the league file declares it: a command to launch, or a remote bot that connects with a
+    token (the arena's finals: a team's confined command, ``dealer.confined``)."""
 
     name: str
-    command: tuple[str, ...] | None
+    command: Command | None
     remote: bool = False
     version: str = ""
     limits: Limits = field(default_factory=Limits)

@@ -5,16 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dealer.config import GameConfig, Limits
+from dealer.confined import Command
 from dealer.scheduler import Seating, sealed_instances
 
 
 @dataclass(frozen=True)
 class MatchBot:
-    """A bot as a match reaches it: a command to launch, or a remote bot that dials in with ``token`` (a
-    fixed token serves one instance: sealed rotations need a session per instance)."""
+    """A bot as a match reaches it: a command to launch (an organiser's words, or a team's confined
+    command: ``dealer.confined``), or a remote bot that dials in with ``token`` (a fixed token serves
+    one instance: sealed rotations need a session per instance)."""
 
     name: str
-    command: tuple[str, ...] | None = None
+    command: Command | None = None
     token: str | None = None
     limits: Limits = field(default_factory=Limits)
     protocol: str = "grpc"  # or "stdio" (JSON lines on its stdin/stdout, dealer.stdio), "acpc" (dealer.acpc)

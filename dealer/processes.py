@@ -29,11 +29,12 @@ import stat
 import sys
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from dealer import sandbox
 from dealer.config import Limits, program_problem
+from dealer.confined import BOT_FOLDER, Command, TeamCommand
 from dealer.launch import limit_args
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,31 @@ def resolve_command(command: Sequence[str], base: Path) -> list[str]:
         if not arg.startswith("-") and not os.path.isabs(arg) and (base / arg).exists() and ("/" in arg or i > 0):
             argv[i] = str((base / arg).resolve())
     return argv
+
+
+def confine(command: TeamCommand) -> tuple[list[str], list[str]]:
+    """A team's command as it runs: its argv on the host and in its sandbox, where its folder is
+    ``BOT_FOLDER``. Only a word that names a file of the team's folder is resolved (links followed,
+    on the host), to that file's path; OSError, one line naming the team and the word, for a word
+    that names a file outside it (a link out of the folder, ``..``). ``python`` is this interpreter."""
+    if not command.words:
+        raise OSError(f"{command.owner}: its command is empty")
+    folder = Path(os.path.realpath(command.folder))
+    host, inside = list(command.words), list(command.words)
+    if host and is_python(host[0]):
+        host[0] = inside[0] = sys.executable
+    for i, word in enumerate(command.words):
+        if word.startswith("-") or os.path.isabs(word) or ("/" not in word and i == 0):
+            continue
+        path = command.folder / word
+        if not os.path.lexists(path):
+            continue
+        real = Path(os.path.realpath(path))
+        if real != folder and folder not in real.parents:
+            raise OSError(f"{command.owner}: its command names {word!r}, which is not in its own folder")
+        host[i] = str(real)
+        inside[i] = str(PurePosixPath(BOT_FOLDER, real.relative_to(folder)))
+    return host, inside
 
 
 def resolve_user(spec: str) -> tuple[int, int]:
@@ -156,7 +182,7 @@ class BotProcess:
     async def launch(
         cls,
         name: str,
-        command: Sequence[str],
+        command: Command,
         *,
         address: str,
         token: str,
@@ -172,8 +198,10 @@ class BotProcess:
     ) -> BotProcess:
         """Start a bot with its token and address in the environment; raises OSError if it cannot start.
 
+        ``command``: an organiser's words (relative paths from ``base``, the files they name bound into
+        the sandbox) or a team's (``TeamCommand``: its folder bound at ``BOT_FOLDER``, nothing it names).
         ``local_address`` (``unix:/path``) is the dealer's Unix socket, which a sandboxed bot with
-        ``network: none`` dials (bound into its sandbox); ``base`` resolves relative paths. ``stdio``: the
+        ``network: none`` dials (bound into its sandbox). ``stdio``: the
         bot talks on its stdin and stdout (``pipes``), only its stderr is the log, and it gets no address
         or token. ``relay_port`` (an ACPC bot, sandboxed with ``network: none``): the launcher relays
         that port of the sandbox's loopback to ``local_address``; ``files``: the dealer's files bound
@@ -183,18 +211,22 @@ class BotProcess:
         socket, address = _sealed_address(name, limits, address, local_address, stdio=stdio)
         _prepare_scratch(workdir, owner, reach=not sandboxed)
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        argv = _program(name, command, base)
+        argv, inside, own = _program(name, command, base)
+        if own is not None and sandboxed:
+            files = {**(files or {}), BOT_FOLDER: own}
         env = _environment(workdir, sandboxed, None if stdio else (address, token), path)
         cgroup, cpu, fds = _cgroups(limits)
         # The sandbox's HOME is a tmpfs the launcher copies into the scratch folder, open here for it.
         keep = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW) if sandboxed else None
         relay = None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}"
-        launcher = _launcher(argv, limits, owner, fds, relay, keep, memory_cgroup=cgroup is not None)
+        run = inside if sandboxed else argv
+        launcher = _launcher(run, limits, owner, fds, relay, keep, memory_cgroup=cgroup is not None)
         fds += [] if keep is None else [keep]
         try:
             if sandboxed:
+                named = argv if own is None else []  # a team's command names no file of the host
                 launcher, options = _sandboxed(
-                    launcher, argv, base=base, workdir=workdir, limits=limits, socket=socket, owner=owner, files=files
+                    launcher, named, base=base, workdir=workdir, limits=limits, socket=socket, owner=owner, files=files
                 )
                 fds.append(options)
             process, exited = await _spawn(launcher, workdir, env, fds, stdio=stdio)
@@ -349,13 +381,24 @@ def _cgroups(limits: Limits) -> tuple[sandbox.MemoryCgroup | None, sandbox.CpuCg
     return cgroup, cpu, ([] if cgroup is None else [cgroup.open_procs()]) + ([] if cpu is None else cpu.open_procs())
 
 
-def _program(name: str, command: Sequence[str], base: Path) -> list[str]:
-    """The bot's argv (``resolve_command``); OSError when its program cannot be run."""
-    argv = resolve_command(command, base)
-    problem = program_problem(argv[0], base)
+def _program(name: str, command: Command, base: Path) -> tuple[list[str], list[str], Path | None]:
+    """The bot's argv on the host and in its sandbox, and the team's folder to bind there (None for an
+    organiser's command: ``resolve_command``, the files it names bound); OSError when its program
+    cannot be run or a team's command names a file out of its folder (``confine``)."""
+    if isinstance(command, TeamCommand):
+        argv, inside = confine(command)
+        own: Path | None = command.folder
+    else:
+        argv = inside = resolve_command(command, base)
+        own = None
+    problem = program_problem(argv[0], own or base)
     if problem:
-        raise OSError(f"bot {name!r}: program {command[0]!r} {problem}")
-    return argv
+        raise OSError(f"bot {name!r}: program {_words(command)[0]!r} {problem}")
+    return argv, inside, own
+
+
+def _words(command: Command) -> tuple[str, ...]:
+    return command.words if isinstance(command, TeamCommand) else command
 
 
 def _owner(name: str, limits: Limits) -> tuple[int, int] | None:

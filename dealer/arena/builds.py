@@ -31,9 +31,10 @@ from dealer.arena.repository import Repository
 from dealer.arena.toolchains import TOOLS, missing_toolchain, offers, tools_folder
 from dealer.choices import FaultPolicy, Network, Protocol
 from dealer.config import Limits
+from dealer.confined import TeamCommand
 from dealer.errors import ClusterError
 from dealer.match import MatchBot, MatchPlan
-from dealer.processes import BotProcess, resolve_command, resolve_user
+from dealer.processes import BotProcess, confine, resolve_user
 from dealer.runner import play_match
 from dealer.scheduler import plan_tables
 
@@ -94,7 +95,13 @@ async def build_version(version: Version, config: ArenaConfig) -> BuildOutcome:
     await asyncio.to_thread(_copy_files, version_files(storage, version.digest), folder, owner)
     if version.build is not None and not await run_build(config, version, folder, log):
         return BuildOutcome(False, None)
-    smoke = await _smoke(config, version, folder, log)
+    command = _own(version, folder, version.run)
+    try:
+        confine(command)  # what the build made may not name a file out of the folder (a link)
+    except OSError as error:
+        _note(log, f"refused: {error}")
+        return BuildOutcome(False, None)
+    smoke = await _smoke(config, version, command, log)
     return BuildOutcome(bool(smoke["ok"]), smoke)
 
 
@@ -147,6 +154,11 @@ class Builder:
         return await self.repository.set_state(version, state, outcome.smoke)
 
 
+def _own(version: Version, folder: Path, words: tuple[str, ...]) -> TeamCommand:
+    """A command of ``version``'s team: confined to its build folder (``dealer.confined``)."""
+    return TeamCommand(f"version {version.label}", folder, words)
+
+
 def _limits(config: ArenaConfig) -> Limits:
     """The sandbox's limits for a build: the build caps, no network, the bots' user and sandbox."""
     caps = config.build
@@ -182,7 +194,7 @@ async def run_build(config: ArenaConfig, version: Version, folder: Path, log: Pa
     try:
         process = await BotProcess.launch(
             f"build-{version.id}",
-            ["sh", "-c", f"exec 1>&2\n{version.build}"],  # one log: stdout joins stderr
+            _own(version, folder, ("sh", "-c", f"exec 1>&2\n{version.build}")),  # one log: stdout joins stderr
             address="",
             token="",
             base=folder,
@@ -235,7 +247,7 @@ def _verdict(
     return f"build failed: exit code {code} after {seconds:.1f} s"
 
 
-async def _smoke(config: ArenaConfig, version: Version, folder: Path, log: Path) -> dict[str, object]:
+async def _smoke(config: ArenaConfig, version: Version, command: TeamCommand, log: Path) -> dict[str, object]:
     """Play the smoke test: a sealed duplicate heads-up match against the house bot; its figures."""
     hands = config.build.smoke_hands
     plan = MatchPlan(
@@ -249,7 +261,7 @@ async def _smoke(config: ArenaConfig, version: Version, folder: Path, log: Path)
     entries = {
         CANDIDATE: MatchBot(
             CANDIDATE,
-            tuple(resolve_command(version.run, folder)),
+            command,
             limits=config.limits,
             protocol=Protocol(version.protocol),
         ),

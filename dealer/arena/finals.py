@@ -22,14 +22,13 @@ from typing import Any
 
 from dealer.arena.config import ArenaConfig
 from dealer.arena.finals_config import FinalsConfig, Stage, stage_problems
-from dealer.arena.layout import FINALS_JSON, build_folder, finals_folder, public_files
+from dealer.arena.layout import FINALS_JSON, finals_folder, public_files, run_command
 from dealer.arena.model import ArenaError, Team, Version
 from dealer.arena.repository import Repository
 from dealer.choices import FaultPolicy, Protocol
 from dealer.config import LeagueBot, LeagueConfig, LeagueConfigError
 from dealer.events import RoundRobin
 from dealer.league import Executor, run_league
-from dealer.processes import resolve_command
 from dealer.runner import LocalExecutor
 from dealer.seeds import commitment, draw_seed
 from dealer.server import DealerServer
@@ -49,7 +48,7 @@ def _write(path: Path, text: str, mode: int = 0o644) -> None:
 
 def _entry(arena: ArenaConfig, team: Team, version: Version) -> LeagueBot:
     """A team's finalist as a league bot: its active version, run from its build folder."""
-    command = tuple(resolve_command(version.run, build_folder(arena.storage, version)))
+    command = run_command(arena.storage, version, team.name)
     return LeagueBot(
         team.name, command, version=version.label, limits=arena.limits, protocol=Protocol(version.protocol)
     )

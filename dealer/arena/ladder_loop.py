@@ -31,12 +31,11 @@ from sqlalchemy.exc import DBAPIError
 from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder import InOrder, apply_match, deal_for, match_rng, pick
 from dealer.arena.ladder_store import LadderStore, Planned
-from dealer.arena.layout import build_folder, match_folder
+from dealer.arena.layout import match_folder, run_command
 from dealer.choices import FaultPolicy
 from dealer.choices import Protocol as BotProtocol
 from dealer.league import MatchJob
 from dealer.match import MatchBot, MatchPlan
-from dealer.processes import resolve_command
 from dealer.records import MatchResult
 from dealer.scheduler import Seating, duplicate_rotations
 
@@ -74,7 +73,7 @@ def match_job(planned: Planned, config: ArenaConfig, seed: str) -> MatchJob:
     bots = {}
     for seat in planned.seats:
         version = seat.version
-        command = tuple(resolve_command(version.run, build_folder(config.storage, version)))
+        command = run_command(config.storage, version, seat.team)
         bots[seat.name] = MatchBot(seat.name, command, limits=config.limits, protocol=BotProtocol(version.protocol))
     out = match_folder(config.storage, planned.id)
     return MatchJob("ladder", plan, bots, out, config.storage)

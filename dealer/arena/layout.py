@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from dealer.arena.model import Version
+from dealer.confined import TeamCommand
 
 FINALS_JSON = "finals.json"  # a finals' public record
 _HISTORY = re.compile(r"table-\d+-[A-Za-z0-9_.-]+-r\d+\.phhs")  # dealer.table's hand histories
@@ -37,6 +38,11 @@ def incoming(storage: Path) -> Path:
 def build_folder(storage: Path, version: Version) -> Path:
     """Where ``version`` is built and run from."""
     return storage / "builds" / str(version.id)
+
+
+def run_command(storage: Path, version: Version, team: str) -> TeamCommand:
+    """``version``'s ``run:`` as it is launched: a team's command, confined to its build folder."""
+    return TeamCommand(f"team {team!r}", build_folder(storage, version), version.run)
 
 
 def tools(storage: Path, version: Version) -> Path:

@@ -6,7 +6,8 @@ Format (one line per problem, ``bot.yaml:line: key: problem``, as for a league):
     build: cc -O2 -o bot bot.c   # optional: a shell command run once in the sandbox, in the bot's folder
     run: ./bot                   # required: the bot's command (a string, shlex-split, or a list of
                                  #   words), run from the bot's folder; an acpc bot's words
-                                 #   {game} {host} {port} are replaced
+                                 #   {game} {host} {port} are replaced; a word names a file of
+                                 #   the bot's folder alone (no '..'): dealer.confined
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dealer.arena.model import ArenaError
 from dealer.choices import Protocol
 from dealer.config import read_command
 from dealer.config_read import LeagueConfigError, choice, mapping, read_key, string
+from dealer.confined import climbs
 
 MANIFEST = "bot.yaml"
 MAX_MANIFEST_BYTES = 64 * 1024
@@ -60,6 +62,9 @@ def parse_manifest(data: bytes) -> BotManifest:
             for key, value in (("run", " ".join(run or ())), ("build", build or "")):
                 if len(value) > MAX_COMMAND_CHARS:
                     ctx.error(fields[key], key, f"longer than {MAX_COMMAND_CHARS} characters")
+            for word in [w for w in run or () if climbs(w)][:1]:
+                why = "climbs out of the bot's folder: a bot names only its own files"
+                ctx.error(fields["run"], "run", f"{word!r} {why}")
             if protocol is not None and run is not None:
                 manifest = BotManifest(protocol=protocol, run=run, build=build)
         if ctx.errors or manifest is None:
