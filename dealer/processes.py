@@ -212,7 +212,7 @@ class BotProcess:
         _prepare_scratch(workdir, owner, reach=not sandboxed)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         argv, inside, own = _program(name, command, base)
-        if own is not None and sandboxed:
+        if own is not None and sandboxed and own.is_dir():  # a team's folder (absent: there is nothing to name)
             files = {**(files or {}), BOT_FOLDER: own}
         env = _environment(workdir, sandboxed, None if stdio else (address, token), path)
         cgroup, cpu, fds = _cgroups(limits)
