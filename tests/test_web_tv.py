@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from conftest import PY_BOTS, ROOT
+from dealer.web.final import folder_results
 from test_web import DEALER, DOCS, SEED, browser  # noqa: F401  (the module's browser fixture)
 
 URL = re.compile(r"web view on ((http://127\.0\.0\.1:\d+/)\?key=([\w-]{43}))\n")
@@ -108,6 +109,14 @@ def test_dealer_view_serves_a_finished_folder_and_tv_mode_plays_hands_by_itself(
         assert not page.locator("#h2h").is_visible()  # TV mode: the leaderboard and the table only
         assert errors == []
         assert "final page" not in _stop(process)
+
+
+def test_dealer_view_reads_a_folder_given_by_a_relative_path(finished: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``dealer view out/thursday`` from the repository, as the README says it (the journal's URI
+    was made from the path as given, and a relative path has none)."""
+    monkeypatch.chdir(finished.parent)
+    data, results = folder_results(Path(finished.name))
+    assert data["matches"] == {"finished": 1, "total": 1} and [r.hands for r in results] == [24]
 
 
 def test_dealer_view_refuses_a_folder_that_is_not_a_league_s(tmp_path: Path) -> None:

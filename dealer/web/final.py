@@ -27,7 +27,7 @@ def folder_results(out: Path) -> tuple[dict[str, Any], list[MatchResult]]:
             raise ConfigError(f"{path}: not found: {out} is not the output folder of a league (dealer run)")
     try:
         data = json.loads(report.read_text(encoding="utf-8"))
-        with sqlite3.connect(f"{journal.as_uri()}?mode=ro", uri=True) as db:
+        with sqlite3.connect(f"{journal.absolute().as_uri()}?mode=ro", uri=True) as db:  # as_uri: absolute only
             rows = db.execute("SELECT result FROM matches ORDER BY match_id").fetchall()
         results = [result_from_json(json.loads(text)) for (text,) in rows]
     except (OSError, ValueError, sqlite3.Error) as error:
