@@ -72,6 +72,7 @@ from dealer.cli_options import (
     event_seed,
     fail,
     given_names,
+    interrupted,
     log_to,
     parse_blinds,
     sandbox_limits,
@@ -94,7 +95,7 @@ from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, verify
 from dealer.server import tune_gc
 from dealer.standings import standings, standings_table
-from dealer.text import printable_lines
+from dealer.text import counted, printable_lines
 from dealer.web.final import FinalView, folder_results
 
 app = typer.Typer(no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
@@ -164,14 +165,20 @@ def match(
         for name, argv, protocol in zip(names, commands, protocols, strict=True)
     }
     log_to(out, log_level)
-    result = asyncio.run(play_match(plan, entries, listen, out, stop_unstarted=not keep_going))
+    try:
+        result = asyncio.run(play_match(plan, entries, listen, out, stop_unstarted=not keep_going))
+    except KeyboardInterrupt:  # Ctrl-C: its bots were stopped, the histories of its finished hands published
+        interrupted(
+            f"the match stopped before its end: the histories of its finished hands are in {out / 'hands'}, "
+            "no results.json; run it again with --fresh to play it whole"
+        )
     typer.echo(standings_table(standings([result])))
     record = match_record(plan, result, entries, duplicate=duplicate)
     write_private(out / "results.json", json.dumps(record, indent=2) + "\n")
     failure = None if keep_going else start_failure(result, out, where="")
     if failure is not None:
         fail(str(failure))
-    typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
+    typer.echo(f"{counted(result.hands, 'hand')}; histories, logs and results.json in {out}/")
 
 
 def _match_commands(bots: list[str], least: int = 2) -> tuple[list[Protocol], list[list[str]]]:
@@ -212,7 +219,8 @@ def validate(config: Annotated[Path, typer.Argument(help="The league file, e.g. 
     jobs = build_jobs(league)
     hands = sum(len(j.plan.tables) * j.plan.hands for j in jobs)
     typer.echo(
-        f"{config}: ok: {len(league.bots)} bots, {len(league.events)} events, {len(jobs)} matches, up to {hands} hands"
+        f"{config}: ok: {counted(len(league.bots), 'bot')}, {counted(len(league.events), 'event')}, "
+        f"{counted(len(jobs), 'match', 'matches')}, up to {counted(hands, 'hand')}"
     )
 
 
@@ -357,7 +365,7 @@ def play(
     typer.echo(standings_table(standings([result])))
     record = match_record(plan, result, {name: MatchBot(name), **entries}, duplicate=False)
     write_private(out / "results.json", json.dumps(record, indent=2) + "\n")
-    typer.echo(f"{result.hands} hands; histories, logs and results.json in {out}/")
+    typer.echo(f"{counted(result.hands, 'hand')}; histories, logs and results.json in {out}/")
 
 
 @app.command()
@@ -453,9 +461,15 @@ def compare(
     log_to(out, log_level)
     dealing = Dealing(hands, tables, seed_text, batch, sealed)
     versions = (entries[0], entries[1], entries[2:])
-    comparison = asyncio.run(
-        play_comparison(*versions, game, settings, dealing, out=out, stop_unstarted=not keep_going)
-    )
+    try:
+        comparison = asyncio.run(
+            play_comparison(*versions, game, settings, dealing, out=out, stop_unstarted=not keep_going)
+        )
+    except KeyboardInterrupt:  # Ctrl-C: its bots were stopped; a verdict needs the hands it planned
+        interrupted(
+            f"the comparison stopped before its verdict: nothing in {out} to go on from; "
+            "run it again with --fresh to start over"
+        )
     data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
     write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
     _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)

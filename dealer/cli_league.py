@@ -16,9 +16,10 @@ import typer
 
 from dealer import sandbox
 from dealer.choices import Switch
-from dealer.cli_options import LogLevelName, fail, log_to, show_seed
+from dealer.cli_options import LogLevelName, fail, interrupted, log_to, show_seed
 from dealer.config import LeagueConfig, load_league
 from dealer.errors import ConfigError, RunError
+from dealer.journal import finished_count
 from dealer.league import Executor, MatchJob, Progress, build_jobs, league_report, run_league
 from dealer.match import instance_label
 from dealer.records import MatchResult
@@ -26,7 +27,7 @@ from dealer.runner import LocalExecutor
 from dealer.server import BotSession, DealerServer
 from dealer.summary import overall_text
 from dealer.terminal import LeagueDisplay
-from dealer.text import printable
+from dealer.text import counted, printable
 from dealer.web import write_report
 from dealer.web.live import Scheduled
 from dealer.web.server import Snapshots, WebView
@@ -224,8 +225,15 @@ def play_league(
         results = asyncio.run(_league(league, resume, remote_tokens, options))
     except OSError as error:  # OSError: e.g. the web view's address is taken
         fail(*str(error).splitlines())
+    except KeyboardInterrupt:  # Ctrl-C: the matches in play were stopped, the finished ones are journaled
+        kept, total = finished_count(league.out / "journal.sqlite"), len(build_jobs(league))
+        interrupted(
+            f"{kept} of {counted(total, 'match', 'matches')} finished and kept in {league.out}; "
+            "run the same command with --resume to play the others"
+        )
     data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
-    typer.echo(f"{league.name}: {len(results)} matches, {sum(r.hands for r in results)} hands")
+    hands = sum(r.hands for r in results)
+    typer.echo(f"{league.name}: {counted(len(results), 'match', 'matches')}, {counted(hands, 'hand')}")
     typer.echo(overall_text(data))
     typer.echo(f"results.json, standings.txt, report.html, hand histories and bot logs in {league.out}/")
     if data.get("replayed"):

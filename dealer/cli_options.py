@@ -113,6 +113,12 @@ def fail(*lines: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def interrupted(line: str) -> NoReturn:
+    """End a command stopped by Ctrl-C: one line on stderr (what is kept, how to go on), exit 130."""
+    typer.echo(f"interrupted: {line}", err=True)
+    raise typer.Exit(130)
+
+
 class _PrintableFormatter(logging.Formatter):
     """The console's log lines with a bot's text in them (an error's message) escaped."""
 

@@ -4,6 +4,7 @@ from them; rows of older formats are still read."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -84,6 +85,15 @@ class Journal:
     def close(self) -> None:
         """Close the database."""
         self.db.close()
+
+
+def finished_count(path: Path) -> int:
+    """How many finished matches the journal at ``path`` keeps (0 without one), read only: what an
+    interrupted run says it keeps for ``--resume``."""
+    if not path.is_file():
+        return 0
+    with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as db:
+        return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
 
 
 JOURNAL_FORMAT = 3

@@ -45,6 +45,7 @@ from dealer.report import LeagueReport, Progress, Share
 from dealer.scheduler import Seating
 from dealer.seeds import INTERRUPTED, commitment, guessable
 from dealer.summary import summary_text
+from dealer.text import counted
 
 log = logging.getLogger(__name__)
 
@@ -500,7 +501,8 @@ async def _run_league(
         except (OSError, sqlite3.OperationalError) as error:
             if not disk_full(error):
                 raise
-            raise full_disk(config, error, f"{len(results)} of {len(jobs)} matches finished and kept") from None
+            kept = f"{len(results)} of {counted(len(jobs), 'match', 'matches')} finished and kept"
+            raise full_disk(config, error, kept) from None
         finally:
             with contextlib.suppress(OSError, sqlite3.OperationalError):  # the error in flight says more
                 outputs.write(now=True)  # what a skipped write left out (the journal has it anyway)

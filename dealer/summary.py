@@ -11,7 +11,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from dealer.text import printable_lines
+from dealer.text import counted, printable_lines
 
 
 def _interval(pair: Sequence[float | None] | None, digits: int = 1, sign: str = "+") -> str:
@@ -115,7 +115,7 @@ def failures_text(data: Mapping[str, Any]) -> str:
 def summary_text(data: Mapping[str, Any]) -> str:
     """The whole report as text: what ``standings.txt`` holds."""
     done, total = data["matches"]["finished"], data["matches"]["total"]
-    parts = [f"{data['league']}: {done} of {total} matches", overall_text(data)]
+    parts = [f"{data['league']}: {done} of {counted(total, 'match', 'matches')}", overall_text(data)]
     parts += [event_text(data, event) for event in data["events"]]
     for event, comparison in data["comparisons"].items():
         if "error" in comparison:

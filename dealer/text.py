@@ -26,3 +26,8 @@ def printable(text: str) -> str:
 def printable_lines(text: str) -> list[str]:
     """``text``'s lines (split at newlines only), each made ``printable``."""
     return [printable(line) for line in text.split("\n")]
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` and the word for it: "1 match", "2 matches" (``many`` defaults to ``one`` + "s")."""
+    return f"{count} {one if count == 1 else many or one + 's'}"

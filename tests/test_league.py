@@ -411,6 +411,61 @@ def _journal_rows(path: Path) -> int:
         return 0
 
 
+def test_ctrl_c_says_how_many_matches_are_kept_and_how_to_go_on(league: LeagueRun, tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) on dealer run: the matches in play stop, and one line says how many finished
+    matches the journal keeps and that --resume plays the others; exit code 130."""
+    out = tmp_path / "interrupted"
+    yaml = league_yaml(tmp_path, out)
+    total = len(league.jobs)
+    proc = subprocess.Popen([str(DEALER), "run", str(yaml)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            if re.match(r"\[1/\d+\] ", line):  # a match finished: interrupt the next ones
+                break
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err[-3000:]
+    rows = _journal_rows(out / "journal.sqlite")
+    assert 1 <= rows < total
+    assert err.strip().splitlines()[-1] == (
+        f"interrupted: {rows} of {total} matches finished and kept in {out}; "
+        "run the same command with --resume to play the others"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("match", "the match stopped before its end: the histories of its finished hands are in {out}/hands, "
+         "no results.json; run it again with --fresh to play it whole"),
+        ("compare", "the comparison stopped before its verdict: nothing in {out} to go on from; "
+         "run it again with --fresh to start over"),
+    ],
+)  # fmt: skip
+def test_ctrl_c_on_a_match_or_a_comparison_says_so_in_one_line(tmp_path: Path, command: str, said: str) -> None:
+    out = tmp_path / command
+    args = [str(DEALER), command, _py("call"), _py("random"), "--hands", "1000000", "--out", str(out)]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "launched bot" not in ((out / "dealer.log").read_text() if (out / "dealer.log").exists() else ""):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        stdout, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err[-3000:]
+    assert err.strip().splitlines()[-1] == "interrupted: " + said.format(out=out) and stdout == ""
+
+
 def test_killed_run_resumes_and_plays_the_cut_off_matches_again(league: LeagueRun, tmp_path: Path) -> None:
     out = tmp_path / "killed"
     yaml = league_yaml(tmp_path, out)

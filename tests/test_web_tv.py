@@ -88,7 +88,7 @@ def test_dealer_view_serves_a_finished_folder_and_tv_mode_plays_hands_by_itself(
         page.get_by_test_id("status").filter(has_text="final").wait_for()
         for name in ("caller", "random"):
             page.locator(f'[data-testid=overall] tr[data-bot="{name}"]').wait_for()
-        assert page.get_by_test_id("progress").inner_text().startswith("1/1 matches · 24 hands")
+        assert page.get_by_test_id("progress").inner_text().startswith("1/1 match · 24 hands")
         page.goto(f"{url[2]}tv?key={url[3]}&speed=4")
         table = page.get_by_test_id("tv-table")
         winners, hands = [], set()
@@ -138,4 +138,4 @@ def test_linger_keeps_the_final_page_until_ctrl_c(tmp_path: Path) -> None:
         assert state["finished"] and state["progress"]["done"] == 1 and "seed" not in state
         assert (tmp_path / "out" / "report.html").is_file()  # written before lingering
         out = _stop(process)
-        assert "tv night: 1 matches, 8 hands" in out
+        assert "tv night: 1 match, 8 hands" in out

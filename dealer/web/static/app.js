@@ -27,6 +27,7 @@ function mergePatch(target, patch) {
 
 const handList = (data) => Object.values(data.hands ?? {}).sort((a, b) => b.seq - a.seq);  // newest first
 const bb = (x) => (x >= 0 ? "+" : "") + x.toFixed(1);
+const matchesOf = (total) => (total === 1 ? "match" : "matches");  // "1 of 1 match", "2 of 5 matches"
 
 function standingsTable(lines, withPoints) {
   const rated = lines.some((s) => s.rating);
@@ -224,12 +225,12 @@ function render(data) {
   document.body.classList.toggle("report", report);
   document.getElementById("status").textContent = report ? "report" : data.finished ? "final" : "live";
   document.getElementById("bar-fill").style.width = `${(100 * p.done / Math.max(p.total, 1)).toFixed(1)}%`;
-  document.getElementById("progress").textContent = `${p.done}/${p.total} matches · ${p.hands.toLocaleString()} hands` +
+  document.getElementById("progress").textContent = `${p.done}/${p.total} ${matchesOf(p.total)} · ${p.hands.toLocaleString()} ${p.hands === 1 ? "hand" : "hands"}` +
     (p.hands_per_s ? ` · ${Math.round(p.hands_per_s).toLocaleString()} hands/s` : "") +
     (!data.finished && p.eta_s != null && p.done ? ` · about ${p.eta_s} s left` : "");
   document.getElementById("overall-rule").textContent = data.ranking;
   document.getElementById("overall").replaceChildren(standingsTable(data.standings, false));
-  document.getElementById("overall-done").textContent = data.finished ? "final" : `after ${p.done} of ${p.total} matches`;
+  document.getElementById("overall-done").textContent = data.finished ? "final" : `after ${p.done} of ${p.total} ${matchesOf(p.total)}`;
   live(data);
   const rules = byName(data.event_rankings);
   document.getElementById("events").replaceChildren(...[...byName(data.events)].map(([name, lines]) =>
