@@ -75,6 +75,12 @@ def rated(event: AnyEvent) -> bool:
     return event.rated
 
 
+STOPPED = (  # standings.StandingSums.lines: where chips rank, crashing must not pay
+    "but first, a bot that stopped playing in a match (crashed, lost its connection, never started: "
+    "'stopped in N matches' under failures) ranks below every bot that stopped in fewer"
+)
+
+
 def ranking_rule(event: AnyEvent) -> str:
     """How an event's standings are ranked, in words (printed above its table)."""
     if isinstance(event, Freezeout):
@@ -87,7 +93,7 @@ def ranking_rule(event: AnyEvent) -> str:
             "ranked by OpenSkill rating (Plackett-Luce; each match ranks its bots by big blinds won), "
             "95% interval mu +/- 1.96 sigma; bb/100 shown"
         )
-    return "ranked by bb/100, 95% interval with each duplicate group as one sample"
+    return f"ranked by bb/100, 95% interval with each duplicate group as one sample; {STOPPED}"
 
 
 def overall_rule(config: LeagueConfig) -> str:
@@ -96,7 +102,7 @@ def overall_rule(config: LeagueConfig) -> str:
     return (
         f"ranked by bb/100 over the cash events ({', '.join(cash) or 'none'}), 95% interval with each duplicate "
         "group as one sample; freezeouts are ranked by points in their own tables; rating: OpenSkill over "
-        "every match"
+        f"every match; {STOPPED}"
     )
 
 

@@ -5,6 +5,13 @@ freezeout in the first level's big blind (its stacks carry over: a stack lost at
 is lost whole, and bb/100 keeps the sign of the chips; ``MatchPlan.chip_unit``). Hands played on
 the same cards in rotated seats (a duplicate group: same match, same ``deal_set``, same hand number)
 form one sample, which is what makes duplicate intervals narrow.
+
+Crashing is never rewarded: standings by bb/100 rank a bot first by the matches it stopped playing
+in (a fault of ``faults.VOIDING``: it crashed, lost its connection, ran out of memory or CPU, or
+never started), fewer first, and only then by bb/100. Its seat folds or checks for it after it
+stops, which can lose fewer chips than a bot that plays on: without this rule a bot that crashes
+in every match would outrank a calling station. Points and ratings need no such rule: a bot that
+stopped scores no points and ranks last in that match's rating (``dealer.ratings.match_ranks``).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
+from dealer.faults import voided
 from dealer.records import MatchResult
 from dealer.stats import Estimate, GroupedSums
 
@@ -34,6 +42,7 @@ class Standing:
     faults: dict[str, int]
     points: int = 0
     rating: Rating | None = None
+    stopped: int = 0  # matches it stopped playing in (faults.VOIDING): ranked by these first
 
     def as_json(self) -> dict[str, object]:
         """A JSON-ready dict."""
@@ -48,6 +57,7 @@ class Standing:
             "points": self.points,
             "rating": None if self.rating is None else self.rating.as_json(),
             "faults": dict(sorted(self.faults.items())),
+            "stopped": self.stopped,
         }
 
 
@@ -66,6 +76,7 @@ class StandingSums:
         self.hands: collections.Counter[str] = collections.Counter()
         self.sums: dict[str, GroupedSums] = collections.defaultdict(GroupedSums)
         self.faults: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        self.stopped: collections.Counter[str] = collections.Counter()  # matches it stopped playing in
 
     def add(self, result: MatchResult) -> None:
         """Fold one finished match in."""
@@ -77,6 +88,8 @@ class StandingSums:
             self.sums[name].merge(tally.groups)
         for name, reasons in result.faults.items():
             self.faults[name].update(reasons)
+            if voided(reasons):
+                self.stopped[name] += 1
 
     def lines(
         self,
@@ -86,9 +99,10 @@ class StandingSums:
         ratings: dict[str, Rating] | None = None,
         by_rating: bool = False,
     ) -> list[Standing]:
-        """Every bot's standing, best first: by bb/100, by rating (multi-way), or by points then
-        rating (freezeout events); a bot that never started in any of its matches (its seat folded
-        or checked for it) is ranked below every bot that played, whatever its seat won."""
+        """Every bot's standing, best first: by the matches it stopped playing in (fewer first) then
+        bb/100; or by rating (multi-way), or by points then rating (freezeout events), which already
+        rank a bot that stopped last in that match; a bot that never started in any of its matches
+        (its seat folded or checked for it) is ranked below every bot that played, whatever its seat won."""
         lines = []
         for name in self.names:
             groups = self.sums.get(name)
@@ -102,13 +116,15 @@ class StandingSums:
                     dict(self.faults.get(name, {})),
                     (points or {}).get(name, 0),
                     (ratings or {}).get(name),
+                    self.stopped[name],
                 )
             )
 
-        def key(s: Standing) -> tuple[bool, float, float, float, str]:
+        def key(s: Standing) -> tuple[bool, int, float, float, float, str]:
             mu = s.rating.mu if s.rating is not None else 0.0
             return (
                 s.name not in self.played,
+                0 if by_points or by_rating else s.stopped,
                 -s.points if by_points else 0,
                 -mu if by_rating or by_points else 0,
                 -s.bb100.mean,
@@ -143,6 +159,8 @@ def standings_table(lines: Sequence[Standing], *, points: bool | None = None) ->
     for rank, s in enumerate(lines, 1):
         low, high = s.bb100.ci95() if s.bb100.n > 1 else (float("nan"), float("nan"))
         failures = ", ".join(f"{reason} {count}" for reason, count in sorted(s.faults.items())) or "-"
+        if s.stopped:  # what it is ranked by first
+            failures = f"stopped in {s.stopped} match{'' if s.stopped == 1 else 'es'}: {failures}"
         row: list[object] = [rank, s.name, s.hands, s.chips, f"{s.bb100.mean:+.1f}", f"[{low:+.1f}, {high:+.1f}]"]
         if rated:
             r_low, r_high = s.rating.ci95() if s.rating is not None else (float("nan"), float("nan"))

@@ -38,6 +38,9 @@ def standings_block(lines: Sequence[Mapping[str, Any]], *, points: bool = False)
     for rank, s in enumerate(lines, 1):
         rating = s.get("rating")
         failures = ", ".join(f"{reason} {count}" for reason, count in sorted(s["faults"].items())) or "-"
+        stopped = s.get("stopped", 0)  # what it is ranked by first (absent from older results)
+        if stopped:
+            failures = f"stopped in {stopped} match{'' if stopped == 1 else 'es'}: {failures}"
         rows.append(
             [
                 rank,

@@ -901,3 +901,50 @@ def test_export_walks_a_folder_of_folders(league: LeagueRun) -> None:
     one_by_one = dealer("export", "--acpc", *files, timeout=60)
     assert whole.returncode == 0 and one_by_one.returncode == 0, whole.stderr + one_by_one.stderr
     assert whole.stdout == one_by_one.stdout and whole.stdout.count("STATE:") > len(files)
+
+
+def test_a_bot_that_crashes_in_every_match_ranks_below_a_calling_station(tmp_path: Path) -> None:
+    """Issue 33 (7): after a crash its seat folds or checks for it, which loses fewer chips than
+    calling a stronger bot down; the standings rank by the matches a bot stopped playing in first,
+    so crashing never pays, and say so beside its faults."""
+    out = tmp_path / "out"
+    yaml = tmp_path / "crash.yaml"
+    crasher = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'crashes.py'} 4 exit"
+    yaml.write_text(
+        f"""\
+name: crash league
+seed: 33
+jobs: 2
+out: {out}
+bots:
+  - {{name: strength, command: {_py("strength")}}}
+  - {{name: caller, command: {_py("call")}}}
+  - {{name: crasher, command: {crasher}}}
+game: {{time: {CLOCK}}}
+events:
+  - {{name: hu, format: round-robin, table_size: 2, hands: 40}}
+""",
+        encoding="utf-8",
+    )
+    proc = dealer("run", yaml)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = {s["name"]: s for s in results_of(out)["standings"]}
+    assert lines["crasher"]["bb_per_100"] > lines["caller"]["bb_per_100"], "folding after a crash lost less"
+    assert [s["name"] for s in results_of(out)["standings"]][-1] == "crasher"
+    assert lines["crasher"]["stopped"] == 2 and lines["caller"]["stopped"] == 0
+    assert "stopped in 2 matches: crash " in (out / "standings.txt").read_text(encoding="utf-8")
+
+
+def test_the_matches_a_bot_stopped_playing_in_rank_it_before_its_chips() -> None:
+    from dealer.records import HandRecord, result_of
+    from dealer.standings import standings, standings_table
+
+    records = [
+        HandRecord(t, "d", h, 100, {"crasher": -10, "caller": -30, "strong": 40}) for t in range(3) for h in range(5)
+    ]
+    crashed = result_of("m", ("caller", "crasher", "strong"), records, faults={"crasher": {"crash": 1, "timeout": 2}})
+    lines = standings([crashed])
+    assert [s.name for s in lines] == ["strong", "caller", "crasher"] and lines[2].stopped == 1
+    assert "stopped in 1 match: crash 1, timeout 2" in standings_table(lines)
+    slow = result_of("m", ("caller", "crasher", "strong"), records, faults={"crasher": {"timeout": 2}})
+    assert [s.name for s in standings([slow])] == ["strong", "crasher", "caller"], "a timeout alone stops nothing"

@@ -38,7 +38,8 @@ function standingsTable(lines, withPoints) {
     el("td", {}, signed(s.bb_per_100), " ", el("span", { class: "ci" }, interval(s.ci95))),
     ...(rated ? [el("td", {}, s.rating ? s.rating.mu.toFixed(1) : "-", " ",
       el("span", { class: "ci" }, s.rating ? interval(s.rating.ci95, 1, false) : ""))] : []),
-    el("td", {}, [...byName(s.faults)].map(([r, n]) => `${r} ${n}`).join(", ") || "-")));
+    el("td", {}, (s.stopped ? `stopped in ${s.stopped} match${s.stopped === 1 ? "" : "es"}: ` : "") +
+      ([...byName(s.faults)].map(([r, n]) => `${r} ${n}`).join(", ") || "-"))));
   return el("table", {}, el("tr", {}, head.map((h) => el("th", {}, h))), rows);
 }
 
