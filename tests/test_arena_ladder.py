@@ -29,6 +29,7 @@ from dealer.arena.ladder import (
 from dealer.arena.ladder_loop import Ladder
 from dealer.arena.ladder_store import LadderStore
 from dealer.arena.model import BuildState
+from dealer.arena.public import Public
 from dealer.arena.repository import match_versions, matches, migrate, open_repository, teams
 from dealer.journal import result_from_json
 from dealer.records import HandRecord, MatchResult, result_of
@@ -446,3 +447,45 @@ def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_m
         logger.removeHandler(handler)
     said = [line for line in lines if "frozen" in line]
     assert len(said) == 1 and said[0].startswith("the arena is frozen: the ladder picks no more ranked matches"), lines
+
+
+def test_a_version_that_crashes_in_every_match_ranks_below_a_calling_station(tmp_path: Path) -> None:
+    """Issue 33 (7): a ladder match is played under ``forfeit``: a version that stops playing forfeits
+    it and ranks last in it, whatever its chips (it would lose fewer than a calling station), so it
+    ranks below every version that plays; the leaderboard and the API show its faulty matches."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    asyncio.run(migrate(database))
+    settings = LadderSettings(jobs=2, hands=10, house=False, pause=PauseRule(share=1.0, after=1000), seed="crash-seed")
+    config = ArenaConfig(storage=tmp_path / "storage", database=database, ladder=settings)
+    strategies = {"caller": folder(0.0), "weak": folder(0.8), "crash": hang_up}
+
+    async def scenario() -> None:
+        async with open_repository(database) as repository:
+            tokens = {}
+            for name in strategies:
+                team, tokens[name] = await repository.add_team(name)
+                version, _ = await repository.add_version(
+                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+                )
+                await repository.set_state(version, BuildState.READY)
+                await repository.activate(team, 1)
+            store = LadderStore(repository)
+            async with DealerServer("127.0.0.1:0", local_socket=False) as server:
+                playing = asyncio.create_task(Ladder(store, config).run(InProcessExecutor(server, strategies), "s"))
+                while await store.applied_count() < 24:
+                    await asyncio.sleep(0.1)
+                    if playing.done():
+                        playing.result()
+                playing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await playing
+            async with TestClient(TestServer(make_app(repository, config, lambda _v: None))) as client:
+                board = await (await client.get(f"{API}/ladder", headers=auth(tokens["caller"]))).json()
+                assert [row["team"] for row in board][-1] == "crash", board
+                faulty = {row["team"]: row["faulty"] for row in board}
+                games = {row["team"]: row["games"] for row in board}
+                assert faulty == {"caller": 0, "weak": 0, "crash": games["crash"]} and games["crash"] > 5
+                lines = await Public(repository, settings.k).leaderboard()
+                assert [(line.team, line.faulty) for line in lines][-1] == ("crash", games["crash"])
+
+    asyncio.run(scenario())

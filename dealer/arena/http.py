@@ -326,6 +326,7 @@ async def _ladder(request: web.Request) -> web.Response:
                 "sigma": round(s.sigma, 4),
                 "score": round(s.score(k), 4),
                 "games": s.games,
+                "faulty": s.faulty,
                 "paused": s.paused is not None,
             }
             for place, (team, s) in enumerate(board, 1)

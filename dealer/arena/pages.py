@@ -242,12 +242,17 @@ async def _leaderboard_data(request: web.Request) -> web.Response:
                 "rating": None if not rated else {"score": line.score, "mu": line.mu, "sigma": line.sigma},
                 "bb100": None if line.bb100 is None else dict(zip(("mean", "low", "high"), line.bb100, strict=True)),
                 "matches": line.matches,
+                "faulty": line.faulty,
                 "last_played": _when(line.last_played),
                 "paused": line.paused,
             }
         )
     k = request.app[CONFIG].ladder.k
-    ranking = f"Ranked by the active version's rating: mu - {k:g} sigma, shown with mu + {k:g} sigma as its interval."
+    ranking = (
+        f"Ranked by the active version's rating: mu - {k:g} sigma, shown with mu + {k:g} sigma as its interval. "
+        "A version that crashes or stops playing in a match forfeits it and ranks last in it; 'faulty' counts "
+        "the matches in which it crashed, stopped or timed out."
+    )
     return web.json_response({"rated": any(r["rank"] for r in rows), "ranking": ranking, "k": k, "teams": rows})
 
 

@@ -39,6 +39,7 @@ class Line:
     mu: float | None = None
     sigma: float | None = None
     matches: int = 0
+    faulty: int = 0  # ranked matches in which it crashed, stopped playing or timed out
     bb100: tuple[float, float, float] | None = None  # mean, 95% low, high
     last_played: datetime | None = None
     paused: bool = False
@@ -100,6 +101,7 @@ class Public:
                     mu=standing.mu,
                     sigma=standing.sigma,
                     matches=standing.games,
+                    faulty=standing.faulty,
                     bb100=version_bb100(await self.store.pair_groups(standing.version_id)),
                     last_played=await self._last_played(standing.version_id),
                     paused=standing.paused is not None,

@@ -54,6 +54,7 @@ const BOARD = [  // column: its heading, how a row shows it, how it sorts (numbe
   { key: "bb100", head: "bb/100", show: (r) => r.bb100 == null ? "—" : [signed(r.bb100.mean), " ",
       el("span", { class: "ci" }, interval([r.bb100.low, r.bb100.high]))], sort: (r) => r.bb100?.mean ?? -Infinity },
   { key: "matches", head: "matches", show: (r) => r.matches ?? "—", sort: (r) => r.matches ?? -1 },
+  { key: "faulty", head: "faulty", show: (r) => r.rank == null ? "—" : r.faulty, sort: (r) => r.faulty ?? -1 },
   { key: "version", head: "active version", show: (r) => r.active_version ?? "none ready", sort: (r) => r.active_version ?? "" },
   { key: "played", head: "last played", show: (r) => when(r.last_played), sort: (r) => r.last_played ?? "" },
 ];
