@@ -35,6 +35,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from dealer import wire_json
 from dealer.acpc_game import game_definition, position
@@ -87,7 +88,7 @@ class AcpcView:
     def feed(self, item: dict[str, object], out: list[str]) -> None:
         """Take in one item of this table; append the lines it makes to ``out``."""
         kind = item["type"]
-        body: dict = item[kind]  # type: ignore[assignment, index]
+        body: dict[str, Any] = item[kind]  # type: ignore[assignment, index]
         if kind == "event":
             self._event(body, out)
         elif kind == "request":
@@ -105,7 +106,7 @@ class AcpcView:
         elif kind == "match_start":
             self.players, self.seat = len(body["players"]), body["seat"]
 
-    def _event(self, event: dict, out: list[str]) -> None:
+    def _event(self, event: dict[str, Any], out: list[str]) -> None:
         kind = event["type"]
         if kind == "board":
             self.board.append("".join(event["cards"]))

@@ -79,8 +79,9 @@ from dealer.cli_options import (
     split_command,
 )
 from dealer.cli_play import play_person
-from dealer.compare import BATCH, Comparison, Settings, deal_sets_for
+from dealer.compare import BATCH, Comparison, deal_sets_for
 from dealer.compare_text import comparison_text
+from dealer.config import CompareSettings as Settings
 from dealer.config import GameConfig, Limits, game_config, split_protocol
 from dealer.errors import ConfigError, DealerError
 from dealer.league import (

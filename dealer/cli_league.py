@@ -20,9 +20,10 @@ from dealer.cli_options import LogLevelName, fail, interrupted, log_to, show_see
 from dealer.config import LeagueConfig, load_league
 from dealer.errors import ConfigError, RunError
 from dealer.journal import finished_count
-from dealer.league import Executor, MatchJob, Progress, build_jobs, league_report, run_league
+from dealer.league import Executor, MatchJob, build_jobs, league_report, run_league
 from dealer.match import instance_label
 from dealer.records import MatchResult
+from dealer.report import Progress
 from dealer.runner import LocalExecutor
 from dealer.server import BotSession, DealerServer
 from dealer.summary import overall_text

@@ -157,12 +157,13 @@ class DaskExecutor:
         needs = {name: self.needs[name] for name in job.bots if name in self.needs}
         future = self.client.submit(play_job, job, needs, self.out, self.marker, self.code, pure=False)
         try:
-            return await future
+            result: MatchResult = await future
         except distributed.scheduler.KilledWorker as error:
             raise ClusterError(
                 f"match {job.plan.match_id} was lost with its worker too many times "
                 f"(distributed.scheduler.allowed-failures): {error}"
             ) from None
+        return result
 
 
 async def check_workers(client: Client, needs: Mapping[str, Needs], out: Path, marker: str) -> None:

@@ -482,7 +482,7 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
         elif event is not None and event.name:
             events[event.name] = event
 
-    seed = read_key(ctx, top, "seed", lambda c, n, p: _scalar(c, n, p, (int, str), "an integer or a string"), None)
+    seed = read_key(ctx, top, "seed", _seed, None)
     return LeagueConfig(
         name=name,
         seed=None if seed == "random" else seed,
@@ -527,6 +527,12 @@ def parse_league(text: str, filename: str = "<string>") -> LeagueConfig:
     if root is None:
         raise LeagueConfigError([f"{filename}:1: the file is empty"])
     return parse_checked(ctx, lambda: _parse_top(ctx, root, path))
+
+
+def _seed(ctx: Ctx, node: Node, path: str) -> int | str | None:
+    """Read a league's seed: an integer or a string ("random" for fresh random deals)."""
+    value = _scalar(ctx, node, path, (int, str), "an integer or a string")
+    return value if isinstance(value, int | str) else None
 
 
 def load_league(path: str | Path) -> LeagueConfig:

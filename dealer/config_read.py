@@ -205,7 +205,7 @@ def _list(ctx: Ctx, node: Node, path: str, min_len: int = 0) -> list[Node] | Non
     return list(node.value)
 
 
-def _scalar(ctx: Ctx, node: Node, path: str, types: tuple[type, ...], expected: str) -> Any:
+def _scalar(ctx: Ctx, node: Node, path: str, types: tuple[type[T], ...], expected: str) -> T | None:
     """Return a scalar's value if it is one of ``types`` (bool is never an int), else None."""
     value = ctx.value(node) if isinstance(node, ScalarNode) else None
     if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):

@@ -9,6 +9,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from dealer.errors import RunError
 from dealer.paired import PairedTally
@@ -119,7 +120,7 @@ def result_to_json(result: MatchResult) -> dict[str, object]:
     }
 
 
-def result_from_json(data: dict) -> MatchResult:
+def result_from_json(data: dict[str, Any]) -> MatchResult:
     """A journal row's result; ValueError for a format this dealer does not read. A comparison's
     match of format 1 or 2 keeps its hand records: its comparison pairs them as they are read."""
     version = data.pop("format", 1)

@@ -82,7 +82,7 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 def _prctl(option: int, value: int) -> bool:
     try:
-        return _libc.prctl(option, value, 0, 0, 0) == 0
+        return bool(_libc.prctl(option, value, 0, 0, 0) == 0)
     except AttributeError:  # not Linux
         return False
 

@@ -16,7 +16,6 @@ from typing import Any
 from dealer.compare import (
     AnyTest,
     Comparison,
-    Settings,
     deal_sets_for,
     finish,
     looker,
@@ -24,6 +23,7 @@ from dealer.compare import (
     sequential_test,
     summarize,
 )
+from dealer.config import CompareSettings as Settings
 from dealer.config import GameConfig
 from dealer.league import MatchJob
 from dealer.match import Match, MatchBot, MatchPlan

@@ -23,6 +23,7 @@ import secrets
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dealer.cards import card_name, shuffled_deck
 
@@ -93,7 +94,7 @@ def revealed_seed(out: Path) -> str:
     raise ValueError(f"{out}: no results.json, compare.json or finals.json: not an event's output folder")
 
 
-def _check_hand(seed: str, hand: dict, where: str) -> str | None:
+def _check_hand(seed: str, hand: dict[str, Any], where: str) -> str | None:
     """The mismatch of one PHH hand with its re-deal, or None if it is that deal."""
     try:
         deal_set, number, seat_count = hand["_table"], hand["hand"], hand["seat_count"]

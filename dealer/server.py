@@ -204,12 +204,12 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                 self._refuse(peer, "no Hello within the authentication time limit")
                 await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "send Hello with your token first")
             return None
-        first = read.result()
+        first: pb.BotMessage | _Refused | object = read.result()
         if isinstance(first, _Refused):
             self._refuse(peer, "first message was not a BotMessage")
             await context.abort(first.status, first.detail)
             return None
-        if first is grpc.aio.EOF or not first.HasField("hello"):
+        if not isinstance(first, pb.BotMessage) or not first.HasField("hello"):
             self._refuse(peer, "first message was not a Hello")
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the first message must carry Hello")
             return None
