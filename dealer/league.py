@@ -24,6 +24,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -330,8 +331,16 @@ def start_failure(
     for name in result.unstarted:
         if name not in seen:
             reasons = ", ".join(sorted(result.faults.get(name, {}))) or "no start"
-            tail = [line for line in result.log_tails.get(name, "").split("\n") if line.strip()]  # a CR is data
+            labels = re.compile(rf"\[{re.escape(name)}\.\d+\]")  # the tails' own lines, one per instance
+            tail = [
+                line
+                for line in result.log_tails.get(name, "").split("\n")  # a CR is data
+                if line.strip() and not labels.fullmatch(line)
+            ]
             last = f": {tail[-1].strip()[:200]}" if tail else ""
+            if name in result.start_hints:
+                ends = f"its log ends: {tail[-1].strip()[:200]}" if tail else "its log is empty"
+                last = f": {result.start_hints[name]} ({ends})"
             log = out / "logs" / f"{instance_label(name, 0)}.log"
             place = f" in its first match {result.match_id}" if where is None else where
             return BotStartError(

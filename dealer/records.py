@@ -196,6 +196,7 @@ class MatchResult:
     places: list[str] = field(default_factory=list)
     log_tails: dict[str, str] = field(default_factory=dict)
     unstarted: list[str] = field(default_factory=list)  # bots whose first start never connected
+    start_hints: dict[str, str] = field(default_factory=dict)  # bot -> what its failed start suggests (not kept)
     strategies_refused: dict[str, str] = field(default_factory=dict)  # bot -> why its strategies were ignored
     records: list[HandRecord] | None = None
     paired: PairedTally | None = None  # a comparison's paired samples, summed (dealer.paired)

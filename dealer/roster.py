@@ -31,6 +31,7 @@ from dealer.session import BotSession
 from dealer.wire import DISQUALIFIED
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
+NOT_GRPC = "it never connected over gRPC; a stdio bot's command starts with `stdio:`"
 log = logging.getLogger(__name__)
 
 
@@ -229,6 +230,8 @@ class Roster:
             session.fault(
                 Fault.NO_CONNECT, f"match {match_id}: no connection within {self.plan.game.time.startup_ms} ms"
             )
+        if seat.entry.protocol == "grpc" and process is not None and _speaks_no_grpc(process.log_tail()):
+            self.result.start_hints.setdefault(seat.entry.name, NOT_GRPC)
         seat.counted = process
         self._never_started(seat)
 
@@ -364,3 +367,10 @@ class Roster:
         by_label = self._tails[name]
         parts = [part for label in self.instances if label in by_label for part in by_label[label]]
         self.result.log_tails[name] = "\n".join(parts)
+
+
+def _speaks_no_grpc(log_text: str) -> bool:
+    """Whether a gRPC bot that never connected looks like a stdio bot: it wrote nothing (a stdio bot
+    waits for its first line, and its input is empty here), or a JSON line (its output is its log)."""
+    lines = [line.strip() for line in log_text.splitlines() if line.strip()]
+    return not lines or any(line.startswith("{") for line in lines)

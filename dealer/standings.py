@@ -157,14 +157,19 @@ def standings_table(lines: Sequence[Standing], *, points: bool | None = None) ->
     rated = any(line.rating is not None for line in lines)
     rows = []
     for rank, s in enumerate(lines, 1):
-        low, high = s.bb100.ci95() if s.bb100.n > 1 else (float("nan"), float("nan"))
+        # no interval from fewer than two samples, no rate from no hands: "-", never "nan"
+        interval = "-"
+        if s.bb100.n > 1:
+            low, high = s.bb100.ci95()
+            interval = f"[{low:+.1f}, {high:+.1f}]"
         failures = ", ".join(f"{reason} {count}" for reason, count in sorted(s.faults.items())) or "-"
         if s.stopped:  # what it is ranked by first
             failures = f"stopped in {s.stopped} match{'' if s.stopped == 1 else 'es'}: {failures}"
-        row: list[object] = [rank, s.name, s.hands, s.chips, f"{s.bb100.mean:+.1f}", f"[{low:+.1f}, {high:+.1f}]"]
+        rate = f"{s.bb100.mean:+.1f}" if s.hands else "-"
+        row: list[object] = [rank, s.name, s.hands, s.chips, rate, interval]
         if rated:
-            r_low, r_high = s.rating.ci95() if s.rating is not None else (float("nan"), float("nan"))
-            row += [f"{s.rating.mu:.1f}" if s.rating is not None else "-", f"[{r_low:.1f}, {r_high:.1f}]"]
+            rating = s.rating
+            row += ["-", "-"] if rating is None else [f"{rating.mu:.1f}", "[{:.1f}, {:.1f}]".format(*rating.ci95())]
         if points:
             row.insert(2, s.points)
         rows.append([*row, failures])

@@ -861,6 +861,27 @@ def test_dealer_match_stops_at_a_bot_that_cannot_start_unless_keep_going(tmp_pat
     assert played["hands"] == 40 and [s["name"] for s in played["standings"]] == ["caller", "ghost"]
 
 
+@pytest.mark.parametrize(
+    ("command", "log"),
+    [
+        (f"{sys.executable} {PY_BOTS / 'stdio_bot.py'}", "its log is empty"),  # it waits for a line, reads none
+        (f"""{sys.executable} -c 'print("{{\\"hello\\": 1}}")'""", 'its log ends: {"hello": 1}'),
+    ],
+)
+def test_a_stdio_bot_given_as_a_grpc_one_is_told_to_start_with_stdio(tmp_path: Path, command: str, log: str) -> None:
+    """A stdio bot's command without ``stdio:`` never dials the dealer: the error says so, and no
+    "+nan" stands in the table for the bots that played no hand."""
+    out = tmp_path / "match"
+    proc = dealer("match", command, _py("call"), "--name", "mine", "--name", "call", "--hands", "20", "--out", out)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: bot 'mine' could not start (no_connect): it never connected over gRPC; a stdio bot's command "
+        f"starts with `stdio:` ({log}); log {out / 'logs' / 'mine.0.log'}; fix its command or pass --keep-going"
+    )
+    rows = [line.split() for line in proc.stdout.splitlines() if line.split()[1:2] in (["mine"], ["call"])]
+    assert [row[2:6] for row in rows] == [["0", "0", "-", "-"]] * 2 and "nan" not in proc.stdout
+
+
 def test_dealer_compare_stops_at_a_bot_that_cannot_start(tmp_path: Path) -> None:
     out = tmp_path / "compare"
     proc = dealer("compare", GHOST_LINE, _py("call"), "--hands", "4000", "--tables", "1", "--out", out)
