@@ -81,4 +81,8 @@ else:
 
     ext_modules = mypycify(COMPILED, opt_level="3")
 
+# The vendored files' folder exists before setuptools looks for packages (vendor_web fills it later):
+# found then, it is a package of dealer.web's data; absent from a fresh clone, setuptools warned for
+# 40 lines that "Package 'dealer.web.static.vendor' would be ignored".
+(WEB / "static" / "vendor").mkdir(exist_ok=True)
 setup(ext_modules=ext_modules, cmdclass={"vendor_web": VendorWeb, "build_py": BuildPy, "sdist": Sdist})
