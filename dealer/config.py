@@ -27,7 +27,8 @@ Reference format (a key whose value is ``null`` or empty counts as omitted)::
     limits:                      # optional defaults for every launched bot; a bot may override any key
       memory_mb: 1024            # int >= 16: a memory cgroup where the dealer can make one, else RLIMIT_DATA
       cpu_seconds: 3600          # int >= 1
-      processes: 64              # int >= 1
+      processes: 256             # int >= 1: processes and threads at once (a pids cgroup per instance;
+                                 #   a JVM on a many-core machine starts dozens of threads)
       open_files: 256            # int >= 16
       file_size_mb: 64           # int >= 1
       log_kb: 1024               # int >= 1, cap of each bot's captured stdout/stderr log
@@ -178,7 +179,7 @@ class Limits:
 
     memory_mb: int = 1024
     cpu_seconds: int = 3600
-    processes: int = 64
+    processes: int = 256
     open_files: int = 256
     file_size_mb: int = 64
     log_kb: int = 1024

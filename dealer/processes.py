@@ -10,7 +10,9 @@ under ``dealer.launch``, which applies the limits and the user and kills everyth
 started when it ends (see that module); its memory is capped by a cgroup where the machine allows
 one (else RLIMIT_DATA), and each instance has a CPU cgroup of its own where the machine allows one:
 every instance weighs the same for the scheduler however many processes it runs, and
-``cpu_seconds`` counts all its processes together (else RLIMIT_CPU, per process). Its stdout and
+``cpu_seconds`` counts all its processes together (else RLIMIT_CPU, per process); and a pids cgroup
+of its own caps its processes and threads at ``processes`` whatever its user (else RLIMIT_NPROC,
+which holds only with ``limits.user``). Its stdout and
 stderr go to one log file (mode 0600, readable by the dealer's user only), capped in size (the rest
 is read and dropped so the bot never blocks on a full pipe). Stopping a bot terminates its process
 group (and so its sandbox), then kills it.
@@ -172,6 +174,7 @@ class BotProcess:
     _exited: asyncio.Future[None]  # set when the bot's own process has exited (its status is known)
     cgroup: sandbox.MemoryCgroup | None = None
     cpu: sandbox.CpuCgroup | None = None
+    pids: sandbox.PidsCgroup | None = None
     killed: bool = False  # the dealer had to signal it: its exit status is not the bot's doing
     cpu_exceeded: bool = False  # its CPU cgroup used more than cpu_seconds: the dealer killed it
     _bridge: asyncio.Task[None] | None = None  # the transport over its stdin/stdout (dealer.stdio), if any
@@ -215,7 +218,7 @@ class BotProcess:
         if own is not None and sandboxed and own.is_dir():  # a team's folder (absent: there is nothing to name)
             files = {**(files or {}), BOT_FOLDER: own}
         env = _environment(workdir, sandboxed, None if stdio else (address, token), path)
-        cgroup, cpu, fds = _cgroups(limits)
+        cgroup, cpu, pids, fds = _cgroups(limits)
         # The sandbox's HOME is a tmpfs the launcher copies into the scratch folder, open here for it.
         keep = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW) if sandboxed else None
         relay = None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}"
@@ -231,7 +234,7 @@ class BotProcess:
                 fds.append(options)
             process, exited = await _spawn(launcher, workdir, env, fds, stdio=stdio)
         except BaseException:
-            for group in (cgroup, cpu):
+            for group in (cgroup, cpu, pids):
                 if group is not None:
                     group.remove()
             raise
@@ -241,7 +244,7 @@ class BotProcess:
         logged = process.stderr if stdio else process.stdout
         assert logged is not None
         pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
-        bot = cls(name, process, log_path, pump, exited, cgroup, cpu, sandboxed=sandboxed)
+        bot = cls(name, process, log_path, pump, exited, cgroup, cpu, pids, sandboxed=sandboxed)
         if cpu is not None:
             bot._cpu_watch = asyncio.create_task(bot._watch_cpu(cpu, limits.cpu_seconds))
         return bot
@@ -328,10 +331,11 @@ class BotProcess:
             self.cpu.kill()
             if not await _remove_cgroup(self.cpu, CGROUP_REMOVE_S):
                 _leftover_cgroups.append(self.cpu)
-        if self.cgroup is not None:
-            self.cgroup.kill()  # what left the group and the sandbox's pid namespace, too
-            if not await _remove_cgroup(self.cgroup, CGROUP_REMOVE_S):
-                _leftover_cgroups.append(self.cgroup)  # a loaded machine: the match's end tries again
+        for group in (self.cgroup, self.pids):
+            if group is not None:
+                group.kill()  # what left the group and the sandbox's pid namespace, too
+                if not await _remove_cgroup(group, CGROUP_REMOVE_S):
+                    _leftover_cgroups.append(group)  # a loaded machine: the match's end tries again
         if self._bridge is not None:  # its pipes are closed now: it ends, or it is cancelled
             await asyncio.wait([self._bridge], timeout=grace_s)
         try:  # the log ends when the pipe closes; a process that left the group may hold it open
@@ -373,12 +377,18 @@ class BotProcess:
             return ""
 
 
-def _cgroups(limits: Limits) -> tuple[sandbox.MemoryCgroup | None, sandbox.CpuCgroup | None, list[int]]:
-    """The bot's memory and CPU cgroups where the machine allows them, and their open ``cgroup.procs``
-    (the launcher moves the bot in by writing to them)."""
+def _cgroups(
+    limits: Limits,
+) -> tuple[sandbox.MemoryCgroup | None, sandbox.CpuCgroup | None, sandbox.PidsCgroup | None, list[int]]:
+    """The bot's memory, CPU and pids cgroups where the machine allows them, and their open
+    ``cgroup.procs`` (the launcher moves the bot in by writing to them)."""
     cgroup = sandbox.MemoryCgroup.create(limits.memory_mb)
     cpu = sandbox.CpuCgroup.create()
-    return cgroup, cpu, ([] if cgroup is None else [cgroup.open_procs()]) + ([] if cpu is None else cpu.open_procs())
+    pids = sandbox.PidsCgroup.create(limits.processes)
+    fds = [] if cgroup is None else [cgroup.open_procs()]
+    fds += [] if cpu is None else cpu.open_procs()
+    fds += [] if pids is None else [pids.open_procs()]
+    return cgroup, cpu, pids, fds
 
 
 def _program(name: str, command: Command, base: Path) -> tuple[list[str], list[str], Path | None]:
@@ -530,10 +540,11 @@ class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
             self.exited.set_result(None)
 
 
-_leftover_cgroups: list[sandbox.MemoryCgroup | sandbox.CpuCgroup] = []
+Cgroup = sandbox.MemoryCgroup | sandbox.CpuCgroup | sandbox.PidsCgroup
+_leftover_cgroups: list[Cgroup] = []
 
 
-async def _remove_cgroup(cgroup: sandbox.MemoryCgroup | sandbox.CpuCgroup, timeout_s: float) -> bool:
+async def _remove_cgroup(cgroup: Cgroup, timeout_s: float) -> bool:
     """Remove a stopped bot's memory or CPU cgroup once the kernel has ended its last processes; False
     if some were still there after ``timeout_s``."""
     deadline = asyncio.get_running_loop().time() + timeout_s
@@ -553,7 +564,7 @@ async def sweep_cgroups(timeout_s: float = CGROUP_SWEEP_S) -> None:
     removed_each = await asyncio.gather(*(_remove_cgroup(c, timeout_s) for c in leftovers))
     for cgroup, removed in zip(leftovers, removed_each, strict=True):
         if not removed:
-            where = cgroup.folder if isinstance(cgroup, sandbox.MemoryCgroup) else cgroup.folders[0]
+            where = cgroup.folders[0] if isinstance(cgroup, sandbox.CpuCgroup) else cgroup.folder
             log.error("cgroup %s still has processes after %.0f s: left in place", where, timeout_s)
 
 

@@ -30,6 +30,8 @@ memory (its processes, /tmp and /dev/shm files, page cache), and an OOM kill is 
 ``CpuCgroup`` puts each bot instance in a child CPU cgroup (v2 ``cpu``, or v1's ``cpu`` and
 ``cpuacct``): every instance weighs the same for the scheduler however many processes it runs, and
 its CPU time is read for all of them together (the dealer enforces ``cpu_seconds`` on that sum).
+``PidsCgroup`` caps each bot instance's tasks (processes and threads) at ``processes`` (v2 or v1's
+``pids`` controller), whatever user it runs as.
 """
 
 from __future__ import annotations
@@ -530,3 +532,51 @@ class CpuCgroup:
         """Remove the cgroup once its processes are gone; False while some are left."""
         removed = [_remove_cgroup(folder) for folder in self.folders]  # each, also after one that is not
         return all(removed)
+
+
+# -------------------------------------------------------------------------------------------- pids
+
+
+@functools.cache
+def pids_hierarchy() -> _Hierarchy | None:
+    """Where child pids cgroups can be made (v2 first), or None: ``processes`` is then only
+    RLIMIT_NPROC, which holds only for a bot with a user of its own (``limits.user``)."""
+    for hierarchy in _own_cgroup_folders("pids"):
+        if _probe(hierarchy, "pids", "pids.max"):
+            return hierarchy
+    return None
+
+
+class PidsCgroup:
+    """A child pids cgroup of the dealer's for one bot instance (or build): at most ``processes``
+    tasks (processes and threads) at once, whatever user they run as; a fork past it fails (EAGAIN)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @classmethod
+    def create(cls, processes: int) -> PidsCgroup | None:
+        """A new cgroup capped at ``processes`` tasks, or None where the machine does not allow one."""
+        hierarchy = pids_hierarchy()
+        if hierarchy is None:
+            return None
+        folder = hierarchy.folder / f"holdem-{os.getpid()}-{next(_counter)}"
+        try:
+            folder.mkdir()
+            (folder / "pids.max").write_text(str(processes))
+        except OSError:
+            _remove_cgroup(folder)
+            return None
+        return cls(folder)
+
+    def open_procs(self) -> int:
+        """A descriptor on the cgroup's ``cgroup.procs``, to join as ``MemoryCgroup.open_procs``."""
+        return os.open(self.folder / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+
+    def kill(self) -> None:
+        """SIGKILL every process in the cgroup (see ``_kill_cgroup``)."""
+        _kill_cgroup(self.folder)
+
+    def remove(self) -> bool:
+        """Remove the cgroup once its processes are gone; False while some are left."""
+        return _remove_cgroup(self.folder)

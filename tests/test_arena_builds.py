@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import tarfile
 from pathlib import Path
 
@@ -247,3 +248,44 @@ def test_a_toolchain_this_machine_lacks_is_offered_as_unavailable(monkeypatch: p
     python, javac = offers((Toolchain.PYTHON, Toolchain.JAVAC))
     assert python.available and python.commands == ("python3", "python")
     assert not javac.available and "javac" not in javac.commands and "jar" not in javac.commands
+
+
+FORKER = b"""import os, sys, time
+forked = 0
+try:
+    for _ in range(300):
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        forked += 1
+except OSError as error:
+    print(f"forked {forked}, then: {error.strerror}", flush=True)
+else:
+    print(f"forked {forked}, never stopped", flush=True)
+"""
+
+
+def test_a_build_that_forks_past_its_processes_cap_is_stopped_at_the_cap(tmp_path: Path) -> None:
+    """build.processes holds without limits.user (a pids cgroup, issue 31 item 6): a build that forks
+    300 sleepers gets no more than its cap of 16 tasks (its shell and Python count)."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    config = ArenaConfig(storage=tmp_path / "storage", database=database, build=BuildLimits(timeout_s=30, processes=16))
+    assert config.limits.user is None
+    asyncio.run(migrate(database))
+
+    async def scenario() -> Version:
+        async with open_repository(database) as repository:
+            team, _ = await repository.add_team("alpha")
+            files = {"bot.yaml": b"protocol: stdio\nbuild: python3 fork.py\nrun: ./bot\n", "fork.py": FORKER}
+            stored = unpack(archive(files), config.storage, config.submissions)
+            version, _ = await repository.add_version(
+                team, digest=stored.digest, files=2, size=1, protocol="stdio", run=("./bot",), build="python3 fork.py"
+            )
+            return await Builder(repository, config).build(version)
+
+    version = asyncio.run(asyncio.wait_for(scenario(), 60))
+    log = build_log(config.storage, version).read_text(encoding="utf-8")
+    found = re.search(r"forked (\d+), then: Resource temporarily unavailable", log)
+    assert found is not None, log
+    assert 10 <= int(found[1]) <= 14, log  # 16 tasks: the shell, Python and its children
+    assert "[arena] build done in " in log, log

@@ -20,7 +20,7 @@ Every problem is reported at once, one line each, ``file:line: key.path: problem
       timeout_s: 300             # 1..86400: a build's wall-clock time (and CPU time) before it is killed
       memory_mb: 2048            # 16..1048576: the build's memory (a cgroup where there is one)
       log_kb: 256                # 1..1048576: the build's output kept in its log (the rest dropped)
-      processes: 256             # 1..1048576 (as root, with limits.user set: RLIMIT_NPROC)
+      processes: 256             # 1..1048576: tasks at once (a pids cgroup; also RLIMIT_NPROC with limits.user)
       smoke_hands: 20            # 1..10000: hands per seat rotation of the smoke test, a sealed
                                  #   duplicate match against the house bot that must not fault
       toolchains: [python, node, gcc, javac, rustc]
