@@ -314,6 +314,7 @@ def test_killing_the_launcher_leaves_no_daemon_behind(tmp_path: Path, monkeypatc
     # The contrast (documented for `sandbox: off` where no cgroup can be made): the daemon escapes to init.
     monkeypatch.setattr(sandbox, "memory_hierarchy", lambda: None)
     monkeypatch.setattr(sandbox, "cpu_hierarchy", lambda: None)  # the CPU cgroup would hold it too
+    monkeypatch.setattr(sandbox, "pids_hierarchy", lambda: None)  # and the pids cgroup
     run_one(tmp_path / "off", entries)
     escaped = with_marker(marker)
     for pid in escaped:
