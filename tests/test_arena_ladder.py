@@ -7,6 +7,7 @@ import asyncio
 import logging
 import random
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,9 @@ from dealer.arena.ladder import (
     deal_for,
     kendall_tau,
     match_rng,
+    meetings_bound,
+    pair_key,
+    pairs_of,
     pick,
 )
 from dealer.arena.ladder_loop import Ladder
@@ -489,3 +493,38 @@ def test_a_version_that_crashes_in_every_match_ranks_below_a_calling_station(tmp
                 assert [(line.team, line.faulty) for line in lines][-1] == ("crash", games["crash"])
 
     asyncio.run(scenario())
+
+
+def _first_meetings(teams: int, rules: Matchmaking, matches: int, seed: str = "meet") -> dict[tuple[int, int], int]:
+    """Pick ``matches`` ranked matches among ``teams`` versions whose ratings are far apart and never
+    move (the worst case for a rating window); the seq at which each pair first met."""
+    field_ = [Standing(version_id=100 + k, team_id=k, mu=50.0 * k, sigma=1.0) for k in range(teams)]
+    met: Counter[tuple[int, int]] = Counter()
+    first: dict[tuple[int, int], int] = {}
+    for seq in range(matches):
+        picked = pick(field_, rules, match_rng(seed, seq), met, seq)
+        assert picked is not None and len(set(picked)) == rules.table_size
+        for pair in pairs_of(picked):
+            first.setdefault(pair, seq)
+        met.update(pairs_of(picked))
+        field_ = [replace(s, games=s.games + 1) if s.version_id in picked else s for s in field_]
+    return first
+
+
+@pytest.mark.parametrize("teams", [3, 4, 12])
+def test_every_pair_of_versions_meets_within_the_bound_however_far_apart_their_ratings(teams: int) -> None:
+    """Issue 33 (6): with the mu window alone the ladder split into pairs that never met (4 teams:
+    alpha never met gamma). Every ``least_met_every``-th match seats the least-met pair, so every
+    pair has met within ``least_met_every * n (n - 1) / 2`` ranked matches."""
+    rules = Matchmaking()
+    bound = meetings_bound(teams, rules)
+    assert bound == 4 * teams * (teams - 1) // 2
+    pairs = {pair_key(100 + a, 100 + b) for a in range(teams) for b in range(a + 1, teams)}
+    for seed in ("meet", "other", "third"):
+        first = _first_meetings(teams, rules, bound, seed)
+        assert set(first) == pairs, sorted(pairs - set(first))
+        assert max(first.values()) < bound
+    three = _first_meetings(teams, Matchmaking(table_size=3), bound) if teams >= 3 else {}
+    assert set(three) == pairs, "at three-seat tables too"
+    split = _first_meetings(teams, Matchmaking(least_met_every=0), 10 * bound)  # the window alone
+    assert set(split) < pairs, "without the least-met matches some pairs never meet"

@@ -36,6 +36,9 @@ Every problem is reported at once, one line each, ``file:line: key.path: problem
       new_share: 0.25            # 0..1: share of matches started from a version with few games
       few_games: 10              # 0..1000000: "few games"
       window: 5.0                # 0..1000: opponents' mu within this of the first version's
+      least_met_every: 4         # 0..1000: every this many ranked matches, the two versions that have
+                                 #   met least play (0: never); so with n teams every pair has met
+                                 #   within least_met_every * n * (n - 1) / 2 ranked matches
       k: 3.0                     # 0..10: teams ranked by their active version's mu - k sigma
       pause_share: 0.1           # 0..1: a version crashing or timing out in more of its matches is paused
       pause_after: 10            # 1..1000000: ... once it has played this many
@@ -180,6 +183,7 @@ _LADDER_KEYS = (
     "new_share",
     "few_games",
     "window",
+    "least_met_every",
     "k",
     "pause_share",
     "pause_after",
@@ -202,6 +206,7 @@ def _parse_ladder(ctx: Ctx, layers: list[_Layer]) -> LadderSettings:
             new_share=read_key(ctx, layers, "new_share", _float(0, 1), m.new_share),
             few_games=read_key(ctx, layers, "few_games", integer(0, 1_000_000), m.few_games),
             window=read_key(ctx, layers, "window", _float(0, 1000), m.window),
+            least_met_every=read_key(ctx, layers, "least_met_every", integer(0, 1000), m.least_met_every),
         ),
         k=read_key(ctx, layers, "k", _float(0, 10), d.k),
         pause=PauseRule(

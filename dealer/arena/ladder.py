@@ -8,7 +8,11 @@ the same matches and, applied in that order (``InOrder``), the same ratings.
 - **Matchmaking** (Halite III's): a share ``new_share`` of matches starts from a version with
   fewer than ``few_games`` games, the rest from the version with the fewest games; its opponents
   are drawn from the versions whose mu is within ``window`` of its own (the nearest ones when
-  the window holds too few), one version per team.
+  the window holds too few), one version per team. Every ``least_met_every``-th ranked match
+  instead seats the two playing versions that have met least (aiarena's and Halite's answer to
+  a ladder that splits into groups that never meet): an unmet pair is then always among the
+  least met, so with ``n`` playing versions every pair has met within ``least_met_every * n *
+  (n - 1) / 2`` ranked matches, however far apart their ratings (``meetings_bound``).
 - **Deal sets** are numbered from the arena's seed (``ladder/<d>``), so every pair plays the same
   deals in the same order: a match is dealt the first deal set that none of its teams has played
   (each team's counter only moves on), so no team, through any of its versions, sees a deal twice.
@@ -46,6 +50,28 @@ class Matchmaking:
     new_share: float = 0.25
     few_games: int = 10
     window: float = 5.0
+    least_met_every: int = 4  # every this many ranked matches, the least-met pair (0: never)
+
+
+Met = Mapping[tuple[int, int], int]  # ranked matches picked so far, by pair of version ids (lower first)
+
+
+def pair_key(a: int, b: int) -> tuple[int, int]:
+    """The key of two versions in ``Met``: the lower id first."""
+    return (a, b) if a < b else (b, a)
+
+
+def pairs_of(version_ids: Sequence[int]) -> list[tuple[int, int]]:
+    """The pairs of versions one match seats (``Met``'s keys)."""
+    return [pair_key(a, b) for i, a in enumerate(version_ids) for b in version_ids[i + 1 :]]
+
+
+def meetings_bound(versions: int, rules: Matchmaking) -> int | None:
+    """The ranked matches within which every pair of ``versions`` playing versions has met (None
+    when ``least_met_every`` is 0: no bound)."""
+    if not rules.least_met_every:
+        return None
+    return rules.least_met_every * versions * (versions - 1) // 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +92,21 @@ class Standing:
         return self.mu - k * self.sigma
 
 
-def pick(standings: Sequence[Standing], rules: Matchmaking, rng: random.Random) -> tuple[int, ...] | None:
-    """The versions of the next match, its first seat first (None: fewer teams than seats).
+def pick(
+    standings: Sequence[Standing], rules: Matchmaking, rng: random.Random, met: Met | None = None, seq: int = 1
+) -> tuple[int, ...] | None:
+    """The versions of ranked match ``seq``, its first seat first (None: fewer teams than seats).
 
-    ``standings`` are the playing versions (one per team, none paused), in a fixed order."""
+    ``standings`` are the playing versions (one per team, none paused), in a fixed order; ``met``
+    counts the ranked matches picked before this one by pair of versions (none: no pair has met)."""
     if len({s.team_id for s in standings}) < rules.table_size:
         return None
     ordered = sorted(standings, key=lambda s: s.version_id)
+    need = rules.table_size - 1
+    if rules.least_met_every and seq % rules.least_met_every == 0:
+        first, second = _least_met(ordered, met or {}, rng)
+        others = [s for s in ordered if s.team_id not in (first.team_id, second.team_id)]
+        return (first.version_id, second.version_id, *_near(others, first, need - 1, rules, rng))
     fresh = [s for s in ordered if s.games < rules.few_games]
     if fresh and rng.random() < rules.new_share:
         first = rng.choice(fresh)
@@ -80,12 +114,30 @@ def pick(standings: Sequence[Standing], rules: Matchmaking, rng: random.Random) 
         fewest = min(s.games for s in ordered)
         first = rng.choice([s for s in ordered if s.games == fewest])
     others = [s for s in ordered if s.team_id != first.team_id]
-    near = [s for s in others if abs(s.mu - first.mu) <= rules.window]
-    need = rules.table_size - 1
+    return (first.version_id, *_near(others, first, need, rules, rng))
+
+
+def _near(others: Sequence[Standing], first: Standing, need: int, rules: Matchmaking, rng: random.Random) -> list[int]:
+    """``need`` opponents of ``first``, one per team: drawn from those whose mu is within the window
+    of its own, else the nearest."""
+    if need == 0:
+        return []
+    teams: dict[int, Standing] = {}
+    for s in others:  # one version per team (the playing versions are one per team already)
+        teams.setdefault(s.team_id, s)
+    candidates = list(teams.values())
+    near = [s for s in candidates if abs(s.mu - first.mu) <= rules.window]
     if len(near) < need:
-        near = sorted(others, key=lambda s: (abs(s.mu - first.mu), s.version_id))[:need]
-    chosen = rng.sample(near, need)
-    return (first.version_id, *(s.version_id for s in chosen))
+        near = sorted(candidates, key=lambda s: (abs(s.mu - first.mu), s.version_id))[:need]
+    return [s.version_id for s in rng.sample(near, need)]
+
+
+def _least_met(ordered: Sequence[Standing], met: Met, rng: random.Random) -> tuple[Standing, Standing]:
+    """The two versions of different teams that have met least (a draw among the ties), in a random seat order."""
+    pairs = [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :] if a.team_id != b.team_id]
+    fewest = min(met.get(pair_key(a.version_id, b.version_id), 0) for a, b in pairs)
+    a, b = rng.choice([(a, b) for a, b in pairs if met.get(pair_key(a.version_id, b.version_id), 0) == fewest])
+    return (a, b) if rng.random() < 0.5 else (b, a)
 
 
 def deal_for(next_deal: Mapping[int, int], teams: Sequence[int]) -> int:

@@ -20,6 +20,7 @@ matches in play, and takes up again once the database answers.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import shutil
 from collections import deque
@@ -29,7 +30,7 @@ from typing import Protocol as Typing
 from sqlalchemy.exc import DBAPIError
 
 from dealer.arena.config import ArenaConfig
-from dealer.arena.ladder import InOrder, apply_match, deal_for, match_rng, pick
+from dealer.arena.ladder import InOrder, apply_match, deal_for, match_rng, pairs_of, pick
 from dealer.arena.ladder_store import LadderStore, Planned
 from dealer.arena.layout import match_folder, run_command
 from dealer.choices import FaultPolicy
@@ -91,6 +92,7 @@ class Ladder:
         self.order = InOrder()
         self.next_seq = 0  # the next ranked match to pick
         self.next_deal: dict[int, int] = {}
+        self.met: collections.Counter[tuple[int, int]] = collections.Counter()  # ranked matches picked, by pair
         self.ranked: dict[int, Planned] = {}  # picked, not applied, by seq
         self.queue: deque[Planned] = deque()  # picked, not started (ranked in order)
         self.scrimmages: deque[Planned] = deque()  # asked for, not started
@@ -113,6 +115,7 @@ class Ladder:
         self.order = InOrder(await self.store.applied_count())
         self.next_seq = await self.store.next_seq()
         self.next_deal = await self.store.next_deals()
+        self.met = collections.Counter(await self.store.meetings())
         self.ranked, self.queue, self.scrimmages = {}, deque(), deque()
         for planned in await self.store.open_matches():
             if planned.seq is not None:
@@ -215,7 +218,9 @@ class Ladder:
             return
         while self.next_seq < self.order.next_seq + self.settings.ahead:
             playing = await self.store.playing()
-            picked = pick(playing, self.settings.matchmaking, match_rng(self.seed, self.next_seq))
+            picked = pick(
+                playing, self.settings.matchmaking, match_rng(self.seed, self.next_seq), self.met, self.next_seq
+            )
             if picked is None:
                 return
             by_id = {s.version_id: s for s in playing}
@@ -224,6 +229,7 @@ class Ladder:
             planned = await self.store.schedule(self.next_seq, chosen, deal)
             for s in chosen:
                 self.next_deal[s.team_id] = deal + 1
+            self.met.update(pairs_of(picked))
             self.ranked[self.next_seq] = planned
             self.queue.append(planned)
             self.next_seq += 1

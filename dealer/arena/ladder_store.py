@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from dealer.arena.ladder import Applied, Standing
+from dealer.arena.ladder import Applied, Standing, pairs_of
 from dealer.arena.model import WINDOW_S, ArenaError, BuildState, Team, Version, retry_after
 from dealer.arena.repository import (
     Repository,
@@ -297,6 +297,26 @@ class LadderStore:
         merged = GroupedSums.from_json(row.groups)
         merged.merge(groups)
         await connection.execute(pairs.update().where(key).values(groups=merged.as_json()))
+
+    async def meetings(self) -> dict[tuple[int, int], int]:
+        """How many ranked matches have been picked for each pair of versions (``ladder.Met``): read
+        once when the ladder starts (one row per seat of every ranked match), then kept by the ladder."""
+        query = (
+            select(match_versions.c.match_id, match_versions.c.version_id)
+            .select_from(match_versions.join(matches, matches.c.id == match_versions.c.match_id))
+            .where(matches.c.seq.is_not(None))
+            .order_by(match_versions.c.match_id, match_versions.c.seat)
+        )
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(query)).all()
+        seats: dict[int, list[int]] = {}
+        for row in rows:
+            seats.setdefault(row.match_id, []).append(row.version_id)
+        met: dict[tuple[int, int], int] = {}
+        for versions_of in seats.values():
+            for pair in pairs_of(versions_of):
+                met[pair] = met.get(pair, 0) + 1
+        return met
 
     async def frozen(self) -> bool:
         """Whether the arena is frozen for its finals (the ladder then picks no more ranked matches)."""
