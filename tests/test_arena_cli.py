@@ -104,3 +104,22 @@ def test_a_teams_commands_fail_in_one_line(tmp_path: Path) -> None:
         assert line.startswith(start), (argv, line)
     usage = RUNNER.invoke(app, ["arena", "activate", "three", "--server", closed, "--token", "t"])
     assert usage.exit_code == 2 and "expected a version such as 3 or v3, not 'three'" in usage.output
+
+
+def test_serve_on_a_busy_port_is_one_line_naming_the_port(tmp_path: Path) -> None:
+    """Issue 33 (8): a port in use was reported as a database error."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = tmp_path / "arena.yaml"
+        config.write_text(f"database: '{database}'\nlisten: 127.0.0.1:{port}\nladder: {{jobs: 0}}\n", encoding="utf-8")
+        assert RUNNER.invoke(app, ["arena", "migrate", "-c", str(config)]).exit_code == 0
+        served = RUNNER.invoke(app, ["arena", "serve", str(config)])
+    assert served.exit_code == 2, served.output
+    assert served.stderr.splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{port}: port {port} is already in use (another arena or program "
+        "listens there): stop it, or give the arena file another listen: address"
+    ]
+    assert "database" not in served.stderr

@@ -142,7 +142,15 @@ def serve_command(
     async def serve(arena: ArenaConfig) -> None:
         from dealer.arena.server import run_arena
 
-        await run_arena(arena, ready=lambda url: typer.echo(f"arena on {url}/api/v1", err=True), scheduler=scheduler)
+        def ready(url: str) -> None:
+            typer.echo(f"arena on {url}/api/v1", err=True)  # the line scripts wait for (README, arena-demo.sh)
+            typer.echo(
+                f"arena pages on {url}/leaderboard (teams log in at {url}/login, the organiser too); "
+                f"the API's OpenAPI document: {url}/api/v1/openapi.yaml",
+                err=True,
+            )
+
+        await run_arena(arena, ready=ready, scheduler=scheduler)
 
     try:
         _call(config, serve)

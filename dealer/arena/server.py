@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -25,6 +26,7 @@ from dealer.arena.http import make_app
 from dealer.arena.ladder_loop import Executor, Ladder
 from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import server_log
+from dealer.arena.model import ArenaError
 from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import add_pages
 from dealer.arena.repository import open_repository
@@ -83,6 +85,17 @@ async def _ladder(ladder: Ladder, config: ArenaConfig, scheduler: str | None) ->
         await ladder.run(executor, seed)
 
 
+def listen_problem(listen: str, error: OSError) -> str:
+    """The one line that says why the arena cannot listen on ``listen`` (its file's ``listen:``)."""
+    port = listen.rpartition(":")[2]
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"cannot listen on {listen}: port {port} is already in use (another arena or program listens "
+            "there): stop it, or give the arena file another listen: address"
+        )
+    return f"cannot listen on {listen} (the arena file's listen:): {error.strerror or error}"
+
+
 async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler: str | None = None) -> None:
     """Serve the arena until SIGTERM (or Ctrl-C): the API on ``config.listen`` (``ready`` gets its
     URL once it listens), the builder, which first takes up the versions a stopped server left
@@ -100,7 +113,10 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler
         await runner.setup()
         host, _, port = config.listen.rpartition(":")
         try:
-            await web.TCPSite(runner, host, int(port)).start()
+            try:
+                await web.TCPSite(runner, host, int(port)).start()
+            except OSError as error:  # the port is taken, the host is not this machine's, ...
+                raise ArenaError(listen_problem(config.listen, error)) from None
             bound_host, bound_port = runner.addresses[0][:2]
             ready(f"http://{bound_host}:{bound_port}")
             stop = asyncio.Event()
