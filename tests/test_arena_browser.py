@@ -97,9 +97,14 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     server = subprocess.Popen([DEALER, "arena", "serve", str(config)], stderr=log, stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while not (found := re.search(r"arena on (\S+)/api/v1", (folder / "serve.log").read_text())):
+        while not (
+            found := re.search(r"arena on (\S+)/api/v1\narena pages on .*\n", (folder / "serve.log").read_text())
+        ):
             assert server.poll() is None and time.monotonic() < deadline, (folder / "serve.log").read_text()
             time.sleep(0.1)
+        said = (folder / "serve.log").read_text()  # both addresses: the API's and the pages'
+        assert f"arena pages on {found[1]}/leaderboard (teams log in at {found[1]}/login" in said, said
+        assert f"the API's OpenAPI document: {found[1]}/api/v1/openapi.yaml" in said
         SHOTS.mkdir(exist_ok=True)
         yield Arena(found[1], tokens, SHOTS, config)
     finally:
@@ -286,6 +291,9 @@ def test_markup_from_a_team_runs_no_script_on_any_page(browser: Browser, arena: 
     page.get_by_role("button", name="Log out").click()
     organiser = mallory.login(arena.tokens["organiser"])
     expect(organiser.locator('tr[data-team="mallory"]')).to_contain_text("v1")
+    house = organiser.locator('tr[data-team="house"]')  # the arena's own bot: no token to give, no rename
+    expect(house).to_contain_text("the arena's house bot")
+    expect(house.get_by_role("button")).to_have_count(0)
     organiser.get_by_label("display name of mallory").fill(XSS)  # a team named <img src=x onerror=...>
     organiser.locator('tr[data-team="mallory"]').get_by_role("button", name="rename").click()
     expect(organiser.locator('tr[data-team="mallory"]').get_by_role("link")).to_have_text(XSS)

@@ -354,3 +354,25 @@ def test_the_finals_page_shows_the_commitment_first_then_the_seed_checked_agains
         assert (await (await client.get("/data/finals")).json())[0]["seed_matches"] is False
 
     run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", storage, scenario)
+
+
+def test_the_house_bot_gets_no_token_and_no_display_name(tmp_path: Path) -> None:
+    """Issue 33 (11): the organiser's page offered "new token" and "rename" for the house bot."""
+
+    async def scenario(
+        client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], queued: Any
+    ) -> None:
+        await LadderStore(repository).ensure_house(("python3", "house.py"))
+        _, csrf = await login(client, tokens["organiser"])
+        data = await (await client.get("/data/organiser")).json()
+        assert {t["name"]: t["house"] for t in data["teams"]} == {"alpha": False, "beta": False, "house": True}
+        token = await client.post("/organiser/teams/house/token", data={CSRF_FIELD: csrf})
+        assert (
+            token.status == 404
+            and "'house' is the arena's house bot, not a team: it has no token" in await token.text()
+        )
+        renamed = await client.post("/organiser/teams/house/display", data={CSRF_FIELD: csrf, "display": "Casa"})
+        assert renamed.status == 422 and "it keeps its name" in await renamed.text()
+        assert [t.shown for t in await repository.teams() if t.name == "house"] == ["house"]
+
+    run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)

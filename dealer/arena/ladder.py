@@ -197,7 +197,8 @@ def apply_match(
         )
         if not after.house and after.games >= rule.after and after.faulty > rule.share * after.games:
             reason = (
-                f"paused: it crashed or timed out in {after.faulty} of its {after.games} matches "
+                f"paused: it crashed or timed out in {after.faulty} of its {after.games} "
+                f"match{'' if after.games == 1 else 'es'} "
                 f"(more than {rule.share:.0%}); the end of its log in the last one:\n{tails.get(name, '')}"
             )
             after = replace(after, paused=reason.rstrip("\n"))

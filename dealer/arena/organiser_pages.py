@@ -25,7 +25,7 @@ from aiohttp import web
 
 from dealer.arena.http import CONFIG, REPOSITORY
 from dealer.arena.layout import FINALS_JSON, finals_folder, is_public
-from dealer.arena.model import DISPLAY_NAME_MAX, TEAM_PATTERN, ArenaError, display_name_problem
+from dealer.arena.model import DISPLAY_NAME_MAX, RESERVED, TEAM_PATTERN, ArenaError, display_name_problem
 from dealer.arena.pages import PUBLIC, Viewer, shell, viewer
 from dealer.arena.repository import Repository
 from dealer.arena.sessions import CSRF_FIELD, csrf_ok
@@ -146,7 +146,13 @@ async def _organiser_data(request: web.Request) -> web.Response:
     await _organiser(request)
     repository: Repository = request.app[REPOSITORY]
     teams = [
-        {"name": t.name, "display": t.shown, "created_at": t.created_at.isoformat(), "active_version": t.active_version}
+        {
+            "name": t.name,
+            "display": t.shown,
+            "created_at": t.created_at.isoformat(),
+            "active_version": t.active_version,
+            "house": t.name in RESERVED,  # the arena's own bot: no token, no display name to give
+        }
         for t in await repository.teams()
     ]
     paused = [

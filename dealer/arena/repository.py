@@ -44,6 +44,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from dealer.arena.model import (
+    RESERVED,
     WINDOW_S,
     ArenaError,
     BuildState,
@@ -276,6 +277,12 @@ async def current_revision(url: str) -> str | None:
         await engine.dispose()
 
 
+def _not_house(name: str, what: str) -> None:
+    """Refuse what only a team may be given: the house bot (``model.RESERVED``) is the arena's own."""
+    if name.lower() in RESERVED:
+        raise ArenaError(f"{name!r} is the arena's house bot, not a team: it {what}")
+
+
 class Repository:
     """The arena's records in one database; each method is one transaction."""
 
@@ -300,6 +307,7 @@ class Repository:
 
     async def new_team_token(self, name: str) -> str:
         """Replace team ``name``'s token with a fresh one (the old one stops working) and return it."""
+        _not_house(name, "has no token")
         token = new_token(Role.TEAM)
         async with self.engine.begin() as connection:
             result = await connection.execute(
@@ -311,6 +319,7 @@ class Repository:
 
     async def set_display_name(self, name: str, display_name: str | None) -> None:
         """Give team ``name`` the display name the pages show (None: its name again)."""
+        _not_house(name, "keeps its name")
         if display_name is not None and (problem := display_name_problem(display_name)) is not None:
             raise ArenaError(problem)
         async with self.engine.begin() as connection:

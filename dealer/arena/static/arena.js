@@ -9,6 +9,7 @@
 const csrf = () => document.querySelector('meta[name="csrf"]').content;
 const content = () => document.getElementById("content");
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;  // "1 match", "2 matches"
 // A team's page link: shown by its display name (any text of the team's: a text node), found by its name.
 const teamLink = (name, display) => el("a", { href: `/teams/${encodeURIComponent(name)}` }, display || name);
 
@@ -147,7 +148,7 @@ function matchesPage() {
 function matchPage() {
   const box = content();
   getJSON(document.body.dataset.source).then((m) => {
-    const head = el("p", {}, `${KIND[m.kind] ?? m.kind} match · ${m.state} · ${m.hands ?? 0} hands · `, when(m.finished_at ?? m.created_at));
+    const head = el("p", {}, `${KIND[m.kind] ?? m.kind} match · ${m.state} · ${plural(m.hands ?? 0, "hand", "hands")} · `, when(m.finished_at ?? m.created_at));
     const seats = el("div", { class: "scroll" }, el("table", {}, el("thead", {}, el("tr", {}, ["seat", "team", "version", "chips won"].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, m.seats.map((s, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, teamLink(s.team, s.display)), el("td", {}, s.version), el("td", {}, s.net == null ? "—" : signed(s.net, 0)))))));
     const parts = [head, el("section", {}, el("h2", {}, "Result"), seats)];
@@ -198,7 +199,7 @@ function smokeText(v) {
   const s = v.smoke;
   if (!s) return v.state === "failed" ? "no smoke test" : "—";
   const faults = Object.entries(s.faults || {}).map(([k, n]) => `${k} ×${n}`).join(", ") || "no fault";
-  return `${s.ok ? "passed" : "failed"}: ${s.hands} hands, ${faults}, ${s.chips >= 0 ? "+" : ""}${s.chips} chips`;
+  return `${s.ok ? "passed" : "failed"}: ${plural(s.hands, "hand", "hands")}, ${faults}, ${s.chips >= 0 ? "+" : ""}${s.chips} chips`;
 }
 
 function teamPage() {
@@ -316,9 +317,9 @@ function organiserPage() {
   getJSON("/data/organiser").then((data) => {
     const table = el("table", {}, el("thead", {}, el("tr", {}, ["team", "registered", "active version", ""].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, data.teams.map((t) => el("tr", { "data-team": t.name }, el("td", {}, teamLink(t.name, t.display)), el("td", {}, when(t.created_at)),
-        el("td", {}, t.active_version ? `v${t.active_version}` : "—"), el("td", {}, tokenForm(t.name), " ", displayForm(t))))));
+        el("td", {}, t.active_version ? `v${t.active_version}` : "—"), el("td", {}, t.house ? el("span", { class: "muted" }, "the arena's house bot") : [tokenForm(t.name), " ", displayForm(t)])))));
     const paused = data.paused.length ? data.paused.map((p) => el("div", { "data-paused": p.team },
-      el("h3", {}, `${p.team} ${p.version}: ${p.faulty} faulty of ${p.games} matches`), el("pre", { class: "log" }, p.reason)))
+      el("h3", {}, `${p.team} ${p.version}: ${p.faulty} faulty of ${plural(p.games, "match", "matches")}`), el("pre", { class: "log" }, p.reason)))
       : [el("p", { class: "muted" }, "No version is paused.")];
     box.replaceChildren(el("section", {}, el("h2", {}, "Teams"), el("div", { class: "scroll" }, table)),
       el("section", { "data-testid": "paused" }, el("h2", {}, "Paused versions"), ...paused));
