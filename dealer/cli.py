@@ -62,6 +62,7 @@ from dealer.cli_options import (
     Sandbox,
     SeedFile,
     SeedRefused,
+    ShowProgress,
     Stack,
     StandingsEvery,
     Variant,
@@ -80,7 +81,7 @@ from dealer.cli_options import (
 )
 from dealer.cli_play import play_person
 from dealer.compare import BATCH, Comparison, deal_sets_for
-from dealer.compare_text import comparison_text
+from dealer.compare_text import RunningEstimate, comparison_text
 from dealer.config import CompareSettings as Settings
 from dealer.config import GameConfig, Limits, game_config, split_protocol
 from dealer.errors import ConfigError, DealerError
@@ -91,11 +92,14 @@ from dealer.league import (
     start_failure,
 )
 from dealer.match import MatchBot, MatchPlan, instance_label
+from dealer.paired import PairedTally
+from dealer.records import HandRecord
 from dealer.runner import Dealing, comparison_record, match_record, play_comparison, play_match, write_private
 from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, verify
 from dealer.server import tune_gc
 from dealer.standings import standings, standings_table
+from dealer.terminal import HandsDisplay
 from dealer.text import counted, printable_lines
 from dealer.web.final import FinalView, folder_results
 
@@ -146,6 +150,7 @@ def match(
     keep_going: MatchKeepGoing = False,
     sandbox: Sandbox = Switch.ON,
     log_level: LogLevel = "info",
+    progress: ShowProgress = False,
 ) -> None:
     """Play one match between bot command lines and print the results."""
     protocols, commands = _match_commands(bots)
@@ -167,7 +172,10 @@ def match(
     }
     log_to(out, log_level)
     try:
-        result = asyncio.run(play_match(plan, entries, listen, out, stop_unstarted=not keep_going))
+        with HandsDisplay(per_table * len(plan.tables), plain=progress) as display:
+            result = asyncio.run(
+                play_match(plan, entries, listen, out, stop_unstarted=not keep_going, on_record=display)
+            )
     except KeyboardInterrupt:  # Ctrl-C: its bots were stopped, the histories of its finished hands published
         interrupted(
             f"the match stopped before its end: the histories of its finished hands are in {out / 'hands'}, "
@@ -440,6 +448,7 @@ def compare(
     keep_going: CompareKeepGoing = False,
     sandbox: Sandbox = Switch.ON,
     log_level: LogLevel = "info",
+    progress: ShowProgress = False,
 ) -> None:
     """Is NEW better than OLD? Duplicate deals, luck correction, optional sequential test.
 
@@ -462,10 +471,19 @@ def compare(
     log_to(out, log_level)
     dealing = Dealing(hands, tables, seed_text, batch, sealed)
     versions = (entries[0], entries[1], entries[2:])
+    running = RunningEstimate()
     try:
-        comparison = asyncio.run(
-            play_comparison(*versions, game, settings, dealing, out=out, stop_unstarted=not keep_going)
-        )
+        with HandsDisplay(hands, plain=progress, status=running.text) as display:
+
+            def on_record(record: HandRecord, paired: PairedTally) -> None:
+                running.paired = paired
+                display(record)
+
+            comparison = asyncio.run(
+                play_comparison(
+                    *versions, game, settings, dealing, out=out, stop_unstarted=not keep_going, on_record=on_record
+                )
+            )
     except KeyboardInterrupt:  # Ctrl-C: its bots were stopped; a verdict needs the hands it planned
         interrupted(
             f"the comparison stopped before its verdict: nothing in {out} to go on from; "

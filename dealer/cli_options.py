@@ -294,6 +294,14 @@ MatchName = Annotated[
     typer.Option("--name", help="A bot's name, once per bot in the order of BOTS (default: from its command line)."),
 ]
 MatchOut = Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, results.json.")]
+ShowProgress = Annotated[
+    bool,
+    typer.Option(
+        "--progress",
+        help="A plain progress line on stderr every 5 s even when it is no terminal (on a terminal, one "
+        "line is always redrawn in place).",
+    ),
+]
 MatchKeepGoing = Annotated[
     bool, typer.Option(help="Play on when a bot cannot start (default: stop the match with an error).")
 ]

@@ -1,12 +1,14 @@
 """``dealer compare``'s text output: the figures by estimator as a table, the hands and the verdict,
-and what decided it. A view: it reads a finished ``Comparison`` and starts nothing."""
+and what decided it; the running estimate of its progress line. A view: it reads a ``Comparison``
+(or the running pairing) and starts nothing."""
 
 from __future__ import annotations
 
 from tabulate import tabulate
 
 from dealer.choices import Estimator
-from dealer.compare import Comparison, number
+from dealer.compare import Comparison, figures, number
+from dealer.paired import PairedTally
 
 LABELS = {
     Estimator.FULL: "luck + known strategies (full)",
@@ -48,3 +50,21 @@ def comparison_text(comparison: Comparison) -> str:
         f"{comparison.settings.estimator} figures); exit code {comparison.exit_code}"
     )
     return "\n".join([table, hands, comparison.decided_text()])
+
+
+class RunningEstimate:
+    """A comparison's estimate so far, for its progress line: new - old in bb/100 by the test's
+    estimator, with its 95% interval, over the paired deals closed so far (``paired``: the match's
+    running pairing, set as hands end). A glimpse, not the verdict: the report reads the test's looks."""
+
+    def __init__(self) -> None:
+        self.paired: PairedTally | None = None
+
+    def text(self) -> str:
+        """The estimate, or why there is none yet (an interval needs two paired deals)."""
+        sums = self.paired.sums if self.paired is not None else None
+        if sums is None or sums.deals < 2:
+            return "an estimate after two paired deals"
+        fig = figures(sums, sums.estimator)
+        low, high = fig.ci
+        return f"new - old {fig.estimate.mean:+.1f} bb/100 [{low:+.1f}, {high:+.1f}] over {sums.deals:,} paired deals"

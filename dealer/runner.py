@@ -29,7 +29,7 @@ from dealer.league import MatchJob
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.paired import PairedTally, Pairing
 from dealer.processes import isolation
-from dealer.records import MatchResult
+from dealer.records import HandRecord, MatchResult
 from dealer.scheduler import compare_tables
 from dealer.seeds import commitment, guessable
 from dealer.server import BotSession, DealerServer
@@ -89,11 +89,19 @@ def comparison_record(
 
 
 async def play_match(
-    plan: MatchPlan, entries: dict[str, MatchBot], listen: str, out: Path, *, stop_unstarted: bool
+    plan: MatchPlan,
+    entries: dict[str, MatchBot],
+    listen: str,
+    out: Path,
+    *,
+    stop_unstarted: bool,
+    on_record: Callable[[HandRecord], None] | None = None,
 ) -> MatchResult:
-    """Play one match (``dealer match``) on a server of its own listening on ``listen``."""
+    """Play one match (``dealer match``) on a server of its own listening on ``listen``; ``on_record``
+    sees each hand's record as it ends (the progress line)."""
     async with DealerServer(listen) as server:
-        return await Match(plan, server, entries, out=out, base=Path.cwd(), stop_unstarted=stop_unstarted).run()
+        options: dict[str, Any] = {"stop_unstarted": stop_unstarted, "on_record": on_record}
+        return await Match(plan, server, entries, out=out, base=Path.cwd(), **options).run()
 
 
 def comparing_match(
@@ -104,15 +112,23 @@ def comparing_match(
     pairing: Pairing,
     test: AnyTest | None = None,
     keep: bool = False,
+    on_record: Callable[[HandRecord, PairedTally], None] | None = None,
     **options: Any,
 ) -> tuple[Match, PairedTally]:
     """A match whose hands are paired as they end (the ``PairedTally``, also in ``result.paired``):
     with a sequential test, which looks at the sums at each close and stops the tables at its
     verdict; with ``keep`` (a league's match), keeping the sums at each look for the league to merge
-    (``play_paired`` closes them). ``options``: ``Match``'s keywords."""
+    (``play_paired`` closes them); ``on_record`` sees each hand's record and the running pairing
+    after it is paired (the progress line). ``options``: ``Match``'s keywords."""
     sizes = collections.Counter(t.deal_set for t in plan.tables)
     paired = PairedTally(pairing, sizes, match_id=plan.match_id, look=looker(test), keep=keep)
-    match = Match(plan, server, bots, on_record=paired.add, stop=lambda: paired.stopped, **options)
+
+    def add(record: HandRecord) -> None:
+        paired.add(record)
+        if on_record is not None:
+            on_record(record, paired)
+
+    match = Match(plan, server, bots, on_record=add, stop=lambda: paired.stopped, **options)
     match.result.paired = paired
     return match, paired
 
@@ -171,12 +187,14 @@ async def play_comparison(
     out: Path,
     base: Path | None = None,
     stop_unstarted: bool = False,
+    on_record: Callable[[HandRecord, PairedTally], None] | None = None,
 ) -> Comparison:
     """Play a comparison of two bots (bots named by their entries) as ``dealing`` says and return its result.
 
     Sequential tests stop all tables at their first decision; only the samples the test saw are
     reported (so the same seed gives the same answer, whatever the timing). ``stop_unstarted``: a
-    bot that never starts stops it at once (``Comparison.result`` says who)."""
+    bot that never starts stops it at once (``Comparison.result`` says who). ``on_record`` sees each
+    hand's record and the pairing's running sums (the progress line)."""
     settings.check()
     entries = {e.name: e for e in (new, old, *field)}
     plan = _comparison_plan([new.name, old.name, *(f.name for f in field)], game, dealing)
@@ -186,7 +204,9 @@ async def play_comparison(
     async with DealerServer(listen) as server:
         base = base or Path.cwd()
         options: dict[str, Any] = {"out": out, "base": base, "stop_unstarted": stop_unstarted}
-        match, paired = comparing_match(plan, server, entries, pairing=pairing, test=test, **options)
+        match, paired = comparing_match(
+            plan, server, entries, pairing=pairing, test=test, on_record=on_record, **options
+        )
         result = await play_paired(match, paired)
     sums = finish(paired, test)
     comparison = reported(summarize(sums, new.name, old.name, settings, [f.name for f in field], test), [result])

@@ -466,6 +466,32 @@ def test_ctrl_c_on_a_match_or_a_comparison_says_so_in_one_line(tmp_path: Path, c
     assert err.strip().splitlines()[-1] == "interrupted: " + said.format(out=out) and stdout == ""
 
 
+def test_compare_with_progress_prints_hands_pace_and_the_running_estimate_into_a_pipe(tmp_path: Path) -> None:
+    """``--progress``: a plain line every 5 s on stderr though it is a pipe (hands, hands/s, time
+    left, new - old so far); without it a pipe gets no progress line (``dealer match`` below)."""
+    out = tmp_path / "compare"
+    args = [str(DEALER), "compare", _py("call"), _py("random"), "--hands", "1000000", "--out", str(out), "--progress"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = ""
+        for line in proc.stderr:  # type: ignore[union-attr]
+            if "hands/s" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    pattern = (
+        r"[\d,]+/1,000,000 hands, [\d,]+ hands/s, about [\d,]+ s left; "
+        r"new - old [+-][\d.]+ bb/100 \[[+-][\d.]+, [+-][\d.]+\] over [\d,]+ paired deals\n"
+    )
+    assert re.fullmatch(pattern, line), line
+    quiet = dealer("match", _py("call"), _py("random"), "--hands", "40", "--out", tmp_path / "match")
+    assert quiet.returncode == 0 and "hands/s" not in quiet.stderr and "\r" not in quiet.stderr, quiet.stderr
+
+
 def test_killed_run_resumes_and_plays_the_cut_off_matches_again(league: LeagueRun, tmp_path: Path) -> None:
     out = tmp_path / "killed"
     yaml = league_yaml(tmp_path, out)
