@@ -17,8 +17,10 @@ archive's bytes: the same files packed twice are one version.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+import itertools
 import os
 import secrets
 import shutil
@@ -26,6 +28,7 @@ import stat
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -34,7 +37,7 @@ from typing import IO
 
 from dealer.arena.config import SubmissionLimits
 from dealer.arena.layout import incoming, version_files
-from dealer.arena.manifest import MANIFEST, BotManifest, parse_manifest
+from dealer.arena.manifest import MANIFEST, MAX_MANIFEST_BYTES, BotManifest, parse_manifest
 from dealer.arena.model import ArenaError
 
 MB = 1024 * 1024
@@ -72,22 +75,74 @@ class Unpacked:
     manifest: BotManifest
 
 
-def _tar_entries(data: bytes, limits: SubmissionLimits) -> Iterator[Entry]:
-    """The entries of a gzipped tar; each member's declared size counts before its data is read
+EXTENDED_HEADER_MAX = 64 * 1024  # bytes of one GNU long name or pax header: a path of max_path (<= 4096) fits
+EXTENDED_IN_A_ROW = 8  # extended headers before one member (a pax and a long name and a long link take 3)
+_EXTENDED = (
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+)
+DAMAGED = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError, NotImplementedError, RuntimeError)
+"""What reading a damaged archive raises: a short read, a bad CRC-32, an unknown compression, a password."""
+
+
+class _CheckedTarInfo(tarfile.TarInfo):
+    """A tar header whose sizes are checked before tarfile reads what they announce: a GNU long
+    name or pax header larger than EXTENDED_HEADER_MAX (which tarfile would read whole into memory),
+    a chain of extended headers, and sparse files (whose maps tarfile reads block after block)."""
+
+    def _proc_member(self, archive: tarfile.TarFile) -> tarfile.TarInfo:
+        assert isinstance(archive, _CheckedTarFile), "read by a _CheckedTarFile"
+        if self.type in _EXTENDED:
+            archive.chain += 1
+            if archive.chain > EXTENDED_IN_A_ROW:
+                raise ArenaError(f"more than {EXTENDED_IN_A_ROW} extended headers before one member")
+            if self.size > EXTENDED_HEADER_MAX:
+                raise ArenaError(
+                    f"{_shown(self.name)}: an extended header (long name or pax) of {self.size} bytes, "
+                    f"more than {EXTENDED_HEADER_MAX}"
+                )
+        else:
+            archive.chain = 0
+        if self.type == tarfile.GNUTYPE_SPARSE:
+            raise ArenaError(f"{_shown(self.name)}: a sparse file: only files, folders and links are kept")
+        member: tarfile.TarInfo = super()._proc_member(archive)  # type: ignore[misc]
+        return member
+
+    def _proc_gnusparse_00(self, *_args: object) -> None:
+        raise ArenaError(f"{_shown(self.name)}: a sparse file: only files, folders and links are kept")
+
+    _proc_gnusparse_01 = _proc_gnusparse_10 = _proc_gnusparse_00
+
+
+class _CheckedTarFile(tarfile.TarFile):
+    """A tar read with ``_CheckedTarInfo`` headers; ``chain`` counts the extended headers in a row."""
+
+    tarinfo = _CheckedTarInfo
+    chain = 0
+
+
+def _tar_entries(source: IO[bytes], limits: SubmissionLimits) -> Iterator[Entry]:
+    """The entries of a gzipped tar; every size a header announces is checked before it is read:
+    extended headers (``_CheckedTarInfo``), the count of members, and each member's declared size
     (so a bomb of huge members is refused before it is decompressed)."""
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:gz")  # noqa: SIM115 (closed by the with below)
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise ArenaError(f"not a readable tar.gz archive: {exc}") from None
+        archive = _CheckedTarFile.open(fileobj=source, mode="r:gz")
+    except (*DAMAGED, RecursionError) as exc:
+        raise ArenaError(f"not a readable tar.gz archive: {_reason(exc)}") from None
     declared = 0
     with archive:
-        while True:
+        for count in itertools.count(1):
             try:
                 member = archive.next()
-            except (tarfile.TarError, OSError, EOFError) as exc:
-                raise ArenaError(f"the tar.gz archive is damaged: {exc}") from None
+            except (*DAMAGED, RecursionError) as exc:
+                raise ArenaError(f"the tar.gz archive is damaged: {_reason(exc)}") from None
             if member is None:
                 return
+            if count > limits.max_files:
+                raise ArenaError(f"more than {limits.max_files} entries")
             declared += member.size
             if declared > limits.max_unpacked_mb * MB:
                 raise ArenaError(f"the files unpack to more than {limits.max_unpacked_mb} MB")
@@ -105,6 +160,12 @@ def _tar_entries(data: bytes, limits: SubmissionLimits) -> Iterator[Entry]:
                 raise ArenaError(f"{_shown(name)}: {what}: only files, folders and links are kept")
 
 
+def _reason(exc: BaseException) -> str:
+    """Why reading an archive failed, in one short line."""
+    text = " ".join(str(exc).split())[:200]
+    return text or type(exc).__name__
+
+
 def _tar_reader(archive: tarfile.TarFile, member: tarfile.TarInfo) -> Callable[[], IO[bytes]]:
     """A reader of one tar member's data."""
 
@@ -116,20 +177,33 @@ def _tar_reader(archive: tarfile.TarFile, member: tarfile.TarInfo) -> Callable[[
     return read
 
 
-def _zip_entries(data: bytes) -> Iterator[Entry]:
-    """The entries of a zip (Unix modes from the external attributes: links, devices, exec bits)."""
+ZIP_ENTRY_MAX = 46 + 64 * 1024  # a central directory record: its fixed part and a name, extra and comment
+
+
+def _zip_entries(source: IO[bytes], limits: SubmissionLimits) -> Iterator[Entry]:
+    """The entries of a zip (Unix modes from the external attributes: links, devices, exec bits).
+    The central directory's count and size are checked before zipfile reads it; a member's data is
+    counted as it is decompressed (its header's sizes are not trusted: the writer counts)."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise ArenaError(f"not a readable zip archive: {exc}") from None
+        end = zipfile._EndRecData(source)  # type: ignore[attr-defined]  # the end record, without the directory
+        if end is not None and (
+            end[zipfile._ECD_ENTRIES_TOTAL] > limits.max_files  # type: ignore[attr-defined]
+            or end[zipfile._ECD_SIZE] > limits.max_files * ZIP_ENTRY_MAX  # type: ignore[attr-defined]
+        ):
+            raise ArenaError(f"more than {limits.max_files} entries")
+        archive = zipfile.ZipFile(source)
+    except DAMAGED as exc:
+        raise ArenaError(f"not a readable zip archive: {_reason(exc)}") from None
     with archive:
+        if len(archive.infolist()) > limits.max_files:
+            raise ArenaError(f"more than {limits.max_files} entries")
         for info in archive.infolist():
             mode = info.external_attr >> 16
             kind = stat.S_IFMT(mode)
             if info.is_dir():
                 yield Entry(info.filename, Kind.DIR)
             elif kind == stat.S_IFLNK:
-                with archive.open(info) as stream:  # a link's target is its data: read 4 KiB at most
+                with _damaged(info.filename), archive.open(info) as stream:  # a link's target: 4 KiB at most
                     target = stream.read(4096).decode("utf-8", "replace")
                 yield Entry(info.filename, Kind.SYMLINK, target=target)
             elif kind in (0, stat.S_IFREG):
@@ -142,6 +216,15 @@ def _zip_entries(data: bytes) -> Iterator[Entry]:
 def _zip_reader(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Callable[[], IO[bytes]]:
     """A reader of one zip member's data."""
     return lambda: archive.open(info)
+
+
+@contextlib.contextmanager
+def _damaged(name: str) -> Iterator[None]:
+    """Turn an error reading entry ``name``'s data (a bad CRC-32, a short stream) into one line."""
+    try:
+        yield
+    except DAMAGED as exc:
+        raise ArenaError(f"{_shown(name)}: the archive is damaged: {_reason(exc)}") from None
 
 
 def _shown(name: str) -> str:
@@ -215,7 +298,9 @@ class _Writer:
                 self._write(path, stream, self.hashes[source][1])
         else:
             assert entry.open is not None, "a file entry has data"
-            with entry.open() as stream:
+            with _damaged(entry.name):
+                opened = entry.open()
+            with opened as stream:
                 self._write(path, stream, entry.executable)
 
     def _parents(self, path: PurePosixPath, name: str) -> None:
@@ -233,7 +318,11 @@ class _Writer:
         digest = hashlib.sha256()
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         with open(os.open(self.root / path, flags, 0o600), "wb") as out:
-            while chunk := stream.read(CHUNK):
+            while True:
+                with _damaged(str(path)):
+                    chunk = stream.read(CHUNK)
+                if not chunk:
+                    break
                 self.size += len(chunk)
                 if self.size > self.limits.max_unpacked_mb * MB:
                     raise ArenaError(f"the files unpack to more than {self.limits.max_unpacked_mb} MB")
@@ -266,12 +355,21 @@ def kind_of(data: bytes) -> str | None:
     return None
 
 
-def unpack(data: bytes, storage: Path, limits: SubmissionLimits) -> Unpacked:
-    """Check and store an archive's files under ``storage/versions/<sha256>``; ArenaError (one line)
-    for the first problem, with nothing left behind."""
-    if len(data) > limits.max_archive_mb * MB:
+def unpack(data: bytes | Path, storage: Path, limits: SubmissionLimits) -> Unpacked:
+    """Check and store an archive's files (``data``, or the file it names: an upload streamed to
+    disk) under ``storage/versions/<sha256>``; ArenaError (one line) for the first problem, with
+    nothing left behind."""
+    with open(data, "rb") if isinstance(data, Path) else io.BytesIO(data) as source:
+        return _unpack(source, storage, limits)
+
+
+def _unpack(source: IO[bytes], storage: Path, limits: SubmissionLimits) -> Unpacked:
+    """``unpack`` of an open, seekable archive."""
+    if source.seek(0, os.SEEK_END) > limits.max_archive_mb * MB:
         raise ArenaError(f"the archive is larger than {limits.max_archive_mb} MB")
-    kind = kind_of(data)
+    source.seek(0)
+    kind = kind_of(source.read(4))
+    source.seek(0)
     if kind is None:
         raise ArenaError("not a tar.gz or zip archive")
     unpacking = incoming(storage)
@@ -279,11 +377,12 @@ def unpack(data: bytes, storage: Path, limits: SubmissionLimits) -> Unpacked:
     root = Path(tempfile.mkdtemp(prefix=secrets.token_hex(4), dir=unpacking))
     try:
         writer = _Writer(root, limits)
-        for entry in _tar_entries(data, limits) if kind == "tar.gz" else _zip_entries(data):
+        for entry in _tar_entries(source, limits) if kind == "tar.gz" else _zip_entries(source, limits):
             writer.add(entry)
         if writer.seen.get(PurePosixPath(MANIFEST)) is not Kind.FILE:
             raise ArenaError(f"no {MANIFEST} at the top of the archive (see dealer/arena/manifest.py)")
-        manifest = parse_manifest((root / MANIFEST).read_bytes())
+        with open(root / MANIFEST, "rb") as stream:  # read no more than a manifest may hold
+            manifest = parse_manifest(stream.read(MAX_MANIFEST_BYTES + 1))
         digest = writer.digest()
         writer.seal()
         folder = version_files(storage, digest)
