@@ -16,6 +16,15 @@ Every problem is reported at once, one line each, ``file:line: key.path: problem
       max_files: 1000            # 1..100000
       max_path: 200              # 1..4096: characters of a file's path inside the archive
       per_hour: 20               # 1..10000: submissions a team may make in any hour
+    http:                        # what one client of the API and the pages may take
+      max_body_kb: 64            # 1..1048576: a request's body, checked before it is read (a team's
+                                 #   submission alone may send max_archive_mb, streamed to disk)
+      connections_per_client: 64 # 1..100000: open connections from one address (more are closed at once)
+      header_timeout_s: 10       # 1..3600: a connection's time to send a request's headers (and to
+                                 #   stay idle between requests) before it is closed
+      body_timeout_s: 120        # 1..86400: a submission's time to send its archive (408 past it)
+      logins_per_minute: 10      # 1..10000: web logins from one address, and with one token
+      sessions_per_token: 20     # 1..10000: web sessions open per token (a login beyond ends the oldest)
     build:
       timeout_s: 300             # 1..86400: a build's wall-clock time (and CPU time) before it is killed
       memory_mb: 2048            # 16..1048576: the build's memory (a cgroup where there is one)
@@ -85,6 +94,7 @@ from dealer.config_read import (
 __all__ = [
     "ArenaConfig",
     "BuildLimits",
+    "HttpLimits",
     "LadderSettings",
     "SubmissionLimits",
     "database_url",
@@ -105,6 +115,18 @@ class SubmissionLimits:
     max_files: int = 1000
     max_path: int = 200
     per_hour: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class HttpLimits:
+    """What one client of the API and the pages may take: bodies, connections, time, logins."""
+
+    max_body_kb: int = 64
+    connections_per_client: int = 64
+    header_timeout_s: int = 10
+    body_timeout_s: int = 120
+    logins_per_minute: int = 10
+    sessions_per_token: int = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +169,7 @@ class ArenaConfig:
     database: str
     listen: str = "127.0.0.1:8090"
     submissions: SubmissionLimits = field(default_factory=SubmissionLimits)
+    http: HttpLimits = field(default_factory=HttpLimits)
     build: BuildLimits = field(default_factory=BuildLimits)
     ladder: LadderSettings = field(default_factory=LadderSettings)
     limits: Limits = field(default_factory=Limits)
@@ -174,6 +197,14 @@ def database_url(text: str, folder: Path) -> str:
 
 
 _SUBMISSION_KEYS = ("max_archive_mb", "max_unpacked_mb", "max_files", "max_path", "per_hour")
+_HTTP_KEYS = (
+    "max_body_kb",
+    "connections_per_client",
+    "header_timeout_s",
+    "body_timeout_s",
+    "logins_per_minute",
+    "sessions_per_token",
+)
 _BUILD_KEYS = ("timeout_s", "memory_mb", "log_kb", "processes", "smoke_hands", "toolchains")
 _LADDER_KEYS = (
     "jobs",
@@ -191,7 +222,7 @@ _LADDER_KEYS = (
     "house",
     "seed",
 )
-_TOP_KEYS = ("storage", "database", "listen", "submissions", "build", "ladder", "limits", "game")
+_TOP_KEYS = ("storage", "database", "listen", "submissions", "http", "build", "ladder", "limits", "game")
 
 
 def _parse_ladder(ctx: Ctx, layers: list[_Layer]) -> LadderSettings:
@@ -259,6 +290,18 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
         max_path=read_key(ctx, sub, "max_path", integer(1, 4096), d.max_path),
         per_hour=read_key(ctx, sub, "per_hour", integer(1, 10_000), d.per_hour),
     )
+    served = sublayers(ctx, top, "http", _HTTP_KEYS)
+    h = HttpLimits()
+    http = HttpLimits(
+        max_body_kb=read_key(ctx, served, "max_body_kb", integer(1, 1_048_576), h.max_body_kb),
+        connections_per_client=read_key(
+            ctx, served, "connections_per_client", integer(1, 100_000), h.connections_per_client
+        ),
+        header_timeout_s=read_key(ctx, served, "header_timeout_s", integer(1, 3600), h.header_timeout_s),
+        body_timeout_s=read_key(ctx, served, "body_timeout_s", integer(1, 86_400), h.body_timeout_s),
+        logins_per_minute=read_key(ctx, served, "logins_per_minute", integer(1, 10_000), h.logins_per_minute),
+        sessions_per_token=read_key(ctx, served, "sessions_per_token", integer(1, 10_000), h.sessions_per_token),
+    )
     built = sublayers(ctx, top, "build", _BUILD_KEYS)
     b = BuildLimits()
     build = BuildLimits(
@@ -274,6 +317,7 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
         database=database,
         listen=read_key(ctx, top, "listen", listen_address, "127.0.0.1:8090"),
         submissions=submissions,
+        http=http,
         build=build,
         ladder=_parse_ladder(ctx, sublayers(ctx, top, "ladder", _LADDER_KEYS)),
         limits=parse_limits(ctx, sublayers(ctx, top, "limits", LIMIT_KEYS)),

@@ -13,6 +13,8 @@ import asyncio
 import json
 import logging
 import math
+import os
+import secrets
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,10 +22,10 @@ from typing import Any, NoReturn
 
 from aiohttp import BodyPartReader, web
 
-from dealer.arena.archive import MB, unpack
+from dealer.arena.archive import MB, Unpacked, unpack
 from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder_store import LadderStore, Planned, RefusedError
-from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, is_public, match_folder, smoke_bot_logs
+from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, incoming, is_public, match_folder, smoke_bot_logs
 from dealer.arena.model import TEAM_PATTERN as NAME
 from dealer.arena.model import ArenaError, Team, Version, frozen_line, token_digest
 from dealer.arena.public import version_bb100
@@ -40,6 +42,7 @@ CONFIG = web.AppKey("config", ArenaConfig)
 QUEUED: web.AppKey[Callable[[Version], None]] = web.AppKey("queued")
 REQUESTED: web.AppKey[Callable[[Planned], None]] = web.AppKey("requested")
 TEAM: web.RequestKey[Team | None] = web.RequestKey("team")  # the caller's team (None: the organiser)
+SUBMITTING: web.AppKey[set[int]] = web.AppKey("submitting")  # the teams whose archive is being read
 
 
 def _fail(status: type[web.HTTPError], message: str, **headers: str) -> NoReturn:
@@ -124,26 +127,54 @@ async def _teams(request: web.Request) -> web.Response:
     )
 
 
-async def _read_archive(request: web.Request, limit: int) -> bytes:
-    """The multipart field ``archive``, read up to ``limit`` bytes (413 past it)."""
+SUBMISSIONS = f"{API}/submissions"
+
+
+@web.middleware
+async def limit_body(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Any:
+    """Refuse a body larger than its route takes before reading a byte of it (413, and the
+    connection closed): ``http.max_body_kb`` on every route but a submission, whose archive
+    may be ``max_archive_mb`` (and is counted again as it streams in: a chunked body has no length).
+    The application's ``client_max_size`` holds every other body to the same limit as it is read."""
+    config = request.app[CONFIG]
+    submission = request.method == "POST" and request.path == SUBMISSIONS
+    limit = (config.submissions.max_archive_mb + 1) * MB if submission else config.http.max_body_kb * 1024
+    if request.content_length is not None and request.content_length > limit:
+        message = (
+            f"the archive is larger than {config.submissions.max_archive_mb} MB"
+            if submission
+            else f"the body is larger than {config.http.max_body_kb} KB, the most this route takes"
+        )
+        response = web.json_response({"error": message}, status=413)
+        response.force_close()
+        return response
+    return await handler(request)
+
+
+async def _read_archive(request: web.Request, limit: int, into: Path) -> None:
+    """Stream the multipart field ``archive``, which must come first, into the file ``into`` (413
+    past ``limit`` bytes, 400 for a malformed form); never more than a chunk in memory."""
     if not request.content_type.startswith("multipart/"):
         _fail(web.HTTPBadRequest, "send the archive as multipart/form-data, in a field named 'archive'")
-    reader = await request.multipart()
-    while (part := await reader.next()) is not None:
-        if not isinstance(part, BodyPartReader) or part.name != "archive":
-            continue
-        data = bytearray()
+    try:
+        reader = await request.multipart()
+        part = await reader.next()
+    except (ValueError, KeyError, AssertionError) as error:  # no boundary, a broken part header
+        _fail(web.HTTPBadRequest, f"not a multipart/form-data body: {' '.join(str(error).split())[:200]}")
+    if not isinstance(part, BodyPartReader) or part.name != "archive":
+        _fail(web.HTTPBadRequest, "no field named 'archive' in the form")
+    size = 0
+    with open(os.open(into, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), "wb") as out:
         while chunk := await part.read_chunk(64 * 1024):
-            data += chunk
-            if len(data) > limit:
+            size += len(chunk)
+            if size > limit:
                 raise web.HTTPRequestEntityTooLarge(
                     limit,
-                    len(data),
+                    size,
                     text=json.dumps({"error": f"the archive is larger than {limit // MB} MB"}),
                     content_type="application/json",
                 )
-        return bytes(data)
-    _fail(web.HTTPBadRequest, "no field named 'archive' in the form")
+            out.write(chunk)
 
 
 async def _submit(request: web.Request) -> web.Response:
@@ -152,19 +183,38 @@ async def _submit(request: web.Request) -> web.Response:
     frozen = await request.app[REPOSITORY].frozen_at()
     if frozen is not None:
         _fail(web.HTTPConflict, frozen_line(frozen))
-    wait = await request.app[REPOSITORY].submission_attempt(team, config.submissions.per_hour, datetime.now(UTC))
+    wait = await request.app[REPOSITORY].submission_wait(team, config.submissions.per_hour, datetime.now(UTC))
     if wait > 0:
         _fail(
             web.HTTPTooManyRequests,
             f"at most {config.submissions.per_hour} submissions an hour: try again in {wait:.0f} s",
             **{"Retry-After": str(int(wait) + 1)},
         )
-    data = await _read_archive(request, config.submissions.max_archive_mb * MB)
+    busy = request.app[SUBMITTING]
+    if team.id in busy:
+        _fail(web.HTTPConflict, "another submission of your team is being read: one at a time", **{"Retry-After": "5"})
+    busy.add(team.id)
+    upload = incoming(config.storage) / f"upload-{secrets.token_hex(8)}"
     try:
-        stored = await asyncio.to_thread(unpack, data, config.storage, config.submissions)
-    except ArenaError as error:
-        LOGGER.info("team %s: submission refused: %s", team.name, error)
-        _fail(web.HTTPUnprocessableEntity, str(error))
+        upload.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            async with asyncio.timeout(config.http.body_timeout_s):
+                await _read_archive(request, config.submissions.max_archive_mb * MB, upload)
+        except TimeoutError:
+            _fail(web.HTTPRequestTimeout, f"the archive took more than {config.http.body_timeout_s} s to arrive")
+        try:
+            stored = await asyncio.to_thread(unpack, upload, config.storage, config.submissions)
+        except ArenaError as error:
+            LOGGER.info("team %s: submission refused: %s", team.name, error)
+            _fail(web.HTTPUnprocessableEntity, str(error))
+        return await _record(request, team, stored)
+    finally:
+        busy.discard(team.id)
+        upload.unlink(missing_ok=True)
+
+
+async def _record(request: web.Request, team: Team, stored: Unpacked) -> web.Response:
+    """Record an unpacked submission as the team's next version (or the earlier one of the same files)."""
     manifest = stored.manifest
     try:
         version, new = await request.app[REPOSITORY].add_version(
@@ -291,15 +341,17 @@ async def _finals_file(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(path, headers={"Content-Type": "text/plain; charset=utf-8"})
 
 
+VERSION_MAX = 999_999_999  # the largest version number a path or a body may name (nine digits)
+
+
 async def _activate(request: web.Request) -> web.Response:
     team = _team(request)
-    try:
-        body = await request.json()
-    except ValueError:
-        _fail(web.HTTPBadRequest, 'send JSON: {"version": N}')
-    number = body.get("version") if isinstance(body, dict) else None
+    body = await _json_body(request, '{"version": N}')
+    number = body.get("version")
     if not isinstance(number, int) or isinstance(number, bool):
         _fail(web.HTTPBadRequest, 'send JSON: {"version": N}')
+    if not 1 <= number <= VERSION_MAX:
+        _fail(web.HTTPNotFound, f"no version {number if abs(number) < 10**12 else 'of that size'}")
     try:
         version = await request.app[REPOSITORY].activate(team, number)
     except ArenaError as error:
@@ -450,10 +502,11 @@ async def _scrimmage_policy(request: web.Request) -> web.Response:
 
 
 async def _json_body(request: web.Request, shape: str) -> dict[str, Any]:
-    """The request's JSON object, or a 400 saying what to send."""
+    """The request's JSON object (its body bounded by ``client_max_size``), or a 400 saying what
+    to send: not JSON, not an object, or nested too deep for the parser."""
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         _fail(web.HTTPBadRequest, f"send JSON: {shape}")
     if not isinstance(body, dict):
         _fail(web.HTTPBadRequest, f"send JSON: {shape}")
@@ -468,16 +521,17 @@ def make_app(
 ) -> web.Application:
     """The API's aiohttp application on ``repository``; ``queued`` is told of every new version,
     ``requested`` of every scrimmage asked for (the ladder plays it)."""
-    app = web.Application(middlewares=[_authenticate], client_max_size=config.submissions.max_archive_mb * MB + MB)
+    app = web.Application(middlewares=[limit_body, _authenticate], client_max_size=config.http.max_body_kb * 1024)
     app[REPOSITORY] = repository
     app[CONFIG] = config
     app[QUEUED] = queued
-    app[SESSIONS] = Sessions()
+    app[SESSIONS] = Sessions(config.http.sessions_per_token, config.http.logins_per_minute)
+    app[SUBMITTING] = set()
     app[REQUESTED] = requested or (lambda _planned: None)
     app.router.add_get(f"{API}/openapi.yaml", _openapi)
     app.router.add_get(f"{API}/team", _me)
     app.router.add_get(f"{API}/teams", _teams)
-    app.router.add_post(f"{API}/submissions", _submit)
+    app.router.add_post(SUBMISSIONS, _submit)
     app.router.add_get(f"{API}/versions", _versions)
     app.router.add_get(f"{API}/versions/{{number}}", _version)
     app.router.add_get(f"{API}/versions/{{number}}/build", _build)

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from aiohttp import web
 
 from dealer.arena.http import BOT_LOG_SHOWN, CONFIG, REPOSITORY, read_logs
-from dealer.arena.model import Team
+from dealer.arena.model import Team, token_digest
 from dealer.arena.public import (
     MatchLine,
     Public,
@@ -165,6 +165,10 @@ async def _login(request: web.Request) -> web.StreamResponse:
     who = await viewer(request)
     if request.method == "GET":
         return _login_page(request, who)
+    sessions = request.app[SESSIONS]
+    wait = sessions.login_wait(f"address {request.remote}")
+    if wait > 0:
+        return _login_page(request, who, f"Too many logins from your address: try again in {wait:.0f} s.", status=429)
     form = await request.post()
     given, token = form.get(CSRF_FIELD), form.get("token")
     expected = request.cookies.get(LOGIN_COOKIE, "")
@@ -176,6 +180,9 @@ async def _login(request: web.Request) -> web.StreamResponse:
     if team is None and not (token and await repository.is_organiser(token)):
         LOGGER.info("web login refused: unknown token")  # never the token itself
         return _login_page(request, who, "Unknown token.", status=401)
+    wait = sessions.login_wait(f"token {token_digest(token)}")
+    if wait > 0:
+        return _login_page(request, who, f"Too many logins with this token: try again in {wait:.0f} s.", status=429)
     request.app[SESSIONS].end(request.cookies.get(COOKIE))
     cookie, _session = request.app[SESSIONS].start(token)
     LOGGER.info("web login: %s", f"team {team.name}" if team is not None else "the organiser")

@@ -346,13 +346,24 @@ class Repository:
         return None if row is None else _team(row)
 
     async def add_version(
-        self, team: Team, *, digest: str, files: int, size: int, protocol: str, run: tuple[str, ...], build: str | None
+        self,
+        team: Team,
+        *,
+        digest: str,
+        files: int,
+        size: int,
+        protocol: str,
+        run: tuple[str, ...],
+        build: str | None,
+        house: bool = False,
     ) -> tuple[Version, bool]:
         """Record a submission of ``team`` as its next version, queued for building, and return it
-        with True; the same files as one of its earlier versions return that version and False."""
+        with True; the same files as one of its earlier versions return that version and False.
+        A frozen arena refuses, but for the ``house`` bot's version (the organiser's, not a submission)."""
         for _ in range(10):  # two submissions of one team at once: the loser of the number takes the next
             async with self.engine.begin() as connection:
-                await _refuse_if_frozen(connection)
+                if not house:
+                    await _refuse_if_frozen(connection)
                 same = (
                     await connection.execute(
                         select(versions).where(versions.c.team_id == team.id, versions.c.digest == digest)
@@ -380,17 +391,17 @@ class Repository:
                 except IntegrityError:
                     await connection.rollback()
                     continue
+                await connection.execute(submission_attempts.insert().values(team_id=team.id, at=values["created_at"]))
                 return _version(row), True
         raise ArenaError(f"team {team.name!r}: too many submissions at once; try again")
 
-    async def submission_attempt(self, team: Team, per_hour: int, now: datetime) -> float:
-        """Count an attempt of ``team`` to submit at ``now`` if it is within ``per_hour`` in the last
-        hour and return 0; else count nothing and return the seconds until it may try again. The
-        attempts are the database's (a restarted server counts them still); older ones are dropped."""
+    async def submission_wait(self, team: Team, per_hour: int, now: datetime) -> float:
+        """The seconds until ``team`` may submit a new version (0: now): at most ``per_hour`` new
+        versions in any hour. What counts is what ``add_version`` stored (a build to run), never a
+        refused or resubmitted archive; the count is the database's (a restarted server counts it
+        still); older attempts are dropped."""
         since = now - timedelta(seconds=WINDOW_S)
         async with self.engine.begin() as connection:
-            if connection.dialect.name == "postgresql":  # one team's attempts one at a time (SQLite: the write lock)
-                await connection.execute(select(teams.c.id).where(teams.c.id == team.id).with_for_update())
             await connection.execute(
                 submission_attempts.delete().where(
                     submission_attempts.c.team_id == team.id, submission_attempts.c.at <= since
@@ -402,10 +413,7 @@ class Repository:
                 .order_by(submission_attempts.c.at)
             )
             recent = [_utc(row.at) for row in (await connection.execute(query)).all()]
-            wait = retry_after(recent, per_hour, now)
-            if wait == 0:
-                await connection.execute(submission_attempts.insert().values(team_id=team.id, at=now))
-        return wait
+        return retry_after(recent, per_hour, now)
 
     async def versions(self, team: Team) -> list[Version]:
         """The team's versions, oldest first."""
@@ -437,10 +445,12 @@ class Repository:
         async with self.engine.connect() as connection:
             return [_version(row) for row in (await connection.execute(query)).all()]
 
-    async def activate(self, team: Team, number: int) -> Version:
-        """Make version ``number`` the team's active one; only a ready version can be, and not once frozen."""
+    async def activate(self, team: Team, number: int, *, house: bool = False) -> Version:
+        """Make version ``number`` the team's active one; only a ready version can be, and not once
+        frozen (but for the ``house`` bot's, which the organiser's arena sets up at each start)."""
         async with self.engine.begin() as connection:
-            await _refuse_if_frozen(connection)
+            if not house:
+                await _refuse_if_frozen(connection)
             row = (
                 await connection.execute(
                     select(versions).where(versions.c.team_id == team.id, versions.c.number == number)
