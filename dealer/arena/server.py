@@ -2,9 +2,11 @@
 
 The log (``storage/arena.log``, mode 0600) records submissions, refusals, builds and the ladder's
 pauses by team and version; never a token (the API's access log, which would add nothing but
-request lines, is off). The ladder's matches are played by the local executor (one dealer server
-in this process, ``ladder.jobs`` matches at a time) or, with a Dask scheduler's address, by its
-workers, which must see the storage folder at the same path.
+request lines, is off; every record passes ``guard.NoTokens``). The HTTP side is guarded as
+``dealer.arena.guard`` says: connections per client, a header timeout. The ladder's matches are
+played by the local executor (one dealer server in this process, ``ladder.jobs`` matches at a
+time) or, with a Dask scheduler's address, by its workers, which must see the storage folder at
+the same path.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from aiohttp import web
 
 from dealer.arena.builds import HOUSE, Builder, BuildExecutor
 from dealer.arena.config import ArenaConfig
+from dealer.arena.guard import REQUESTS, GuardedSite, NoTokens, quiet_tokens
 from dealer.arena.http import make_app
 from dealer.arena.ladder_loop import Executor, Ladder
 from dealer.arena.ladder_store import LadderStore
@@ -44,6 +47,8 @@ def _log_to(config: ArenaConfig) -> None:
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(NoTokens())
+    quiet_tokens()
     logger = logging.getLogger("dealer")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
@@ -109,12 +114,12 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler
         app = make_app(repository, config, builder.queued, ladder.requested)
         add_pages(app)
         add_organiser_pages(app)
-        runner = web.AppRunner(app, access_log=None)
+        runner = web.AppRunner(app, access_log=None, logger=REQUESTS, keepalive_timeout=config.http.header_timeout_s)
         await runner.setup()
         host, _, port = config.listen.rpartition(":")
         try:
             try:
-                await web.TCPSite(runner, host, int(port)).start()
+                await GuardedSite(runner, host, int(port), config.http.connections_per_client).start()
             except OSError as error:  # the port is taken, the host is not this machine's, ...
                 raise ArenaError(listen_problem(config.listen, error)) from None
             bound_host, bound_port = runner.addresses[0][:2]
