@@ -369,11 +369,11 @@ class LadderStore:
             team = Team(id=row.id, name=HOUSE, created_at=datetime.now(UTC))
         digest = "house-" + "-".join(run)[-58:]
         version, _ = await self.repository.add_version(
-            team, digest=digest[:64], files=0, size=0, protocol="grpc", run=run, build=None
+            team, digest=digest[:64], files=0, size=0, protocol="grpc", run=run, build=None, house=True
         )
         if version.state is not BuildState.READY:
             version = await self.repository.set_state(version, BuildState.READY)
-        await self.repository.activate(team, version.number)
+        await self.repository.activate(team, version.number, house=True)
 
     async def request_scrimmage(self, team: Team, opponent: str, per_hour: int, seed: str) -> Planned:
         """Record a scrimmage ``team`` asks for against team ``opponent`` (their active versions,
