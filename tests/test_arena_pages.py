@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer, make_mocked_request
 
@@ -25,7 +26,7 @@ from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, match_folder
 from dealer.arena.model import BuildState, Version
 from dealer.arena.organiser_pages import add_organiser_pages
-from dealer.arena.pages import CSP, add_pages
+from dealer.arena.pages import CSP, DATA_OPENAPI, add_pages
 from dealer.arena.repository import Repository, migrate, open_repository, standings
 from dealer.arena.sessions import COOKIE, CSRF_FIELD, LOGIN_COOKIE, set_cookie
 from dealer.records import MatchResult
@@ -168,6 +169,7 @@ def test_no_page_route_shows_one_team_what_is_anothers(arena_database: str, tmp_
             ("GET", "/organiser"): (303, 403),
             ("GET", "/leaderboard"): (200, 200),
             ("GET", "/teams/{name}"): (200, 200),
+            ("GET", "/data/openapi.yaml"): (200, 200),
             ("GET", "/data/leaderboard"): (200, 200),
             ("GET", "/data/teams/{name}"): (200, 200),
             ("GET", "/data/team"): (403, 200),
@@ -374,5 +376,58 @@ def test_the_house_bot_gets_no_token_and_no_display_name(tmp_path: Path) -> None
         renamed = await client.post("/organiser/teams/house/display", data={CSRF_FIELD: csrf, "display": "Casa"})
         assert renamed.status == 422 and "it keeps its name" in await renamed.text()
         assert [t.shown for t in await repository.teams() if t.name == "house"] == ["house"]
+
+    run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)
+
+
+def _conforms(value: Any, schema: dict[str, Any], document: dict[str, Any], where: str = "") -> list[str]:
+    """What in ``value`` the schema's required keys, types and items miss (a small subset of JSON Schema)."""
+    if "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    problems = [p for part in schema.get("allOf", []) for p in _conforms(value, part, document, where)]
+    kinds = schema.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else kinds or []
+    names = {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float), "boolean": bool}
+    if value is None:
+        return problems if "null" in kinds or not kinds else [*problems, f"{where}: null"]
+    if kinds and not any(isinstance(value, names[k]) for k in kinds if k != "null"):
+        return [*problems, f"{where}: {type(value).__name__} is not {kinds}"]
+    if isinstance(value, dict):
+        problems += [f"{where}.{key}: missing" for key in schema.get("required", []) if key not in value]
+        for key, sub in schema.get("properties", {}).items():
+            if key in value:
+                problems += _conforms(value[key], sub, document, f"{where}.{key}")
+    if isinstance(value, list) and "items" in schema:
+        for k, item in enumerate(value):
+            problems += _conforms(item, schema["items"], document, f"{where}[{k}]")
+    return problems
+
+
+def test_the_pages_data_routes_are_described_in_their_own_openapi_document(tmp_path: Path) -> None:
+    """Issue 33 (12): the matches list the pages read (/data/matches) was in no OpenAPI document."""
+    document = yaml.safe_load(DATA_OPENAPI.read_text(encoding="utf-8"))
+
+    async def scenario(
+        client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], queued: Any
+    ) -> None:
+        routes = client.server.app.router.routes()  # type: ignore[attr-defined]
+        served = {r.resource.canonical for r in routes if r.method == "GET" and r.resource is not None}
+        assert {"/data" + path for path in document["paths"]} == {p for p in served if p.startswith("/data/")}
+        served_document = await client.get("/data/openapi.yaml")  # public, as the pages' data is
+        assert served_document.status == 200 and yaml.safe_load(await served_document.text()) == document
+        alpha = next(t for t in await repository.teams() if t.name == "alpha")
+        version, _ = await repository.add_version(
+            alpha, digest="a" * 64, files=1, size=1, protocol="grpc", run=("bot",), build=None
+        )
+        await repository.set_state(version, BuildState.READY)
+        await repository.activate(alpha, version.number)
+        match_id = await _played_match(repository, tmp_path / "storage", version)
+        await login(client, tokens["organiser"])  # who sees the match's hands too
+        for path in ("/leaderboard", "/matches", f"/matches/{match_id}", "/teams/alpha", "/finals", "/organiser"):
+            body = await (await client.get("/data" + path)).json()
+            template = re.sub(r"^/matches/\d+$", "/matches/{id}", path).replace("/teams/alpha", "/teams/{name}")
+            shape = document["paths"][template]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+            assert _conforms(body, shape, document, path) == [], body
+        assert body["teams"] and (await (await client.get(f"/data/matches/{match_id}")).json())["hands_shown"]
 
     run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)

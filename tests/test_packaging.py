@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 VENDORED = ("dealer/web/static/vendor/uPlot.iife.min.js", "dealer/web/static/vendor/uPlot.min.css")
 ARENA_MIGRATIONS = (
     "dealer/arena/openapi.yaml",
+    "dealer/arena/data-openapi.yaml",
     "dealer/arena/migrations/env.py",
     "dealer/arena/migrations/script.py.mako",
     "dealer/arena/migrations/versions/r0001_teams.py",

@@ -49,6 +49,7 @@ from dealer.web.view import replay
 
 LOGGER = logging.getLogger(__name__)
 STATIC = Path(__file__).resolve().parent / "static"
+DATA_OPENAPI = STATIC.parent / "data-openapi.yaml"  # the document of the /data routes below
 WEB_STATIC = STATIC.parent.parent / "web" / "static"  # the league page's files (dealer.web), served as they are
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -369,6 +370,10 @@ async def _own_match_log(request: web.Request) -> web.Response:
     return web.json_response({"match": match.id, "log": text[:BOT_LOG_SHOWN], "truncated": len(text) > BOT_LOG_SHOWN})
 
 
+async def _data_openapi(_request: web.Request) -> web.Response:
+    return web.Response(text=DATA_OPENAPI.read_text(encoding="utf-8"), content_type="application/yaml")
+
+
 async def _home(_request: web.Request) -> web.StreamResponse:
     raise web.HTTPFound("/leaderboard")
 
@@ -385,6 +390,7 @@ def add_pages(app: web.Application) -> None:
     app.router.add_get("/team", _team_page)
     app.router.add_get("/leaderboard", _leaderboard_page)
     app.router.add_get("/teams/{name}", _public_team_page)
+    app.router.add_get("/data/openapi.yaml", _data_openapi)
     app.router.add_get("/data/leaderboard", _leaderboard_data)
     app.router.add_get("/data/teams/{name}", _public_team_data)
     app.router.add_get("/data/team", _own_data)
