@@ -35,11 +35,11 @@ setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(CHROMIUM) sample_bots/c/bot
 league: setup  ## run the league in tournaments.yaml on the sample bots
 	$(BIN)/dealer run tournaments.yaml --fresh
 
-test: setup  ## the default test run (the long differential and e2e runs are marked slow)
-	$(BIN)/pytest -q
+test: setup  ## the default test run (the long runs are marked slow), its 15 slowest tests listed
+	$(BIN)/pytest -q --durations=15
 
 test-all: setup  ## every test, the slow ones included
-	$(BIN)/pytest -q -m ''
+	$(BIN)/pytest -q -m '' --durations=15
 
 # The unit tests of the modules setup.py compiles, run once more on their plain Python source
 # (a copy without the compiled .so files, first on the path): compiled and pure semantics must agree.

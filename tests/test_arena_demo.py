@@ -23,6 +23,9 @@ def test_the_readme_shows_the_demo_script() -> None:
     assert "bash scripts/arena-demo.sh" in (ROOT / "README.md").read_text(encoding="utf-8").split("## What it is")[0]
 
 
+# slow; fast: test_the_readme_shows_the_demo_script (the script is the README's), test_arena_builds (the
+# Python and C stdio bots built and smoke-tested in the sandbox, a broken C build failed with its log), test_arena_cli
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_arena_demo_builds_two_versions_and_fails_one_with_its_log(tmp_path: Path) -> None:
     dealer = Path(sys.executable).parent / "dealer"

@@ -87,6 +87,10 @@ def _wait(
 
 
 @pytest.mark.timeout(300)
+# the same kill on SQLite is slow; fast: the kill on PostgreSQL, and SQLite's ladder in test_arena_ladder
+@pytest.mark.parametrize(
+    "arena_database", [pytest.param("sqlite", marks=pytest.mark.slow), "postgresql"], indirect=True
+)
 def test_a_server_killed_mid_match_loses_nothing_and_counts_nothing_twice(arena_database: str, tmp_path: Path) -> None:
     asyncio.run(migrate(arena_database))
     asyncio.run(_teams(arena_database))

@@ -190,6 +190,8 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         assert left == [], f"dask processes survived SIGKILL: {left}"
 
 
+@pytest.mark.slow  # fast: test_local_cluster_gives_the_local_results (Dask = local, byte for byte) and
+# test_a_bot_missing_on_the_workers_stops_the_league_first (a league on this scheduler and its two workers)
 def test_scheduler_and_two_workers_give_the_local_results(
     reference: tuple[bytes, bytes], scheduler: str, tmp_path: Path
 ) -> None:

@@ -143,7 +143,11 @@ def test_heads_up_node_against_python_bot(tmp_path: Path, opponent: str, variant
         assert codes[:4] == ["FT", "FT", "NT", "NT"]
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize(  # six-max pot and fixed limit are slow: fast, fixed limit six-max in "mixed", pot limit
+    # at three tables (test_three_tables_not_duplicate), each variant heads-up (test_heads_up_node_against_python_bot)
+    "variant",
+    [pytest.param(v, marks=pytest.mark.slow) if v in ("pot-limit", "fixed-limit") else v for v in VARIANTS],
+)
 def test_six_max(tmp_path: Path, variant: str) -> None:
     run = run_match(tmp_path, six_bots(), variant=variant, hands=20, ante=ANTES[variant], seed=f"6max-{variant}")
     histories = check_match(run)

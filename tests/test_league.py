@@ -390,6 +390,8 @@ def test_league_run_folders(league: LeagueRun) -> None:
     assert rows == {job.plan.match_id for job in league.jobs}
 
 
+@pytest.mark.slow  # fast: test_cluster's local_cluster test (a second run's results.json and standings.txt
+# byte for byte), test_killed_run_resumes... (untouched matches row for row), test_e2e's same-seed histories
 def test_same_seed_same_results(league: LeagueRun, tmp_path: Path) -> None:
     """A second run of the same league (another output folder) writes a byte-identical results.json."""
     out = tmp_path / "again"
@@ -876,6 +878,8 @@ def test_dealer_match_stops_at_a_bot_that_cannot_start_unless_keep_going(tmp_pat
     assert re.fullmatch(error, proc.stderr.strip().splitlines()[-1]), proc.stderr
     stopped = results_of(out)  # what was played is kept
     assert stopped["hands"] < 400 and {s["name"] for s in stopped["standings"]} == {"ghost", "caller"}
+    if ghost not in ("grpc", "stdio"):
+        return  # --keep-going is the match's, whatever the bot's protocol: two protocols show it
 
     out = tmp_path / "kept-going"
     proc = dealer(
