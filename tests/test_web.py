@@ -106,6 +106,13 @@ events:
 """)
 
 
+@pytest.mark.parametrize("page", ["page.html", "seat.html"])
+def test_each_page_names_its_icon_so_the_browser_asks_for_no_favicon(page: str) -> None:
+    """No /favicon.ico request (a 404 in the browser's console): the icon is an empty data: URL."""
+    html = (ROOT / "dealer" / "web" / "static" / page).read_text(encoding="utf-8")
+    assert '<link rel="icon" href="data:,">' in html.split("</head>")[0]
+
+
 def test_snapshot_holds_no_seed_and_replays_a_hand() -> None:
     view = LeagueView(_config(), 1)
     view.on_hand("hu/0000", HAND)

@@ -61,6 +61,7 @@ def test_a_person_plays_ten_hands_against_the_call_bot_from_the_browser(
             if status.inner_text() == "match over":
                 break
             assert page.locator("[data-testid=my-seat] .card:not(.back)").count() == 2  # my hole cards
+            assert page.locator("[data-testid=my-seat] b").inner_text() == "ada (you)"
             assert re.fullmatch(r"your turn: \d+\.\d s", page.get_by_test_id("seat-clock").inner_text())
             asked = page.evaluate("document.body.dataset.request")
             played = int(page.get_by_test_id("seat-score").get_attribute("data-played") or 0)

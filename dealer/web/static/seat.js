@@ -36,7 +36,7 @@ function table(hand, match) {
   const seats = el("div", { class: "seats" }, players.map((name, p) => {
     const mine = p === hand.seat, cards = mine ? hand.hole_cards.join("") : shown.get(name) || "";
     return el("div", { class: "seat" + (hand.folded[p] ? " folded" : "") + (mine ? " mine" : ""), "data-testid": mine ? "my-seat" : "seat" },
-      el("div", {}, el("b", {}, mine ? `${name} (you)` : name), p === hand.button ? " ·D" : ""),
+      el("div", {}, el("b", {}, mine && name !== "you" ? `${name} (you)` : name), p === hand.button ? " ·D" : ""),
       el("div", {}, cards ? [cardNode(cards.slice(0, 2)), cardNode(cards.slice(2, 4))] : [el("span", { class: "card back" }, "??"), el("span", { class: "card back" }, "??")]),
       el("div", {}, `stack ${hand.stacks[p].toLocaleString()}`),
       el("div", { class: "bet" }, hand.bets[p] ? `bet ${hand.bets[p].toLocaleString()}` : ""));
