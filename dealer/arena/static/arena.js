@@ -346,6 +346,9 @@ function finalsPage() {
         f.frozen_at ? el("p", { class: "muted" }, `Arena frozen ${when(f.frozen_at)}.`) : "",
         el("p", {}, "Commitment (SHA-256 of the seed, published before the first hand): ", el("code", { "data-testid": "commitment" }, f.seed_sha256 ?? "—")),
         seed, el("h3", {}, "Entrants"), el("ul", {}, entrants), ...rankings,
+        rankings.length ? el("p", { class: "muted", "data-testid": "finals-rule" }, "Each stage ranks by its standings: heads-up, "
+          + "by the matches a bot stopped playing in (crashed, lost its connection), fewer first, then bb/100; three or more seats, "
+          + "by OpenSkill rating, a bot that stopped ranking last in that match. The best of a stage play the next.") : "",
         files.length ? [el("h3", {}, "Published files"), el("ul", {}, files),
           el("p", { class: "muted" }, "Anyone can re-deal every hand: dealer verify on the downloaded stage folders.")] : "");
     }));
