@@ -23,15 +23,18 @@ environment is imported) stays as the bot's parent:
   descriptor through ``/proc/<launcher>/fd``; the bot never inherits it); it copies that folder into
   ``HOME`` before the bot starts (a restarted instance finds its files) and, once the bot and every
   process it started are dead, ``HOME`` back into it, as the bot's user (folders and regular files
-  only, never following a link, never opening a FIFO, and leaving a tenth of the output
-  filesystem, at most 64 MiB, free), so a bot's files stay readable after it ends;
+  only, never following a link, never opening a FIFO, at most ``keep_mb`` MiB counted by the files'
+  apparent sizes, so a sparse file counts what it would take written out, and at most
+  ``KEEP_ENTRIES`` files and folders; leaving a tenth of the output filesystem, at most 64 MiB, and
+  a tenth of its inodes, at most ``INODES_LEFT``, free), so a bot's files stay readable after it ends;
 * ``relay=PORT:PATH`` (an ACPC bot in a network namespace of its own): before the bot starts, it
   listens on 127.0.0.1:PORT of the sandbox's loopback; it takes the bot's first connection, closes
   the port (every later connection is refused) and copies bytes between that connection and the
   dealer's Unix socket at PATH until either side ends.
 
 Options are ``name=value`` pairs: ``memory_mb``, ``cpu_seconds``, ``open_files``, ``file_size_mb``,
-``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N,M,...``, ``relay=PORT:PATH``, ``keep=FD``.
+``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N,M,...``, ``relay=PORT:PATH``, ``keep=FD``,
+``keep_mb`` (what the copy of ``HOME`` back out may take; default unlimited).
 
 The dealer normally runs the launcher inside the bot's sandbox (``dealer.sandbox``), whose pid
 namespace ends with it. Without the sandbox, a descendant that may signal the launcher (same user:
@@ -69,7 +72,9 @@ _LIMITS = {
     "file_size_mb": (resource.RLIMIT_FSIZE, 1024 * 1024),
     "processes": (resource.RLIMIT_NPROC, 1),
 }
-_OTHER = ("user", "cgroup_fd", "relay", "keep")
+_OTHER = ("user", "cgroup_fd", "relay", "keep", "keep_mb")
+KEEP_ENTRIES = 10_000  # files and folders of a sandboxed HOME copied back out, at most, per copy
+INODES_LEFT = 10_000  # the output filesystem's inodes the copy leaves free, at most (else a tenth)
 
 
 def limit_args(limits: dict[str, object]) -> list[str]:
@@ -309,19 +314,38 @@ def _kill_all(wait_s: float = 5.0) -> None:
 
 
 def _room(target: int, size: int) -> bool:
-    """Whether ``size`` more bytes leave a tenth of ``target``'s filesystem (at most 64 MiB) free:
-    a bot's files never take the space the dealer needs for the results."""
+    """Whether ``size`` more bytes and one more inode leave a tenth of ``target``'s filesystem (at
+    most 64 MiB) and of its inodes (at most INODES_LEFT) free: a bot's files never take the space or
+    the inodes the dealer needs for the results (a filesystem that counts no inodes has no limit)."""
     fs = os.fstatvfs(target)
-    return fs.f_bavail * fs.f_frsize - size >= min(fs.f_blocks * fs.f_frsize // 10, 64 << 20)
+    space = fs.f_bavail * fs.f_frsize - size >= min(fs.f_blocks * fs.f_frsize // 10, 64 << 20)
+    return space and (fs.f_files == 0 or fs.f_favail - 1 >= min(fs.f_files // 10, INODES_LEFT))
 
 
-def _copy_file(name: str, source: int, target: int) -> None:
+class _Budget:
+    """What one copy may still take: bytes (files counted by their apparent size, so a sparse file
+    counts as what it would be written out) and entries (files and folders)."""
+
+    def __init__(self, size: int, entries: int) -> None:
+        self.size = size
+        self.entries = entries
+
+    def take(self, size: int) -> bool:
+        """Take ``size`` bytes and one entry if they are left; whether they were."""
+        if self.entries < 1 or size > self.size:
+            return False
+        self.entries -= 1
+        self.size -= size
+        return True
+
+
+def _copy_file(name: str, source: int, target: int, budget: _Budget) -> None:
     """Copy the regular file ``name`` of folder ``source`` into folder ``target`` (a fresh file),
-    if it leaves the target's filesystem room."""
+    if the budget and the target's filesystem have room for it."""
     src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=source)
     try:
         info = os.fstat(src)
-        if not stat.S_ISREG(info.st_mode) or not _room(target, info.st_size):
+        if not stat.S_ISREG(info.st_mode) or not _room(target, info.st_size) or not budget.take(info.st_size):
             return  # a FIFO, socket or device is not copied (and never blocked on)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=target)  # an earlier copy of this instance's HOME (a restart)
@@ -336,10 +360,11 @@ def _copy_file(name: str, source: int, target: int) -> None:
         os.close(src)
 
 
-def _copy_tree(source_root: int, target_root: int) -> None:
+def _copy_tree(source_root: int, target_root: int, budget: _Budget) -> None:
     """Copy the folders and regular files under the open folder ``source_root`` into the open
     folder ``target_root``, folder by folder (one folder's descriptors open at a time), never
-    following a link; an entry that cannot be copied (the target is full) is skipped."""
+    following a link, within ``budget``; an entry that cannot be copied (the target is full, the
+    budget spent) is skipped."""
     pending = [""]
     while pending:
         folder = pending.pop()
@@ -357,11 +382,13 @@ def _copy_tree(source_root: int, target_root: int) -> None:
             for entry in os.scandir(source):
                 try:
                     if entry.is_dir(follow_symlinks=False):
+                        if not _room(target, 0) or not budget.take(0):
+                            continue
                         with contextlib.suppress(FileExistsError):
                             os.mkdir(entry.name, 0o700, dir_fd=target)
                         pending.append(os.path.join(folder, entry.name))
                     elif entry.is_file(follow_symlinks=False):
-                        _copy_file(entry.name, source, target)
+                        _copy_file(entry.name, source, target, budget)
                 except OSError:
                     continue
         finally:
@@ -369,11 +396,11 @@ def _copy_tree(source_root: int, target_root: int) -> None:
             os.close(target)
 
 
-def _copy_home(keep: int, user: str | None, *, out: bool) -> None:
+def _copy_home(keep: int, user: str | None, *, out: bool, keep_mb: int | None = None) -> None:
     """Copy the scratch folder ``keep`` into the sandbox's ``HOME`` (before the bot starts: what an
     earlier process of this instance left, so a restarted bot finds its files) or ``HOME`` into it
-    (``out``: once the bot and its processes are gone), in a child that runs as the bot's user,
-    whose folders they are; wait for it."""
+    (``out``: once the bot and its processes are gone: at most ``keep_mb`` MiB and KEEP_ENTRIES
+    entries), in a child that runs as the bot's user, whose folders they are; wait for it."""
     child = os.fork()
     if child == 0:
         try:
@@ -385,7 +412,9 @@ def _copy_home(keep: int, user: str | None, *, out: bool) -> None:
                 os.setuid(uid)
             home = os.open(os.environ.get("HOME", "/home/bot"), os.O_RDONLY | os.O_DIRECTORY)
             source, target = (home, keep) if out else (keep, home)
-            _copy_tree(source, target)
+            unlimited = _Budget(sys.maxsize, sys.maxsize)  # into HOME: its tmpfs is the cap
+            budget = _Budget((keep_mb or sys.maxsize >> 20) << 20, KEEP_ENTRIES) if out else unlimited
+            _copy_tree(source, target, budget)
         except BaseException:  # noqa: BLE001 - a copy that fails loses the bot's files, nothing else
             os._exit(1)
         os._exit(0)
@@ -474,7 +503,8 @@ def main(argv: list[str]) -> None:
             break
     _kill_all()
     if keep is not None and not dealer_gone():
-        _copy_home(keep, options.get("user"), out=True)
+        kept_mb = int(options["keep_mb"]) if "keep_mb" in options else None
+        _copy_home(keep, options.get("user"), out=True, keep_mb=kept_mb)
     _exit_like(status)
 
 

@@ -501,6 +501,7 @@ def _launcher(
         "cgroup_fd": ",".join(map(str, fds)) if fds else None,
         "relay": relay,
         "keep": keep,
+        "keep_mb": None if keep is None else limits.home_mb,  # what its HOME's copy back out may take
     }
     return [sys.executable, "-I", "-m", "dealer.launch", *limit_args(options), "--", *argv]
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -605,5 +606,65 @@ def test_a_sandboxed_bot_cannot_fill_the_output_filesystem_and_its_files_stay_re
         else:
             assert kept == [], kept  # 64 MiB would leave the dealer no room: not copied
         assert (match / "scratch" / "filler.0" / "pids.txt").is_file()  # what fits is kept
+    finally:
+        subprocess.run(["umount", "-l", str(out)], check=False)
+
+
+def _spammer_league(tmp_path: Path, out: Path, mode: str, limits: str) -> Path:
+    """A league of two call bots and ``scratch_spammer.py`` in ``mode`` with ``limits``: three matches."""
+    bots = [f"  - {{name: {name}, command: [{sys.executable}, {CALLER[1]}]}}" for name in ("a", "b")]
+    spammer = f"[{sys.executable}, {BOTS / 'scratch_spammer.py'}, {mode}]"
+    lines = ["name: scratch", "seed: 7", "jobs: 1", f"out: {out}", "bots:", *bots]
+    lines += [f"  - {{name: spammer, command: {spammer}, limits: {limits}}}"]
+    lines += ["game: {time: {per_action_ms: 2000, startup_ms: 20000}}", "events:"]
+    lines += ["  - {name: rr, format: round-robin, table_size: 2, hands: 4}"]
+    league = tmp_path / "league.yaml"
+    league.write_text("\n".join(lines) + "\n")
+    return league
+
+
+def _run_league(league: Path) -> dict[str, Any]:
+    argv = [str(Path(sys.executable).with_name("dealer")), "run", str(league)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    results: dict[str, Any] = json.loads((league.parent / "out" / "results.json").read_text())
+    assert results["matches"] == {"finished": 3, "total": 3}, results["matches"]
+    assert all(not s["faults"] for s in results["standings"]), results["standings"]
+    return results
+
+
+def test_sparse_files_in_home_are_kept_by_their_apparent_size_within_home_mb(tmp_path: Path) -> None:
+    """Three sparse files of 20 MiB in a HOME of 16 MiB (issue 31, item 8): copied out as real
+    zeros they took 61 MiB of disk per instance; counted by their apparent size against home_mb
+    none fits, and the instance's scratch folder takes almost nothing."""
+    out = tmp_path / "out"
+    _run_league(_spammer_league(tmp_path, out, "sparse", "{home_mb: 16}"))
+    scratch = sorted((out / "matches").glob("rr/*/scratch/spammer.*"))
+    assert len(scratch) == 4, scratch  # two matches, two instances each
+    for folder in scratch:
+        on_disk = sum(p.stat().st_blocks * 512 for p in folder.rglob("*") if p.is_file())
+        assert on_disk <= 16 << 20, (folder, on_disk)
+        assert not list(folder.glob("sparse*.bin")), list(folder.iterdir())
+        assert (folder / "pids.txt").is_file()  # what fits is kept
+    logs = "".join(p.read_text() for p in (out / "matches").glob("rr/*/logs/spammer.*.log"))
+    assert logs.count("made 3 sparse files of 20 MiB") == 4, logs
+
+
+def test_thirty_thousand_files_in_home_do_not_exhaust_the_output_filesystems_inodes(tmp_path: Path) -> None:
+    """The output folder is a 150 MiB tmpfs of 20,000 inodes and a bot leaves 30,000 empty files in
+    its HOME in each of its instances (issue 31, item 8: the copy counted bytes only, took every
+    inode, and the event stopped with 0 of 3 matches played). The copy keeps at most 10,000 entries
+    and leaves a tenth of the inodes free (the later instances keep nothing): every match is played
+    and the results written."""
+    if os.geteuid() != 0:
+        pytest.fail("mounting a small tmpfs as the output folder needs root; CI runs the tests as root")
+    out = tmp_path / "out"
+    out.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=150m,nr_inodes=20000", "tmpfs", str(out)], check=True)
+    try:
+        _run_league(_spammer_league(tmp_path, out, "files", "{}"))
+        kept = [len(list(folder.iterdir())) for folder in sorted((out / "matches").glob("rr/*/scratch/spammer.*"))]
+        assert len(kept) == 4 and all(n <= 10_000 for n in kept) and sum(kept) >= 10_000, kept  # then none
+        assert os.statvfs(out).f_favail >= 20_000 // 10 - 50, os.statvfs(out)  # the dealer's inodes, left
     finally:
         subprocess.run(["umount", "-l", str(out)], check=False)
