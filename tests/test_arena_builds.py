@@ -100,6 +100,12 @@ def test_versions_are_built_and_smoke_tested_in_the_sandbox(arena_database: str,
     assert "[arena] build: cc -O2 -o bot bot.c\n" in logs["v2"] and "[arena] build done in " in logs["v2"]
     assert (config.storage / "builds" / str(c.id) / "bot").is_file()
     assert not (config.storage / "versions" / c.digest / "bot").exists(), "the stored files stay as submitted"
+    kept = sorted(int(p.name) for p in (config.storage / "builds").iterdir())
+    assert kept == [python.id, c.id], "a failed version's build folder is not kept (its log is)"
+    assert not any((config.storage / "tools").iterdir()), "a build's PATH goes with its build"
+    smokes = sorted((config.storage / "smoke").iterdir())
+    assert smokes and not any((s / "scratch").exists() for s in smokes), "the smoke bots' files are not kept"
+    assert all(list((s / "logs").glob("candidate*.log")) for s in smokes), "their logs are"
     assert broken.state is BuildState.FAILED and broken.smoke is None
     assert "error" in logs["v3"] and "[arena] build failed: exit code 1 after " in logs["v3"], logs["v3"]
     assert network.state is BuildState.FAILED and "Network is unreachable" in logs["v4"], logs["v4"]
@@ -179,7 +185,7 @@ def test_a_build_has_only_the_offered_toolchains_on_its_path(tmp_path: Path) -> 
     database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
     caps = BuildLimits(timeout_s=30, toolchains=(Toolchain.PYTHON,))
     config = ArenaConfig(storage=tmp_path / "storage", database=database, build=caps)
-    command = "ls /run/tools > tools.txt; python3 -c 'import pokerbot; print(\"sdk ok\")'; cc -o bot bot.c"
+    command = "echo TOOLS: $(ls /run/tools); python3 -c 'import pokerbot; print(\"sdk ok\")'; cc -o bot bot.c"
     asyncio.run(migrate(database))
 
     async def scenario() -> Version:
@@ -201,7 +207,7 @@ def test_a_build_has_only_the_offered_toolchains_on_its_path(tmp_path: Path) -> 
         "[arena] build failed: it calls cc, of the toolchain gcc, which this arena does not offer "
         "(build.toolchains: python; exit code 127)"
     ) in log, log
-    on_path = (config.storage / "builds" / str(version.id) / "tools.txt").read_text().split()
+    on_path = re.findall(r"^TOOLS: (.*)$", log, re.MULTILINE)[0].split()
     assert {"python3", "sh", "cat"} <= set(on_path) and not {"cc", "gcc", "node", "javac", "rustc"} & set(on_path)
 
 

@@ -36,6 +36,7 @@ from dealer.arena.model import BuildState
 from dealer.arena.public import Public
 from dealer.arena.repository import match_versions, matches, migrate, open_repository, teams
 from dealer.journal import result_from_json
+from dealer.league import MatchJob
 from dealer.records import HandRecord, MatchResult, result_of
 from dealer.server import DealerServer
 from ladder_bots import InProcessExecutor, field, folder, hang_up
@@ -528,3 +529,54 @@ def test_every_pair_of_versions_meets_within_the_bound_however_far_apart_their_r
     assert set(three) == pairs, "at three-seat tables too"
     split = _first_meetings(teams, Matchmaking(least_met_every=0), 10 * bound)  # the window alone
     assert set(split) < pairs, "without the least-met matches some pairs never meet"
+
+
+class _Scribbler(InProcessExecutor):
+    """In-process bots that leave files in their scratch folders, as launched bots' copied HOMEs do."""
+
+    async def run(self, job: MatchJob) -> MatchResult:
+        result = await super().run(job)
+        for label in {label for table in job.plan.instance_labels() for label in table}:
+            (job.out / "scratch" / label).mkdir(parents=True, exist_ok=True)
+            (job.out / "scratch" / label / "notes.bin").write_bytes(b"x" * 4096)
+        return result
+
+
+def test_the_ladder_keeps_no_teams_scratch_files_after_a_match(tmp_path: Path) -> None:
+    """A team's kept scratch has a cap (issue 31, item 8): what its bots left in their scratch
+    folders goes once the match is over, so a team holds on the arena's disk only what its
+    instances in play hold; the match's logs and hands stay."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    asyncio.run(migrate(database))
+    config = ArenaConfig(
+        storage=tmp_path / "storage",
+        database=database,
+        ladder=LadderSettings(jobs=1, hands=3, house=False, seed="scratch-seed"),
+    )
+    strategies = {"alpha": folder(0.0), "beta": folder(0.5)}
+
+    async def scenario() -> None:
+        async with open_repository(database) as repository:
+            for name in strategies:
+                team, _ = await repository.add_team(name)
+                version, _ = await repository.add_version(
+                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+                )
+                await repository.set_state(version, BuildState.READY)
+                await repository.activate(team, 1)
+            store = LadderStore(repository)
+            async with DealerServer("127.0.0.1:0", local_socket=False) as server:
+                ladder = Ladder(store, config)
+                playing = asyncio.create_task(ladder.run(_Scribbler(server, strategies), "scratch-seed"))
+                while await store.applied_count() < 3:
+                    await asyncio.sleep(0.05)
+                    if playing.done():
+                        playing.result()
+                playing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await playing
+
+    asyncio.run(scenario())
+    played = [m for m in (config.storage / "matches").iterdir() if (m / "hands").is_dir()]
+    assert len(played) >= 3
+    assert not any((m / "scratch").exists() for m in played), [list(m.iterdir()) for m in played]

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dealer.arena.config import ArenaConfig
-from dealer.arena.layout import SMOKE_BOT, build_folder, build_log, smoke_folder, tools, version_files
+from dealer.arena.layout import SMOKE_BOT, build_folder, build_log, drop_scratch, smoke_folder, tools, version_files
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import Repository
 from dealer.arena.toolchains import TOOLS, missing_toolchain, offers, tools_folder
@@ -55,10 +55,7 @@ def _copy_files(source: Path, folder: Path, owner: tuple[int, int] | None) -> No
     """A writable copy of a version's files (its stored tree stays read-only), links kept as links,
     owned by the bots' user when they run as one."""
     if folder.exists():  # a build cut off by a stopped server: start it again from the files
-        for path, dirs, _ in os.walk(folder):
-            for name in dirs:
-                os.chmod(os.path.join(path, name), 0o700)
-        shutil.rmtree(folder)
+        _remove(folder)
     shutil.copytree(source, folder, symlinks=True)
     for path, _dirs, files in os.walk(folder):
         os.chmod(path, 0o700)
@@ -93,16 +90,31 @@ async def build_version(version: Version, config: ArenaConfig) -> BuildOutcome:
     user = config.limits.user
     owner = None if user is None else resolve_user(user)
     await asyncio.to_thread(_copy_files, version_files(storage, version.digest), folder, owner)
-    if version.build is not None and not await run_build(config, version, folder, log):
+    built = version.build is None or await run_build(config, version, folder, log)
+    await asyncio.to_thread(_remove, tools(storage, version))  # the build's PATH, needed no more
+    if not built:
+        await asyncio.to_thread(_remove, folder)
         return BuildOutcome(False, None)
     command = _own(version, folder, version.run)
     try:
         confine(command)  # what the build made may not name a file out of the folder (a link)
     except OSError as error:
         _note(log, f"refused: {error}")
+        await asyncio.to_thread(_remove, folder)
         return BuildOutcome(False, None)
     smoke = await _smoke(config, version, command, log)
+    if not smoke["ok"]:  # a failed version never plays again: its build is not kept (its log is)
+        await asyncio.to_thread(_remove, folder)
     return BuildOutcome(bool(smoke["ok"]), smoke)
+
+
+def _remove(folder: Path) -> None:
+    """Delete a build folder (or a build's PATH), its read-only folders too."""
+    for path, dirs, _ in os.walk(folder):
+        for name in dirs:
+            if not os.path.islink(os.path.join(path, name)):  # a link to a folder is removed, never followed
+                os.chmod(os.path.join(path, name), 0o700)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 class Builder:
@@ -273,6 +285,7 @@ async def _smoke(config: ArenaConfig, version: Version, command: TeamCommand, lo
     _note(log, f"smoke test: {2 * hands} hands, sealed duplicate, against the house bot (it always calls)")
     started = time.monotonic()
     result = await play_match(plan, entries, "127.0.0.1:0", out, stop_unstarted=True)
+    await asyncio.to_thread(drop_scratch, out)
     faults = result.faults.get(CANDIDATE, {})
     unstarted = CANDIDATE in result.unstarted
     chips = result.net().get(CANDIDATE, 0)

@@ -32,7 +32,7 @@ from sqlalchemy.exc import DBAPIError
 from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder import InOrder, apply_match, deal_for, match_rng, pairs_of, pick
 from dealer.arena.ladder_store import LadderStore, Planned
-from dealer.arena.layout import match_folder, run_command
+from dealer.arena.layout import drop_scratch, match_folder, run_command
 from dealer.choices import FaultPolicy
 from dealer.choices import Protocol as BotProtocol
 from dealer.league import MatchJob
@@ -246,3 +246,4 @@ class Ladder:
         for task in [t for t in self.running if t.done()]:
             planned = self.running.pop(task)
             self.unsaved.append((planned, task.result()))  # a dealer's error in the match is raised here
+            await asyncio.to_thread(drop_scratch, match_folder(self.config.storage, planned.id))

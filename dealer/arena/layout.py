@@ -15,6 +15,7 @@ storage/
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 from dealer.arena.model import Version
@@ -63,6 +64,13 @@ def smoke_folder(storage: Path, version: Version) -> Path:
 def match_folder(storage: Path, match_id: int) -> Path:
     """The output folder of ladder match or scrimmage ``match_id``."""
     return storage / "matches" / str(match_id)
+
+
+def drop_scratch(out: Path) -> None:
+    """Delete what the bots of a finished match or smoke test left in their scratch folders: a
+    team's files are kept while its bot plays, never after (no page or route shows them), so what a
+    team keeps on the arena's disk is at most what its instances in play hold (``home_mb`` each)."""
+    shutil.rmtree(out / "scratch", ignore_errors=True)
 
 
 def smoke_bot_logs(storage: Path, version: Version) -> list[Path]:
