@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from typer.testing import CliRunner
 
 from dealer.arena.config import ArenaConfig, HttpLimits, SubmissionLimits
 from dealer.arena.http import API, make_app
@@ -33,6 +34,7 @@ from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import add_pages
 from dealer.arena.repository import Repository, migrate, open_repository
 from dealer.arena.sessions import COOKIE, CSRF_FIELD
+from dealer.cli import app as cli_app
 from test_arena_http import BOT, auth, bot_archive, form
 
 MB = 1024 * 1024
@@ -372,3 +374,39 @@ def test_a_zip_bomb_is_counted_on_what_it_unpacks(tmp_path: Path) -> None:
         scenario,
         submissions=SubmissionLimits(max_unpacked_mb=8),
     )
+
+
+def test_a_revoked_organiser_token_and_its_web_sessions_stop_working(arena_database: str, tmp_path: Path) -> None:
+    """``dealer arena organiser-revoke``: by the token read from stdin, its bearer requests and the
+    web session opened with it are refused at once; by id, another token; an unknown one is one line."""
+    config = tmp_path / "arena.yaml"
+    config.write_text(f"storage: {tmp_path / 'storage'}\ndatabase: '{arena_database}'\n", encoding="utf-8")
+
+    def cli(*args: str, stdin: str = "") -> tuple[int, str]:
+        done = CliRunner().invoke(cli_app, ["arena", *args, "-c", str(config)], input=stdin)
+        return done.exit_code, done.output.strip()
+
+    async def scenario(client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], _q: Any) -> None:
+        organiser = auth(tokens["organiser"])
+        second = await repository.add_organiser_token()
+        _status, cookie = await _login(client, tokens["organiser"])
+        assert cookie is not None and await _logged_in(client, cookie)
+        assert (await client.get(f"{API}/teams", headers=organiser)).status == 200
+        listed = await asyncio.to_thread(cli, "organiser-tokens")
+        assert listed[0] == 0 and re.fullmatch(r"1\t\S+ \S+ UTC\n2\t\S+ \S+ UTC", listed[1]), listed
+        revoked = await asyncio.to_thread(cli, "organiser-revoke", "-", stdin=tokens["organiser"] + "\n")
+        assert revoked == (0, "organiser token 1 revoked: it and its web sessions no longer work")
+        assert (await client.get(f"{API}/teams", headers=organiser)).status == 401
+        assert not await _logged_in(client, cookie)
+        client.session.cookie_jar.clear()
+        page = await client.get("/organiser", cookies={COOKIE: cookie}, allow_redirects=False)
+        assert page.status in (303, 401, 403) and "Organiser" not in await page.text()
+        assert (await client.get(f"{API}/teams", headers=auth(second))).status == 200
+        assert await asyncio.to_thread(cli, "organiser-revoke", "2") == (
+            0,
+            "organiser token 2 revoked: it and its web sessions no longer work",
+        )
+        assert (await client.get(f"{API}/teams", headers=auth(second))).status == 401
+        assert await asyncio.to_thread(cli, "organiser-revoke", "2") == (2, "error: no organiser token 2")
+
+    run_server(arena_database, tmp_path / "storage", scenario)

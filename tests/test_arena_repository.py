@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -18,10 +19,13 @@ from dealer.arena.repository import (
     current_revision,
     engine_for,
     head_revision,
+    match_versions,
+    matches,
     metadata,
     migrate,
     open_repository,
     organiser_tokens,
+    rating_history,
     teams,
 )
 
@@ -127,7 +131,7 @@ def test_the_migration_leaves_no_stray_tables(arena_database: str) -> None:
     assert asyncio.run(tables()) == {*metadata.tables, "alembic_version"}
 
 
-@pytest.mark.parametrize("earlier", ["0001", "0002", "0003", "0004", "0005"])
+@pytest.mark.parametrize("earlier", ["0001", "0002", "0003", "0004", "0005", "0007"])
 def test_a_database_at_an_earlier_revision_migrates_with_its_data(arena_database: str, earlier: str) -> None:
     asyncio.run(migrate(arena_database, earlier))
     assert asyncio.run(current_revision(arena_database)) == earlier
@@ -220,3 +224,34 @@ def test_a_frozen_arena_takes_no_version_and_no_activation_and_names_its_finalis
             assert [t.id for t, _ in finalists] == [alpha.id, beta.id]
 
     asyncio.run(scenario())
+
+
+def test_match_ids_and_the_ladders_order_are_64_bit(arena_database: str) -> None:
+    """A ladder past 2**31 matches: ids, seq and the rows that hold them take 3,000,000,000 and the
+    next id after it (PostgreSQL's sequence included), on both databases."""
+    asyncio.run(migrate(arena_database))
+    big = 3_000_000_000
+
+    async def scenario() -> list[tuple[int, int | None]]:
+        repository = Repository(engine_for(arena_database))
+        try:
+            team, _ = await repository.add_team("alpha")
+            version, _ = await repository.add_version(team, **_files(1))
+            row = {"state": "applied", "attempt": 1, "created_at": datetime.now(UTC)}
+            async with repository.engine.begin() as connection:
+                await connection.execute(matches.insert().values(id=big, seq=big, **row))
+                if connection.dialect.name == "postgresql":
+                    await connection.execute(text(f"SELECT setval('matches_id_seq', {big})"))
+                await connection.execute(matches.insert().values(seq=None, **row))
+                await connection.execute(
+                    match_versions.insert().values(match_id=big + 1, seat=0, version_id=version.id, team_id=team.id)
+                )
+                await connection.execute(rating_history.insert().values(version_id=version.id, seq=big, mu=1, sigma=1))
+                found = (await connection.execute(select(matches.c.id, matches.c.seq).order_by(matches.c.id))).all()
+                held = (await connection.execute(select(match_versions.c.match_id))).scalar_one()
+                assert held == big + 1
+            return [(r.id, r.seq) for r in found]
+        finally:
+            await repository.engine.dispose()
+
+    assert asyncio.run(scenario()) == [(big, big), (big + 1, None)]

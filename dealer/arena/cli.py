@@ -93,6 +93,31 @@ def organiser_token_command(config: ConfigPath = DEFAULT_CONFIG) -> None:
     _token_note("the organiser token above")
 
 
+@app.command("organiser-tokens")
+def organiser_tokens_command(config: ConfigPath = DEFAULT_CONFIG) -> None:
+    """List the organiser tokens, one a line: the id that organiser-revoke takes, and the date it was made."""
+    for number, created in _with_repository(config, lambda repository: repository.organiser_tokens()):
+        typer.echo(f"{number}\t{created:%Y-%m-%d %H:%M} UTC")
+
+
+@app.command("organiser-revoke")
+def organiser_revoke_command(
+    which: Annotated[
+        str, typer.Argument(help="The token's id (see organiser-tokens), or - to read the token itself from stdin.")
+    ],
+    config: ConfigPath = DEFAULT_CONFIG,
+) -> None:
+    """Revoke an organiser token: it stops working at once, and so do the web sessions opened with it."""
+    if which == "-":
+        given: int | str = typer.get_text_stream("stdin").readline().strip()
+    elif which.isdigit() and len(which) <= 18:
+        given = int(which)
+    else:
+        raise typer.BadParameter(f"expected a token's id (see organiser-tokens) or -, not {which!r}")
+    revoked = _with_repository(config, lambda repository: repository.revoke_organiser_token(given))
+    typer.echo(f"organiser token {revoked} revoked: it and its web sessions no longer work")
+
+
 @team_app.command("add")
 def team_add_command(
     name: Annotated[str, typer.Argument(help="The team's name: 1 to 40 of letters, digits, '_', '.', '-'.")],

@@ -341,6 +341,7 @@ async def _finals_file(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(path, headers={"Content-Type": "text/plain; charset=utf-8"})
 
 
+MATCH_DIGITS = 18  # a match id in a path: 64-bit (repository.MATCH_ID), so 18 digits always fit
 VERSION_MAX = 999_999_999  # the largest version number a path or a body may name (nine digits)
 
 
@@ -470,7 +471,7 @@ async def _one_scrimmage(request: web.Request) -> Planned:
     """The scrimmage of the path, if the calling team played in it (else a 404, as for none)."""
     team = _team(request)
     text = request.match_info["id"]
-    found = await _store(request).scrimmages(team, int(text)) if text.isdigit() and len(text) < 10 else []
+    found = await _store(request).scrimmages(team, int(text)) if text.isdigit() and len(text) <= MATCH_DIGITS else []
     if not found:
         _fail(web.HTTPNotFound, f"no scrimmage {text!r} of your team")
     return found[0]

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from dealer.arena.http import BOT_LOG_SHOWN, CONFIG, REPOSITORY, read_logs
+from dealer.arena.http import BOT_LOG_SHOWN, CONFIG, MATCH_DIGITS, REPOSITORY, read_logs
 from dealer.arena.model import Team, token_digest
 from dealer.arena.public import (
     MatchLine,
@@ -307,7 +307,7 @@ async def _matches_data(request: web.Request) -> web.Response:
 
 def _match_id(request: web.Request) -> int:
     text = request.match_info["id"]
-    if not text.isdigit() or len(text) > 12:
+    if not text.isdigit() or len(text) > MATCH_DIGITS:
         raise web.HTTPNotFound(text="no such match")
     return int(text)
 

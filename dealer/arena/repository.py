@@ -118,6 +118,10 @@ organiser_tokens = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
+# A match's id and place in the ladder's order: 64-bit (a ladder playing for months passes 2**31 on
+# PostgreSQL's 32-bit integer); SQLite's INTEGER is 64-bit already, and only INTEGER is its rowid.
+MATCH_ID = BigInteger().with_variant(Integer, "sqlite")
+
 # The ladder's tables (read and written by dealer.arena.ladder_store): one row per match, ranked
 # (``seq``, its place in the order results are applied) or a scrimmage, its versions by seat, each
 # version's standing and rating history, each heads-up pair's duplicate groups, and per team the
@@ -131,8 +135,8 @@ ladder = Table(
 matches = Table(
     "matches",
     metadata,
-    Column("id", Integer, primary_key=True),
-    Column("seq", Integer, nullable=True, unique=True),  # ranked matches: 0, 1, 2, ...; scrimmages: null
+    Column("id", MATCH_ID, primary_key=True),
+    Column("seq", MATCH_ID, nullable=True, unique=True),  # ranked matches: 0, 1, 2, ...; scrimmages: null
     Column("state", String(16), nullable=False),  # scheduled, running, finished, applied, void, refused
     Column("deal", Integer, nullable=True),
     Column("seed", Text, nullable=True),  # a scrimmage's own fresh seed (a ranked match deals from the ladder's)
@@ -147,7 +151,7 @@ matches = Table(
 match_versions = Table(
     "match_versions",
     metadata,
-    Column("match_id", Integer, ForeignKey("matches.id"), primary_key=True),
+    Column("match_id", MATCH_ID, ForeignKey("matches.id"), primary_key=True),
     Column("seat", Integer, primary_key=True),
     Column("version_id", Integer, ForeignKey("versions.id"), nullable=False),
     Column("team_id", Integer, ForeignKey("teams.id"), nullable=False),
@@ -167,7 +171,7 @@ rating_history = Table(
     "rating_history",
     metadata,
     Column("version_id", Integer, ForeignKey("versions.id"), primary_key=True),
-    Column("seq", Integer, primary_key=True),
+    Column("seq", MATCH_ID, primary_key=True),
     Column("mu", Float, nullable=False),
     Column("sigma", Float, nullable=False),
 )
@@ -512,6 +516,29 @@ class Repository:
                 organiser_tokens.insert().values(token_sha256=token_digest(token), created_at=datetime.now(UTC))
             )
         return token
+
+    async def organiser_tokens(self) -> list[tuple[int, datetime]]:
+        """The organiser tokens' ids and creation dates, oldest first (never a token or its hash)."""
+        query = select(organiser_tokens.c.id, organiser_tokens.c.created_at).order_by(organiser_tokens.c.id)
+        async with self.engine.connect() as connection:
+            return [(row.id, _utc(row.created_at)) for row in (await connection.execute(query)).all()]
+
+    async def revoke_organiser_token(self, which: int | str) -> int:
+        """Revoke an organiser token, named by its id or given itself, and return its id: it stops
+        working at once, and so do the web sessions opened with it (each request checks the token
+        of its session). ArenaError if there is no such token."""
+        where = (
+            organiser_tokens.c.id == which
+            if isinstance(which, int)
+            else organiser_tokens.c.token_sha256 == token_digest(which)
+        )
+        async with self.engine.begin() as connection:
+            gone = (
+                await connection.execute(organiser_tokens.delete().where(where).returning(organiser_tokens.c.id))
+            ).first()
+        if gone is None:
+            raise ArenaError(f"no organiser token {which}" if isinstance(which, int) else "no such organiser token")
+        return int(gone.id)
 
     async def is_organiser(self, token: str) -> bool:
         """Whether ``token`` is an organiser token."""
