@@ -161,7 +161,7 @@ def scheduled(job: MatchJob) -> Scheduled:
     """A job as the live page lists it: its tables by number with their seats, the hands planned."""
     plan = job.plan
     tables = tuple((plan.first_table + k, spec.seats) for k, spec in enumerate(plan.tables))
-    return Scheduled(plan.match_id, job.event, tables, plan.hands)
+    return Scheduled(plan.match_id, job.event, tables, plan.hands, plan.chip_unit)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -57,6 +57,16 @@ def test_what_plays_now_is_counted_from_hands_passed_on_and_shows_no_card() -> N
     assert not any(card in text for card in ("3c", "Ad", "7h", "Kh", "2c", "9d"))
 
 
+def test_a_freezeouts_running_score_counts_in_its_first_big_blind() -> None:
+    """As the standings do (``MatchPlan.chip_unit``): 300 chips won when the blinds are 200/400
+    are 3 big blinds of the first level (100), not 0.75 of that hand's."""
+    board = LiveBoard([Scheduled("final/0000", "final", ((1, ("a", "b")),), 40, unit=100)], [])
+    board.start("final/0000")
+    board.hand("final/0000", _hand(0).replace("[50, 100]", "[200, 400]"))
+    (now,) = board.data()["now"]
+    assert now["tables"] == [{"table": 1, "seats": ["a", "b"], "hands": 1, "bb": [3.0, -3.0]}]
+
+
 def _null_free(value: Any) -> Any:
     """``value`` as a page holds it after patches: a key whose value is null is absent."""
     if isinstance(value, dict):

@@ -33,6 +33,7 @@ class Scheduled:
     event: str
     tables: tuple[tuple[int, tuple[str, ...]], ...]  # (table number, bot names by seat)
     hands: int  # planned per table (a freezeout may end sooner)
+    unit: int | None = None  # the big blind its chips are counted in, if not each hand's (a freezeout's first)
 
     @property
     def bots(self) -> tuple[str, ...]:
@@ -49,11 +50,12 @@ class _LiveTable:
     bb: list[float] = field(default_factory=list)
 
 
-def hand_result(text: str) -> tuple[int, dict[str, float]]:
-    """A finished hand's table number and each player's result in big blinds, from its PHH text
-    (read by line, not parsed whole: the live page counts every hand of the league)."""
+def hand_result(text: str, unit: int | None = None) -> tuple[int, dict[str, float]]:
+    """A finished hand's table number and each player's result in big blinds (of ``unit``, else of
+    the hand: ``MatchPlan.chip_unit``), from its PHH text (read by line, not parsed whole: the live
+    page counts every hand of the league)."""
     found = {key: json.loads(value) for key, value in _FIELDS.findall(text)}
-    big = max(found["blinds_or_straddles"]) or 1
+    big = unit or max(found["blinds_or_straddles"]) or 1
     nets = {
         name: (end - start) / big
         for name, start, end in zip(found["players"], found["starting_stacks"], found["finishing_stacks"], strict=True)
@@ -105,7 +107,8 @@ class LiveBoard:
             tables = self.playing.get(match_id)
             if tables is None:
                 continue  # a match the page never saw start (a resumed league's, or already finished)
-            number, nets = hand_result(text)
+            plan = self.by_id.get(match_id)
+            number, nets = hand_result(text, plan.unit if plan is not None else None)
             table = tables.get(number)
             if table is None:
                 seats = tuple(nets)
