@@ -32,6 +32,7 @@ class HandRecord:
     ev_net: dict[str, float] | None = None  # all-in adjusted net (dealer.equity), when all-in before the river
     luck_net: dict[str, float] | None = None  # net minus chance luck (dealer.aivat), when the plan asks for it
     full_net: dict[str, float] | None = None  # luck_net minus decision luck, when a decision had a known strategy
+    features: dict[str, tuple[float, ...]] | None = None  # luck features (dealer.luck_features), with luck_net
 
 
 class BotTally:

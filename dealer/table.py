@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dealer import wire
-from dealer.aivat import Decision, hand_luck, read_strategy
+from dealer.aivat import Cache, Decision, chance_terms, decision_luck, read_strategy
 from dealer.cards import shuffled_deck
 from dealer.equity import adjusted_net
 from dealer.errors import IllegalActionError
 from dealer.faults import Fault
 from dealer.history import PhhsWriter, phh_text
+from dealer.luck_features import luck_features
 from dealer.plan import MatchPlan
 from dealer.records import HandRecord, MatchResult
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
@@ -344,7 +345,7 @@ class Table:
             if not seat.failed:
                 seat.session.send_framed(end)
         adjusted = adjusted_net(hand)
-        luck, known = hand_luck(hand, self.decisions) if self.plan.luck else (None, None)
+        luck, known, features = _luck(hand, self.decisions) if self.plan.luck else (None, None, None)
         self.played += 1
         text = phh_text(
             hand,
@@ -371,5 +372,20 @@ class Table:
                 full_net=None
                 if luck is None or known is None or not self.decisions
                 else {spec.seats[s]: round(net[s] - luck[k] - known[k], 2) for k, s in enumerate(live)},
+                features=None
+                if features is None
+                else {spec.seats[s]: tuple(round(x, 2) for x in features[k]) for k, s in enumerate(live)},
             )
         )
+
+
+def _luck(hand: Hand, decisions: dict[int, Decision]) -> tuple[list[float], list[float], list[list[float]]]:
+    """A finished hand's chance luck, decision luck (``dealer.aivat``) and luck features
+    (``dealer.luck_features``) by engine seat, the showdown shares computed once for all three."""
+    cache: Cache = {}
+    luck = [0.0] * hand.n
+    for row in chance_terms(hand, cache):
+        for s in range(hand.n):
+            luck[s] += row[s]
+    known = decision_luck(hand, decisions, cache) if decisions else [0.0] * hand.n
+    return luck, known, luck_features(hand, cache)
