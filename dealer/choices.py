@@ -30,6 +30,7 @@ class Format(StrEnum):
 class Estimator(StrEnum):
     """The figures a comparison's verdict is taken from (``dealer.compare``), least noisy first."""
 
+    LEARNED = "learned"
     FULL = "full"
     AIVAT = "aivat"
     ALL_IN = "all-in"

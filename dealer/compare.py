@@ -61,6 +61,7 @@ from typing import Literal
 
 from dealer.choices import Estimator, TestKind
 from dealer.config import CompareSettings as Settings
+from dealer.control import stderr_of
 from dealer.faults import voided
 from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing
 from dealer.records import MatchResult, fault_totals
@@ -100,7 +101,12 @@ def figures(sums: PairedSums, estimator: str, level: float = 0.95) -> Figures:
     if not sums.deals:
         nan = float("nan")
         return Figures(Estimate(nan, math.inf, 0), (nan, nan), nan)
-    est = sums.totals[estimator].bb_per_100(1)
+    moments = sums.learned_moments() if estimator == Estimator.LEARNED else None
+    if moments is not None:
+        n, mean, m2 = moments
+        est = Estimate(mean, stderr_of(n, mean, m2), n)
+    else:
+        est = sums.totals[Estimator.FULL if estimator == Estimator.LEARNED else estimator].bb_per_100(1)
     z = NormalDist().inv_cdf(0.5 + level / 2)
     ci = (est.mean - z * est.stderr, est.mean + z * est.stderr)
     if est.stderr == 0:
@@ -139,12 +145,12 @@ class _Looking:
     def update(self, values: Iterable[float]) -> None:
         """Add samples (bb/100 units), then latch any decision (call at batch ends)."""
         self.informative += _extend(self.sums, values)
-        self._look(self.sums)
+        self._look(self.sums.moments())
 
     def observe(self, sums: PairedSums) -> None:
         """Look at every sample so far, summed elsewhere (a comparison's stream), and latch any decision."""
         self.informative = sums.informative
-        self._look(sums.values)
+        self._look(sums.test_moments())
 
     def may_decide(self, deals: int) -> bool:
         """Whether the samples so far may decide: enough that did not cancel exactly to estimate a
@@ -153,7 +159,8 @@ class _Looking:
         informative = self.informative
         return informative >= self.settings.min_informative or (informative == 0 and deals >= self.settings.min_samples)
 
-    def _look(self, values: GroupedSums) -> None:
+    def _look(self, moments: tuple[int, float, float]) -> None:
+        """Look at the samples so far: their count, mean and sum of squared deviations."""
         raise NotImplementedError
 
 
@@ -175,12 +182,11 @@ class SequentialTest(_Looking):
         }
         self.decisions: dict[str, str | None] = {"better": None, "worse": None}
 
-    def _look(self, values: GroupedSums) -> None:
-        moments = values.moments()
+    def _look(self, moments: tuple[int, float, float]) -> None:
         for name, test in self.tests.items():
             if self.decisions[name] is None:
                 test.load(*moments)
-                if not self.may_decide(values.groups):
+                if not self.may_decide(moments[0]):
                     continue
                 status = test.status
                 if status != "continue":
@@ -232,11 +238,11 @@ class ConfidenceSequenceTest(_Looking):
         self.sequence = ConfidenceSequence(settings.alpha, settings.cs_horizon, settings.min_samples)
         self.decision: Verdict | None = None
 
-    def _look(self, values: GroupedSums) -> None:
+    def _look(self, moments: tuple[int, float, float]) -> None:
         if self.decision is not None:
             return
-        self.sequence.load(*values.moments())
-        if not self.may_decide(values.groups):
+        self.sequence.load(*moments)
+        if not self.may_decide(moments[0]):
             return
         low, high = self.sequence.interval
         if low > 0:
@@ -347,6 +353,40 @@ class Comparison:
             return None
         return (raw / other) ** 2
 
+    @property
+    def plain_variance(self) -> float | None:
+        """The variance of one hand's difference new - old (bb/100 units) as plain play sees it: each
+        hand played on its own, raw chips (from every hand of the samples, both seatings)."""
+        n, _, m2 = self.sums.plain.moments()
+        return m2 / (n - 1) if n >= 2 else None
+
+    def plain_hands(self, estimator: str) -> float | None:
+        """The hands a plain run (no duplicate, raw chips, one hand a sample) would need for the
+        precision ``estimator`` reached here: plain variance per hand over its squared standard error
+        (four times that against a field, where each version plays half the hands unpaired)."""
+        plain, stderr = self.plain_variance, self.by_estimator[estimator].estimate.stderr
+        if plain is None or not math.isfinite(stderr) or stderr == 0:
+            return None
+        return (4 if self.field else 1) * plain / stderr**2
+
+    def variance_left(self, estimator: str) -> float | None:
+        """The share of plain play's variance per hand that ``estimator`` leaves: hands used over the
+        hands a plain run would need for the same precision (its hands counted as this run's are)."""
+        plain = self.plain_hands(estimator)
+        return None if plain is None or plain == 0 else self.hands / plain
+
+    def cost_text(self) -> str:
+        """One line of what the verdict cost: hands played and used, and what plain play would have needed."""
+        e = self.settings.estimator
+        plain, left = self.plain_hands(e), self.variance_left(e)
+        would = (
+            f"a plain run (one seating per deal, raw chips) would have needed about {plain:,.0f} hands for the "
+            f"same precision ({self.hands / plain:.1%} of its variance per hand left by {e})"
+            if plain is not None and left is not None
+            else "no estimate yet of the hands a plain run would have needed"
+        )
+        return f"cost: {self.hands_played:,} hands played, {self.hands:,} used; {would}"
+
     def decided_text(self) -> str:
         """One line saying which interval or test decided, with its figures (the text output)."""
         s = self.settings
@@ -399,6 +439,7 @@ class Comparison:
             "adjusted": self.adjusted.as_json(),
             "aivat": self.by_estimator["aivat"].as_json(),
             "full": self.by_estimator["full"].as_json(),
+            "learned": self.by_estimator["learned"].as_json(),
             "verdict_from": s.estimator,
             "variance_removed": {
                 e: _r(v, 4) if (v := self.variance_removed(e)) is not None else None
@@ -409,6 +450,14 @@ class Comparison:
                 e: _r(v, 2) if (v := self.hands_factor(e)) is not None else None
                 for e in ESTIMATORS
                 if e != Estimator.RAW
+            },
+            "cost": {
+                "hands_used": self.hands,
+                "plain_variance_per_hand": _r(v, 1) if (v := self.plain_variance) is not None else None,
+                "plain_hands": {e: round(v) if (v := self.plain_hands(e)) is not None else None for e in ESTIMATORS},
+                "variance_left_per_hand": {
+                    e: _r(v, 4) if (v := self.variance_left(e)) is not None else None for e in ESTIMATORS
+                },
             },
             "settings": {
                 "worse_than": s.worse_than,

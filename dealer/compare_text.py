@@ -11,6 +11,7 @@ from dealer.compare import Comparison, figures, number
 from dealer.paired import PairedTally
 
 LABELS = {
+    Estimator.LEARNED: "learned luck correction (learned)",
     Estimator.FULL: "luck + known strategies (full)",
     Estimator.AIVAT: "luck corrected (aivat)",
     Estimator.ALL_IN: "all-in adjusted",
@@ -49,7 +50,7 @@ def comparison_text(comparison: Comparison) -> str:
         f"verdict: {comparison.verdict.upper()} (by {comparison.decided_by}, from the "
         f"{comparison.settings.estimator} figures); exit code {comparison.exit_code}"
     )
-    return "\n".join([table, hands, comparison.decided_text()])
+    return "\n".join([table, hands, comparison.decided_text(), comparison.cost_text()])
 
 
 class RunningEstimate:

@@ -9,12 +9,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dealer.choices import Estimator
+from dealer.control import FOLDS, ControlSums
 from dealer.stats import GroupedSums
 
 if TYPE_CHECKING:
     from dealer.records import HandRecord, MatchResult
 
-ESTIMATORS: tuple[str, ...] = tuple(Estimator)  # in the order results.json and the journal list them
+ESTIMATORS: tuple[str, ...] = tuple(Estimator)  # in the order results.json lists them
+# The estimators whose value each sample has on its own, in the order the journal lists their sums;
+# ``learned`` is fitted over the samples (``dealer.control``).
+SAMPLE_ESTIMATORS: tuple[str, ...] = tuple(e for e in Estimator if e != Estimator.LEARNED)
 
 
 @dataclass(frozen=True)
@@ -30,10 +34,13 @@ class Sample:
     corrected: int = 0  # hands of the group with a luck-corrected result
     full: float | None = None  # luck and known strategies corrected; None: the luck-corrected figure
     known: int = 0  # hands of the group with a decision corrected by a known strategy
+    plain: tuple[float, ...] = ()  # each hand's own difference new - old in bb/100 units (100 * bb): plain play
+    controls: tuple[float, ...] | None = None  # luck features new - old (dealer.luck_features), bb/100 units
 
     def value(self, estimator: str) -> float:
-        """The difference in bb/100 units (100 * bb / hands) by an estimator of ``ESTIMATORS``."""
-        if estimator == Estimator.FULL:
+        """The difference in bb/100 units (100 * bb / hands) by an estimator of ``SAMPLE_ESTIMATORS``
+        (``learned``: the ``full`` value, which the fitted correction starts from)."""
+        if estimator in (Estimator.FULL, Estimator.LEARNED):
             total = self.luck if self.full is None else self.full
         else:
             by: dict[str, float] = {Estimator.AIVAT: self.luck, Estimator.ALL_IN: self.adjusted}
@@ -66,12 +73,46 @@ def sample_of(key: tuple[str, str, int], records: Iterable[HandRecord], new: str
     the same number of hands in it."""
     terms: tuple[list[float], ...] = ([], [], [], [])  # raw, all-in, luck corrected, full
     counts = [0, 0, 0, 0, 0]  # new's hands, old's hands, all-in hands, corrected hands, known-strategy hands
+    plain: list[float] = []
+    features: list[list[float]] = []  # by column, each hand's terms
+    complete = True  # every hand brought its luck features
     for record in records:
         _add(terms, counts, record, new, old)
+        sign_net = [sign * record.net[name] for name, sign in ((new, 1), (old, -1)) if name in record.net]
+        plain.append(100 * math.fsum(sign_net) / record.big_blind)
+        complete = complete and _add_features(features, record, new, old)
     if not counts[0] or counts[0] != counts[1]:
         return None
     raw, adjusted, luck, full = (math.fsum(t) for t in terms)
-    return Sample(key, raw, adjusted, counts[0], counts[2], luck, counts[3], full if counts[4] else None, counts[4])
+    controls = tuple(100 * math.fsum(c) / counts[0] for c in features) if complete and features else None
+    return Sample(
+        key,
+        raw,
+        adjusted,
+        counts[0],
+        counts[2],
+        luck,
+        counts[3],
+        full if counts[4] else None,
+        counts[4],
+        tuple(plain),
+        controls,
+    )
+
+
+def _add_features(features: list[list[float]], record: HandRecord, new: str, old: str) -> bool:
+    """Add a hand's luck features (new's minus old's, in big blinds) by column; False without them."""
+    if record.features is None:
+        return False
+    for name, sign in ((new, 1), (old, -1)):
+        row = record.features.get(name)
+        if row is None:
+            continue
+        if not features:
+            features.extend([] for _ in row)
+        for column, x in zip(features, row, strict=True):
+            column.append(sign * x / record.big_blind)
+    return True
 
 
 def _add(terms: tuple[list[float], ...], counts: list[int], record: HandRecord, new: str, old: str) -> None:
@@ -97,15 +138,17 @@ class PairedSums:
     units of one (the sequential test's state) and the counts the report gives. Sums, not samples:
     memory that does not grow with the comparison, and the same figures whatever order they merge in."""
 
-    __slots__ = ("all_in", "corrected", "estimator", "informative", "known", "totals", "values")
+    __slots__ = ("all_in", "controls", "corrected", "estimator", "informative", "known", "plain", "totals", "values")
 
     def __init__(self, estimator: str = "full") -> None:
         """``estimator``: the one of ``ESTIMATORS`` whose values the sequential test reads."""
         if estimator not in ESTIMATORS:
             raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, not {estimator!r}")
         self.estimator = estimator
-        self.totals = {e: GroupedSums() for e in ESTIMATORS}
-        self.values = GroupedSums()
+        self.totals = {e: GroupedSums() for e in SAMPLE_ESTIMATORS}
+        self.values = GroupedSums()  # with ``learned``: the ``full`` values (the fit corrects them)
+        self.plain = GroupedSums()  # every hand's own difference, one unit each: what plain play would see
+        self.controls: ControlSums | None = None  # the learned correction's sums, once a sample brings features
         self.informative = 0  # samples whose value is not exactly zero
         self.all_in = 0  # hands all-in adjusted, luck corrected, with a known strategy
         self.corrected = 0
@@ -135,6 +178,12 @@ class PairedSums:
             sums.add(sample.value(estimator) * sample.hands / 100, sample.hands)
         value = sample.value(self.estimator)
         self.values.add(value, 1)
+        for x in sample.plain:
+            self.plain.add(x, 1)
+        if sample.controls is not None:
+            if self.controls is None:
+                self.controls = ControlSums(len(sample.controls))
+            self.controls.add(sample.key[2] % FOLDS, sample.value(Estimator.FULL), sample.controls)
         self.informative += value != 0
         self.all_in += sample.all_in
         self.corrected += sample.corrected
@@ -147,15 +196,36 @@ class PairedSums:
         for estimator, sums in self.totals.items():
             sums.merge(other.totals[estimator])
         self.values.merge(other.values)
+        self.plain.merge(other.plain)
+        if other.controls is not None:
+            if self.controls is None:
+                self.controls = ControlSums(other.controls.columns)
+            self.controls.merge(other.controls)
         self.informative += other.informative
         self.all_in += other.all_in
         self.corrected += other.corrected
         self.known += other.known
 
+    def learned_moments(self) -> tuple[int, float, float] | None:
+        """The ``learned`` figures' count, mean and sum of squared deviations (bb/100, each sample one
+        unit), cross-fitted on the luck features (``dealer.control``); None unless every sample brought
+        them (then the ``learned`` figures are the ``full`` ones)."""
+        if self.controls is not None and self.controls.n == self.deals:
+            return self.controls.moments()
+        return None
+
+    def test_moments(self) -> tuple[int, float, float]:
+        """What the sequential test reads: the verdict estimator's count, mean and sum of squared deviations."""
+        moments = self.learned_moments() if self.estimator == Estimator.LEARNED else None
+        return self.values.moments() if moments is None else moments
+
     def as_json(self) -> list[object]:
-        """[informative, all_in, corrected, known, values, totals by estimator in ``ESTIMATORS`` order]."""
+        """[informative, all_in, corrected, known, values, totals by estimator in ``SAMPLE_ESTIMATORS``
+        order, plain, controls or null]."""
         counts: list[object] = [self.informative, self.all_in, self.corrected, self.known]
-        return [*counts, self.values.as_json(), *(self.totals[e].as_json() for e in ESTIMATORS)]
+        totals = [self.totals[e].as_json() for e in SAMPLE_ESTIMATORS]
+        controls = None if self.controls is None else self.controls.as_json()
+        return [*counts, self.values.as_json(), *totals, self.plain.as_json(), controls]
 
     @classmethod
     def from_json(cls, estimator: str, data: Sequence[Any]) -> PairedSums:
@@ -163,7 +233,11 @@ class PairedSums:
         sums = cls(estimator)
         sums.informative, sums.all_in, sums.corrected, sums.known = (int(x) for x in data[:4])
         sums.values = GroupedSums.from_json(data[4])
-        sums.totals = {e: GroupedSums.from_json(x) for e, x in zip(ESTIMATORS, data[5:], strict=True)}
+        end = 5 + len(SAMPLE_ESTIMATORS)
+        sums.totals = {e: GroupedSums.from_json(x) for e, x in zip(SAMPLE_ESTIMATORS, data[5:end], strict=True)}
+        if len(data) > end:  # written before plain and controls were kept: neither
+            sums.plain = GroupedSums.from_json(data[end])
+            sums.controls = None if data[end + 1] is None else ControlSums.from_json(data[end + 1])
         return sums
 
 

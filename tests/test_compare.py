@@ -34,7 +34,7 @@ from dealer.compare import (
 )
 from dealer.config import Compare, game_config
 from dealer.league import compare_summary
-from dealer.paired import ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples, sample_of
+from dealer.paired import SAMPLE_ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples, sample_of
 from dealer.records import HandRecord, MatchResult, result_of
 from dealer.stats import bb_per_100_grouped
 
@@ -319,7 +319,7 @@ def test_cli_compare_strength_beats_random(tmp_path):
     assert set(data["raw"]) == {"bb_per_100", "stderr", "ci", "p_value"}
     assert data["verdict_from"] == "full" and data["luck_corrected_hands"] == 600  # every hand recorded its luck
     assert data["known_strategy_hands"] == 0 and data["full"] == data["aivat"]  # black boxes: full is aivat
-    assert set(data["variance_removed"]) == set(data["hands_factor"]) == {"full", "aivat", "all-in"}
+    assert set(data["variance_removed"]) == set(data["hands_factor"]) == {"learned", "full", "aivat", "all-in"}
     assert (tmp_path / "compare.json").exists()
 
 
@@ -462,11 +462,12 @@ def test_streamed_figures_equal_the_figures_of_the_kept_samples(field):
     assert (sums.all_in, sums.corrected, sums.known) == tuple(
         sum(getattr(s, k) for s in samples) for k in ("all_in", "corrected", "known")
     )
-    for estimator in ESTIMATORS:
+    for estimator in SAMPLE_ESTIMATORS:
         fig = figures(sums, estimator)
         totals = [s.value(estimator) * s.hands / 100 for s in samples]
         assert fig.estimate == bb_per_100_grouped(totals, [s.hands for s in samples], 1)
     assert figures(sums, "full") != figures(sums, "aivat") != figures(sums, "raw")  # the estimators differ here
+    assert figures(sums, "learned") == figures(sums, "full")  # no luck features recorded: nothing to fit
 
 
 @pytest.mark.parametrize(("kind", "field"), [("cs", False), ("sprt", False), ("cs", True)])
@@ -511,10 +512,11 @@ def test_one_match_and_a_league_split_into_matches_give_the_same_comparison(kind
         and data["deals"] < 1200
         and data["decided_by"] in ("sprt", "confidence sequence")
     )
-    for other in (league, whole):
-        assert {k: v for k, v in other.as_json().items() if k not in ("field", "mode", "hands")} == {
-            k: v for k, v in data.items() if k not in ("field", "mode", "hands")
+    for other in (league, whole):  # ``whole`` is told no field: its hands, and so its cost, count differently
+        assert {k: v for k, v in other.as_json().items() if k not in ("field", "mode", "hands", "cost")} == {
+            k: v for k, v in data.items() if k not in ("field", "mode", "hands", "cost")
         }
+    assert league.as_json()["cost"] == data["cost"]
     # The kept samples, replayed look by look (17 hand numbers, every deal set): the same state at the verdict.
     samples = paired_samples([result_of("one", ("f", "new", "old"), records, keep=True)], "new", "old")
     replay = sequential_test(s)

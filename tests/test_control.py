@@ -1,0 +1,166 @@
+"""dealer.control and dealer.luck_features: the learned luck correction keeps the raw mean exactly over
+a whole enumerated tree of cards (whatever its weights), its cross-fitted weights are those of a fit
+on the other folds, its sums do not depend on the order samples come in, and on simulated samples
+the cross-fitted estimate stays unbiased while it removes variance."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+
+import pytest
+
+from dealer.cards import parse_cards
+from dealer.control import FOLDS, MIN_FIT, RIDGE, ControlSums, solve
+from dealer.evaluator import evaluate
+from dealer.luck_features import FEATURES, luck_features
+from dealer.rules import Hand, TableConfig
+
+HU = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100)
+
+
+def _deck(holes: list[list[int]], board: list[int]) -> list[int]:
+    """A heads-up deck dealing ``holes`` by position and ``board`` (as tests/test_aivat.py)."""
+    rest = [c for c in range(52) if c not in set(board) | {c for h in holes for c in h}]
+    deck = [holes[0][0], holes[1][0], holes[0][1], holes[1][1], rest.pop(), *board[:3], rest.pop()]
+    return [*deck, board[3], rest.pop(), board[4], *rest]
+
+
+def _reactive(hand: Hand) -> None:
+    """Bet half the pot with two pair or better, call with a pair, else check or fold."""
+    while hand.actor is not None:
+        s, legal = hand.actor, hand.legal()
+        category = evaluate((*hand.hole[s], *hand.board)) >> 20 if hand.board else 0
+        if category >= 2 and legal.can_raise:
+            hand.raise_to(min(legal.max_to, max(legal.min_to, hand.total_pot() // 2)))
+        elif category >= 1 or legal.call == 0:
+            hand.check_call()
+        else:
+            hand.fold()
+
+
+def test_learned_correction_keeps_the_raw_mean_over_every_turn_and_river_whatever_its_weights():
+    # Every turn and every river after a fixed flop, the bots betting and folding by the cards that
+    # came: each turn and river column averages to zero over the tree, so the result minus any
+    # weighted sum of them has exactly the raw result's mean (the deal's and flop's columns are the
+    # same on every branch here: their cards are fixed).
+    holes, flop = [parse_cards("AhKh"), parse_cards("QsQd")], parse_cards("2h7hJc")
+    unseen = [c for c in range(52) if c not in set(flop) | {c for h in holes for c in h}]
+    later = [FEATURES.index(f) for f in FEATURES if f.endswith(("turn", "river"))]
+    rng = random.Random(3)
+    weights = [[rng.uniform(-3, 3) for _ in later] for _ in range(3)]
+    raw, corrected, count = [0.0, 0.0], [[0.0, 0.0] for _ in weights], 0
+    sums, largest = [0.0] * len(FEATURES), [0.0] * len(FEATURES)
+    for turn in unseen:
+        for river in unseen:
+            if river == turn:
+                continue
+            hand = Hand(HU, _deck(holes, [*flop, turn, river]))
+            hand.check_call()  # the small blind limps
+            hand.raise_to(300)  # the big blind raises: the pot and stacks behind are not the defaults
+            hand.check_call()
+            hand.check_call(), hand.check_call()  # the flop checked through
+            _reactive(hand)
+            rows = luck_features(hand)
+            count += 1
+            for seat, row in enumerate(rows):  # seat 1 is on the button: its button columns
+                net = hand.final_stacks()[seat] - HU.stacks[seat]
+                raw[seat] += net
+                for k, w in enumerate(weights):
+                    corrected[k][seat] += net - sum(wj * row[j] for wj, j in zip(w, later, strict=True))
+                for j in range(len(FEATURES)):
+                    sums[j] += row[j] if seat == 0 or FEATURES[j].startswith("button") else 0.0
+                    largest[j] = max(largest[j], abs(row[j]))
+    assert count == len(unseen) * (len(unseen) - 1)
+    for j in later:
+        assert abs(sums[j] / count) < 1e-6, FEATURES[j]  # ... and averages to zero over the tree
+    assert min(largest[j] for j in later) > 100  # each column is far from zero on some branch ...
+    for totals in corrected:  # so any weights keep the mean
+        assert [t / count for t in totals] == pytest.approx([r / count for r in raw], abs=1e-6)
+
+
+def test_learned_columns_are_not_zero_and_the_deal_column_is_exchangeable():
+    # The columns vary with the cards (the test above is not vacuous), and the deal's column swaps
+    # sign when the two seats' hole cards swap: over all deals it averages to zero exactly.
+    holes, board = [parse_cards("AhKh"), parse_cards("QsQd")], parse_cards("2h7hJc9s3d")
+    hand = Hand(HU, _deck(holes, board))
+    hand.check_call()
+    hand.check_call()
+    _reactive(hand)
+    swapped = Hand(HU, _deck(holes[::-1], board))
+    swapped.check_call()
+    swapped.check_call()
+    _reactive(swapped)
+    deal = FEATURES.index("behind deal")
+    a, b = luck_features(hand), luck_features(swapped)
+    assert a[0][deal] == pytest.approx(-b[0][deal]) and a[0][deal] != 0
+    assert sum(abs(x) for x in a[0]) > 100
+
+
+def _samples(rng: random.Random, n: int, mean: float) -> list[tuple[int, float, list[float]]]:
+    """Samples (fold, value, controls): value = mean + 2 z0 - z1 + noise, the controls of mean zero."""
+    out = []
+    for i in range(n):
+        z = [rng.gauss(0, 10), rng.gauss(0, 5) ** 3 / 25, 0.0]  # a heavy-tailed column, one never seen
+        out.append((i % FOLDS, mean + 2 * z[0] - z[1] + rng.gauss(0, 3), z))
+    return out
+
+
+def test_solve_and_the_cross_fitted_weights_are_the_fit_on_the_other_folds():
+    assert solve([[2.0, 1.0], [1.0, 3.0]], [3.0, 5.0]) == pytest.approx([0.8, 1.4])
+    assert solve([[1.0, 0.0], [0.0, 0.0]], [2.0, 0.0]) == [2.0, 0.0]  # a column never seen gets 0
+    samples = _samples(random.Random(1), 600, 5.0)
+    sums = ControlSums(3)
+    for fold, y, z in samples:
+        sums.add(fold, y, z)
+    n, mean, m2 = sums.moments()
+    xs = []
+    for fold in range(FOLDS):
+        other = [(y, z) for f, y, z in samples if f != fold]
+        a = [[sum(z[i] * z[j] for _, z in other) * (1 + RIDGE * (i == j)) for j in range(3)] for i in range(3)]
+        w = solve(a, [sum(z[i] * y for y, z in other) for i in range(3)])
+        assert w == pytest.approx(sums.weights(fold), rel=1e-9)
+        assert w[0] == pytest.approx(2 / (1 + RIDGE), abs=0.1) and w[2] == 0.0  # the ridge shrinks a little
+        xs += [y - sum(wi * zi for wi, zi in zip(w, z, strict=True)) for f, y, z in samples if f == fold]
+    assert n == len(xs) and mean == pytest.approx(statistics.fmean(xs), rel=1e-9)
+    assert m2 == pytest.approx(statistics.variance(xs) * (n - 1), rel=1e-9)
+    assert m2 / (n - 1) < statistics.variance([y for _, y, _ in samples]) / 10  # most of the variance gone
+
+
+def test_control_sums_are_the_same_whatever_order_and_merge_and_survive_json():
+    samples = _samples(random.Random(2), 300, -1.0)
+    whole = ControlSums(3)
+    for s in samples:
+        whole.add(*s)
+    parts = [ControlSums(3) for _ in range(3)]
+    for k, s in enumerate(reversed(samples)):
+        parts[k % 3].add(*s)
+    merged = ControlSums(3)
+    for part in parts:
+        merged.merge(part)
+    again = ControlSums.from_json(json.loads(json.dumps(merged.as_json())))
+    assert whole.moments() == merged.moments() == again.moments()  # exactly, not approximately
+    few = ControlSums(3)
+    for s in samples[: MIN_FIT // 2]:
+        few.add(*s)
+    assert few.weights(0) == [0.0, 0.0, 0.0]  # too few samples to fit: the values uncorrected
+    with pytest.raises(ValueError, match="2 control columns, not 3"):
+        few.add(0, 1.0, [1.0, 2.0])
+
+
+def test_cross_fitting_keeps_the_mean_over_many_replications():
+    # 400 comparisons of 250 samples each: the cross-fitted means average to the true mean (within
+    # 4 standard errors of that average) with a much smaller spread than the plain means'.
+    rng = random.Random(7)
+    learned, plain = [], []
+    for _ in range(400):
+        samples = _samples(rng, 250, 1.0)
+        sums = ControlSums(3)
+        for s in samples:
+            sums.add(*s)
+        learned.append(sums.moments()[1])
+        plain.append(statistics.fmean(y for _, y, _ in samples))
+    se = statistics.stdev(learned) / len(learned) ** 0.5
+    assert abs(statistics.fmean(learned) - 1.0) < 4 * se
+    assert statistics.stdev(learned) < statistics.stdev(plain) / 3
