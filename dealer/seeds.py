@@ -17,6 +17,7 @@ those of an interrupted attempt, kept under ``interrupted/``: they were cut off 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -38,6 +39,23 @@ def deal_key(seed: str, deal_set: str, hand: int, attempt: int = 0) -> str:
     that rule. Attempt 0 is the first play of a match; a replay after a kill gets new deals."""
     key = f"{seed}/{deal_set}/{hand}"
     return key if attempt == 0 else f"{key}/attempt-{attempt}"
+
+
+def decision_key(seed: str) -> bytes:
+    """The key of an event's decision seeds (``decision_seed``): HMAC-SHA256 of a fixed label under the
+    event's seed, so that no seed a bot is sent tells anything of the event's seed or its decks."""
+    return hmac.new(seed.encode(), b"dealer decision seeds v1", hashlib.sha256).digest()
+
+
+def decision_seed(key: bytes, deal: str, seat: int, actions: str) -> int:
+    """The seed of one decision's random draws (``ActionRequest.decision_seed``), the one owner of that
+    rule: HMAC-SHA256 under ``decision_key`` of the public decision point only (the deal's key
+    ``deal_key``, the engine seat, i.e. the position the cards are dealt to, and the actions so far),
+    its first 53 bits (exact in JSON), never 0. The same at the same point of the same deal whoever
+    sits there: two versions of a bot compared on a deal draw the same numbers where they stand alike."""
+    message = f"{deal}|{seat}|{actions}".encode()
+    value = int.from_bytes(hmac.new(key, message, hashlib.sha256).digest()[:8], "big") >> 11
+    return value or 1
 
 
 def draw_seed() -> str:

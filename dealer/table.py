@@ -31,7 +31,7 @@ from dealer.plan import MatchPlan
 from dealer.records import HandRecord, MatchResult
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import Seating
-from dealer.seeds import deal_key
+from dealer.seeds import deal_key, decision_key, decision_seed
 from dealer.wire import BET_RAISE, CHECK_CALL, FOLD, Reply
 
 if TYPE_CHECKING:  # the roster is passed in: the table imports nothing that launches a process
@@ -73,6 +73,8 @@ class Table:
         self._roster = roster
         self.result = result
         self.secret = secret
+        self._decision_key = decision_key(secret)
+        self._deal_point = ""  # the current hand's deal key: its decisions' seeds are keyed by it
         self._trusted = trusted
         self._stopped = stopped
         self._on_record = on_record
@@ -181,6 +183,7 @@ class Table:
         config = self._hand_config(number, tuple(chips[s] for s in live), live.index(self.button))
         key = deal_key(self.secret, spec.deal_set, number, self.plan.attempt)
         hand = Hand(config, shuffled_deck(key, 2 * n + 8))
+        self._deal_point = deal_key("", spec.deal_set, number, self.plan.attempt)  # public: the seed left out
         self.live = live
         self.decisions = {}
         self.encoder = wire.HandWire(self.id, hand, number, live, n)
@@ -257,7 +260,10 @@ class Table:
         session = seat.session
         request_id = session.next_request_id()
         bank = seat.bank
-        framed = self.encoder.request(request_id, legal, time.per_action_ms, bank.ms)
+        hand = self.encoder.hand
+        actions = ",".join(f"{e.seat}{e.kind[0]}{e.amount}" for e in hand.events if isinstance(e, Acted))
+        seed = decision_seed(self._decision_key, self._deal_point, hand.actors[0], actions)
+        framed = self.encoder.request(request_id, legal, time.per_action_ms, bank.ms, seed)
         allowance = (time.per_action_ms + bank.ms + time.grace_ms) / 1000
         free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
 

@@ -137,8 +137,9 @@ _EVENT_CARD = _card_field(6)
 _EVENT_STREETS = tuple(_FIELDS[7][street] for street in _STREETS)
 # ActionRequest: request_id 1, hand 2, street 3, seat 4, hole_cards 5, board 6, stacks 7, bets 8,
 # folded 9, pot 10, can_fold 11, call_amount 12, min_raise_to 13, max_raise_to 14, time_ms 15,
-# bank_ms 16, variant 17, big_blind 18, button 19.
+# bank_ms 16, variant 17, big_blind 18, button 19, decision_seed 20.
 _REQUEST_ID = _tag(1, 0)  # then the id's varint, not remembered: ids only grow over a session
+_DECISION_SEED = _tag(20, 0)  # then the seed's varint (dealer.seeds.decision_seed): the request's last field
 _REQUEST_STREETS = tuple(_FIELDS[3][street] for street in _STREETS)
 _REQUEST_HOLE, _REQUEST_BOARD = _card_field(5), _card_field(6)
 _REQUEST_STACKS, _REQUEST_BETS, _REQUEST_FOLDED = (_tag(n, 2) for n in (7, 8, 9))
@@ -308,8 +309,9 @@ class HandWire:
         size, head = _VARINT[len(body)], self._event_item  # as _framed does, inline on this hot path
         return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
 
-    def request(self, request_id: int, legal: Legal, time_ms: int, bank_ms: int) -> bytes:
-        """The ActionRequest for the current actor, from the hand's state now."""
+    def request(self, request_id: int, legal: Legal, time_ms: int, bank_ms: int, decision_seed: int = 0) -> bytes:
+        """The ActionRequest for the current actor, from the hand's state now (``decision_seed``: its
+        draws' seed, ``dealer.seeds.decision_seed``; 0 sends none)."""
         hand = self.hand
         seat, street = hand.actors[0], hand.street
         stacks: Sequence[int] = hand.stacks
@@ -337,6 +339,7 @@ class HandWire:
             _REQUEST_FOLDED, _VARINT[len(folded)], bytes(folded),
             _POT[hand.total_pot()], _REQUEST_CAN_FOLD[fold], _CALL[call], _MIN_TO[min_to], _MAX_TO[max_to],
             _TIME[time_ms], _BANK[bank_ms], self._request_tail or self._make_request_tail(),
+            _DECISION_SEED + _varint(decision_seed) if decision_seed else b"",
         ))  # fmt: skip
         size, head = _VARINT[len(body)], self._request_item  # as _framed does, inline on this hot path
         return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))

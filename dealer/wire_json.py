@@ -34,7 +34,7 @@ def _json_body(kind: str, item: pb.Item) -> dict[str, object]:
             "folded": list(r.folded), "pot": r.pot, "can_fold": r.can_fold, "call_amount": r.call_amount,
             "min_raise_to": r.min_raise_to, "max_raise_to": r.max_raise_to, "time_ms": r.time_ms,
             "bank_ms": r.bank_ms, "variant": _JSON_VARIANTS[r.variant], "big_blind": r.big_blind,
-            "button": r.button,
+            "button": r.button, "decision_seed": r.decision_seed,
         }  # fmt: skip
     if kind == "event":
         e = item.event

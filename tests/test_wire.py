@@ -89,9 +89,12 @@ def play_checked(
         legal = hand.legal()
         request_id = rng.choice((0, 1, rng.randint(2, 2**16), 2**40 + 1, 2**53 - 1))
         time_ms, bank_ms = rng.choice((0, 1000, 2**32 - 1)), rng.choice((0, rng.randint(1, 2**32 - 1)))
+        seed = rng.choice((0, 1, rng.randint(2, 2**53 - 1), 2**53 - 1))  # dealer.seeds.decision_seed's range
         sent(
-            encoder.request(request_id, legal, time_ms, bank_ms),
-            reference.action_request(table, request_id, hand, legal, number, seat_map, table_seats, time_ms, bank_ms),
+            encoder.request(request_id, legal, time_ms, bank_ms, seed),
+            reference.action_request(
+                table, request_id, hand, legal, number, seat_map, table_seats, time_ms, bank_ms, seed
+            ),
         )
         action = rng.choice(["call"] * 3 + ["fold"] * legal.fold + ["raise"] * 2 * legal.can_raise)
         if action == "fold":

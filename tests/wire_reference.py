@@ -124,6 +124,7 @@ def action_request(
     table_seats: int,
     time_ms: int,
     bank_ms: int,
+    decision_seed: int = 0,
 ) -> pb.Item:
     """Everything the actor needs to decide, without tracking state itself."""
     seat = hand.actors[0]
@@ -149,6 +150,7 @@ def action_request(
             variant=VARIANTS[hand.config.variant],
             big_blind=hand.config.big_blind,
             button=seat_map[hand.config.button],
+            decision_seed=decision_seed,
         ),
     )
 

@@ -261,7 +261,7 @@ class Event(_message.Message):
     def __init__(self, type: _Optional[_Union[EventType, str]] = ..., seat: _Optional[int] = ..., amount: _Optional[int] = ..., to: _Optional[int] = ..., all_in: _Optional[bool] = ..., cards: _Optional[_Iterable[str]] = ..., street: _Optional[_Union[Street, str]] = ..., hand: _Optional[int] = ...) -> None: ...
 
 class ActionRequest(_message.Message):
-    __slots__ = ("request_id", "hand", "street", "seat", "hole_cards", "board", "stacks", "bets", "folded", "pot", "can_fold", "call_amount", "min_raise_to", "max_raise_to", "time_ms", "bank_ms", "variant", "big_blind", "button")
+    __slots__ = ("request_id", "hand", "street", "seat", "hole_cards", "board", "stacks", "bets", "folded", "pot", "can_fold", "call_amount", "min_raise_to", "max_raise_to", "time_ms", "bank_ms", "variant", "big_blind", "button", "decision_seed")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     STREET_FIELD_NUMBER: _ClassVar[int]
@@ -281,6 +281,7 @@ class ActionRequest(_message.Message):
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     BIG_BLIND_FIELD_NUMBER: _ClassVar[int]
     BUTTON_FIELD_NUMBER: _ClassVar[int]
+    DECISION_SEED_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     hand: int
     street: Street
@@ -300,7 +301,8 @@ class ActionRequest(_message.Message):
     variant: Variant
     big_blind: int
     button: int
-    def __init__(self, request_id: _Optional[int] = ..., hand: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., seat: _Optional[int] = ..., hole_cards: _Optional[_Iterable[str]] = ..., board: _Optional[_Iterable[str]] = ..., stacks: _Optional[_Iterable[int]] = ..., bets: _Optional[_Iterable[int]] = ..., folded: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., can_fold: _Optional[bool] = ..., call_amount: _Optional[int] = ..., min_raise_to: _Optional[int] = ..., max_raise_to: _Optional[int] = ..., time_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., big_blind: _Optional[int] = ..., button: _Optional[int] = ...) -> None: ...
+    decision_seed: int
+    def __init__(self, request_id: _Optional[int] = ..., hand: _Optional[int] = ..., street: _Optional[_Union[Street, str]] = ..., seat: _Optional[int] = ..., hole_cards: _Optional[_Iterable[str]] = ..., board: _Optional[_Iterable[str]] = ..., stacks: _Optional[_Iterable[int]] = ..., bets: _Optional[_Iterable[int]] = ..., folded: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., can_fold: _Optional[bool] = ..., call_amount: _Optional[int] = ..., min_raise_to: _Optional[int] = ..., max_raise_to: _Optional[int] = ..., time_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., variant: _Optional[_Union[Variant, str]] = ..., big_blind: _Optional[int] = ..., button: _Optional[int] = ..., decision_seed: _Optional[int] = ...) -> None: ...
 
 class ShownHand(_message.Message):
     __slots__ = ("seat", "cards")
