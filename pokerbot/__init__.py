@@ -26,6 +26,10 @@ with the answer (``ActionReply.strategy``, options made legal as above and equal
 versions (AIVAT with known strategies): report the probabilities you really draw from, or the
 comparison is biased. They are used for nothing else.
 
+``seeded(rng, request)`` reseeds a bot's generator from the request's ``decision_seed``: the same at
+the same decision point of a deal for every bot, so versions of a bot compared by ``dealer compare``
+draw alike where they stand alike (common random numbers), and a bot using it replays exactly.
+
 ``match_mode(start)`` and ``match_variant(start)`` read a MatchStart (seen by ``on_item``) as the
 enums MatchMode and MatchVariant, from the strings ``mode`` and ``variant_name`` when the dealer
 is older than the enums.
@@ -61,6 +65,7 @@ __all__ = [
     "mixed",
     "raise_to",
     "run",
+    "seeded",
 ]
 
 FOLD = dealer_pb2.ACTION_TYPE_FOLD
@@ -116,6 +121,18 @@ def mixed(options: Sequence[tuple[Decision, float]], rng: random.Random) -> Deci
             chosen = decision
             break
     return Decision(chosen.type, chosen.amount, strategy)
+
+
+def seeded(rng: random.Random, request: dealer_pb2.ActionRequest, salt: str = "") -> random.Random:
+    """``rng`` (the bot's one generator, made once) reseeded for this decision from the request's
+    ``decision_seed`` (and ``salt``, a bot's own seed), then returned; unchanged when the dealer sends
+    no seed. The dealer gives every bot the same seed at the same decision point of a deal, so two
+    versions of a bot that draw this way get the same draws where they stand alike: ``dealer compare``
+    then sees their difference, not their dice (common random numbers). The seed is derived from a
+    secret of the match and that public point only; it tells nothing of the deck."""
+    if request.decision_seed:
+        rng.seed(f"{salt}|{request.decision_seed}")
+    return rng
 
 
 def match_mode(start: dealer_pb2.MatchStart) -> dealer_pb2.MatchMode.ValueType:

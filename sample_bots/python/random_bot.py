@@ -1,8 +1,11 @@
 """Random bot: picks uniformly among the legal action kinds (fold, check/call, bet/raise).
 
-A raise is equally likely to be the minimum, the maximum (all-in), or uniform in between. The
-choices are a function of the situation (hand, cards, bets, stacks) and of the environment
-variable BOT_SEED (default "0"), so a match replayed with the same deal seed is identical.
+A raise is equally likely to be the minimum, the maximum (all-in), or uniform in between. The bot
+keeps one generator, seeded once from the environment variable BOT_SEED (default "0"), and draws
+each decision from it reseeded by the dealer's ``decision_seed`` (``pokerbot.seeded``): the same at
+the same decision point of a deal, so a match replayed with the same deal seed is identical, and two
+versions of this bot compared on the same deals draw alike where they stand alike. A dealer that
+sends no seed leaves the generator running on.
 """
 
 import os
@@ -13,11 +16,11 @@ import pokerbot
 SEED = os.environ.get("BOT_SEED", "0")
 
 
+RNG = random.Random(SEED)  # one generator for the bot's life, reseeded at each decision
+
+
 def decide(request):
-    rng = random.Random(
-        f"{SEED}|{request.hand}|{request.street}|{request.seat}|{request.hole_cards}|{request.board}|"
-        f"{list(request.bets)}|{list(request.stacks)}"
-    )
+    rng = pokerbot.seeded(RNG, request, SEED)
     kinds = [pokerbot.check_call]
     if request.can_fold:
         kinds.append(pokerbot.fold)
