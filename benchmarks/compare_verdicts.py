@@ -62,7 +62,7 @@ from compare_hands import resample, sign_flipped, sprt_hands
 
 from dealer.compare import ConfidenceSequenceTest, SequentialTest, Settings
 from dealer.config import game_config
-from dealer.control import FOLDS, MIN_FIT, RIDGE, ControlSums, solve
+from dealer.control import FOLDS, ControlSums, cross_fit
 from dealer.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.paired import Sample, paired_samples, sample_of
 from dealer.records import MatchResult
@@ -218,28 +218,12 @@ class FloatControls:
                 row[j] += ui * u[j]
 
     def moments(self) -> tuple[int, float, float]:
-        """Count, mean and sum of squared deviations of the cross-fitted values (as ControlSums.moments)."""
-        m = self.size - 1
-        total_second = [[sum(s[i][j] for s in self.second) for j in range(self.size)] for i in range(self.size)]
-        total = squares = 0.0
-        for fold in range(FOLDS):
-            if not self.counts[fold]:
-                continue
-            sec = self.second[fold]
-            if self.n - self.counts[fold] < MIN_FIT:
-                w = [0.0] * m
-            else:
-                other = [
-                    [total_second[min(i, j)][max(i, j)] - sec[min(i, j)][max(i, j)] for j in range(self.size)]
-                    for i in range(self.size)
-                ]
-                a = [[other[i + 1][j + 1] * (1 + RIDGE * (i == j)) for j in range(m)] for i in range(m)]
-                w = solve(a, [other[i + 1][0] for i in range(m)])
-            c = [1.0] + [-x for x in w]
-            total += sum(ci * fi for ci, fi in zip(c, self.first[fold], strict=True))
-            squares += sum(c[i] * c[j] * sec[min(i, j)][max(i, j)] for i in range(self.size) for j in range(self.size))
-        mean = total / self.n
-        return self.n, mean, max(0.0, squares - self.n * mean * mean)
+        """Count, mean and sum of squared deviations of the cross-fitted values (dealer.control.cross_fit)."""
+        seconds = []
+        for sec in self.second:
+            full = [[sec[min(i, j)][max(i, j)] for j in range(self.size)] for i in range(self.size)]
+            seconds.append(full)
+        return cross_fit(self.counts, self.first, seconds)
 
 
 def learned_cs_hands(

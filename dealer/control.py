@@ -13,7 +13,9 @@ The state is each fold's exact sums of ``u u^T`` with ``u = (y, z)`` (``stats.Ex
 does not grow with the comparison, the same figures whatever order samples are added or merged in,
 and the corrected samples' count, mean and sum of squares follow from them for any ``w``. A fold
 whose other folds hold fewer than ``MIN_FIT`` samples is not corrected (``w = 0``: the ``full`` value).
-The fit is ridge-regularised (``RIDGE`` times the diagonal), so rare extreme deals do not swing it.
+The fit is ridge-regularised (``RIDGE`` times the diagonal) and shrunk towards zero by an inner
+cross-validation on the other folds (``fold_weights``), so rare extreme deals do not swing it: when
+the fit does not predict the folds it did not see, the values are left as they are.
 """
 
 from __future__ import annotations
@@ -96,50 +98,27 @@ class ControlSums:
         """Samples added."""
         return sum(self.counts)
 
-    def _moments(self, folds: Sequence[int]) -> tuple[list[float], list[list[float]]]:
-        """The sums of ``u`` and ``u u^T`` over ``folds``, each exact and rounded once."""
+    def _fold_moments(self, fold: int) -> tuple[list[float], list[list[float]]]:
+        """Fold ``fold``'s sums of ``u`` and ``u u^T``, each exact and rounded once."""
         size = self.columns + 1
-        first = [ExactSum() for _ in range(size)]
-        second = [ExactSum() for _ in range(size * (size + 1) // 2)]
-        for f in folds:
-            for mine, theirs in zip(first + second, self.sums[f] + self.products[f], strict=True):
-                mine.n, mine.shift = _exact_add(mine, theirs)
         matrix = [[0.0] * size for _ in range(size)]
         k = 0
         for i in range(size):
             for j in range(i, size):
-                matrix[i][j] = matrix[j][i] = second[k].value
+                matrix[i][j] = matrix[j][i] = self.products[fold][k].value
                 k += 1
-        return [s.value for s in first], matrix
-
-    def weights(self, fold: int) -> list[float]:
-        """The control weights for ``fold``: the ridge least-squares fit of ``y`` on ``z`` over the
-        other folds, or zeros while they hold fewer than ``MIN_FIT`` samples."""
-        others = [f for f in range(FOLDS) if f != fold]
-        if sum(self.counts[f] for f in others) < MIN_FIT:
-            return [0.0] * self.columns
-        _, matrix = self._moments(others)
-        a = [[matrix[i + 1][j + 1] for j in range(self.columns)] for i in range(self.columns)]
-        for i in range(self.columns):
-            a[i][i] *= 1 + RIDGE
-        return solve(a, [matrix[i + 1][0] for i in range(self.columns)])
+        return [s.value for s in self.sums[fold]], matrix
 
     def moments(self) -> tuple[int, float, float]:
-        """The corrected samples' count, mean and sum of squared deviations (each fold by its own
-        cross-fitted weights): the state of a sequential test, as ``GroupedSums.moments``."""
-        n = self.n
-        if not n:
-            return 0, 0.0, 0.0
-        total = squares = 0.0
-        for fold in range(FOLDS):
-            if not self.counts[fold]:
-                continue
-            w = [1.0] + [-x for x in self.weights(fold)]  # x = (1, -w) . u
-            first, matrix = self._moments([fold])
-            total += sum(wi * si for wi, si in zip(w, first, strict=True))
-            squares += sum(w[i] * w[j] * matrix[i][j] for i in range(len(w)) for j in range(len(w)))
-        mean = total / n
-        return n, mean, max(0.0, squares - n * mean * mean)
+        """The corrected samples' count, mean and sum of squared deviations (``cross_fit``): the state
+        of a sequential test, as ``GroupedSums.moments``."""
+        folds = [self._fold_moments(f) for f in range(FOLDS)]
+        return cross_fit(self.counts, [f[0] for f in folds], [f[1] for f in folds])
+
+    def weights(self, fold: int) -> list[float]:
+        """The control weights ``cross_fit`` corrects ``fold`` with."""
+        folds = [self._fold_moments(f) for f in range(FOLDS)]
+        return fold_weights(self.counts, [f[1] for f in folds], fold)
 
     def as_json(self) -> dict[str, Any]:
         """The sums as integers (JSON keeps them exactly)."""
@@ -160,6 +139,60 @@ class ControlSums:
                 for s, (n, shift) in zip(row, values, strict=True):
                     s.n, s.shift = int(n), int(shift)
         return sums
+
+
+def _fit(second: list[list[float]], columns: int) -> list[float]:
+    """The ridge least-squares fit of ``y`` on ``z`` from the sums of ``u u^T`` (``u = (y, z)``)."""
+    a = [[second[i + 1][j + 1] * (1 + RIDGE * (i == j)) for j in range(columns)] for i in range(columns)]
+    return solve(a, [second[i + 1][0] for i in range(columns)])
+
+
+def _without(total: list[list[float]], *parts: list[list[float]]) -> list[list[float]]:
+    """``total`` minus ``parts`` (the sums over all folds but some)."""
+    return [[t - math.fsum(p[i][j] for p in parts) for j, t in enumerate(row)] for i, row in enumerate(total)]
+
+
+def fold_weights(counts: Sequence[int], seconds: Sequence[list[list[float]]], fold: int) -> list[float]:
+    """The weights fold ``fold`` is corrected by, from the other folds only: their fit (``_fit``),
+    shrunk by the factor in [0, 1] that best predicts each of them from the fit on the rest (an inner
+    cross-validation, so a fit that would add variance, on rare extreme deals, is not trusted);
+    zeros while the other folds hold fewer than ``MIN_FIT`` samples."""
+    columns = len(seconds[0]) - 1
+    if sum(counts) - counts[fold] < MIN_FIT:
+        return [0.0] * columns
+    total = [[math.fsum(s[i][j] for s in seconds) for j in range(columns + 1)] for i in range(columns + 1)]
+    outer = _without(total, seconds[fold])
+    w = _fit(outer, columns)
+    gain = spread = 0.0  # sum over the other folds of y . p and p . p, p the inner prediction
+    for j in range(FOLDS):
+        if j == fold or not counts[j] or sum(counts) - counts[fold] - counts[j] < MIN_FIT:
+            continue
+        inner = _fit(_without(total, seconds[fold], seconds[j]), columns)
+        second = seconds[j]
+        gain += sum(inner[a] * second[a + 1][0] for a in range(columns))
+        spread += sum(inner[a] * inner[b] * second[a + 1][b + 1] for a in range(columns) for b in range(columns))
+    shrink = min(1.0, max(0.0, gain / spread)) if spread > 0 else 0.0
+    return [shrink * x for x in w]
+
+
+def cross_fit(
+    counts: Sequence[int], firsts: Sequence[list[float]], seconds: Sequence[list[list[float]]]
+) -> tuple[int, float, float]:
+    """Count, mean and sum of squared deviations of the values ``x = y - w_k . z``, each fold ``k`` by
+    ``fold_weights``, from each fold's count and sums of ``u`` and ``u u^T`` (``u = (y, z)``)."""
+    n = sum(counts)
+    if not n:
+        return 0, 0.0, 0.0
+    total = squares = 0.0
+    for fold in range(FOLDS):
+        if not counts[fold]:
+            continue
+        c = [1.0] + [-x for x in fold_weights(counts, seconds, fold)]  # x = c . u
+        first, second = firsts[fold], seconds[fold]
+        total += sum(ci * fi for ci, fi in zip(c, first, strict=True))
+        squares += sum(c[i] * c[j] * second[i][j] for i in range(len(c)) for j in range(len(c)))
+    mean = total / n
+    return n, mean, max(0.0, squares - n * mean * mean)
 
 
 def _exact_add(a: ExactSum, b: ExactSum) -> tuple[int, int]:
