@@ -148,9 +148,11 @@ def run_match(
     mode: str = "reset",
     protocols: Mapping[str, str] | None = None,
     time: Mapping[str, int] | None = None,
+    sealed: bool = True,
 ) -> MatchRun:
     """Play a real match between ``bots`` (name -> command, in seat order); ``hands`` per table.
-    ``protocols``: a bot's protocol when not gRPC (name -> "stdio"); ``time``: other clocks."""
+    ``protocols``: a bot's protocol when not gRPC (name -> "stdio"); ``time``: other clocks;
+    ``sealed``: each bot a process per table of a deal set (the default) or one process for all."""
     game = game_config(
         variant=variant,
         blinds=blinds,
@@ -169,6 +171,7 @@ def run_match(
         hands=hands,
         seed=seed,
         mode=mode,
+        sealed=sealed,
     )
     entries = {
         name: MatchBot(name, tuple(command), protocol=(protocols or {}).get(name, "grpc"))
