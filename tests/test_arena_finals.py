@@ -18,6 +18,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from typer.testing import CliRunner
 
+from conftest import ROOT
 from dealer.arena.archive import unpack
 from dealer.arena.builds import Builder
 from dealer.arena.config import ArenaConfig, BuildLimits
@@ -54,12 +55,12 @@ def _arena(tmp_path: Path) -> tuple[ArenaConfig, Path]:
     return arena, config
 
 
-async def _three_teams(arena: ArenaConfig) -> dict[str, str]:
+async def _three_teams(arena: ArenaConfig, teams: dict[str, dict[str, bytes]] = TEAMS) -> dict[str, str]:
     """Three teams, each with a built, active version; their tokens."""
     tokens = {}
     async with open_repository(arena.database) as repository:
         builder = Builder(repository, arena)
-        for name, files in TEAMS.items():
+        for name, files in teams.items():
             team, tokens[name] = await repository.add_team(name)
             stored = unpack(archive(files), arena.storage, arena.submissions)
             version, _ = await repository.add_version(
@@ -173,6 +174,57 @@ def test_a_frozen_arenas_finals_are_verified_and_their_seed_matches_its_commitme
     assert RUNNER.invoke(app, ["verify", str(folder)]).exit_code == 0
     replay = RUNNER.invoke(app, ["arena", "finals", str(config), str(finals_file)])
     assert replay.exit_code == 2 and replay.stderr.startswith("error: the finals 'final' were played already")
+
+
+STRENGTH = {  # the Python sample bot that bets its strong hands: a calling station loses to it
+    "bot.yaml": b"protocol: grpc\nrun: python3 strength_bot.py\n",
+    "strength_bot.py": (ROOT / "sample_bots" / "python" / "strength_bot.py").read_bytes(),
+}
+CRASHER = {  # a stdio bot that checks or calls 8 requests, then exits 3: it passes a 1-hand smoke test
+    "bot.yaml": b"protocol: stdio\nrun: python3 bot.py\n",
+    "bot.py": (
+        b"import json, sys\n"
+        b"answered = 0\n"
+        b"for line in sys.stdin:\n"
+        b"    message = json.loads(line)\n"
+        b"    if message['type'] == 'request':\n"
+        b"        if answered == 8:\n"
+        b"            sys.exit(3)\n"
+        b"        answered += 1\n"
+        b"        asked = message['request']['request_id']\n"
+        b"        reply = {'table': message['table'], 'request_id': asked, 'action': 'check_call'}\n"
+        b"        print(json.dumps(reply), flush=True)\n"
+    ),
+}
+
+
+def test_a_bot_that_crashes_in_every_match_of_a_stage_does_not_reach_the_next(tmp_path: Path) -> None:
+    """Issue 33 (7, 12): the finals' "best top" is the stage's standings, which rank the matches a
+    bot stopped playing in before bb/100: a bot that crashed, and so folded the rest of each match,
+    came second of five in its group and reached the final. (The finals' seed is fresh, so the
+    chips vary: ranked by bb/100 alone the crasher beat the calling station in 6 of 7 runs.)"""
+    arena, config = _arena(tmp_path)
+    asyncio.run(migrate(arena.database))
+    asyncio.run(
+        asyncio.wait_for(_three_teams(arena, {"caller": PYTHON_BOT, "strength": STRENGTH, "crasher": CRASHER}), 120)
+    )
+    assert RUNNER.invoke(app, ["arena", "freeze", str(config)]).exit_code == 0
+    finals_file = tmp_path / "finals.yaml"
+    finals_file.write_text(FINALS.replace("hands: 3, top: 2", "hands: 30, top: 2"), encoding="utf-8")
+
+    async def play() -> dict[str, Any]:
+        async with open_repository(arena.database) as repository:
+            return await run_finals(arena, load_finals(finals_file), repository, lambda _sha: None)
+
+    record = asyncio.run(asyncio.wait_for(play(), 240))
+    groups = json.loads((arena.storage / "finals" / "final" / "groups" / "results.json").read_text())
+    lines = {line["name"]: line for line in groups["events"]["groups"]}
+    assert lines["crasher"]["stopped"] == 2 and lines["caller"]["stopped"] == lines["strength"]["stopped"] == 0
+    print(f"\ngroups: {[(n, round(line['bb_per_100'], 1), line['stopped']) for n, line in lines.items()]}")
+    assert record["ranking"]["groups"][-1] == "crasher" and "crasher" not in record["ranking"]["final"]
+    assert (
+        "stopped in 2 matches: crash" in (arena.storage / "finals" / "final" / "groups" / "standings.txt").read_text()
+    )
 
 
 def test_a_finals_file_is_checked_with_its_lines() -> None:
