@@ -2,13 +2,14 @@
 
 Submissions: ``--submissions`` distinct small archives (the Python sample bot and a numbered
 file), posted over HTTP to an arena API on this machine (SQLite in a temporary folder, or
-``--database URL``), ``--concurrency`` at a time, spread over ``--teams`` teams; the builder is not
-running, so this is the API, the unpacking and the database alone. Build start-up: the wall time
-of a build step (``builds.run_build``) whose command does nearly nothing, in the bots' sandbox and
-without it, and with the toolchains a build calls first (medians of ``--builds`` each, the modes
-interleaved so that the machine's load falls on all alike).
+``--database URL``), ``--concurrency`` at a time, each worker for teams of its own (a team's
+archives are read one at a time) among ``--teams``; the builder is not running, so this is the
+API, the unpacking and the database alone. Build start-up: the wall time of a build step
+(``builds.run_build``) whose command does nearly nothing, in the bots' sandbox and without it,
+and with the toolchains a build calls first (medians of ``--builds`` each, the modes interleaved
+so that the machine's load falls on all alike).
 
-    python benchmarks/arena.py [--submissions 200] [--concurrency 8] [--teams 4] [--builds 7] [--database URL]
+    python benchmarks/arena.py [--submissions 200] [--concurrency 8] [--teams 8] [--builds 7] [--database URL]
 """
 
 from __future__ import annotations
@@ -70,18 +71,20 @@ async def submissions(database: str, storage: Path, total: int, concurrency: int
         for n in range(total):
             queue.put_nowait(n)
 
-        async def worker(session: aiohttp.ClientSession) -> None:
+        async def worker(session: aiohttp.ClientSession, k: int) -> None:
+            sent = 0
             while not queue.empty():
                 n = queue.get_nowait()
                 form = aiohttp.FormData()
                 form.add_field("archive", bodies[n], filename="bot.tar.gz")
-                headers = {"Authorization": f"Bearer {tokens[n % teams]}"}
+                headers = {"Authorization": f"Bearer {tokens[(k + sent * concurrency) % teams]}"}
+                sent += 1
                 async with session.post(server.make_url(f"{API}/submissions"), data=form, headers=headers) as answer:
                     assert answer.status == 201, await answer.text()
 
         started = time.perf_counter()
         async with aiohttp.ClientSession() as session:
-            await asyncio.gather(*(worker(session) for _ in range(concurrency)))
+            await asyncio.gather(*(worker(session, k) for k in range(concurrency)))
         seconds = time.perf_counter() - started
         await server.close()
     return total / seconds
@@ -122,10 +125,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--submissions", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--teams", type=int, default=4)
+    parser.add_argument("--teams", type=int, default=8, help="at least --concurrency")
     parser.add_argument("--builds", type=int, default=7)
     parser.add_argument("--database", default=None, help="default: SQLite in a temporary folder")
     args = parser.parse_args()
+    if args.teams < args.concurrency or args.teams % args.concurrency:
+        parser.error("--teams must be a multiple of --concurrency (a team's archives are read one at a time)")
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
