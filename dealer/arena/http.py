@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from aiohttp import BodyPartReader, web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from dealer.arena.archive import MB, Unpacked, unpack
 from dealer.arena.config import ArenaConfig
@@ -151,6 +152,16 @@ async def limit_body(request: web.Request, handler: Callable[[web.Request], Awai
     return await handler(request)
 
 
+MALFORMED = (ValueError, KeyError, AssertionError, HttpProcessingError)
+"""What aiohttp's multipart reader raises for a malformed form: no boundary, a broken or too long part header."""
+
+
+def _malformed(error: BaseException) -> NoReturn:
+    """A 400 for a malformed multipart body, its reason in one short line (never the raw bytes)."""
+    reason = error.message if isinstance(error, HttpProcessingError) else str(error)
+    _fail(web.HTTPBadRequest, f"not a multipart/form-data body: {' '.join(str(reason).split())[:120]}")
+
+
 async def _read_archive(request: web.Request, limit: int, into: Path) -> None:
     """Stream the multipart field ``archive``, which must come first, into the file ``into`` (413
     past ``limit`` bytes, 400 for a malformed form); never more than a chunk in memory."""
@@ -159,13 +170,19 @@ async def _read_archive(request: web.Request, limit: int, into: Path) -> None:
     try:
         reader = await request.multipart()
         part = await reader.next()
-    except (ValueError, KeyError, AssertionError) as error:  # no boundary, a broken part header
-        _fail(web.HTTPBadRequest, f"not a multipart/form-data body: {' '.join(str(error).split())[:200]}")
+    except MALFORMED as error:
+        _malformed(error)
     if not isinstance(part, BodyPartReader) or part.name != "archive":
         _fail(web.HTTPBadRequest, "no field named 'archive' in the form")
     size = 0
     with open(os.open(into, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), "wb") as out:
-        while chunk := await part.read_chunk(64 * 1024):
+        while True:
+            try:
+                chunk = await part.read_chunk(64 * 1024)
+            except MALFORMED as error:
+                _malformed(error)
+            if not chunk:
+                break
             size += len(chunk)
             if size > limit:
                 raise web.HTTPRequestEntityTooLarge(
