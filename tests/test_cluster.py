@@ -176,13 +176,14 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         ]
         yield address
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                pass
+        for group in (procs[1:], procs[:1]):  # the workers first: left without a scheduler, they wait for it
+            for proc in group:
+                proc.terminate()
+            for proc in group:
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    pass
         for proc in procs:  # what did not stop in time (a loaded machine) is killed
             _kill_session(proc.pid)
         time.sleep(0.2)
