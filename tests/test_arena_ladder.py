@@ -580,3 +580,12 @@ def test_the_ladder_keeps_no_teams_scratch_files_after_a_match(tmp_path: Path) -
     played = [m for m in (config.storage / "matches").iterdir() if (m / "hands").is_dir()]
     assert len(played) >= 3
     assert not any((m / "scratch").exists() for m in played), [list(m.iterdir()) for m in played]
+
+
+def test_a_pause_after_one_match_says_one_match() -> None:
+    """Issue 33 (11): "1 of its 1 matches"."""
+    result = _result("m0", "c-v1", "house-v1", -100, {"c-v1": {"crash": 1}})
+    applied = apply_match(result, {"c-v1": Standing(1, 1), "house-v1": Standing(2, 2, house=True)}, PauseRule(0.5, 1))
+    assert (applied.paused[0].paused or "").startswith(
+        "paused: it crashed or timed out in 1 of its 1 match (more than 50%)"
+    )
