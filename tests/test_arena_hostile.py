@@ -231,9 +231,36 @@ def test_a_large_body_is_refused_before_it_is_read(arena_database: str, tmp_path
         body = b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for _ in range(16)) + b"0\r\n\r\n"
         cut = await _raw(client, chunked, body)
         assert cut.startswith(b"HTTP/1.1 413 "), cut[:200]
+        assert b'"the body is larger than 64 KB, the most this route takes"' in cut
         assert queued == []
 
     run_server(arena_database, tmp_path / "storage", scenario)
+
+
+def test_a_body_that_does_not_arrive_is_cut_off(tmp_path: Path) -> None:
+    """``body_timeout_s: 1``: a login form, a JSON body and an archive that announce 100 bytes and
+    send 10 are answered 408 once the second has passed, never held open."""
+
+    async def scenario(client: TestClient[Any, Any], _r: Repository, tokens: dict[str, str], queued: Any) -> None:
+        bearer = f"Authorization: Bearer {tokens['alpha']}\r\n"
+        for path, extra in (
+            ("/login", "Content-Type: application/x-www-form-urlencoded\r\n"),
+            (f"{API}/active", bearer + "Content-Type: application/json\r\n"),
+            (f"{API}/submissions", bearer + "Content-Type: multipart/form-data; boundary=b\r\n"),
+        ):
+            started = time.monotonic()
+            head = f"POST {path} HTTP/1.1\r\nHost: arena\r\nContent-Length: 100\r\n{extra}\r\n".encode()
+            answer = await _raw(client, head, b"--b\r\n12345", timeout_s=8)
+            assert answer.startswith(b"HTTP/1.1 408 "), (path, answer[:200])
+            assert b"s to arrive" in answer and time.monotonic() - started < 6
+        assert queued == []
+
+    run_server(
+        f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
+        tmp_path / "storage",
+        scenario,
+        http=HttpLimits(body_timeout_s=1),
+    )
 
 
 def test_malformed_json_and_forms_are_one_line_4xx(

@@ -22,7 +22,7 @@ Every problem is reported at once, one line each, ``file:line: key.path: problem
       connections_per_client: 64 # 1..100000: open connections from one address (more are closed at once)
       header_timeout_s: 10       # 1..3600: a connection's time to send a request's headers (and to
                                  #   stay idle between requests) before it is closed
-      body_timeout_s: 120        # 1..86400: a submission's time to send its archive (408 past it)
+      body_timeout_s: 120        # 1..86400: a request's time to send its body, an archive too (408 past it)
       logins_per_minute: 10      # 1..10000: web logins from one address, and with one token
       sessions_per_token: 20     # 1..10000: web sessions open per token (a login beyond ends the oldest)
     build:

@@ -136,20 +136,34 @@ async def limit_body(request: web.Request, handler: Callable[[web.Request], Awai
     """Refuse a body larger than its route takes before reading a byte of it (413, and the
     connection closed): ``http.max_body_kb`` on every route but a submission, whose archive
     may be ``max_archive_mb`` (and is counted again as it streams in: a chunked body has no length).
-    The application's ``client_max_size`` holds every other body to the same limit as it is read."""
+    Every other body is read here, within ``http.body_timeout_s`` (408 past it) and held to the
+    same limit as it is read (the application's ``client_max_size``), before the route sees it."""
     config = request.app[CONFIG]
     submission = request.method == "POST" and request.path == SUBMISSIONS
     limit = (config.submissions.max_archive_mb + 1) * MB if submission else config.http.max_body_kb * 1024
+    too_large = (
+        f"the archive is larger than {config.submissions.max_archive_mb} MB"
+        if submission
+        else f"the body is larger than {config.http.max_body_kb} KB, the most this route takes"
+    )
     if request.content_length is not None and request.content_length > limit:
-        message = (
-            f"the archive is larger than {config.submissions.max_archive_mb} MB"
-            if submission
-            else f"the body is larger than {config.http.max_body_kb} KB, the most this route takes"
-        )
-        response = web.json_response({"error": message}, status=413)
-        response.force_close()
-        return response
+        return _refusal(413, too_large)
+    if not submission and request.body_exists:
+        try:
+            async with asyncio.timeout(config.http.body_timeout_s):
+                await request.read()  # kept by aiohttp for the route's json() or post()
+        except TimeoutError:
+            return _refusal(408, f"the body took more than {config.http.body_timeout_s} s to arrive")
+        except web.HTTPRequestEntityTooLarge:
+            return _refusal(413, too_large)
     return await handler(request)
+
+
+def _refusal(status: int, message: str) -> web.Response:
+    """``{"error": message}`` with ``status``, closing the connection (its body is not read further)."""
+    response = web.json_response({"error": message}, status=status)
+    response.force_close()
+    return response
 
 
 MALFORMED = (ValueError, KeyError, AssertionError, HttpProcessingError)
