@@ -8,6 +8,7 @@ import json
 import math
 import os
 import random
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -32,9 +33,10 @@ from dealer.compare import (
     summarize,
     verdict_from_ci,
 )
+from dealer.compare_text import comparison_text
 from dealer.config import Compare, game_config
 from dealer.league import compare_summary
-from dealer.paired import SAMPLE_ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples, sample_of
+from dealer.paired import ESTIMATORS, SAMPLE_ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples, sample_of
 from dealer.records import HandRecord, MatchResult, result_of
 from dealer.stats import bb_per_100_grouped
 
@@ -563,3 +565,24 @@ def test_a_comparisons_defaults_are_written_once() -> None:
     for event in (league.events[0], spec):
         assert isinstance(event, Compare)
         assert {k: getattr(event.settings, k) for k in asked} == {k: getattr(defaults, k) for k in asked}
+
+
+@pytest.mark.parametrize("field", [False, True])
+def test_a_verdict_says_what_it_cost_and_what_plain_play_would_have_needed(field):
+    # Plain play's variance per hand is that of every hand taken alone (raw, new - old); a plain run
+    # needs it over the verdict's squared standard error in hands (four times that against a field,
+    # each version playing half the hands unpaired), and the share left is the hands used over those.
+    records = _deals(random.Random(9), "m", ["m/0", "m/1"], 150, field)
+    comparison = compare_results(
+        [result_of("m", ("f", "new", "old"), records, keep=True)], "new", "old", Settings(), ["f"] if field else []
+    )
+    plain = [100 * (r.net.get("new", 0) - r.net.get("old", 0)) / r.big_blind for r in records]
+    variance = statistics.variance(plain)
+    expected = (4 if field else 1) * variance / comparison.by_estimator["full"].estimate.stderr ** 2
+    cost = comparison.as_json()["cost"]
+    assert cost["hands_used"] == comparison.hands == len(records) == (1200 if field else 600)
+    assert cost["plain_variance_per_hand"] == pytest.approx(variance, abs=0.05)
+    assert cost["plain_hands"]["full"] == round(expected) and expected > 0
+    assert cost["variance_left_per_hand"]["full"] == pytest.approx(comparison.hands / expected, abs=1e-4)
+    assert set(cost["plain_hands"]) == set(ESTIMATORS)
+    assert f"would have needed about {expected:,.0f} hands for the same precision" in comparison_text(comparison)
