@@ -221,10 +221,13 @@ class PairedSums:
 
     def as_json(self) -> list[object]:
         """[informative, all_in, corrected, known, values, totals by estimator in ``SAMPLE_ESTIMATORS``
-        order, plain, controls or null]."""
+        order, plain, controls or null]. The controls are kept only when the verdict is taken from
+        ``learned`` (a league's journal row per look): read back, the others' ``learned`` figures are
+        ``full``'s."""
         counts: list[object] = [self.informative, self.all_in, self.corrected, self.known]
         totals = [self.totals[e].as_json() for e in SAMPLE_ESTIMATORS]
-        controls = None if self.controls is None else self.controls.as_json()
+        keep = self.controls is not None and self.estimator == Estimator.LEARNED  # 7 KB a look: only when used
+        controls = self.controls.as_json() if keep and self.controls is not None else None
         return [*counts, self.values.as_json(), *totals, self.plain.as_json(), controls]
 
     @classmethod
