@@ -31,6 +31,7 @@ from dealer.arena.model import TEAM_PATTERN as NAME
 from dealer.arena.model import ArenaError, Team, Version, frozen_line, token_digest
 from dealer.arena.public import version_bb100
 from dealer.arena.repository import Repository
+from dealer.arena.services import BOT_LOG_SHOWN, read_logs
 from dealer.arena.sessions import CSRF_HEADER, SAFE_METHODS, SESSIONS, Sessions, csrf_ok, request_session
 from dealer.arena.toolchains import BASIC, offers
 from dealer.seeds import draw_seed
@@ -301,9 +302,6 @@ async def _build(request: web.Request) -> web.Response:
     )
 
 
-BOT_LOG_SHOWN = MB  # of a bot's smoke log (its size is capped by limits.log_kb anyway)
-
-
 async def _bot_log(request: web.Request) -> web.Response:
     team = _team(request)
     version = await request.app[REPOSITORY].version(team, _number(request))
@@ -314,11 +312,6 @@ async def _bot_log(request: web.Request) -> web.Response:
     return web.json_response(
         {"version": version.number, "log": text[:BOT_LOG_SHOWN], "truncated": len(text) > BOT_LOG_SHOWN}
     )
-
-
-def read_logs(paths: list[Path]) -> list[str]:
-    """Each log's text under a line naming its process (one per table of the match, and per restart)."""
-    return [f"[arena] {p.stem}:\n" + p.read_bytes()[: BOT_LOG_SHOWN + 1].decode("utf-8", "replace") for p in paths]
 
 
 async def _toolchains(request: web.Request) -> web.Response:

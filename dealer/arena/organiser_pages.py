@@ -15,21 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import html
-import json
 import logging
-from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from aiohttp import web
 
 from dealer.arena.http import CONFIG, REPOSITORY
-from dealer.arena.layout import FINALS_JSON, finals_folder, is_public
-from dealer.arena.model import DISPLAY_NAME_MAX, RESERVED, TEAM_PATTERN, ArenaError, display_name_problem
+from dealer.arena.layout import finals_folder, is_public
+from dealer.arena.model import DISPLAY_NAME_MAX, RESERVED, ArenaError, display_name_problem
 from dealer.arena.pages import PUBLIC, Viewer, shell, viewer
 from dealer.arena.repository import Repository
+from dealer.arena.services import finals_record, finals_records
 from dealer.arena.sessions import CSRF_FIELD, csrf_ok
-from dealer.seeds import commitment
 
 LOGGER = logging.getLogger(__name__)
 
@@ -162,44 +159,18 @@ async def _organiser_data(request: web.Request) -> web.Response:
     return web.json_response({"teams": teams, "paused": paused})
 
 
-def _records(storage: Path) -> list[dict[str, Any]]:
-    """Every finals' public record, by name."""
-    root = finals_folder(storage, "")
-    found = []
-    for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        record = _record(storage, folder.name)
-        if record is not None:
-            found.append(record)
-    return found
-
-
-def _record(storage: Path, name: str) -> dict[str, Any] | None:
-    """The finals ``name``'s record, its revealed seed checked against its commitment, or None."""
-    if not TEAM_PATTERN.fullmatch(name):
-        return None
-    try:
-        record = json.loads((finals_folder(storage, name) / FINALS_JSON).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict):
-        return None
-    seed = record.get("seed")
-    record["seed_matches"] = None if not isinstance(seed, str) else commitment(seed) == record.get("seed_sha256")
-    return record
-
-
 async def _finals_page(request: web.Request) -> web.Response:
     return shell("Finals", "finals", await viewer(request), source="/data/finals")
 
 
 async def _finals_data(request: web.Request) -> web.Response:
-    return web.json_response(await asyncio.to_thread(_records, request.app[CONFIG].storage))
+    return web.json_response(await asyncio.to_thread(finals_records, request.app[CONFIG].storage))
 
 
 async def _finals_file(request: web.Request) -> web.StreamResponse:
     storage = request.app[CONFIG].storage
     name, relative = request.match_info["name"], request.match_info["path"]
-    record = _record(storage, name)
+    record = finals_record(storage, name)
     path = finals_folder(storage, name) / relative
     if record is None or record.get("state") != "done" or not is_public(relative) or path.is_symlink():
         raise web.HTTPNotFound(text="no such published file")

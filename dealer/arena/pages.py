@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from dealer.arena.http import BOT_LOG_SHOWN, CONFIG, MATCH_DIGITS, REPOSITORY, read_logs
+from dealer.arena.http import CONFIG, MATCH_DIGITS, REPOSITORY
 from dealer.arena.model import Team, token_digest
 from dealer.arena.public import (
     MatchLine,
@@ -34,6 +34,7 @@ from dealer.arena.public import (
     may_see_hands,
 )
 from dealer.arena.repository import Repository
+from dealer.arena.services import BOT_LOG_SHOWN, read_logs
 from dealer.arena.sessions import (
     COOKIE,
     CSRF_FIELD,
