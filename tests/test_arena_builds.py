@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT
 from dealer.arena import toolchains
 from dealer.arena.archive import unpack
-from dealer.arena.builds import Builder
+from dealer.arena.builds import Builder, BuildOutcome
 from dealer.arena.cluster import DaskBuilds
 from dealer.arena.config import ArenaConfig, BuildLimits
 from dealer.arena.layout import build_log
@@ -295,3 +295,44 @@ def test_a_build_that_forks_past_its_processes_cap_is_stopped_at_the_cap(tmp_pat
     assert found is not None, log
     assert 10 <= int(found[1]) <= 14, log  # 16 tasks: the shell, Python and its children
     assert "[arena] build done in " in log, log
+
+
+def test_a_team_waits_behind_its_own_builds_not_another_teams(tmp_path: Path) -> None:
+    """Builds get a fair share per team (issue 31, item 5): team A queues five slow builds, team B
+    one while A's first is building; B's starts next, then A's others, in their order."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    config = ArenaConfig(storage=tmp_path / "storage", database=database)
+    asyncio.run(migrate(database))
+    order: list[str] = []
+
+    async def scenario() -> None:
+        async with open_repository(database) as repository:
+            building = asyncio.Event()
+
+            async def slow(version: Version) -> BuildOutcome:
+                order.append(f"{names[version.team_id]}{version.label}")
+                building.set()
+                await asyncio.sleep(0.05)  # a slow build, standing for one that runs to its timeout
+                return BuildOutcome(True, {"ok": True})
+
+            builder = Builder(repository, config, slow)
+            teams = {name: (await repository.add_team(name))[0] for name in ("a", "b")}
+            names = {team.id: name for name, team in teams.items()}
+
+            async def submit(name: str, k: int) -> None:
+                digest = f"{name}{k}".ljust(64, "0")
+                version, _ = await repository.add_version(
+                    teams[name], digest=digest, files=1, size=1, protocol="stdio", run=("x",), build=None
+                )
+                builder.queued(version)
+
+            for k in range(5):
+                await submit("a", k)
+            worker = asyncio.create_task(builder.work())
+            await building.wait()  # a's v1 is building
+            await submit("b", 0)
+            await asyncio.wait_for(builder.queue.join(), 30)
+            worker.cancel()
+
+    asyncio.run(scenario())
+    assert order == ["av1", "bv1", "av2", "av3", "av4", "av5"]

@@ -1,4 +1,4 @@
-"""Building and smoke-testing a version, one at a time, in the bots' own sandbox.
+"""Building and smoke-testing a version, one at a time (each team in turn), in the bots' own sandbox.
 
 A version's files (read-only in ``storage/versions/<sha256>``) are copied to a build folder of
 its own (``storage/builds/<id>``), where its ``build:`` command runs as a sandboxed bot would:
@@ -14,6 +14,7 @@ output, then one line per step) is ``storage/logs/<id>.log``, shown to its team 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import os
 import shutil
@@ -117,19 +118,66 @@ def _remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+class FairQueue:
+    """The versions waiting for a build, a queue per team served in turn: the next build is the
+    oldest waiting version of the team whose last build started longest ago (a team that never
+    built first, the oldest submission breaking ties), so a team waits behind its own builds, never
+    behind another team's. ``join`` and ``task_done`` as ``asyncio.Queue``'s."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[int, collections.deque[Version]] = {}  # by team, oldest first
+        self._started: dict[int, int] = {}  # team -> the number of its last build started
+        self._starts = 0
+        self._unfinished = 0
+        self._wake = asyncio.Event()
+        self._done = asyncio.Event()
+        self._done.set()
+
+    def put(self, version: Version) -> None:
+        """Add a version at the end of its team's queue."""
+        self._waiting.setdefault(version.team_id, collections.deque()).append(version)
+        self._unfinished += 1
+        self._done.clear()
+        self._wake.set()
+
+    async def get(self) -> Version:
+        """The next version to build (waiting for one): its team's turn has come."""
+        while not self._waiting:
+            self._wake.clear()
+            await self._wake.wait()
+        team = min(self._waiting, key=lambda t: (self._started.get(t, -1), self._waiting[t][0].id))
+        waiting = self._waiting[team]
+        version = waiting.popleft()
+        if not waiting:
+            del self._waiting[team]
+        self._starts += 1
+        self._started[team] = self._starts
+        return version
+
+    def task_done(self) -> None:
+        """A version got from ``get`` is built."""
+        self._unfinished -= 1
+        if self._unfinished == 0:
+            self._done.set()
+
+    async def join(self) -> None:
+        """Wait until every version put has been built."""
+        await self._done.wait()
+
+
 class Builder:
-    """Builds queued versions one after another (``queued`` hands one over) on ``executor`` (default
-    this process) and records each outcome."""
+    """Builds queued versions one after another (``queued`` hands one over), each team in turn
+    (``FairQueue``), on ``executor`` (default this process) and records each outcome."""
 
     def __init__(self, repository: Repository, config: ArenaConfig, executor: BuildExecutor | None = None) -> None:
         self.repository = repository
         self.config = config
         self.executor: BuildExecutor = executor or (lambda version: build_version(version, config))
-        self.queue: asyncio.Queue[Version] = asyncio.Queue()
+        self.queue = FairQueue()
 
     def queued(self, version: Version) -> None:
         """Take a new version for building."""
-        self.queue.put_nowait(version)
+        self.queue.put(version)
 
     async def run(self) -> None:
         """Build the versions a stopped server left unfinished, then every version handed over, forever."""
