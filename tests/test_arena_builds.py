@@ -19,7 +19,7 @@ from dealer.arena.archive import unpack
 from dealer.arena.builds import Builder, BuildOutcome
 from dealer.arena.cluster import DaskBuilds
 from dealer.arena.config import ArenaConfig, BuildLimits
-from dealer.arena.layout import build_log
+from dealer.arena.layout import build_log, smoke_bot_logs
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import migrate, open_repository
 from dealer.arena.toolchains import Toolchain, missing_toolchain, offers
@@ -336,3 +336,61 @@ def test_a_team_waits_behind_its_own_builds_not_another_teams(tmp_path: Path) ->
 
     asyncio.run(scenario())
     assert order == ["av1", "bv1", "av2", "av3", "av4", "av5"]
+
+
+UID_BOT = {
+    "bot.yaml": b"protocol: stdio\nbuild: python3 uid.py build\nrun: python3 uid.py bot\n",
+    "uid.py": (
+        b"import os, runpy, sys\n"
+        b"print(f'{sys.argv[1]} runs as {os.getuid()}:{os.getgid()}', file=sys.stderr, flush=True)\n"
+        b"if sys.argv[1] == 'bot':\n"
+        b"    runpy.run_path(os.path.join(os.path.dirname(__file__), 'bot.py'), run_name='__main__')\n"
+    ),
+    "bot.py": PYTHON_BOT["bot.py"],
+}
+
+
+def test_each_team_builds_and_plays_as_a_uid_of_its_own(tmp_path: Path) -> None:
+    """team_uids (issue 31, item 12): every team's build and bot run as team_uids + its id, so no two
+    teams share a user (its files, its RLIMIT_NPROC); the build folder is that user's alone."""
+    if os.geteuid() != 0:
+        pytest.fail("running bots as other users needs root; CI runs the tests as root")
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    config = ArenaConfig(
+        storage=tmp_path / "storage",
+        database=database,
+        build=BuildLimits(timeout_s=60, smoke_hands=2),
+        game=game_config(time=FAST),
+        team_uids=300_000,
+    )
+    asyncio.run(migrate(database))
+
+    async def scenario() -> list[Version]:
+        async with open_repository(database) as repository:
+            builder = Builder(repository, config)
+            built = []
+            for name in ("alpha", "beta"):
+                team, _ = await repository.add_team(name)
+                files = {**UID_BOT, "team": name.encode()}
+                stored = unpack(archive(files), config.storage, config.submissions)
+                version, _ = await repository.add_version(
+                    team,
+                    digest=stored.digest,
+                    files=4,
+                    size=1,
+                    protocol="stdio",
+                    run=stored.manifest.run,
+                    build=stored.manifest.build,
+                )
+                built.append(await builder.build(version))
+            return built
+
+    for version in asyncio.run(asyncio.wait_for(scenario(), 120)):
+        uid = 300_000 + version.team_id
+        log = build_log(config.storage, version).read_text(encoding="utf-8")
+        assert version.state is BuildState.READY, log
+        assert f"build runs as {uid}:{uid}\n" in log, log
+        bot_logs = "".join(p.read_text() for p in smoke_bot_logs(config.storage, version))
+        assert bot_logs.count(f"bot runs as {uid}:{uid}") == 2, bot_logs  # both instances of the smoke test
+        folder = config.storage / "builds" / str(version.id)
+        assert (folder.stat().st_uid, folder.stat().st_mode & 0o777) == (uid, 0o700)

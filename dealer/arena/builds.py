@@ -88,7 +88,7 @@ async def build_version(version: Version, config: ArenaConfig) -> BuildOutcome:
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_bytes(b"")
     LOGGER.info("version %d (%s): building", version.id, version.label)
-    user = config.limits.user
+    user = config.limits_for(version.team_id).user
     owner = None if user is None else resolve_user(user)
     await asyncio.to_thread(_copy_files, version_files(storage, version.digest), folder, owner)
     built = version.build is None or await run_build(config, version, folder, log)
@@ -219,8 +219,8 @@ def _own(version: Version, folder: Path, words: tuple[str, ...]) -> TeamCommand:
     return TeamCommand(f"version {version.label}", folder, words)
 
 
-def _limits(config: ArenaConfig) -> Limits:
-    """The sandbox's limits for a build: the build caps, no network, the bots' user and sandbox."""
+def _limits(config: ArenaConfig, version: Version) -> Limits:
+    """The sandbox's limits for a build: the build caps, no network, the team's user, the bots' sandbox."""
     caps = config.build
     return Limits(
         memory_mb=caps.memory_mb,
@@ -231,7 +231,7 @@ def _limits(config: ArenaConfig) -> Limits:
         log_kb=caps.log_kb,
         tmp_mb=256,
         network=Network.NONE,
-        user=config.limits.user,
+        user=config.limits_for(version.team_id).user,
         sandbox=config.limits.sandbox,
     )
 
@@ -239,7 +239,7 @@ def _limits(config: ArenaConfig) -> Limits:
 async def run_build(config: ArenaConfig, version: Version, folder: Path, log: Path) -> bool:
     """Run the version's build command in the sandbox, with only the offered toolchains on its
     PATH; True if it exited 0 within its caps."""
-    limits = _limits(config)
+    limits = _limits(config, version)
     offered = config.build.toolchains
     path = tools(config.storage, version)
     extra = await asyncio.to_thread(tools_folder, path, offered)
@@ -322,7 +322,7 @@ async def _smoke(config: ArenaConfig, version: Version, command: TeamCommand, lo
         CANDIDATE: MatchBot(
             CANDIDATE,
             command,
-            limits=config.limits,
+            limits=config.limits_for(version.team_id),
             protocol=Protocol(version.protocol),
         ),
         "house": MatchBot("house", (sys.executable, str(HOUSE)), limits=config.limits),

@@ -56,12 +56,16 @@ Every problem is reported at once, one line each, ``file:line: key.path: problem
       seed: TEXT                 # the ladder's secret seed (its deal sets ladder/<d>); by default one
                                  #   is drawn at the first start and kept in the database
     limits: {...}                # the league file's `limits:` (the bots' sandbox), same keys and checks
+    team_uids: 200000            # 1000..2000000000: each team's bots and builds run as a uid (and gid)
+                                 #   of its own, this + the team's number in the database, unused on
+                                 #   the host (needs root; instead of limits.user); default: all as
+                                 #   limits.user (or the dealer's uid)
     game: {...}                  # the league file's `game:`, same keys and checks
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -175,6 +179,14 @@ class ArenaConfig:
     limits: Limits = field(default_factory=Limits)
     game: GameConfig = field(default_factory=GameConfig)
     path: Path | None = None
+    team_uids: int | None = None  # a team's uid and gid: this + its id (None: limits.user for every team)
+
+    def limits_for(self, team_id: int) -> Limits:
+        """The limits a team's bots and builds run under: ``limits``, as its own user with ``team_uids``."""
+        if self.team_uids is None:
+            return self.limits
+        uid = self.team_uids + team_id
+        return replace(self.limits, user=f"{uid}:{uid}")
 
 
 def database_url(text: str, folder: Path) -> str:
@@ -222,7 +234,7 @@ _LADDER_KEYS = (
     "house",
     "seed",
 )
-_TOP_KEYS = ("storage", "database", "listen", "submissions", "http", "build", "ladder", "limits", "game")
+_TOP_KEYS = ("storage", "database", "listen", "submissions", "http", "build", "ladder", "limits", "game", "team_uids")
 
 
 def _parse_ladder(ctx: Ctx, layers: list[_Layer]) -> LadderSettings:
@@ -323,6 +335,7 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
         limits=parse_limits(ctx, sublayers(ctx, top, "limits", LIMIT_KEYS)),
         game=parse_game(ctx, sublayers(ctx, top, "game", GAME_KEYS)),
         path=path,
+        team_uids=read_key(ctx, top, "team_uids", integer(1000, 2_000_000_000), None),
     )
 
 

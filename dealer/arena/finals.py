@@ -50,7 +50,7 @@ def _entry(arena: ArenaConfig, team: Team, version: Version) -> LeagueBot:
     """A team's finalist as a league bot: its active version, run from its build folder."""
     command = run_command(arena.storage, version, team.name)
     return LeagueBot(
-        team.name, command, version=version.label, limits=arena.limits, protocol=Protocol(version.protocol)
+        team.name, command, version=version.label, limits=arena.limits_for(team.id), protocol=Protocol(version.protocol)
     )
 
 

@@ -75,7 +75,8 @@ def match_job(planned: Planned, config: ArenaConfig, seed: str) -> MatchJob:
     for seat in planned.seats:
         version = seat.version
         command = run_command(config.storage, version, seat.team)
-        bots[seat.name] = MatchBot(seat.name, command, limits=config.limits, protocol=BotProtocol(version.protocol))
+        limits = config.limits_for(version.team_id)
+        bots[seat.name] = MatchBot(seat.name, command, limits=limits, protocol=BotProtocol(version.protocol))
     out = match_folder(config.storage, planned.id)
     return MatchJob("ladder", plan, bots, out, config.storage)
 
