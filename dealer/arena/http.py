@@ -25,13 +25,13 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from dealer.arena.archive import MB, Unpacked, unpack
 from dealer.arena.config import ArenaConfig
-from dealer.arena.ladder_store import LadderStore, Planned, RefusedError
+from dealer.arena.ladder_store import LadderStore, Planned
 from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, incoming, is_public, match_folder, smoke_bot_logs
 from dealer.arena.model import TEAM_PATTERN as NAME
-from dealer.arena.model import ArenaError, Team, Version, frozen_line, token_digest
+from dealer.arena.model import ArenaError, Refusal, RefusedError, Team, Version, frozen_line, token_digest
 from dealer.arena.public import version_bb100
 from dealer.arena.repository import Repository
-from dealer.arena.services import BOT_LOG_SHOWN, read_logs
+from dealer.arena.services import BOT_LOG_SHOWN, Organiser, read_logs, resolve
 from dealer.arena.sessions import CSRF_HEADER, SAFE_METHODS, SESSIONS, Sessions, csrf_ok, request_session
 from dealer.arena.toolchains import BASIC, offers
 from dealer.seeds import draw_seed
@@ -50,6 +50,32 @@ SUBMITTING: web.AppKey[set[int]] = web.AppKey("submitting")  # the teams whose a
 def _fail(status: type[web.HTTPError], message: str, **headers: str) -> NoReturn:
     """End the request with ``status`` and ``{"error": message}``."""
     raise status(text=json.dumps({"error": message}), content_type="application/json", headers=headers)
+
+
+STATUSES: dict[Refusal, type[web.HTTPError]] = {
+    Refusal.UNKNOWN: web.HTTPUnauthorized,
+    Refusal.FORBIDDEN: web.HTTPForbidden,
+    Refusal.NOT_FOUND: web.HTTPNotFound,
+    Refusal.CONFLICT: web.HTTPConflict,
+    Refusal.TOO_MANY: web.HTTPTooManyRequests,
+    Refusal.INVALID: web.HTTPUnprocessableEntity,
+}
+"""The HTTP status of each refusal of the use cases: the one place a refusal becomes a status."""
+
+
+def refused(error: RefusedError) -> NoReturn:
+    """End the request with the status of ``error``'s refusal, its line, and when to try again."""
+    headers = {"Retry-After": str(int(error.retry_after_s) + 1)} if error.retry_after_s > 0 else {}
+    _fail(STATUSES[error.refusal], str(error), **headers)
+
+
+@web.middleware
+async def refusals(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Any:
+    """Answer a use case's refusal (``RefusedError``) with its status, for the API and the pages alike."""
+    try:
+        return await handler(request)
+    except RefusedError as error:
+        refused(error)
 
 
 def _bearer(request: web.Request) -> str:
@@ -73,11 +99,10 @@ async def _authenticate(request: web.Request, handler: Callable[[web.Request], A
         digest = session.token_sha256  # the web pages' own requests: the cookie of a logged-in browser
     else:
         _fail(web.HTTPForbidden, f"a request of the web pages must send the session's {CSRF_HEADER}")
-    repository = request.app[REPOSITORY]
-    team = await repository.team_for_digest(digest)
-    if team is None and not await repository.is_organiser_digest(digest):
+    caller = await resolve(request.app[REPOSITORY], digest)
+    if caller is None:
         _fail(web.HTTPUnauthorized, "unknown token")
-    request[TEAM] = team
+    request[TEAM] = None if isinstance(caller, Organiser) else caller
     return await handler(request)
 
 
@@ -478,9 +503,7 @@ async def _ask_scrimmage(request: web.Request) -> web.Response:
     try:
         planned = await _store(request).request_scrimmage(team, opponent, per_hour, draw_seed())
     except RefusedError as error:
-        statuses = {404: web.HTTPNotFound, 409: web.HTTPConflict, 429: web.HTTPTooManyRequests}
-        headers = {"Retry-After": str(int(error.retry_after_s) + 1)} if error.status == 429 else {}
-        _fail(statuses[error.status], str(error), **headers)
+        refused(error)
     LOGGER.info("team %s: scrimmage %d against %s asked for", team.name, planned.id, opponent)
     request.app[REQUESTED](planned)
     return web.json_response(scrimmage_json(planned), status=201)
@@ -546,7 +569,9 @@ def make_app(
 ) -> web.Application:
     """The API's aiohttp application on ``repository``; ``queued`` is told of every new version,
     ``requested`` of every scrimmage asked for (the ladder plays it)."""
-    app = web.Application(middlewares=[limit_body, _authenticate], client_max_size=config.http.max_body_kb * 1024)
+    app = web.Application(
+        middlewares=[limit_body, _authenticate, refusals], client_max_size=config.http.max_body_kb * 1024
+    )
     app[REPOSITORY] = repository
     app[CONFIG] = config
     app[QUEUED] = queued

@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from dealer.arena.ladder import Applied, Standing, pairs_of
-from dealer.arena.model import WINDOW_S, ArenaError, BuildState, Team, Version, retry_after
+from dealer.arena.model import WINDOW_S, BuildState, Refusal, RefusedError, Team, Version, retry_after
 from dealer.arena.repository import (
     Repository,
     _utc,
@@ -377,9 +377,9 @@ class LadderStore:
 
     async def request_scrimmage(self, team: Team, opponent: str, per_hour: int, seed: str) -> Planned:
         """Record a scrimmage ``team`` asks for against team ``opponent`` (their active versions,
-        dealt from its own ``seed``); ArenaError (``Refused``) with the reason when it cannot be."""
+        dealt from its own ``seed``); ``RefusedError`` with the reason when it cannot be."""
         if opponent == team.name:
-            raise RefusedError(409, "a scrimmage is against another team")
+            raise RefusedError(Refusal.CONFLICT, "a scrimmage is against another team")
         now = datetime.now(UTC)
         async with self.engine.begin() as connection:
             since = now - timedelta(seconds=WINDOW_S)
@@ -391,17 +391,19 @@ class LadderStore:
             recent = [_utc(row.created_at) for row in (await connection.execute(asked)).all()]
             wait = retry_after(recent, per_hour, now) if per_hour else WINDOW_S
             if wait > 0:
-                raise RefusedError(429, f"at most {per_hour} scrimmages an hour: try again in {wait:.0f} s", wait)
+                raise RefusedError(
+                    Refusal.TOO_MANY, f"at most {per_hour} scrimmages an hour: try again in {wait:.0f} s", wait
+                )
             other = (await connection.execute(select(teams.c.id).where(teams.c.name == opponent))).first()
             if other is None:
-                raise RefusedError(404, f"no team {opponent!r}")
+                raise RefusedError(Refusal.NOT_FOUND, f"no team {opponent!r}")
             accepts = (
                 await connection.execute(
                     select(team_ladder.c.accepts_scrimmages).where(team_ladder.c.team_id == other.id)
                 )
             ).scalar()
             if accepts is False:
-                raise RefusedError(409, f"team {opponent!r} does not accept scrimmages")
+                raise RefusedError(Refusal.CONFLICT, f"team {opponent!r} does not accept scrimmages")
             picked: list[dict[str, int]] = []
             for team_id, name in ((team.id, "your team"), (other.id, f"team {opponent!r}")):
                 active = (
@@ -410,7 +412,7 @@ class LadderStore:
                     )
                 ).scalar()
                 if active is None:
-                    raise RefusedError(409, f"{name} has no active version")
+                    raise RefusedError(Refusal.CONFLICT, f"{name} has no active version")
                 picked.append({"seat": len(picked), "version_id": active, "team_id": team_id})
             insert = matches.insert().values(
                 state="scheduled", seed=seed, attempt=0, requested_by=team.id, created_at=now
@@ -453,12 +455,3 @@ class LadderStore:
         query = select(team_ladder.c.accepts_scrimmages).where(team_ladder.c.team_id == team.id)
         async with self.engine.connect() as connection:
             return (await connection.execute(query)).scalar() is not False
-
-
-class RefusedError(ArenaError):
-    """A scrimmage that cannot be: its HTTP status, and when to try again (the quota)."""
-
-    def __init__(self, status: int, message: str, retry_after_s: float = 0.0) -> None:
-        super().__init__(message)
-        self.status = status
-        self.retry_after_s = retry_after_s

@@ -26,6 +26,26 @@ class ArenaError(DealerError):
     """A refused request or bad input of the arena: its text is one line meant for the user."""
 
 
+class Refusal(enum.StrEnum):
+    """Why a use case refuses a caller (the presenters map each to an HTTP status in one place)."""
+
+    UNKNOWN = "unknown"  # no token, or one the arena does not know
+    FORBIDDEN = "forbidden"  # a known caller on a route not theirs
+    NOT_FOUND = "not-found"  # nothing of that name that this caller may see
+    CONFLICT = "conflict"  # not now: frozen, not over, not accepted
+    TOO_MANY = "too-many"  # a quota: try again after ``retry_after_s``
+    INVALID = "invalid"  # the caller's input is refused (an archive that does not unpack)
+
+
+class RefusedError(ArenaError):
+    """A request the arena refuses: why, in a line, and when to try again (a quota)."""
+
+    def __init__(self, refusal: Refusal, message: str, retry_after_s: float = 0.0) -> None:
+        super().__init__(message)
+        self.refusal = refusal
+        self.retry_after_s = retry_after_s
+
+
 class Role(enum.StrEnum):
     """Who a token speaks for: one team, or the organiser (admin work)."""
 

@@ -34,7 +34,7 @@ from dealer.arena.public import (
     may_see_hands,
 )
 from dealer.arena.repository import Repository
-from dealer.arena.services import BOT_LOG_SHOWN, read_logs
+from dealer.arena.services import BOT_LOG_SHOWN, Organiser, read_logs, resolve
 from dealer.arena.sessions import (
     COOKIE,
     CSRF_FIELD,
@@ -97,13 +97,10 @@ async def viewer(request: web.Request) -> Viewer:
     session = request_session(request)
     if session is None:
         return Viewer(None, None, False)
-    repository: Repository = request.app[REPOSITORY]
-    team = await repository.team_for_digest(session.token_sha256)
-    if team is not None:
-        return Viewer(session, team, False)
-    if await repository.is_organiser_digest(session.token_sha256):
-        return Viewer(session, None, True)
-    return Viewer(None, None, False)
+    caller = await resolve(request.app[REPOSITORY], session.token_sha256)
+    if caller is None:
+        return Viewer(None, None, False)
+    return Viewer(session, None if isinstance(caller, Organiser) else caller, isinstance(caller, Organiser))
 
 
 def shell(title: str, page: str, who: Viewer, *, source: str = "", body: str = "", status: int = 200) -> web.Response:

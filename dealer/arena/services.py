@@ -8,13 +8,39 @@ API views and its pages: a route parses the request, calls one use case and writ
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dealer.arena.archive import MB
 from dealer.arena.layout import FINALS_JSON, finals_folder
-from dealer.arena.model import TEAM_PATTERN
+from dealer.arena.model import TEAM_PATTERN, Team
+from dealer.arena.repository import Repository
 from dealer.seeds import commitment
+
+
+@dataclass(frozen=True, slots=True)
+class Organiser:
+    """The caller holds an organiser's token: the arena is theirs to run and to see whole."""
+
+
+@dataclass(frozen=True, slots=True)
+class Public:
+    """Nobody logged in: the caller sees what the arena shows everyone."""
+
+
+Caller = Team | Organiser | Public
+ORGANISER, PUBLIC = Organiser(), Public()
+
+
+async def resolve(repository: Repository, digest: str) -> Team | Organiser | None:
+    """The caller a token's SHA-256 speaks for (a team or the organiser), or None for a token the
+    arena does not know (or no longer: replaced or revoked). The one place a token becomes a caller."""
+    team = await repository.team_for_digest(digest)
+    if team is not None:
+        return team
+    return ORGANISER if await repository.is_organiser_digest(digest) else None
+
 
 BOT_LOG_SHOWN = MB  # of a bot's log (its size is capped by limits.log_kb anyway)
 
