@@ -9,6 +9,12 @@ API, the unpacking and the database alone. Build start-up: the wall time of a bu
 and with the toolchains a build calls first (medians of ``--builds`` each, the modes interleaved
 so that the machine's load falls on all alike).
 
+What issue 31's confinement costs: the build queue served each team in turn (``builds.FairQueue``)
+against one FIFO (``asyncio.Queue``), microseconds per version put and picked with 2,000 waiting
+over 200 teams; and the copy of a sandboxed HOME back out (``dealer.launch``) within its caps
+(home_mb by apparent size, 10,000 entries, a tenth of the bytes and inodes left free) against the
+same copy with no byte or entry budget, for 5,000 files of 4 KiB and one file of 64 MiB.
+
     python benchmarks/arena.py [--submissions 200] [--concurrency 8] [--teams 8] [--builds 7] [--database URL]
 """
 
@@ -20,20 +26,24 @@ import dataclasses
 import hashlib
 import io
 import os
+import shutil
 import statistics
 import tarfile
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
 from aiohttp.test_utils import TestServer
 from tabulate import tabulate
 
-from dealer.arena.builds import run_build
+from dealer import launch
+from dealer.arena.builds import FairQueue, run_build
 from dealer.arena.config import ArenaConfig, SubmissionLimits
 from dealer.arena.http import API, make_app
 from dealer.arena.layout import build_folder, build_log
+from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import migrate, open_repository
 from dealer.choices import Switch
 
@@ -120,6 +130,57 @@ async def build_times(storage: Path, database: str, builds: int) -> dict[tuple[s
     return times
 
 
+async def queue_us(waiting: int, teams: int, fair: bool) -> float:
+    """Microseconds per version put and then picked, ``waiting`` versions over ``teams`` teams."""
+    when = datetime.now(UTC)
+    versions = [
+        Version(n, n % teams, n // teams + 1, "0" * 64, 1, 1, "stdio", ("x",), None, BuildState.QUEUED, when)
+        for n in range(waiting)
+    ]
+    queue: FairQueue | asyncio.Queue[Version] = FairQueue() if fair else asyncio.Queue()
+    started = time.perf_counter()
+    put = queue.put if isinstance(queue, FairQueue) else queue.put_nowait
+    for version in versions:
+        put(version)
+    for _ in versions:
+        await queue.get()
+        queue.task_done()
+    return (time.perf_counter() - started) * 1e6 / waiting
+
+
+def copy_ms(home: Path, out: Path, capped: bool) -> float:
+    """Milliseconds of one copy of ``home`` into a fresh ``out`` as the launcher copies a HOME back
+    out: within its caps (home_mb 256), or with no byte or entry budget."""
+    out.mkdir()
+    budget = launch._Budget(256 << 20, launch.KEEP_ENTRIES) if capped else launch._Budget(1 << 62, 1 << 62)
+    source, target = os.open(home, os.O_RDONLY | os.O_DIRECTORY), os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        started = time.perf_counter()
+        launch._copy_tree(source, target, budget)
+        return (time.perf_counter() - started) * 1000
+    finally:
+        os.close(source)
+        os.close(target)
+
+
+def copies(base: Path, rounds: int) -> dict[tuple[str, bool], list[float]]:
+    """Copy-out milliseconds per (HOME, capped), ``rounds`` each, interleaved."""
+    homes = {"5,000 files of 4 KiB": base / "small", "one file of 64 MiB": base / "large"}
+    homes["5,000 files of 4 KiB"].mkdir()
+    for k in range(5000):
+        (homes["5,000 files of 4 KiB"] / f"f{k}").write_bytes(b"x" * 4096)
+    homes["one file of 64 MiB"].mkdir()
+    (homes["one file of 64 MiB"] / "big").write_bytes(os.urandom(64 << 20))
+    times: dict[tuple[str, bool], list[float]] = {}
+    for round_ in range(rounds):
+        for label, home in homes.items():
+            for capped in (True, False):
+                out = base / f"out-{round_}-{capped}-{len(label)}"
+                times.setdefault((label, capped), []).append(copy_ms(home, out, capped))
+                shutil.rmtree(out)
+    return times
+
+
 def main() -> None:
     """Run both measurements and print them with the machine's load."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -147,6 +208,18 @@ def main() -> None:
         for label in COMMANDS
     ]
     print(tabulate(rows, headers=["build command", "sandboxed ms", "unsandboxed ms"]))
+    print(f"medians of {args.builds}; load average {os.getloadavg()[0]:.1f} at the end")
+    fair = [asyncio.run(queue_us(2000, 200, True)) for _ in range(args.builds)]
+    fifo = [asyncio.run(queue_us(2000, 200, False)) for _ in range(args.builds)]
+    print(
+        f"build queue, 2,000 versions over 200 teams: each team in turn {statistics.median(fair):.1f} us "
+        f"per version, one FIFO {statistics.median(fifo):.1f} us (medians of {args.builds})"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        times = copies(Path(folder), args.builds)
+    labels = dict.fromkeys(label for label, _ in times)
+    rows = [[label, *(f"{statistics.median(times[label, on]):.0f}" for on in (True, False))] for label in labels]
+    print(tabulate(rows, headers=["HOME copied back out", "within its caps ms", "no budget ms"]))
     print(f"medians of {args.builds}; load average {os.getloadavg()[0]:.1f} at the end")
 
 
