@@ -69,7 +69,7 @@ def _tar(files: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
 
 
 class Arena:
-    """A running ``dealer arena serve`` (no ladder) with teams alpha and beta."""
+    """A running ``dealer arena serve`` with teams alpha and beta (its ladder plays their active versions)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -77,7 +77,7 @@ class Arena:
         config = folder / "arena.yaml"
         config.write_text(
             f"storage: {self.storage}\nlisten: 127.0.0.1:0\nbuild: {{smoke_hands: 2, timeout_s: 120}}\n"
-            "ladder: {jobs: 0}\ngame: {time: {per_action_ms: 3000, startup_ms: 30000}}\n",
+            "ladder: {jobs: 1, hands: 2, house: false}\ngame: {time: {per_action_ms: 3000, startup_ms: 30000}}\n",
             encoding="utf-8",
         )
         run = [str(DEALER), "arena"]
@@ -95,6 +95,7 @@ class Arena:
         while not (found := re.search(r"arena on (\S+)/api/v1", self.log.read_text())):
             assert self.server.poll() is None and time.monotonic() < deadline, self.log.read_text()
             time.sleep(0.1)
+        self.site = found[1]
         self.url = found[1] + "/api/v1"
 
     def call(self, team: str, method: str, path: str, archive: bytes | None = None) -> tuple[int, Any]:
@@ -111,6 +112,46 @@ class Arena:
                 session.request(method, self.url + path, headers=headers, data=form) as answer,
             ):
                 return answer.status, await answer.json()
+
+        return asyncio.run(go())
+
+    def put(self, team: str, path: str, body: object) -> tuple[int, Any]:
+        """A PUT of ``body`` as JSON over ``team``'s API."""
+
+        async def go() -> tuple[int, Any]:
+            headers = {"Authorization": f"Bearer {self.tokens[team]}"}
+            async with (
+                aiohttp.ClientSession() as session,
+                session.put(self.url + path, headers=headers, json=body) as answer,
+            ):
+                return answer.status, await answer.json()
+
+        return asyncio.run(go())
+
+    def match_log(self, team: str, timeout_s: float = 120) -> str:
+        """What ``team``'s bot wrote in its first finished ladder match, read as the team reads it on
+        its page (logged in with its token)."""
+
+        async def go() -> str:
+            async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+                deadline = time.monotonic() + timeout_s
+                while True:
+                    async with session.get(self.site + "/data/matches") as answer:
+                        recent = (await answer.json())["recent"]
+                    played = [m for m in recent if team in {s["team"] for s in m["seats"]}]
+                    if played:
+                        break
+                    assert time.monotonic() < deadline, self.log.read_text()[-3000:]
+                    await asyncio.sleep(0.5)
+                async with session.get(self.site + "/login") as answer:
+                    csrf = re.search(r'name="csrf" value="([^"]+)"', await answer.text())
+                assert csrf is not None
+                form = {"csrf": csrf[1], "token": self.tokens[team]}
+                async with session.post(self.site + "/login", data=form, allow_redirects=False) as answer:
+                    assert answer.status == 303, await answer.text()
+                async with session.get(f"{self.site}/data/team/matches/{played[0]['id']}/log") as answer:
+                    assert answer.status == 200, await answer.text()
+                    return str((await answer.json())["log"])
 
         return asyncio.run(go())
 
@@ -203,6 +244,14 @@ def test_a_hostile_bot_finds_nothing_of_the_database_other_teams_or_the_host(are
     assert "PROBE-FILE run /bot/probe.py" in logs, "the bot runs from its folder in the sandbox, not a host path"
     for secret in ("SQLite format 3", host_secret, beta_secret, "beta_only_file"):
         assert secret not in logs, f"{secret!r} leaked:\n{logs}"
+
+    # In the ladder (a ranked match against beta): the same, as its team reads its match log.
+    assert arena.put("beta", "/active", {"version": 1})[0] == 200
+    assert arena.put("alpha", "/active", {"version": version["version"]})[0] == 200
+    played = arena.match_log("alpha")
+    assert "PROBE-FILE run /bot/probe.py" in played and f"PROBE run {database} -> nothing" in played, played
+    for secret in ("SQLite format 3", host_secret, beta_secret, "beta_only_file"):
+        assert secret not in played, f"{secret!r} leaked in a ladder match:\n{played}"
 
 
 def _store(config: ArenaConfig, files: dict[str, bytes], plant: dict[str, str]) -> tuple[str, dict[str, object]]:
