@@ -8,6 +8,7 @@ the plan, the result, the bots' pids and tokens, and the dealer's authentication
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import shutil
@@ -15,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,25 @@ RECORDER_BOT = ROOT / "tests" / "bots" / "recorder_bot.py"
 VARIANTS = ("no-limit", "pot-limit", "fixed-limit", "mixed")
 # Generous clocks: a loaded test machine must not turn into timeouts (faults) of well-behaved bots.
 TIME = {"per_action_ms": 5000, "bank_ms": 60000, "grace_ms": 200, "startup_ms": 30000}
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """Give every test the dealer's loggers as the test before found them: a command run in
+    process (``dealer run``, ``dealer arena serve``) sets their handlers, level and propagation for
+    the whole process, which would hide later tests' records from their log capture."""
+    names = ("dealer", "asyncio", *(name for name in logging.root.manager.loggerDict if name.startswith("aiohttp")))
+    kept = {name: logging.getLogger(name) for name in names}
+    state = {name: (list(lg.handlers), list(lg.filters), lg.level, lg.propagate) for name, lg in kept.items()}
+    yield
+    for name, (handlers, filters, level, propagate) in state.items():
+        logger = kept[name]
+        for handler in logger.handlers:
+            if handler not in handlers:
+                handler.close()
+        logger.handlers[:], logger.filters[:] = handlers, filters
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -4,8 +4,9 @@
 from one address: one more is closed as soon as it is accepted, before aiohttp reads a byte of it,
 so a client that holds a thousand idle connections takes its own share of the open files and
 leaves the others theirs (aiohttp's ``keepalive_timeout``, set from ``http.header_timeout_s``, closes
-a connection that does not send a whole request in time). ``NoTokens`` rewrites every log record
-of the server so that no bearer token can appear in it, not even in an HTTP parser's error that
+a connection that does not send a whole request in time). ``NoTokens`` rewrites every record of
+the loggers that may reach stderr (aiohttp, asyncio), and ``NoTokensFormatter`` every line of
+``arena.log``, so that no bearer token can appear in them, not even in an HTTP parser's error that
 quotes the raw header (``Authorization: Bearer <token>\\x01``).
 """
 
@@ -41,6 +42,15 @@ class NoTokens(logging.Filter):
             text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
         record.msg, record.args, record.exc_info, record.exc_text = TOKEN_TEXT.sub("[token]", text), (), None, None
         return True
+
+
+class NoTokensFormatter(logging.Formatter):
+    """A handler's formatter that replaces every token-shaped word of the formatted line, its
+    traceback included, by ``[token]``; it changes nothing of the record, which the handlers after
+    it (a test's log capture, another file) see as it was logged."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return TOKEN_TEXT.sub("[token]", super().format(record))
 
 
 def quiet_tokens() -> None:

@@ -2,7 +2,7 @@
 
 The log (``storage/arena.log``, mode 0600) records submissions, refusals, builds and the ladder's
 pauses by team and version; never a token (the API's access log, which would add nothing but
-request lines, is off; every record passes ``guard.NoTokens``). The HTTP side is guarded as
+request lines, is off; every line passes ``guard.NoTokensFormatter``). The HTTP side is guarded as
 ``dealer.arena.guard`` says: connections per client, a header timeout. The ladder's matches are
 played by the local executor (one dealer server in this process, ``ladder.jobs`` matches at a
 time) or, with a Dask scheduler's address, by its workers, which must see the storage folder at
@@ -24,7 +24,7 @@ from aiohttp import web
 
 from dealer.arena.builds import HOUSE, Builder, BuildExecutor
 from dealer.arena.config import ArenaConfig
-from dealer.arena.guard import REQUESTS, GuardedSite, NoTokens, quiet_tokens
+from dealer.arena.guard import REQUESTS, GuardedSite, NoTokensFormatter, quiet_tokens
 from dealer.arena.http import make_app
 from dealer.arena.ladder_loop import Executor, Ladder
 from dealer.arena.ladder_store import LadderStore
@@ -46,8 +46,7 @@ def _log_to(config: ArenaConfig) -> None:
     path = server_log(config.storage)
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
     handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(NoTokens())
+    handler.setFormatter(NoTokensFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     quiet_tokens()
     logger = logging.getLogger("dealer")
     logger.addHandler(handler)
