@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from dealer import sandbox
 from dealer.arena import toolchains
 from dealer.arena.archive import unpack
 from dealer.arena.builds import Builder, BuildOutcome
@@ -277,6 +278,10 @@ def test_a_build_that_forks_past_its_processes_cap_is_stopped_at_the_cap(tmp_pat
     database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
     config = ArenaConfig(storage=tmp_path / "storage", database=database, build=BuildLimits(timeout_s=30, processes=16))
     assert config.limits.user is None
+    assert sandbox.pids_hierarchy() is not None, (
+        "the dealer cannot make pids cgroups here (root, with cgroup v1's pids controller or v2's pids "
+        "enabled for its cgroup): processes is then RLIMIT_NPROC, with limits.user alone"
+    )
     asyncio.run(migrate(database))
 
     async def scenario() -> Version:
