@@ -16,14 +16,17 @@ The measured quantity is the **difference** ``new - old`` in big blinds per 100 
 
 Each group is one paired sample; the estimate is ``100 * sum(differences) / sum(hands each
 version played)`` (``stats.bb_per_100_grouped``) with a normal confidence interval and a two-sided
-p-value for "no difference". Every figure is given by four estimators (``ESTIMATORS``): ``raw``
+p-value for "no difference". Every figure is given by five estimators (``ESTIMATORS``): ``raw``
 (chips actually won), ``all-in`` (a hand all-in before the river scored by the players' equity,
 ``dealer.equity``), ``aivat`` (every hand's result minus its card luck at the deal, flop, turn
 and river, ``dealer.aivat``: bots as black boxes) and ``full`` (``aivat`` minus the luck of the
 two versions' own draws at the decisions where they reported their strategy, AIVAT with known
-strategies; the same as ``aivat`` when neither reports one). All four are unbiased (``full`` as
-long as the versions draw their actions from the strategies they report), and the verdict is
-taken from ``Settings.estimator`` (``full`` by default: the least noisy).
+strategies; the same as ``aivat`` when neither reports one) and ``learned`` (``full`` minus the
+hands' luck features, ``dealer.luck_features``, weighted by a fit on the other folds of deals,
+``dealer.control``). All five are unbiased (``full`` as long as the versions draw their actions
+from the strategies they report), and the verdict is taken from ``Settings.estimator`` (``full``
+by default). A comparison also says what it cost: the hands a plain run would have needed for the
+same precision (``Comparison.plain_hands``).
 
 Verdicts (``verdict_from_ci``, or ``sequential_test`` with ``until_significant``):
 
