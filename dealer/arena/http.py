@@ -14,27 +14,22 @@ import json
 import logging
 import math
 import os
-import secrets
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from dealer.arena.archive import MB, Unpacked, unpack
+from dealer.arena.archive import MB
 from dealer.arena.config import ArenaConfig
-from dealer.arena.ladder_store import LadderStore, Planned
-from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, incoming, is_public, match_folder, smoke_bot_logs
-from dealer.arena.model import TEAM_PATTERN as NAME
-from dealer.arena.model import ArenaError, Refusal, RefusedError, Team, Version, frozen_line, token_digest
+from dealer.arena.ladder_store import Planned
+from dealer.arena.model import Refusal, RefusedError, Version, token_digest
 from dealer.arena.public import version_bb100
 from dealer.arena.repository import Repository
-from dealer.arena.services import BOT_LOG_SHOWN, Organiser, read_logs, resolve
+from dealer.arena.services import BOT_LOG_SHOWN, Arena, Caller, resolve
 from dealer.arena.sessions import CSRF_HEADER, SAFE_METHODS, SESSIONS, Sessions, csrf_ok, request_session
-from dealer.arena.toolchains import BASIC, offers
-from dealer.seeds import draw_seed
+from dealer.arena.toolchains import BASIC
 
 LOGGER = logging.getLogger(__name__)
 API = "/api/v1"
@@ -43,8 +38,8 @@ REPOSITORY = web.AppKey("repository", Repository)
 CONFIG = web.AppKey("config", ArenaConfig)
 QUEUED: web.AppKey[Callable[[Version], None]] = web.AppKey("queued")
 REQUESTED: web.AppKey[Callable[[Planned], None]] = web.AppKey("requested")
-TEAM: web.RequestKey[Team | None] = web.RequestKey("team")  # the caller's team (None: the organiser)
-SUBMITTING: web.AppKey[set[int]] = web.AppKey("submitting")  # the teams whose archive is being read
+ARENA = web.AppKey("arena", Arena)  # the use cases: every route below is a presenter of one of them
+CALLER: web.RequestKey[Caller] = web.RequestKey("caller")  # who sent the request (services.resolve)
 
 
 def _fail(status: type[web.HTTPError], message: str, **headers: str) -> NoReturn:
@@ -88,7 +83,7 @@ def _bearer(request: web.Request) -> str:
 
 @web.middleware
 async def _authenticate(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Any:
-    """Put the caller's team (or None for the organiser) on the request; a bad token is a 401. A
+    """Put the caller (a team or the organiser) on the request; a bad token is a 401. A
     browser logged in to the web pages is known by its session cookie instead of a bearer token."""
     if request.path == f"{API}/openapi.yaml" or not request.path.startswith(f"{API}/"):
         return await handler(request)  # the web pages check their own sessions (dealer/arena/pages.py)
@@ -102,22 +97,13 @@ async def _authenticate(request: web.Request, handler: Callable[[web.Request], A
     caller = await resolve(request.app[REPOSITORY], digest)
     if caller is None:
         _fail(web.HTTPUnauthorized, "unknown token")
-    request[TEAM] = None if isinstance(caller, Organiser) else caller
+    request[CALLER] = caller
     return await handler(request)
 
 
-def _team(request: web.Request) -> Team:
-    """The calling team (a route for teams: the organiser's token is refused with a 403)."""
-    team: Team | None = request[TEAM]
-    if team is None:
-        _fail(web.HTTPForbidden, "a team's route: use the team's token")
-    return team
-
-
-def _organiser(request: web.Request) -> None:
-    """Refuse a team's token on an organiser's route (403)."""
-    if request[TEAM] is not None:
-        _fail(web.HTTPForbidden, "an organiser's route: a team's token cannot use it")
+def _arena(request: web.Request) -> tuple[Arena, Caller]:
+    """The use cases and the request's caller (the API's middleware put it there)."""
+    return request.app[ARENA], request[CALLER]
 
 
 def version_json(version: Version) -> dict[str, object]:
@@ -142,13 +128,14 @@ async def _openapi(_request: web.Request) -> web.Response:
 
 
 async def _me(request: web.Request) -> web.Response:
-    team = _team(request)
+    arena, caller = _arena(request)
+    team = arena.team(caller)
     return web.json_response({"name": team.name, "active_version": team.active_version})
 
 
 async def _teams(request: web.Request) -> web.Response:
-    _organiser(request)
-    teams = await request.app[REPOSITORY].teams()
+    arena, caller = _arena(request)
+    teams = await arena.teams(caller)
     return web.json_response(
         [{"name": t.name, "created_at": t.created_at.isoformat(), "active_version": t.active_version} for t in teams]
     )
@@ -235,113 +222,56 @@ async def _read_archive(request: web.Request, limit: int, into: Path) -> None:
 
 
 async def _submit(request: web.Request) -> web.Response:
-    team = _team(request)
+    arena, caller = _arena(request)
     config = request.app[CONFIG]
-    frozen = await request.app[REPOSITORY].frozen_at()
-    if frozen is not None:
-        _fail(web.HTTPConflict, frozen_line(frozen))
-    wait = await request.app[REPOSITORY].submission_wait(team, config.submissions.per_hour, datetime.now(UTC))
-    if wait > 0:
-        _fail(
-            web.HTTPTooManyRequests,
-            f"at most {config.submissions.per_hour} submissions an hour: try again in {wait:.0f} s",
-            **{"Retry-After": str(int(wait) + 1)},
-        )
-    busy = request.app[SUBMITTING]
-    if team.id in busy:
-        _fail(web.HTTPConflict, "another submission of your team is being read: one at a time", **{"Retry-After": "5"})
-    busy.add(team.id)
-    upload = incoming(config.storage) / f"upload-{secrets.token_hex(8)}"
-    try:
-        upload.parent.mkdir(parents=True, exist_ok=True)
+
+    async def receive(upload: Path) -> None:
         try:
             async with asyncio.timeout(config.http.body_timeout_s):
                 await _read_archive(request, config.submissions.max_archive_mb * MB, upload)
         except TimeoutError:
             _fail(web.HTTPRequestTimeout, f"the archive took more than {config.http.body_timeout_s} s to arrive")
-        try:
-            stored = await asyncio.to_thread(unpack, upload, config.storage, config.submissions)
-        except ArenaError as error:
-            LOGGER.info("team %s: submission refused: %s", team.name, error)
-            _fail(web.HTTPUnprocessableEntity, str(error))
-        return await _record(request, team, stored)
-    finally:
-        busy.discard(team.id)
-        upload.unlink(missing_ok=True)
 
-
-async def _record(request: web.Request, team: Team, stored: Unpacked) -> web.Response:
-    """Record an unpacked submission as the team's next version (or the earlier one of the same files)."""
-    manifest = stored.manifest
-    try:
-        version, new = await request.app[REPOSITORY].add_version(
-            team,
-            digest=stored.digest,
-            files=stored.files,
-            size=stored.size,
-            protocol=str(manifest.protocol),
-            run=manifest.run,
-            build=manifest.build,
-        )
-    except ArenaError as error:  # frozen while this one was read
-        _fail(web.HTTPConflict, str(error))
-    LOGGER.info("team %s: %s %s (%s)", team.name, version.label, "stored" if new else "resubmitted", version.digest)
-    if new:
-        request.app[QUEUED](version)
+    version, new = await arena.submit(caller, receive)
     return web.json_response({**version_json(version), "new": new}, status=201 if new else 200)
 
 
-def _number(request: web.Request) -> int:
-    """The version number in the path (``3`` or ``v3``), or a 404."""
-    text = request.match_info["number"].removeprefix("v")
-    if not text.isdigit() or len(text) > 9:
-        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
-    return int(text)
+def _number(request: web.Request) -> tuple[int | None, str]:
+    """The version number in the path (``3`` or ``v3``; None: not a number), and the path's text."""
+    asked = request.match_info["number"]
+    text = asked.removeprefix("v")
+    return (int(text) if text.isdigit() and len(text) <= 9 else None), asked
 
 
 async def _versions(request: web.Request) -> web.Response:
-    team = _team(request)
-    return web.json_response([version_json(v) for v in await request.app[REPOSITORY].versions(team)])
+    arena, caller = _arena(request)
+    return web.json_response([version_json(v) for v in await arena.versions(caller)])
 
 
 async def _version(request: web.Request) -> web.Response:
-    team = _team(request)
-    version = await request.app[REPOSITORY].version(team, _number(request))
-    if version is None:
-        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
-    return web.json_response(version_json(version))
+    arena, caller = _arena(request)
+    return web.json_response(version_json(await arena.version(caller, *_number(request))))
 
 
 async def _build(request: web.Request) -> web.Response:
-    team = _team(request)
-    version = await request.app[REPOSITORY].version(team, _number(request))
-    if version is None:
-        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
-    log = build_log(request.app[CONFIG].storage, version)
-    try:
-        text = log.read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:  # queued: not started yet
-        text = ""
+    arena, caller = _arena(request)
+    version, text = await arena.build_log(caller, *_number(request))
     return web.json_response(
         {"version": version.number, "state": str(version.state), "smoke": version.smoke, "log": text}
     )
 
 
 async def _bot_log(request: web.Request) -> web.Response:
-    team = _team(request)
-    version = await request.app[REPOSITORY].version(team, _number(request))
-    if version is None:
-        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
-    parts = await asyncio.to_thread(read_logs, smoke_bot_logs(request.app[CONFIG].storage, version))
-    text = "".join(parts)
+    arena, caller = _arena(request)
+    version, text = await arena.smoke_log(caller, *_number(request))
     return web.json_response(
         {"version": version.number, "log": text[:BOT_LOG_SHOWN], "truncated": len(text) > BOT_LOG_SHOWN}
     )
 
 
 async def _toolchains(request: web.Request) -> web.Response:
-    _team(request)
-    offered = await asyncio.to_thread(offers, request.app[CONFIG].build.toolchains)
+    arena, caller = _arena(request)
+    offered = await arena.toolchains(caller)
     return web.json_response(
         {
             "toolchains": [
@@ -352,78 +282,52 @@ async def _toolchains(request: web.Request) -> web.Response:
     )
 
 
-def _finals_record(request: web.Request, name: str) -> tuple[Path, dict[str, Any]]:
-    """The folder and public record of the finals ``name``, or a 404."""
-    folder = finals_folder(request.app[CONFIG].storage, name)
-    try:
-        record = json.loads((folder / FINALS_JSON).read_text(encoding="utf-8")) if NAME.fullmatch(name) else None
-    except (OSError, ValueError):
-        record = None
-    if not isinstance(record, dict):
-        _fail(web.HTTPNotFound, f"no finals {name!r}")
-    return folder, record
-
-
 async def _finals_list(request: web.Request) -> web.Response:
-    _team(request)
-    root = finals_folder(request.app[CONFIG].storage, "")
-    names = sorted(p.name for p in root.iterdir() if (p / FINALS_JSON).is_file()) if root.is_dir() else []
-    found = [_finals_record(request, name)[1] for name in names]
+    arena, caller = _arena(request)
+    arena.team(caller)
+    found = await asyncio.to_thread(arena.finals_list)
     keys = ("name", "state", "seed_sha256", "seed")
-    return web.json_response([{key: record.get(key) for key in keys} for record in found])
+    return web.json_response([{key: f.record.get(key) for key in keys} for f in found])
 
 
 async def _finals(request: web.Request) -> web.Response:
-    _team(request)
-    return web.json_response(_finals_record(request, request.match_info["name"])[1])
+    arena, caller = _arena(request)
+    arena.team(caller)
+    return web.json_response((await asyncio.to_thread(arena.finals, request.match_info["name"])).record)
 
 
 async def _finals_file(request: web.Request) -> web.StreamResponse:
-    _team(request)
-    name, relative = request.match_info["name"], request.match_info["path"]
-    folder, record = _finals_record(request, name)
-    if record.get("state") != "done":
-        _fail(web.HTTPConflict, f"the finals {name!r} are still playing: their files are published when they end")
-    path = folder / relative
-    if not is_public(relative) or path.is_symlink() or not path.is_file():
-        _fail(web.HTTPNotFound, f"no published file {relative!r} in the finals {name!r}")
+    arena, caller = _arena(request)
+    arena.team(caller)
+    path = await asyncio.to_thread(arena.finals_file, request.match_info["name"], request.match_info["path"])
     return web.FileResponse(path, headers={"Content-Type": "text/plain; charset=utf-8"})
 
 
-MATCH_DIGITS = 18  # a match id in a path: 64-bit (repository.MATCH_ID), so 18 digits always fit
-VERSION_MAX = 999_999_999  # the largest version number a path or a body may name (nine digits)
-
-
 async def _activate(request: web.Request) -> web.Response:
-    team = _team(request)
+    arena, caller = _arena(request)
+    arena.team(caller)
     body = await _json_body(request, '{"version": N}')
     number = body.get("version")
     if not isinstance(number, int) or isinstance(number, bool):
         _fail(web.HTTPBadRequest, 'send JSON: {"version": N}')
-    if not 1 <= number <= VERSION_MAX:
-        _fail(web.HTTPNotFound, f"no version {number if abs(number) < 10**12 else 'of that size'}")
-    try:
-        version = await request.app[REPOSITORY].activate(team, number)
-    except ArenaError as error:
-        _fail(web.HTTPConflict, str(error))
-    return web.json_response(version_json(version))
-
-
-def _store(request: web.Request) -> LadderStore:
-    return LadderStore(request.app[REPOSITORY])
+    return web.json_response(version_json(await arena.activate(caller, number)))
 
 
 async def _ladder(request: web.Request) -> web.Response:
     """The ladder's ranking: every team's active version by mu - k sigma (public to every team)."""
-    _team(request)
+    arena, caller = _arena(request)
+    arena.team(caller)
     k = request.app[CONFIG].ladder.k
-    board = sorted(await _store(request).leaderboard(), key=lambda e: (-e[1].score(k), e[0].name))
-    return web.json_response(
-        [
+    rows: list[dict[str, object]] = []
+    for line in await arena.leaderboard():
+        s = line.standing
+        if s is None:
+            continue  # no active version: not in the ladder
+        rows.append(
             {
-                "rank": place,
-                "team": team.name,
-                "version": team.active_version,
+                "rank": len(rows) + 1,
+                "team": line.team,
+                "version": line.active_version,
                 "mu": round(s.mu, 4),
                 "sigma": round(s.sigma, 4),
                 "score": round(s.score(k), 4),
@@ -431,22 +335,17 @@ async def _ladder(request: web.Request) -> web.Response:
                 "faulty": s.faulty,
                 "paused": s.paused is not None,
             }
-            for place, (team, s) in enumerate(board, 1)
-        ]
-    )
+        )
+    return web.json_response(rows)
 
 
 async def _version_ladder(request: web.Request) -> web.Response:
     """One of the team's versions in the ladder: its standing, why it is paused (its log's last
     lines: this team's alone), its rating history, and bb/100 against each opponent version."""
-    team = _team(request)
-    version = await request.app[REPOSITORY].version(team, _number(request))
-    if version is None:
-        _fail(web.HTTPNotFound, f"no version {request.match_info['number']!r}")
-    store, config = _store(request), request.app[CONFIG]
-    standing = (await store.standings_of([version.id]))[version.id]
+    arena, caller = _arena(request)
+    found = await arena.version_ladder(caller, *_number(request))
+    standing, pairs = found.standing, found.pairs
     opponents = []
-    pairs = await store.pair_groups(version.id)
     overall = version_bb100(pairs)  # the leaderboard's figure: every opponent's groups together
     for name, number, groups in pairs:
         rate = groups.bb_per_100(1)  # the groups are summed in big blinds already
@@ -463,17 +362,17 @@ async def _version_ladder(request: web.Request) -> web.Response:
         )
     return web.json_response(
         {
-            "version": version.number,
+            "version": found.version.number,
             "mu": standing.mu,
             "sigma": standing.sigma,
-            "score": standing.score(config.ladder.k),
+            "score": standing.score(request.app[CONFIG].ladder.k),
             "games": standing.games,
             "faulty": standing.faulty,
             "paused": standing.paused,
             "bb_per_100": None if overall is None else round(overall[0], 3),
             "ci95": None if overall is None else [round(overall[1], 3), round(overall[2], 3)],
             "groups": sum(groups.groups for _, _, groups in pairs),
-            "history": [[seq, mu, sigma] for seq, mu, sigma in await store.history(version.id)],
+            "history": [[seq, mu, sigma] for seq, mu, sigma in found.history],
             "opponents": opponents,
         }
     )
@@ -494,59 +393,40 @@ def scrimmage_json(planned: Planned) -> dict[str, object]:
 
 
 async def _ask_scrimmage(request: web.Request) -> web.Response:
-    team = _team(request)
+    arena, caller = _arena(request)
+    arena.team(caller)
     body = await _json_body(request, '{"opponent": "TEAM"}')
     opponent = body.get("opponent")
     if not isinstance(opponent, str):
         _fail(web.HTTPBadRequest, 'send JSON: {"opponent": "TEAM"}')
-    per_hour = request.app[CONFIG].ladder.scrimmages_per_hour
-    try:
-        planned = await _store(request).request_scrimmage(team, opponent, per_hour, draw_seed())
-    except RefusedError as error:
-        refused(error)
-    LOGGER.info("team %s: scrimmage %d against %s asked for", team.name, planned.id, opponent)
-    request.app[REQUESTED](planned)
-    return web.json_response(scrimmage_json(planned), status=201)
+    return web.json_response(scrimmage_json(await arena.ask_scrimmage(caller, opponent)), status=201)
 
 
 async def _scrimmages(request: web.Request) -> web.Response:
-    team = _team(request)
-    return web.json_response([scrimmage_json(p) for p in await _store(request).scrimmages(team)])
-
-
-async def _one_scrimmage(request: web.Request) -> Planned:
-    """The scrimmage of the path, if the calling team played in it (else a 404, as for none)."""
-    team = _team(request)
-    text = request.match_info["id"]
-    found = await _store(request).scrimmages(team, int(text)) if text.isdigit() and len(text) <= MATCH_DIGITS else []
-    if not found:
-        _fail(web.HTTPNotFound, f"no scrimmage {text!r} of your team")
-    return found[0]
+    arena, caller = _arena(request)
+    return web.json_response([scrimmage_json(p) for p in await arena.scrimmages(caller)])
 
 
 async def _scrimmage(request: web.Request) -> web.Response:
-    return web.json_response(scrimmage_json(await _one_scrimmage(request)))
+    arena, caller = _arena(request)
+    return web.json_response(scrimmage_json(await arena.scrimmage(caller, request.match_info["id"])))
 
 
 async def _scrimmage_hands(request: web.Request) -> web.Response:
-    planned = await _one_scrimmage(request)
-    if planned.state != "done":
-        _fail(web.HTTPConflict, f"scrimmage {planned.id} is not over: its hands are shown once it is")
-    folder = match_folder(request.app[CONFIG].storage, planned.id) / "hands"
-    files = sorted(folder.glob("*.phhs")) if folder.is_dir() else []
-    text = "".join(path.read_text(encoding="utf-8") for path in files)
-    return web.Response(text=text, content_type="text/plain")
+    arena, caller = _arena(request)
+    return web.Response(text=await arena.scrimmage_hands(caller, request.match_info["id"]), content_type="text/plain")
 
 
 async def _scrimmage_policy(request: web.Request) -> web.Response:
-    team = _team(request)
+    arena, caller = _arena(request)
+    accept = None
     if request.method == "PUT":
+        arena.team(caller)
         body = await _json_body(request, '{"accept": true}')
         accept = body.get("accept")
         if not isinstance(accept, bool):
             _fail(web.HTTPBadRequest, 'send JSON: {"accept": true} or {"accept": false}')
-        await _store(request).set_scrimmages(team, accept)
-    return web.json_response({"accept": await _store(request).accepts_scrimmages(team)})
+    return web.json_response({"accept": await arena.scrimmage_policy(caller, accept)})
 
 
 async def _json_body(request: web.Request, shape: str) -> dict[str, Any]:
@@ -574,10 +454,8 @@ def make_app(
     )
     app[REPOSITORY] = repository
     app[CONFIG] = config
-    app[QUEUED] = queued
+    app[ARENA] = Arena(repository, config, queued, requested or (lambda _planned: None))
     app[SESSIONS] = Sessions(config.http.sessions_per_token, config.http.logins_per_minute)
-    app[SUBMITTING] = set()
-    app[REQUESTED] = requested or (lambda _planned: None)
     app.router.add_get(f"{API}/openapi.yaml", _openapi)
     app.router.add_get(f"{API}/team", _me)
     app.router.add_get(f"{API}/teams", _teams)

@@ -20,12 +20,9 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from dealer.arena.http import CONFIG, REPOSITORY
-from dealer.arena.layout import finals_folder, is_public
-from dealer.arena.model import DISPLAY_NAME_MAX, RESERVED, ArenaError, display_name_problem
-from dealer.arena.pages import PUBLIC, Viewer, shell, viewer
-from dealer.arena.repository import Repository
-from dealer.arena.services import finals_record, finals_records
+from dealer.arena.http import ARENA
+from dealer.arena.model import DISPLAY_NAME_MAX, RESERVED, RefusedError
+from dealer.arena.pages import Viewer, shell, viewer
 from dealer.arena.sessions import CSRF_FIELD, csrf_ok
 
 LOGGER = logging.getLogger(__name__)
@@ -51,7 +48,7 @@ def _form(action: str, csrf: str, button: str, fields: str = "") -> str:
 async def _organiser_page(request: web.Request, note: str = "", token: str = "") -> web.Response:
     who = await _organiser(request)
     csrf = who.session.csrf if who.session is not None else ""
-    frozen = await request.app[REPOSITORY].frozen_at()
+    frozen = await request.app[ARENA].frozen_at()
     parts = []
     if note:
         parts.append(f'<p class="ok" role="status">{html.escape(note)}</p>')
@@ -97,15 +94,10 @@ async def _checked_form(request: web.Request) -> dict[str, str]:
 async def _add_team(request: web.Request) -> web.Response:
     form = await _checked_form(request)
     name, display = form.get("name", "").strip(), form.get("display", "").strip() or None
-    repository: Repository = request.app[REPOSITORY]
     try:
-        if display is not None and (problem := display_name_problem(display)) is not None:
-            raise ArenaError(problem)
-        team, token = await repository.add_team(name)
-        await repository.set_display_name(team.name, display)
-    except ArenaError as error:
+        team, token = await request.app[ARENA].add_team((await viewer(request)).caller, name, display)
+    except RefusedError as error:
         raise web.HTTPUnprocessableEntity(text=str(error)) from None
-    LOGGER.info("organiser (web): team %s added", team.name)
     return await _organiser_page(request, f"Team {team.name} added.", token)
 
 
@@ -113,35 +105,32 @@ async def _new_token(request: web.Request) -> web.Response:
     await _checked_form(request)
     name = request.match_info["name"]
     try:
-        token = await request.app[REPOSITORY].new_team_token(name)
-    except ArenaError as error:
+        token = await request.app[ARENA].new_token((await viewer(request)).caller, name)
+    except RefusedError as error:
         raise web.HTTPNotFound(text=str(error)) from None
-    LOGGER.info("organiser (web): team %s has a new token", name)
     return await _organiser_page(request, f"Team {name} has a new token; the old one no longer works.", token)
 
 
 async def _display_name(request: web.Request) -> web.StreamResponse:
     form = await _checked_form(request)
-    name = request.match_info["name"]
+    name, display = request.match_info["name"], form.get("display", "").strip() or None
     try:
-        await request.app[REPOSITORY].set_display_name(name, form.get("display", "").strip() or None)
-    except ArenaError as error:
+        await request.app[ARENA].set_display_name((await viewer(request)).caller, name, display)
+    except RefusedError as error:
         raise web.HTTPUnprocessableEntity(text=str(error)) from None
-    LOGGER.info("organiser (web): team %s has a new display name", name)
     raise web.HTTPSeeOther("/organiser")
 
 
 async def _freeze(request: web.Request) -> web.StreamResponse:
     await _checked_form(request)
-    when, now = await request.app[REPOSITORY].freeze()
-    LOGGER.info("organiser (web): arena frozen at %s%s", when.isoformat(), "" if now else " (already)")
+    await request.app[ARENA].freeze((await viewer(request)).caller)
     raise web.HTTPSeeOther("/organiser")
 
 
 async def _organiser_data(request: web.Request) -> web.Response:
     """The teams with their active versions, and the paused versions with why (organiser only)."""
-    await _organiser(request)
-    repository: Repository = request.app[REPOSITORY]
+    who = await _organiser(request)
+    arena = request.app[ARENA]
     teams = [
         {
             "name": t.name,
@@ -150,11 +139,11 @@ async def _organiser_data(request: web.Request) -> web.Response:
             "active_version": t.active_version,
             "house": t.name in RESERVED,  # the arena's own bot: no token, no display name to give
         }
-        for t in await repository.teams()
+        for t in await arena.teams(who.caller)
     ]
     paused = [
         {"team": team, "version": version, "games": games, "faulty": faulty, "reason": reason}
-        for team, version, games, faulty, reason in await request.app[PUBLIC].paused()
+        for team, version, games, faulty, reason in await arena.paused(who.caller)
     ]
     return web.json_response({"teams": teams, "paused": paused})
 
@@ -164,18 +153,16 @@ async def _finals_page(request: web.Request) -> web.Response:
 
 
 async def _finals_data(request: web.Request) -> web.Response:
-    return web.json_response(await asyncio.to_thread(finals_records, request.app[CONFIG].storage))
+    found = await asyncio.to_thread(request.app[ARENA].finals_list)
+    return web.json_response([{**f.record, "seed_matches": f.seed_matches} for f in found])
 
 
 async def _finals_file(request: web.Request) -> web.StreamResponse:
-    storage = request.app[CONFIG].storage
     name, relative = request.match_info["name"], request.match_info["path"]
-    record = finals_record(storage, name)
-    path = finals_folder(storage, name) / relative
-    if record is None or record.get("state") != "done" or not is_public(relative) or path.is_symlink():
-        raise web.HTTPNotFound(text="no such published file")
-    if not path.is_file():
-        raise web.HTTPNotFound(text="no such published file")
+    try:
+        path = await asyncio.to_thread(request.app[ARENA].finals_file, name, relative)
+    except RefusedError:
+        raise web.HTTPNotFound(text="no such published file") from None
     attachment = f'attachment; filename="{quote(name)}-{quote(relative.replace("/", "-"))}"'
     return web.FileResponse(
         path, headers={"Content-Type": "text/plain; charset=utf-8", "Content-Disposition": attachment}

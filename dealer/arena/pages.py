@@ -11,7 +11,6 @@ through would run nothing. The league's stylesheet, DOM helpers and uPlot are se
 
 from __future__ import annotations
 
-import asyncio
 import html
 import logging
 import secrets
@@ -22,19 +21,13 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from dealer.arena.http import CONFIG, MATCH_DIGITS, REPOSITORY
-from dealer.arena.model import Team, token_digest
+from dealer.arena.http import ARENA, CONFIG
+from dealer.arena.model import RefusedError, Team, token_digest
 from dealer.arena.public import (
     MatchLine,
-    Public,
-    bot_logs,
     duplicate_groups,
-    history_files,
-    match_hands,
-    may_see_hands,
 )
-from dealer.arena.repository import Repository
-from dealer.arena.services import BOT_LOG_SHOWN, Organiser, read_logs, resolve
+from dealer.arena.services import BOT_LOG_SHOWN, Caller, Organiser, Public
 from dealer.arena.sessions import (
     COOKIE,
     CSRF_FIELD,
@@ -88,19 +81,17 @@ async def security_headers(
 class Viewer:
     """Who is looking at a page: a team, the organiser, or nobody logged in (the public)."""
 
-    def __init__(self, session: Session | None, team: Team | None, organiser: bool) -> None:
-        self.session, self.team, self.organiser = session, team, organiser
+    def __init__(self, session: Session | None, caller: Caller) -> None:
+        self.session, self.caller = session, caller
+        self.team = caller if isinstance(caller, Team) else None
+        self.organiser = isinstance(caller, Organiser)
 
 
 async def viewer(request: web.Request) -> Viewer:
     """The viewer of ``request``, from its session cookie (a session whose token was replaced is none)."""
     session = request_session(request)
-    if session is None:
-        return Viewer(None, None, False)
-    caller = await resolve(request.app[REPOSITORY], session.token_sha256)
-    if caller is None:
-        return Viewer(None, None, False)
-    return Viewer(session, None if isinstance(caller, Organiser) else caller, isinstance(caller, Organiser))
+    caller = None if session is None else await request.app[ARENA].resolve(session.token_sha256)
+    return Viewer(None, Public()) if session is None or caller is None else Viewer(session, caller)
 
 
 def shell(title: str, page: str, who: Viewer, *, source: str = "", body: str = "", status: int = 200) -> web.Response:
@@ -174,9 +165,9 @@ async def _login(request: web.Request) -> web.StreamResponse:
     if not isinstance(given, str) or not expected or not secrets.compare_digest(given, expected):
         return _login_page(request, who, "The form expired: log in again.", status=403)
     token = token.strip() if isinstance(token, str) else ""
-    repository: Repository = request.app[REPOSITORY]
-    team = await repository.team_for_token(token) if token else None
-    if team is None and not (token and await repository.is_organiser(token)):
+    caller = await request.app[ARENA].login(token)
+    team = caller if isinstance(caller, Team) else None
+    if caller is None:
         LOGGER.info("web login refused: unknown token")  # never the token itself
         return _login_page(request, who, "Unknown token.", status=401)
     wait = sessions.login_wait(f"token {token_digest(token)}")
@@ -217,17 +208,11 @@ async def _leaderboard_page(request: web.Request) -> web.Response:
 async def _public_team_page(request: web.Request) -> web.Response:
     name = request.match_info["name"]
     who = await viewer(request)
-    if await _named(request.app[REPOSITORY], name) is None:
+    try:
+        await request.app[ARENA].named(name)
+    except RefusedError:
         return shell("No such team", "missing", who, status=404)
     return shell("Team", "public-team", who, source=f"/data/teams/{quote(name, safe='')}")
-
-
-async def _named(repository: Repository, name: str) -> Team | None:
-    """The team called ``name``, or None."""
-    return next((t for t in await repository.teams() if t.name == name), None)
-
-
-PUBLIC = web.AppKey("public", Public)
 
 
 def _when(moment: datetime | None) -> str | None:
@@ -235,7 +220,7 @@ def _when(moment: datetime | None) -> str | None:
 
 
 async def _leaderboard_data(request: web.Request) -> web.Response:
-    lines = await request.app[PUBLIC].leaderboard()
+    lines = await request.app[ARENA].leaderboard()
     rows = []
     for rank, line in enumerate(lines, 1):
         rated = line.score is not None and line.mu is not None and line.sigma is not None
@@ -276,19 +261,15 @@ def _match_json(match: MatchLine) -> dict[str, object]:
 
 
 async def _public_team_data(request: web.Request) -> web.Response:
-    repository: Repository = request.app[REPOSITORY]
-    team = await _named(repository, request.match_info["name"])
-    if team is None:
-        raise web.HTTPNotFound(text='{"error": "no such team"}', content_type="application/json")
+    found = await request.app[ARENA].team_page(request.match_info["name"])
+    team = found.team
     versions = [  # what anyone may know of a version: its number and date, and which one plays
         {"version": v.label, "created_at": v.created_at.isoformat(), "active": v.number == team.active_version}
-        for v in await repository.versions(team)
+        for v in found.versions
     ]
-    public = request.app[PUBLIC]
-    recent = [_match_json(m) for m in await public.matches(team_id=team.id, limit=20)]
-    history = await public.history(team)
+    recent = [_match_json(m) for m in found.matches]
     body = {"team": team.name, "display": team.shown, "created_at": _when(team.created_at), "versions": versions}
-    body["history"] = history
+    body["history"] = found.history
     return web.json_response({**body, "matches": recent})
 
 
@@ -297,74 +278,59 @@ async def _matches_page(request: web.Request) -> web.Response:
 
 
 async def _matches_data(request: web.Request) -> web.Response:
-    public = request.app[PUBLIC]
-    queue = [_match_json(m) for m in await public.matches(open_only=True, limit=100)]
-    recent = [_match_json(m) for m in await public.matches(limit=30) if m.over]
-    return web.json_response({"queue": queue, "recent": recent})
-
-
-def _match_id(request: web.Request) -> int:
-    text = request.match_info["id"]
-    if not text.isdigit() or len(text) > MATCH_DIGITS:
-        raise web.HTTPNotFound(text="no such match")
-    return int(text)
+    queue, recent = await request.app[ARENA].matches()
+    return web.json_response({"queue": [_match_json(m) for m in queue], "recent": [_match_json(m) for m in recent]})
 
 
 async def _match_page(request: web.Request) -> web.Response:
     who = await viewer(request)
-    number = _match_id(request)
-    if await request.app[PUBLIC].match(number) is None:
+    try:
+        found = await request.app[ARENA].match_view(who.caller, request.match_info["id"])
+    except RefusedError:
         return shell("No such match", "missing", who, status=404)
+    number = found.match.id
     return shell(f"Match {number}", "match", who, source=f"/data/matches/{number}")
 
 
 async def _match_data(request: web.Request) -> web.Response:
     who = await viewer(request)
-    match = await request.app[PUBLIC].match(_match_id(request))
-    if match is None:
-        raise web.HTTPNotFound(text='{"error": "no such match"}', content_type="application/json")
-    body: dict[str, object] = {**_match_json(match), "hands_shown": may_see_hands(match, who.team, who.organiser)}
-    if body["hands_shown"]:
-        storage = request.app[CONFIG].storage
-        hands = await asyncio.to_thread(match_hands, storage, match.id)
+    arena = request.app[ARENA]
+    found = await arena.match_view(who.caller, request.match_info["id"])
+    body: dict[str, object] = {**_match_json(found.match), "hands_shown": found.hands_shown}
+    if found.hands_shown:
+        hands = await arena.match_hands(found)
         body["groups"] = duplicate_groups(hands)
         body["replays"] = [{**replay(hand), "file": hand["_file"]} for hand in hands]
-        body["files"] = [path.name for path in history_files(storage, match.id)]
+        body["files"] = [path.name for path in arena.match_files(found)]
     return web.json_response(body)
 
 
 async def _match_file(request: web.Request) -> web.StreamResponse:
     who = await viewer(request)
-    match = await request.app[PUBLIC].match(_match_id(request))
-    if match is None or not may_see_hands(match, who.team, who.organiser):
-        raise web.HTTPNotFound(text="no such file")
-    files = {path.name: path for path in history_files(request.app[CONFIG].storage, match.id)}
+    arena = request.app[ARENA]
+    try:
+        found = await arena.match_view(who.caller, request.match_info["id"])
+        files = {path.name: path for path in arena.match_files(found)}
+    except RefusedError:
+        files = {}
     path = files.get(request.match_info["file"])
     if path is None:
         raise web.HTTPNotFound(text="no such file")
-    disposition = f'attachment; filename="m{match.id}-{path.name}"'
+    disposition = f'attachment; filename="m{found.match.id}-{path.name}"'
     headers = {"Content-Type": "text/plain; charset=utf-8", "Content-Disposition": disposition}
     return web.FileResponse(path, headers=headers)
 
 
 async def _own_data(request: web.Request) -> web.Response:
     """The logged-in team's versions in the ladder, with the reason of a pause (its own eyes only)."""
-    who = await viewer(request)
-    if who.team is None:
-        raise web.HTTPForbidden(text='{"error": "log in as a team"}', content_type="application/json")
-    return web.json_response({"team": who.team.name, "versions": await request.app[PUBLIC].own_standings(who.team)})
+    team, versions = await request.app[ARENA].own_standings((await viewer(request)).caller)
+    return web.json_response({"team": team.name, "versions": versions})
 
 
 async def _own_match_log(request: web.Request) -> web.Response:
     """What the logged-in team's bot wrote in one of its matches (404 for a match it did not play)."""
     who = await viewer(request)
-    match = await request.app[PUBLIC].match(_match_id(request))
-    seats = [] if match is None or who.team is None else [s for s in match.seats if s.team_id == who.team.id]
-    if match is None or not seats or not match.over:
-        raise web.HTTPNotFound(text='{"error": "no such match of yours"}', content_type="application/json")
-    storage = request.app[CONFIG].storage
-    paths = [path for seat in seats for path in bot_logs(storage, match.id, f"{seat.team}-{seat.version}")]
-    text = "".join(await asyncio.to_thread(read_logs, paths))
+    match, text = await request.app[ARENA].logs(who.caller, request.match_info["id"])
     return web.json_response({"match": match.id, "log": text[:BOT_LOG_SHOWN], "truncated": len(text) > BOT_LOG_SHOWN})
 
 
@@ -379,8 +345,6 @@ async def _home(_request: web.Request) -> web.StreamResponse:
 def add_pages(app: web.Application) -> None:
     """Add the web pages to the arena's application (made by ``dealer.arena.http.make_app``)."""
     app.middlewares.insert(0, security_headers)
-    config = app[CONFIG]
-    app[PUBLIC] = Public(app[REPOSITORY], config.ladder.k)
     app.router.add_get("/", _home)
     app.router.add_get("/login", _login)
     app.router.add_post("/login", _login)

@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from dealer.arena.ladder import Standing
 from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import match_folder
 from dealer.arena.model import Team
@@ -44,6 +45,8 @@ class Line:
     last_played: datetime | None = None
     paused: bool = False
     display: str = ""  # the team's display name (its name if it has none)
+    active_version: int | None = None  # its number
+    standing: Standing | None = None  # the active version's standing (None: no active version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +94,10 @@ class Public:
             label = None if team.active_version is None else f"v{team.active_version}"
             if standing is None or standing.games == 0:
                 paused = standing is not None and standing.paused is not None
-                lines.append(Line(team.name, label, paused=paused, display=team.shown))
+                active = team.active_version
+                lines.append(
+                    Line(team.name, label, paused=paused, display=team.shown, active_version=active, standing=standing)
+                )
                 continue
             lines.append(
                 Line(
@@ -106,9 +112,11 @@ class Public:
                     last_played=await self._last_played(standing.version_id),
                     paused=standing.paused is not None,
                     display=team.shown,
+                    active_version=team.active_version,
+                    standing=standing,
                 )
             )
-        lines.sort(key=lambda line: (line.score is None, -(line.score or 0.0), line.team))
+        lines.sort(key=rank)
         return lines
 
     async def _last_played(self, version_id: int) -> datetime | None:
@@ -217,6 +225,12 @@ class Public:
                 MatchLine(row.id, row.seq is not None, row.state, _utc(row.created_at), finished, line_seats, hands)
             )
         return lines
+
+
+def rank(line: Line) -> tuple[bool, float, str]:
+    """The leaderboard's one order (the API's and the pages'): the rated by mu - k sigma, best first,
+    then the versions yet to play a ranked match and the teams without one, each by name."""
+    return (line.score is None, -(line.score or 0.0), line.team)
 
 
 def version_bb100(pairs: list[tuple[str, int, GroupedSums]]) -> tuple[float, float, float] | None:
