@@ -4,6 +4,8 @@ neither the match runner, the launcher, the sandbox nor gRPC; only the builder p
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 
@@ -33,3 +35,44 @@ def test_the_api_storage_and_archives_do_not_load_the_runner() -> None:
     builder = code.replace("dealer.arena.client;", "dealer.arena.client, dealer.arena.builds;")
     loaded = subprocess.run([sys.executable, "-c", builder], capture_output=True, text=True, check=True).stdout
     assert "dealer.runner" in loaded and "dealer.processes" in loaded
+
+
+ROUTES = ("http.py", "pages.py", "organiser_pages.py")
+STORES = ("dealer.arena.repository", "dealer.arena.ladder_store", "dealer.arena.public", "sqlalchemy")
+WIRING = {"make_app", "add_pages", "add_organiser_pages"}  # where the application is put together
+
+
+def test_no_route_module_reads_a_store_or_decides_access_itself() -> None:
+    """Issue 34 (1): the API (/api/v1) and the pages (/data) are two presenters of one use-case
+    layer (dealer.arena.services): a route parses the request, calls one use case on the request's
+    caller and writes its answer. No route module imports a store's queries or the pages' reads
+    (type names and pure formatters aside), touches the repository or a store outside the wiring
+    of the application, or compares a caller's team with a match's seats (who may see a match's
+    hands or logs is the use case's to say), and no store names an HTTP status."""
+    allowed = {
+        "dealer.arena.repository.Repository",  # the type the application is made with
+        "dealer.arena.ladder_store.Planned",  # a scrimmage's record, which the API shows
+        "dealer.arena.public.MatchLine",  # a match's record, which the pages show
+        "dealer.arena.public.duplicate_groups",  # pure: hands in, chips by duplicate group out
+        "dealer.arena.public.version_bb100",  # pure: the stored groups in, bb/100 out
+    }
+    for name in ROUTES:
+        path = DEALER / "arena" / name
+        stores = {i for i in _imports(path) if i.startswith(STORES) or i.split(".")[0] == "sqlalchemy"}
+        assert stores <= allowed, (name, stores - allowed)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            if function.name in WIRING:
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Attribute):
+                    assert node.attr not in ("repository", "store", "reads", "team_id", "engine"), (
+                        f"{name}:{node.lineno}: {function.name} reads .{node.attr}"
+                    )
+                if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name):
+                    assert node.slice.id != "REPOSITORY", f"{name}:{node.lineno}: {function.name} reads the repository"
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "LadderStore":
+                    raise AssertionError(f"{name}:{node.lineno}: {function.name} opens the ladder's store")
+    for store in ("ladder_store.py", "repository.py", "public.py"):
+        text = (DEALER / "arena" / store).read_text(encoding="utf-8")
+        assert "aiohttp" not in text and not re.search(r"status\s*=|\b(40[0-9]|429)\b,", text), store

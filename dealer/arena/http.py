@@ -27,7 +27,7 @@ from dealer.arena.ladder_store import Planned
 from dealer.arena.model import Refusal, RefusedError, Version, token_digest
 from dealer.arena.public import version_bb100
 from dealer.arena.repository import Repository
-from dealer.arena.services import BOT_LOG_SHOWN, Arena, Caller, resolve
+from dealer.arena.services import BOT_LOG_SHOWN, Arena, Caller
 from dealer.arena.sessions import CSRF_HEADER, SAFE_METHODS, SESSIONS, Sessions, csrf_ok, request_session
 from dealer.arena.toolchains import BASIC
 
@@ -94,7 +94,7 @@ async def _authenticate(request: web.Request, handler: Callable[[web.Request], A
         digest = session.token_sha256  # the web pages' own requests: the cookie of a logged-in browser
     else:
         _fail(web.HTTPForbidden, f"a request of the web pages must send the session's {CSRF_HEADER}")
-    caller = await resolve(request.app[REPOSITORY], digest)
+    caller = await request.app[ARENA].resolve(digest)
     if caller is None:
         _fail(web.HTTPUnauthorized, "unknown token")
     request[CALLER] = caller
