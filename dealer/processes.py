@@ -204,9 +204,9 @@ class BotProcess:
         ``command``: an organiser's words (relative paths from ``base``, the files they name bound into
         the sandbox) or a team's (``TeamCommand``: its folder bound at ``BOT_FOLDER``, nothing it names).
         ``local_address`` (``unix:/path``) is the dealer's Unix socket, which a sandboxed bot with
-        ``network: none`` dials (bound into its sandbox). ``stdio``: the
-        bot talks on its stdin and stdout (``pipes``), only its stderr is the log, and it gets no address
-        or token. ``relay_port`` (an ACPC bot, sandboxed with ``network: none``): the launcher relays
+        ``network: none`` dials (bound into its sandbox). ``stdio``: the bot talks on its stdin and
+        stdout (``pipes``), only its stderr is the log, and it gets no address or token.
+        ``relay_port`` (an ACPC bot, sandboxed with ``network: none``): the launcher relays
         that port of the sandbox's loopback to ``local_address``; ``files``: the dealer's files bound
         read-only into the sandbox, by their path there; ``path``: the bot's PATH (default the dealer's)."""
         owner = _owner(name, limits)
@@ -219,11 +219,9 @@ class BotProcess:
             files = {**(files or {}), BOT_FOLDER: own}
         env = _environment(workdir, sandboxed, None if stdio else (address, token), path)
         cgroup, cpu, pids, fds = _cgroups(limits)
-        # The sandbox's HOME is a tmpfs the launcher copies into the scratch folder, open here for it.
-        keep = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW) if sandboxed else None
+        keep = _scratch_fd(workdir) if sandboxed else None
         relay = None if relay_port is None or socket is None else f"{relay_port}:{sandbox.SOCKET}"
-        run = inside if sandboxed else argv
-        launcher = _launcher(run, limits, owner, fds, relay, keep, memory_cgroup=cgroup is not None)
+        launcher = _launcher(inside if sandboxed else argv, limits, owner, fds, relay, keep, memory_cgroup=bool(cgroup))
         fds += [] if keep is None else [keep]
         try:
             if sandboxed:
@@ -234,16 +232,12 @@ class BotProcess:
                 fds.append(options)
             process, exited = await _spawn(launcher, workdir, env, fds, stdio=stdio)
         except BaseException:
-            for group in (cgroup, cpu, pids):
-                if group is not None:
-                    group.remove()
+            _remove_cgroups(cgroup, cpu, pids)
             raise
         finally:
             for fd in fds:
                 os.close(fd)
-        logged = process.stderr if stdio else process.stdout
-        assert logged is not None
-        pump = asyncio.create_task(_pump_log(logged, log_path, limits.log_kb * 1024))
+        pump = asyncio.create_task(_pump_log(_log_stream(process, stdio), log_path, limits.log_kb * 1024))
         bot = cls(name, process, log_path, pump, exited, cgroup, cpu, pids, sandboxed=sandboxed)
         if cpu is not None:
             bot._cpu_watch = asyncio.create_task(bot._watch_cpu(cpu, limits.cpu_seconds))
@@ -389,6 +383,26 @@ def _cgroups(
     fds += [] if cpu is None else cpu.open_procs()
     fds += [] if pids is None else [pids.open_procs()]
     return cgroup, cpu, pids, fds
+
+
+def _scratch_fd(workdir: Path) -> int:
+    """The scratch folder, open for the launcher: a sandbox's HOME is a tmpfs it copies in from and
+    back out into this folder."""
+    return os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+
+
+def _remove_cgroups(*groups: sandbox.MemoryCgroup | sandbox.CpuCgroup | sandbox.PidsCgroup | None) -> None:
+    """Remove the cgroups made for a bot that did not start."""
+    for group in groups:
+        if group is not None:
+            group.remove()
+
+
+def _log_stream(process: asyncio.subprocess.Process, stdio: bool) -> asyncio.StreamReader:
+    """What a bot's log is made of: its stderr for a stdio bot (its stdout is the wire), else its output."""
+    logged = process.stderr if stdio else process.stdout
+    assert logged is not None
+    return logged
 
 
 def _program(name: str, command: Command, base: Path) -> tuple[list[str], list[str], Path | None]:
