@@ -29,10 +29,9 @@ from distributed import Client, LocalCluster, WorkerPlugin
 
 import dealer
 from dealer.config import program_problem
-from dealer.confined import Command, TeamCommand
+from dealer.confined import Command, TeamCommand, is_python, resolve_command
 from dealer.errors import ClusterError
 from dealer.league import MatchJob
-from dealer.processes import is_python, resolve_command
 from dealer.records import MatchResult
 from dealer.runner import run_job
 from dealer.server import tune_gc

@@ -29,14 +29,14 @@ import pwd
 import signal
 import stat
 import sys
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import BinaryIO
 
 from dealer import sandbox
 from dealer.config import Limits, program_problem
-from dealer.confined import BOT_FOLDER, Command, TeamCommand
+from dealer.confined import BOT_FOLDER, Command, TeamCommand, confine, resolve_command
 from dealer.launch import limit_args
 
 log = logging.getLogger(__name__)
@@ -59,49 +59,6 @@ MEMORY_MARKERS = (
     "Cannot allocate memory",
     "out of memory",
 )
-_PYTHONS = {"python", "python3", f"python3.{sys.version_info.minor}"}
-
-
-def is_python(program: str) -> bool:
-    """Whether a command's program names Python, which the dealer runs with its own interpreter."""
-    return program in _PYTHONS
-
-
-def resolve_command(command: Sequence[str], base: Path) -> list[str]:
-    """The argv to run: ``python`` means this interpreter; relative paths that exist under ``base``
-    become absolute, so the bot can run in its own scratch folder."""
-    argv = list(command)
-    if argv and is_python(argv[0]):
-        argv[0] = sys.executable
-    for i, arg in enumerate(argv):
-        if not arg.startswith("-") and not os.path.isabs(arg) and (base / arg).exists() and ("/" in arg or i > 0):
-            argv[i] = str((base / arg).resolve())
-    return argv
-
-
-def confine(command: TeamCommand) -> tuple[list[str], list[str]]:
-    """A team's command as it runs: its argv on the host and in its sandbox, where its folder is
-    ``BOT_FOLDER``. Only a word that names a file of the team's folder is resolved (links followed,
-    on the host), to that file's path; OSError, one line naming the team and the word, for a word
-    that names a file outside it (a link out of the folder, ``..``). ``python`` is this interpreter."""
-    if not command.words:
-        raise OSError(f"{command.owner}: its command is empty")
-    folder = Path(os.path.realpath(command.folder))
-    host, inside = list(command.words), list(command.words)
-    if host and is_python(host[0]):
-        host[0] = inside[0] = sys.executable
-    for i, word in enumerate(command.words):
-        if word.startswith("-") or os.path.isabs(word) or ("/" not in word and i == 0):
-            continue
-        path = command.folder / word
-        if not os.path.lexists(path):
-            continue
-        real = Path(os.path.realpath(path))
-        if real != folder and folder not in real.parents:
-            raise OSError(f"{command.owner}: its command names {word!r}, which is not in its own folder")
-        host[i] = str(real)
-        inside[i] = str(PurePosixPath(BOT_FOLDER, real.relative_to(folder)))
-    return host, inside
 
 
 def resolve_user(spec: str) -> tuple[int, int]:

@@ -32,10 +32,10 @@ from dealer.arena.repository import Repository
 from dealer.arena.toolchains import TOOLS, missing_toolchain, offers, tools_folder
 from dealer.choices import FaultPolicy, Network, Protocol
 from dealer.config import Limits
-from dealer.confined import TeamCommand
+from dealer.confined import TeamCommand, confine
 from dealer.errors import ClusterError
 from dealer.match import MatchBot, MatchPlan
-from dealer.processes import BotProcess, confine, resolve_user
+from dealer.processes import BotProcess, resolve_user
 from dealer.runner import play_match
 from dealer.scheduler import plan_tables
 
