@@ -389,8 +389,17 @@ async def run_league(
     on_seed: Callable[[str, str | None], None] | None = None,
     on_jobs: Callable[[Sequence[MatchJob]], None] | None = None,
 ) -> list[MatchResult]:
-    """Run every match not yet in the journal (see ``_run_league``); a full output filesystem, also
-    before the first match (the journal, a resume's bookkeeping), stops it with one RunError."""
+    """Run every match not yet in the journal; commit each as it finishes; return all results.
+
+    Without ``resume``, an output folder that holds results is refused (``claim_output``). Without
+    ``keep_going``, a bot that cannot start in its first match stops the league with a
+    ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``). A full
+    output filesystem, also before the first match (the journal, a resume's bookkeeping), stops it
+    with a RunError that says how many matches are kept for ``--resume``. Without a seed in the
+    configuration one is drawn (and kept in the journal for ``--resume``); ``on_seed`` gets its
+    SHA-256 commitment and the warning for a guessable seed, if any; ``on_jobs`` every job of the
+    league, seated with that seed, before the first match starts (what a page lists: a schedule
+    built before the seed is drawn seats other bots)."""
     try:
         return await _run_league(
             config,
@@ -465,16 +474,8 @@ async def _run_league(
     on_seed: Callable[[str, str | None], None] | None,
     on_jobs: Callable[[Sequence[MatchJob]], None] | None = None,
 ) -> list[MatchResult]:
-    """Run every match not yet in the journal; commit each as it finishes; return all results.
-
-    Without ``resume``, an output folder that holds results is refused (``claim_output``). Without
-    ``keep_going``, a bot that cannot start in its first match stops the league with a
-    ``BotStartError`` (that match is not committed, so a fixed league can ``--resume``). A full
-    output filesystem stops it with a RunError that says how many matches are kept for ``--resume``.
-    Without a seed in the configuration one is drawn (and kept in the journal for ``--resume``);
-    ``on_seed`` gets its SHA-256 commitment and the warning for a guessable seed, if any; ``on_jobs``
-    every job of the league, seated with that seed, before the first match starts (what a page lists:
-    a schedule built before the seed is drawn seats other bots)."""
+    """``run_league`` but for a full output filesystem before the first match (``run_league`` says
+    that one); a full one later says how many matches are finished and kept."""
     claim_output(config.out, resume=resume)  # never over an earlier run's results
     journal = Journal(config.out / "journal.sqlite", fingerprint(config))
     try:
