@@ -378,48 +378,6 @@ class Comparison:
         plain = self.plain_hands(estimator)
         return None if plain is None or plain == 0 else self.hands / plain
 
-    def cost_text(self) -> str:
-        """One line of what the verdict cost: hands played and used, and what plain play would have needed."""
-        e = self.settings.estimator
-        plain, left = self.plain_hands(e), self.variance_left(e)
-        would = (
-            f"a plain run (one seating per deal, raw chips) would have needed about {plain:,.0f} hands for the "
-            f"same precision ({self.hands / plain:.1%} of its variance per hand left by {e})"
-            if plain is not None and left is not None
-            else "no estimate yet of the hands a plain run would have needed"
-        )
-        return f"cost: {self.hands_played:,} hands played, {self.hands:,} used; {would}"
-
-    def decided_text(self) -> str:
-        """One line saying which interval or test decided, with its figures (the text output)."""
-        s = self.settings
-        level = f"{100 * (1 - s.alpha):g}%"
-        test = self.sequential
-        if isinstance(test, SequentialTest):
-            parts = []
-            for name, sprt in test.tests.items():
-                decision = test.decisions[name] or "no decision"
-                parts.append(
-                    f"{name} (0 against {sprt.mu1:+g}): LLR {number(sprt.llr)} in [{number(sprt.lower_bound)}, "
-                    f"{number(sprt.upper_bound)}] after {sprt.n} paired deals, {decision}"
-                )
-            return f"decided by the SPRTs on the {s.estimator} figures: " + "; ".join(parts)
-        if isinstance(test, ConfidenceSequenceTest):
-            low, high = test.sequence.interval
-            what = f"the {level} confidence sequence of the {s.estimator} figures after {test.sequence.n} paired deals"
-            if not test.may_decide(test.sequence.n):
-                why = (
-                    f"undecided: {test.informative} of those deals did not cancel exactly, "
-                    f"{s.min_informative} needed to estimate a variance"
-                )
-            else:
-                why = _why(self.verdict, low, high, s, test.decision is not None)
-            return f"decided by {what}: {_interval(low, high)} bb/100, {why}"
-        low, high = self.used.ci
-        why = _why(self.verdict, low, high, s, False)
-        what = f"the {level} confidence interval of the {s.estimator} figures"
-        return f"decided by {what}: {_interval(low, high)} bb/100, {why}"
-
     def as_json(self) -> dict[str, object]:
         """One JSON-ready dict (the ``--json`` output)."""
         s = self.settings
@@ -479,30 +437,6 @@ class Comparison:
             **({"error": f"bots failed: {self.failed}"} if self.failed else {}),
             **self.extra,
         }
-
-
-def number(x: float, spec: str = "+.2f") -> str:
-    """A figure for the text output: ``n/a`` when there is none (no paired deal), never ``nan``."""
-    return "n/a" if math.isnan(x) else format(x, spec)
-
-
-def _interval(low: float, high: float) -> str:
-    return f"[{number(low)}, {number(high)}]"
-
-
-def _why(verdict: Verdict, low: float, high: float, s: Settings, sequence: bool) -> str:
-    """Why an interval gave its verdict (``sequence``: a confidence sequence that decided before the end)."""
-    if verdict == "better":
-        return "above 0: BETTER"
-    if verdict == "worse":
-        return "below 0: WORSE"
-    if verdict == "not worse" and sequence:
-        return f"inside ({s.worse_than:+g}, {s.better_than:+g}): NOT WORSE"
-    if verdict == "not worse":
-        return f"its lower end above {s.worse_than:+g}: NOT WORSE"
-    if math.isnan(low) or math.isinf(low) or math.isinf(high):
-        return "no finite interval yet: INCONCLUSIVE"
-    return f"neither above 0, below 0, nor its lower end above {s.worse_than:+g}: INCONCLUSIVE"
 
 
 def summarize(

@@ -28,12 +28,11 @@ from dealer.compare import (
     figures,
     finish,
     looker,
-    number,
     sequential_test,
     summarize,
     verdict_from_ci,
 )
-from dealer.compare_text import comparison_text
+from dealer.compare_text import comparison_text, decided_line, number
 from dealer.config import Compare, game_config
 from dealer.league import compare_summary
 from dealer.paired import ESTIMATORS, SAMPLE_ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples, sample_of
@@ -213,7 +212,7 @@ def test_identical_versions_are_not_worse_at_the_first_look(kind):
     comparison = compare_results([_h2h([0] * 1000)], "new", "old", s)
     assert (comparison.verdict, comparison.exit_code, comparison.sums.deals) == ("not worse", 10, BATCH)
     assert comparison.decided_by == ("confidence sequence" if kind == "cs" else "sprt")
-    text = comparison.decided_text()
+    text = decided_line(comparison)
     if kind == "cs":
         assert text == (
             "decided by the 95% confidence sequence of the full figures after 100 paired deals: "
@@ -247,11 +246,11 @@ def test_the_decision_line_says_which_interval_decided_and_never_nan():
     fixed = summarize(PairedSums.of(samples), "new", "old", Settings())
     low, high = fixed.used.ci
     assert fixed.verdict == "better" and low > 0
-    assert fixed.decided_text() == (
+    assert decided_line(fixed) == (
         f"decided by the 95% confidence interval of the full figures: [{low:+.2f}, {high:+.2f}] bb/100, above 0: BETTER"
     )
     empty = summarize(PairedSums(), "new", "old", Settings())  # no paired deal (a bot never played)
-    assert empty.verdict == "inconclusive" and "nan" not in empty.decided_text()
+    assert empty.verdict == "inconclusive" and "nan" not in decided_line(empty)
     assert number(empty.used.estimate.mean) == "n/a" and number(empty.used.p_value, ".4g") == "n/a"
 
 
