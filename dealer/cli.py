@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -93,7 +94,7 @@ from dealer.league import (
 )
 from dealer.match import MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally
-from dealer.records import HandRecord
+from dealer.records import HandRecord, MatchResult
 from dealer.runner import Dealing, comparison_record, match_record, play_comparison, play_match, write_private
 from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, verify
@@ -171,16 +172,7 @@ def match(
         for name, argv, protocol in zip(names, commands, protocols, strict=True)
     }
     log_to(out, log_level)
-    try:
-        with HandsDisplay(per_table * len(plan.tables), plain=progress) as display:
-            result = asyncio.run(
-                play_match(plan, entries, listen, out, stop_unstarted=not keep_going, on_record=display)
-            )
-    except KeyboardInterrupt:  # Ctrl-C: its bots were stopped, the histories of its finished hands published
-        interrupted(
-            f"the match stopped before its end: the histories of its finished hands are in {out / 'hands'}, "
-            "no results.json; run it again with --fresh to play it whole"
-        )
+    result = _play_match_shown(plan, entries, listen, out, keep_going=keep_going, progress=progress)
     typer.echo(standings_table(standings([result])))
     record = match_record(plan, result, entries, duplicate=duplicate)
     write_private(out / "results.json", json.dumps(record, indent=2) + "\n")
@@ -471,15 +463,50 @@ def compare(
     log_to(out, log_level)
     dealing = Dealing(hands, tables, seed_text, batch, sealed)
     versions = (entries[0], entries[1], entries[2:])
+    comparison = _play_comparison_shown(
+        versions, game, settings, dealing, out, keep_going=keep_going, progress=progress
+    )
+    data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
+    write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
+    _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)
+
+
+def _play_match_shown(
+    plan: MatchPlan, entries: dict[str, MatchBot], listen: str, out: Path, *, keep_going: bool, progress: bool
+) -> MatchResult:
+    """Play the match with its progress line; Ctrl-C says in one line what is kept (its finished
+    hands' histories) and how to start over."""
+    try:
+        with HandsDisplay(plan.hands * len(plan.tables), plain=progress) as display:
+            return asyncio.run(play_match(plan, entries, listen, out, stop_unstarted=not keep_going, on_record=display))
+    except KeyboardInterrupt:  # Ctrl-C: its bots were stopped, the histories of its finished hands published
+        interrupted(
+            f"the match stopped before its end: the histories of its finished hands are in {out / 'hands'}, "
+            "no results.json; run it again with --fresh to play it whole"
+        )
+
+
+def _play_comparison_shown(
+    versions: tuple[MatchBot, MatchBot, Sequence[MatchBot]],
+    game: GameConfig,
+    settings: Settings,
+    dealing: Dealing,
+    out: Path,
+    *,
+    keep_going: bool,
+    progress: bool,
+) -> Comparison:
+    """Play the comparison with its progress line (hands, pace, the running estimate); Ctrl-C says
+    in one line that nothing is kept to go on from."""
     running = RunningEstimate()
     try:
-        with HandsDisplay(hands, plain=progress, status=running.text) as display:
+        with HandsDisplay(dealing.max_hands, plain=progress, status=running.text) as display:
 
             def on_record(record: HandRecord, paired: PairedTally) -> None:
                 running.paired = paired
                 display(record)
 
-            comparison = asyncio.run(
+            return asyncio.run(
                 play_comparison(
                     *versions, game, settings, dealing, out=out, stop_unstarted=not keep_going, on_record=on_record
                 )
@@ -489,9 +516,6 @@ def compare(
             f"the comparison stopped before its verdict: nothing in {out} to go on from; "
             "run it again with --fresh to start over"
         )
-    data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
-    write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
-    _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)
 
 
 def _say_comparison(
