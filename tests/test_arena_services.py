@@ -3,16 +3,21 @@ and the pages' data (/data) answer from the same calls, so they agree."""
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from aiohttp.test_utils import TestClient
+from sqlalchemy import select
 
 from dealer.arena.http import API, STATUSES
-from dealer.arena.model import BuildState, Refusal
-from dealer.arena.repository import Repository, standings
+from dealer.arena.ladder_store import LadderStore
+from dealer.arena.model import MATCH_WORDS, BuildState, MatchState, Refusal
+from dealer.arena.repository import Repository, engine_for, matches, migrate, open_repository, standings
+from dealer.records import MatchResult
 from test_arena_http import auth
-from test_arena_pages import run_pages
+from test_arena_pages import login, run_pages
 
 
 def test_every_refusal_has_one_http_status() -> None:
@@ -52,3 +57,63 @@ def test_the_api_and_the_pages_rank_the_leaderboard_in_one_order(arena_database:
         assert [row["rank"] for row in api] == [1, 2] and api[0]["score"] == -4.0
 
     run_pages(arena_database, tmp_path / "storage", scenario)
+
+
+def test_a_scrimmage_played_is_finished_and_over_for_the_api_and_the_pages(arena_database: str, tmp_path: Path) -> None:
+    """Issue 34 (2): a scrimmage ended 'done' and a ranked match 'finished', two words for one
+    state, and the pages counted only the second as over: a team never saw its own scrimmage's
+    hands on the pages. One MatchState now; the API's word ('done') and the pages' text come from
+    one table (MATCH_WORDS), and a finished match is never started again (MATCH_MOVES)."""
+
+    async def scenario(client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], _q: Any) -> None:
+        for name in ("alpha", "beta"):
+            team = await repository.team_for_token(tokens[name])
+            assert team is not None
+            version, _ = await repository.add_version(
+                team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+            )
+            await repository.set_state(version, BuildState.READY)
+            await repository.activate(team, 1)
+        asked = await client.post(f"{API}/scrimmages", json={"opponent": "beta"}, headers=auth(tokens["alpha"]))
+        assert asked.status == 201 and (await asked.json())["state"] == "queued"
+        match_id = (await asked.json())["id"]
+        store = LadderStore(repository)
+        await store.started(match_id, 0)
+        assert (await (await client.get(f"/data/matches/{match_id}")).json())["state_text"] == "being played"
+        assert await store.finished(match_id, MatchResult(f"m{match_id}", ("alpha-v1", "beta-v1")))
+        await store.started(match_id, 1)  # a finished match is not started again
+        assert not await store.finished(match_id, MatchResult(f"m{match_id}", ("alpha-v1", "beta-v1")))
+        async with repository.engine.connect() as connection:
+            stored = (await connection.execute(select(matches.c.state).where(matches.c.id == match_id))).scalar()
+        assert stored == MatchState.FINISHED
+        shown = await (await client.get(f"{API}/scrimmages/{match_id}", headers=auth(tokens["alpha"]))).json()
+        assert shown["state"] == "done" == MATCH_WORDS[MatchState.FINISHED][0]
+        await login(client, tokens["alpha"])
+        page = await (await client.get(f"/data/matches/{match_id}")).json()
+        assert (page["state"], page["over"], page["state_text"]) == ("finished", True, "played")
+        assert page["hands_shown"] is True, "its own team sees a scrimmage's hands once it is over"
+        assert [m["id"] for m in (await store.open_matches())] == [], "a played scrimmage is not played again"
+
+    run_pages(arena_database, tmp_path / "storage", scenario)
+
+
+def test_the_migration_makes_every_scrimmage_done_finished(arena_database: str) -> None:
+    """A database of revision 0008 holds scrimmages 'done'; 0009 makes them 'finished', and back."""
+
+    async def go() -> None:
+        await migrate(arena_database, "0008")
+        engine = engine_for(arena_database)
+        async with engine.begin() as connection:
+            now = datetime.now(UTC)
+            rows = [
+                {"state": "done", "attempt": 0, "seed": "s", "seq": None, "deal": None, "created_at": now},
+                {"state": "applied", "attempt": 0, "seed": None, "seq": 0, "deal": 0, "created_at": now},
+            ]
+            await connection.execute(matches.insert(), rows)
+        await engine.dispose()
+        await migrate(arena_database)
+        async with open_repository(arena_database) as repository, repository.engine.connect() as connection:
+            found = (await connection.execute(select(matches.c.state).order_by(matches.c.id))).scalars().all()
+        assert found == ["finished", "applied"]
+
+    asyncio.run(go())

@@ -24,7 +24,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from dealer.arena.archive import MB
 from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder_store import Planned
-from dealer.arena.model import Refusal, RefusedError, Version, token_digest
+from dealer.arena.model import MATCH_WORDS, Refusal, RefusedError, Version, token_digest
 from dealer.arena.public import version_bb100
 from dealer.arena.repository import Repository
 from dealer.arena.services import BOT_LOG_SHOWN, Arena, Caller
@@ -384,7 +384,7 @@ def scrimmage_json(planned: Planned) -> dict[str, object]:
     result = planned.result
     return {
         "id": planned.id,
-        "state": "done" if planned.state == "done" else "running" if planned.state == "running" else "queued",
+        "state": MATCH_WORDS[planned.state][0],
         "seats": [{"team": seat.team, "version": seat.version.number, "bot": seat.name} for seat in planned.seats],
         "hands": None if result is None else result.hands,
         "chips": None if result is None else result.net(),

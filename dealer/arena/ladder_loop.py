@@ -33,6 +33,7 @@ from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder import InOrder, apply_match, deal_for, match_rng, pairs_of, pick
 from dealer.arena.ladder_store import LadderStore, Planned
 from dealer.arena.layout import drop_scratch, match_folder, run_command
+from dealer.arena.model import MatchState
 from dealer.choices import FaultPolicy
 from dealer.choices import Protocol as BotProtocol
 from dealer.league import MatchJob
@@ -121,11 +122,11 @@ class Ladder:
         for planned in await self.store.open_matches():
             if planned.seq is not None:
                 self.ranked[planned.seq] = planned
-                if planned.state == "finished":
+                if planned.state is MatchState.FINISHED:
                     self.order.add(planned.seq, planned.result)
-            if planned.id in playing or planned.state == "finished":
+            if planned.id in playing or planned.state is MatchState.FINISHED:
                 continue
-            if planned.state == "running":
+            if planned.state is MatchState.RUNNING:
                 planned = planned.again()
             (self.queue if planned.seq is not None else self.scrimmages).append(planned)
         if self.queue or self.scrimmages or self.order.waiting:
@@ -168,8 +169,7 @@ class Ladder:
             await self.load()
         while self.unsaved:
             planned, result = self.unsaved[0]
-            ranked = planned.seq is not None
-            if await self.store.finished(planned.id, result, ranked=ranked) and planned.seq is not None:
+            if await self.store.finished(planned.id, result) and planned.seq is not None:
                 self.order.add(planned.seq, result)
             self.unsaved.pop(0)
         await self.apply_ready()

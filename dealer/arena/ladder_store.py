@@ -14,11 +14,21 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from dealer.arena.ladder import Applied, Standing, pairs_of
-from dealer.arena.model import WINDOW_S, BuildState, Refusal, RefusedError, Team, Version, retry_after
+from dealer.arena.model import (
+    MATCH_MOVES,
+    WINDOW_S,
+    BuildState,
+    MatchState,
+    Refusal,
+    RefusedError,
+    Team,
+    Version,
+    retry_after,
+)
 from dealer.arena.repository import (
     Repository,
     _utc,
@@ -39,7 +49,7 @@ from dealer.records import MatchResult
 from dealer.stats import GroupedSums
 
 HOUSE = "house"  # the house team's name (reserved: model.team_name_problem)
-RANKED_OPEN = ("scheduled", "running", "finished")  # a ranked match not yet applied
+UNAPPLIED = (MatchState.SCHEDULED, MatchState.RUNNING, MatchState.FINISHED)  # a ranked match not yet applied
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +74,13 @@ class Planned:
     deal: int | None
     seed: str | None
     attempt: int
-    state: str
+    state: MatchState
     seats: tuple[Seat, ...]
     result: MatchResult | None = None
 
     def again(self) -> Planned:
         """The match played again after a stop cut it off: its next attempt, dealt afresh."""
-        return replace(self, attempt=self.attempt + 1, state="scheduled")
+        return replace(self, attempt=self.attempt + 1, state=MatchState.SCHEDULED)
 
 
 def _standing(row: Any, house: bool) -> Standing:
@@ -83,7 +93,18 @@ def _standing(row: Any, house: bool) -> Standing:
 def _planned(row: Any, seats: Sequence[Seat]) -> Planned:
     """A match from its row and seats."""
     result = None if row.result is None else result_from_json(dict(row.result))
-    return Planned(row.id, row.seq, row.deal, row.seed, row.attempt, row.state, tuple(seats), result)
+    return Planned(row.id, row.seq, row.deal, row.seed, row.attempt, MatchState(row.state), tuple(seats), result)
+
+
+async def _move(connection: AsyncConnection, match_id: int, to: MatchState, **values: Any) -> bool:
+    """Move a match to state ``to`` if it may go there from where it is (``MATCH_MOVES``), with the
+    other ``values`` to keep; False if it may not (it was moved already: nothing is changed)."""
+    moved = await connection.execute(
+        matches.update()
+        .where(matches.c.id == match_id, matches.c.state.in_(MATCH_MOVES[to]))
+        .values(state=to, **values)
+    )
+    return bool(moved.rowcount)
 
 
 class LadderStore:
@@ -167,7 +188,7 @@ class LadderStore:
 
     async def applied_count(self) -> int:
         """How many ranked matches were applied (the next to apply is this ``seq``)."""
-        query = select(func.min(matches.c.seq)).where(matches.c.seq.is_not(None), matches.c.state.in_(RANKED_OPEN))
+        query = select(func.min(matches.c.seq)).where(matches.c.seq.is_not(None), matches.c.state.in_(UNAPPLIED))
         async with self.engine.connect() as connection:
             first_open = (await connection.execute(query)).scalar()
             if first_open is not None:
@@ -200,7 +221,9 @@ class LadderStore:
 
     async def open_matches(self) -> list[Planned]:
         """Every match not yet over (ranked: not applied; scrimmages: not finished), by id."""
-        query = select(matches).where(matches.c.state.in_(RANKED_OPEN)).order_by(matches.c.id)
+        playing = matches.c.state.in_((MatchState.SCHEDULED, MatchState.RUNNING))
+        unapplied = and_(matches.c.state == MatchState.FINISHED, matches.c.seq.is_not(None))
+        query = select(matches).where(or_(playing, unapplied)).order_by(matches.c.id)
         async with self.engine.connect() as connection:
             rows = (await connection.execute(query)).all()
             seats = await self._seats(connection, [row.id for row in rows])
@@ -211,7 +234,7 @@ class LadderStore:
         move its teams' next deal set past it."""
         now = datetime.now(UTC)
         async with self.engine.begin() as connection:
-            insert = matches.insert().values(seq=seq, state="scheduled", deal=deal, attempt=0, created_at=now)
+            insert = matches.insert().values(seq=seq, state=MatchState.SCHEDULED, deal=deal, attempt=0, created_at=now)
             match_id = (await connection.execute(insert.returning(matches.c.id))).scalar_one()
             await connection.execute(
                 match_versions.insert(),
@@ -229,42 +252,25 @@ class LadderStore:
                         team_ladder.insert().values(team_id=s.team_id, next_deal=deal + 1, accepts_scrimmages=True)
                     )
             seats = await self._seats(connection, [match_id])
-        return Planned(int(match_id), seq, deal, None, 0, "scheduled", tuple(seats[match_id]))
+        return Planned(int(match_id), seq, deal, None, 0, MatchState.SCHEDULED, tuple(seats[match_id]))
 
     async def started(self, match_id: int, attempt: int) -> None:
         """A match is being played (its ``attempt``: how many times a stopped server cut it off)."""
         async with self.engine.begin() as connection:
-            await connection.execute(
-                matches.update()
-                .where(matches.c.id == match_id, matches.c.state.in_(("scheduled", "running")))
-                .values(state="running", attempt=attempt)
-            )
+            await _move(connection, match_id, MatchState.RUNNING, attempt=attempt)
 
-    async def finished(self, match_id: int, result: MatchResult, *, ranked: bool = True) -> bool:
-        """Keep a match's result (a ranked one then waits to be applied; a scrimmage is done); False
+    async def finished(self, match_id: int, result: MatchResult) -> bool:
+        """Keep a match's result (a ranked one then waits to be applied; a scrimmage is over); False
         if it already had one (it is then not kept again)."""
         async with self.engine.begin() as connection:
-            done = await connection.execute(
-                matches.update()
-                .where(matches.c.id == match_id, matches.c.state.in_(("scheduled", "running")))
-                .values(
-                    state="finished" if ranked else "done",
-                    result=result_to_json(result),
-                    finished_at=datetime.now(UTC),
-                )
-            )
-        return bool(done.rowcount)
+            values = {"result": result_to_json(result), "finished_at": datetime.now(UTC)}
+            return await _move(connection, match_id, MatchState.FINISHED, **values)
 
     async def apply(self, match_id: int, seq: int, applied: Applied) -> bool:
         """Apply a finished ranked match's changes, all in one transaction with the match marked
         applied (or void); False if it was not waiting to be applied (nothing is changed then)."""
         async with self.engine.begin() as connection:
-            marked = await connection.execute(
-                matches.update()
-                .where(matches.c.id == match_id, matches.c.state.in_(RANKED_OPEN))
-                .values(state="void" if applied.void else "applied")
-            )
-            if marked.rowcount != 1:
+            if not await _move(connection, match_id, MatchState.VOID if applied.void else MatchState.APPLIED):
                 await connection.rollback()
                 return False
             for s in applied.standings:
@@ -415,12 +421,12 @@ class LadderStore:
                     raise RefusedError(Refusal.CONFLICT, f"{name} has no active version")
                 picked.append({"seat": len(picked), "version_id": active, "team_id": team_id})
             insert = matches.insert().values(
-                state="scheduled", seed=seed, attempt=0, requested_by=team.id, created_at=now
+                state=MatchState.SCHEDULED, seed=seed, attempt=0, requested_by=team.id, created_at=now
             )
             match_id = (await connection.execute(insert.returning(matches.c.id))).scalar_one()
             await connection.execute(match_versions.insert(), [{**seat, "match_id": match_id} for seat in picked])
             seats = await self._seats(connection, [match_id])
-        return Planned(int(match_id), None, None, seed, 0, "scheduled", tuple(seats[match_id]))
+        return Planned(int(match_id), None, None, seed, 0, MatchState.SCHEDULED, tuple(seats[match_id]))
 
     async def scrimmages(self, team: Team, match_id: int | None = None, limit: int = 100) -> list[Planned]:
         """The newest scrimmages ``team`` played in or asked for, newest first (``match_id``: that

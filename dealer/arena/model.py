@@ -62,6 +62,43 @@ class BuildState(enum.StrEnum):
     FAILED = "failed"
 
 
+class MatchState(enum.StrEnum):
+    """Where a ladder match or a scrimmage is: picked and waiting, being played, played (a ranked
+    one's result then waits to be applied in the ladder's order), applied to the ratings, or void
+    (played but not rated: a version in it was paused first). A scrimmage ends at FINISHED."""
+
+    SCHEDULED = "scheduled"
+    RUNNING = "running"
+    FINISHED = "finished"
+    APPLIED = "applied"
+    VOID = "void"
+
+    @property
+    def over(self) -> bool:
+        """Whether every rotation of its deals has been played (its hands can be shown)."""
+        return self in (MatchState.FINISHED, MatchState.APPLIED, MatchState.VOID)
+
+
+MATCH_MOVES: dict[MatchState, frozenset[MatchState]] = {
+    MatchState.SCHEDULED: frozenset(),  # where a match starts, and where a cut-off one goes again
+    MatchState.RUNNING: frozenset({MatchState.SCHEDULED, MatchState.RUNNING}),  # restarted on a retry
+    MatchState.FINISHED: frozenset({MatchState.SCHEDULED, MatchState.RUNNING}),
+    MatchState.APPLIED: frozenset({MatchState.SCHEDULED, MatchState.RUNNING, MatchState.FINISHED}),
+    MatchState.VOID: frozenset({MatchState.SCHEDULED, MatchState.RUNNING, MatchState.FINISHED}),
+}
+"""The states a match may move to each state from (the stores' transitions check it in their updates)."""
+
+MATCH_WORDS: dict[MatchState, tuple[str, str]] = {
+    MatchState.SCHEDULED: ("queued", "waiting to be played"),
+    MatchState.RUNNING: ("running", "being played"),
+    MatchState.FINISHED: ("done", "played"),
+    MatchState.APPLIED: ("done", "applied to the ratings"),
+    MatchState.VOID: ("done", "void: played, not rated"),
+}
+"""The one table of what each state is called: in the API's scrimmages (its word since version 1)
+and on the pages (served in the pages' data as ``state_text``, never written in the script)."""
+
+
 def team_name_problem(name: str, *, reserved: bool = False) -> str | None:
     """Why ``name`` cannot name a team (1..40 of letters, digits, '_', '.', '-', not one the arena
     keeps for itself unless ``reserved``), or None."""

@@ -22,7 +22,7 @@ from urllib.parse import quote
 from aiohttp import web
 
 from dealer.arena.http import ARENA, CONFIG
-from dealer.arena.model import RefusedError, Team, token_digest
+from dealer.arena.model import MATCH_WORDS, RefusedError, Team, token_digest
 from dealer.arena.public import (
     MatchLine,
     duplicate_groups,
@@ -253,6 +253,8 @@ def _match_json(match: MatchLine) -> dict[str, object]:
         "id": match.id,
         "kind": "ranked" if match.ranked else "scrimmage",
         "state": match.state,
+        "state_text": MATCH_WORDS[match.state][1],
+        "over": match.over,
         "created_at": _when(match.created_at),
         "finished_at": _when(match.finished_at),
         "hands": match.hands,

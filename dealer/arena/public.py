@@ -22,12 +22,10 @@ from sqlalchemy import func, select
 from dealer.arena.ladder import Standing
 from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import match_folder
-from dealer.arena.model import Team
+from dealer.arena.model import MatchState, Team
 from dealer.arena.repository import Repository, _utc, match_versions, matches, standings, teams, versions
 from dealer.journal import result_from_json
 from dealer.stats import GroupedSums
-
-OVER = ("finished", "applied", "void")  # every rotation of its deals has been played
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +64,7 @@ class MatchLine:
 
     id: int
     ranked: bool
-    state: str
+    state: MatchState
     created_at: datetime
     finished_at: datetime | None
     seats: tuple[MatchSeat, ...]
@@ -75,7 +73,7 @@ class MatchLine:
     @property
     def over(self) -> bool:
         """Whether every rotation of its deals has been played (its hands can be shown)."""
-        return self.state in OVER
+        return self.state.over
 
 
 class Public:
@@ -177,7 +175,11 @@ class Public:
             mine = select(match_versions.c.match_id).where(match_versions.c.team_id == team_id)
             query = query.where(matches.c.id.in_(mine))
         if open_only:
-            query = query.where(matches.c.state.in_(("scheduled", "running"))).order_by(None).order_by(matches.c.id)
+            query = (
+                query.where(matches.c.state.in_((MatchState.SCHEDULED, MatchState.RUNNING)))
+                .order_by(None)
+                .order_by(matches.c.id)
+            )
         async with self.repository.engine.connect() as connection:
             rows = (await connection.execute(query)).all()
         return await self._lines(list(rows))
@@ -222,7 +224,15 @@ class Public:
             finished = None if row.finished_at is None else _utc(row.finished_at)
             hands = None if result is None else result.hands
             lines.append(
-                MatchLine(row.id, row.seq is not None, row.state, _utc(row.created_at), finished, line_seats, hands)
+                MatchLine(
+                    row.id,
+                    row.seq is not None,
+                    MatchState(row.state),
+                    _utc(row.created_at),
+                    finished,
+                    line_seats,
+                    hands,
+                )
             )
         return lines
 

@@ -295,7 +295,7 @@ class Arena:
     async def scrimmage_hands(self, caller: Caller, asked: str) -> str:
         """The hand histories of a scrimmage of the team's, once it is over."""
         planned = await self.scrimmage(caller, asked)
-        if planned.state != "done":
+        if not planned.state.over:
             raise RefusedError(Refusal.CONFLICT, f"scrimmage {planned.id} is not over: its hands are shown once it is")
         paths = history_files(self.config.storage, planned.id)
         return await asyncio.to_thread(lambda: "".join(path.read_text(encoding="utf-8") for path in paths))

@@ -98,7 +98,7 @@ function matchTable(list, empty) {
     el("thead", {}, el("tr", {}, ["match", "kind", "seats (chips won)", "state", "when"].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, list.map((m) => el("tr", { "data-match": String(m.id) },
       el("td", {}, el("a", { href: `/matches/${m.id}` }, `#${m.id}`)), el("td", {}, KIND[m.kind] ?? m.kind),
-      el("td", { "data-testid": "seats" }, m.seats.flatMap((s, i) => [i ? " vs " : "", ...seat(s)])), el("td", {}, m.state),
+      el("td", { "data-testid": "seats" }, m.seats.flatMap((s, i) => [i ? " vs " : "", ...seat(s)])), el("td", {}, m.state_text),
       el("td", {}, when(m.finished_at ?? m.created_at)))))));
 }
 
@@ -148,12 +148,12 @@ function matchesPage() {
 function matchPage() {
   const box = content();
   getJSON(document.body.dataset.source).then((m) => {
-    const head = el("p", {}, `${KIND[m.kind] ?? m.kind} match · ${m.state} · ${plural(m.hands ?? 0, "hand", "hands")} · `, when(m.finished_at ?? m.created_at));
+    const head = el("p", {}, `${KIND[m.kind] ?? m.kind} match · ${m.state_text} · ${plural(m.hands ?? 0, "hand", "hands")} · `, when(m.finished_at ?? m.created_at));
     const seats = el("div", { class: "scroll" }, el("table", {}, el("thead", {}, el("tr", {}, ["seat", "team", "version", "chips won"].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, m.seats.map((s, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, teamLink(s.team, s.display)), el("td", {}, s.version), el("td", {}, s.net == null ? "—" : signed(s.net, 0)))))));
     const parts = [head, el("section", {}, el("h2", {}, "Result"), seats)];
     if (!m.hands_shown) {
-      parts.push(el("p", { class: "muted", "data-testid": "hands-hidden" }, m.state === "scheduled" || m.state === "running"
+      parts.push(el("p", { class: "muted", "data-testid": "hands-hidden" }, !m.over
         ? "Its hands are shown once every rotation of its deals has been played."
         : "Its hands are shown to the teams that played it and to the organiser only: the ladder deals the same deal sets to other pairs later."));
     } else {
@@ -280,7 +280,7 @@ function teamPage() {
     const rows = own.versions.map((v) => el("tr", { "data-version": v.version }, el("td", {}, v.version),
       el("td", {}, v.rating ? [v.rating.mu.toFixed(1), " ", el("span", { class: "ci" }, `(ranked by ${v.rating.score.toFixed(1)})`)] : "not rated yet"),
       el("td", {}, v.games), el("td", {}, v.faulty), el("td", {}, v.paused ? el("pre", { class: "log error", "data-testid": "paused" }, v.paused) : "playing")));
-    const matches = pub.matches.filter((m) => ["finished", "applied", "void"].includes(m.state)).map((m) => el("tr", { "data-match": String(m.id) },
+    const matches = pub.matches.filter((m) => m.over).map((m) => el("tr", { "data-match": String(m.id) },
       el("td", {}, el("a", { href: `/matches/${m.id}` }, `#${m.id}`)), el("td", {}, m.seats.map((s) => `${s.display} ${s.version}`).join(" vs ")),
       el("td", {}, when(m.finished_at)), el("td", {}, el("button", { onclick: () => { state.log = { number: m.id, kind: "match" }; drawLog(); } }, "bot log"))));
     ladder.replaceChildren(el("h2", {}, "In the ladder"),
