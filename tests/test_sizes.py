@@ -32,9 +32,7 @@ def _long_functions(source: str) -> list[tuple[str, int]]:
 def test_the_scan_finds_a_long_function() -> None:
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
     source = f"def short():\n    return 1\n\n\n@decorated\nasync def long():\n{body}\n"
-    assert _long_functions(source) == [
-        ("long", MAX_FUNCTION_LINES + 1)
-    ]
+    assert _long_functions(source) == [("long", MAX_FUNCTION_LINES + 1)]
 
 
 def test_no_function_is_over_sixty_lines() -> None:
