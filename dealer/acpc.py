@@ -43,6 +43,7 @@ from dealer.choices import Network
 from dealer.config import GameConfig, Limits
 from dealer.confined import Command, replaced
 from dealer.faults import Fault
+from dealer.files import write_atomically
 from dealer.processes import BotProcess
 from dealer.pump import Inbox, pump
 from dealer.session import BotSession
@@ -299,7 +300,7 @@ class AcpcBot:
         sandboxed = limits.sandbox == "on"
         if not sealed:
             limits = dataclasses.replace(limits, network=Network.HOST)  # the loopback port is the way in
-        write_fresh(game_file, game_definition(game, players))
+        write_atomically(game_file, game_definition(game, players))  # 0644: the bot's own user reads it
         sockets = tempfile.mkdtemp(prefix="dealer-acpc-") if sealed else None
         clients: list[_Client] = []
         game_path = GAME_PATH if sandboxed else str(game_file)
@@ -436,17 +437,6 @@ def is_sealed(limits: Limits) -> bool:
     """Whether an ACPC bot with these limits runs in a network namespace of its own (its port
     relayed inside its sandbox), rather than on a port of the host's loopback."""
     return limits.sandbox == "on" and limits.network == "none"
-
-
-def write_fresh(path: Path, text: str) -> None:
-    """Write ``path`` as a new file (0644: a bot's own user reads it) that replaces the old one in one
-    step: a fresh name opened with O_EXCL and O_NOFOLLOW, so never through a link or a FIFO."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    partial.unlink(missing_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-    with os.fdopen(os.open(partial, flags, 0o644), "w", encoding="utf-8") as file:
-        file.write(text)
-    os.replace(partial, path)
 
 
 async def _launch_client(

@@ -86,6 +86,7 @@ from dealer.compare_text import RunningEstimate, comparison_text
 from dealer.config import CompareSettings as Settings
 from dealer.config import GameConfig, Limits, game_config, split_protocol
 from dealer.errors import ConfigError, DealerError
+from dealer.files import PRIVATE, write_atomically
 from dealer.league import (
     build_jobs,
     instance_counts,
@@ -95,7 +96,7 @@ from dealer.league import (
 from dealer.match import MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally
 from dealer.records import HandRecord, MatchResult
-from dealer.runner import Dealing, comparison_record, match_record, play_comparison, play_match, write_private
+from dealer.runner import Dealing, comparison_record, match_record, play_comparison, play_match
 from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, verify
 from dealer.server import tune_gc
@@ -175,7 +176,7 @@ def match(
     result = _play_match_shown(plan, entries, listen, out, keep_going=keep_going, progress=progress)
     typer.echo(standings_table(standings([result])))
     record = match_record(plan, result, entries, duplicate=duplicate)
-    write_private(out / "results.json", json.dumps(record, indent=2) + "\n")
+    write_atomically(out / "results.json", json.dumps(record, indent=2) + "\n", mode=PRIVATE)
     failure = None if keep_going else start_failure(result, out, where="")
     if failure is not None:
         fail(str(failure))
@@ -365,7 +366,7 @@ def play(
         fail(*str(error).splitlines())
     typer.echo(standings_table(standings([result])))
     record = match_record(plan, result, {name: MatchBot(name), **entries}, duplicate=False)
-    write_private(out / "results.json", json.dumps(record, indent=2) + "\n")
+    write_atomically(out / "results.json", json.dumps(record, indent=2) + "\n", mode=PRIVATE)
     typer.echo(f"{counted(result.hands, 'hand')}; histories, logs and results.json in {out}/")
 
 
@@ -467,7 +468,7 @@ def compare(
         versions, game, settings, dealing, out, keep_going=keep_going, progress=progress
     )
     data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
-    write_private(out / "compare.json", json.dumps(data, indent=2) + "\n")
+    write_atomically(out / "compare.json", json.dumps(data, indent=2) + "\n", mode=PRIVATE)
     _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)
 
 

@@ -37,6 +37,7 @@ from dealer.compare import BATCH, compare_results
 from dealer.config import LeagueBot, LeagueConfig
 from dealer.errors import RunError
 from dealer.events import AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
+from dealer.files import PRIVATE, write_atomically
 from dealer.journal import Journal
 from dealer.match import MatchBot, MatchPlan, instance_label
 from dealer.paired import Pairing
@@ -245,25 +246,12 @@ class Outputs:
             return
         data = self.report.data()
         self.config.out.mkdir(parents=True, exist_ok=True)
-        _write_atomically(self.config.out / "results.json", json.dumps(data, indent=2) + "\n")
-        _write_atomically(self.config.out / "standings.txt", summary_text(data))
+        # readable by the dealer's user only: results reveal the seed at the end
+        write_atomically(self.config.out / "results.json", json.dumps(data, indent=2) + "\n", mode=PRIVATE)
+        write_atomically(self.config.out / "standings.txt", summary_text(data), mode=PRIVATE)
         self.written = len(self.report.finished)
         if not now:  # a forced write (the start's folds every journal row in) says nothing of the next
             self.share.took(began, time.monotonic())
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Replace a file in one step, so a kill never leaves it half written; readable by the
-    dealer's user only (0600: results reveal the seed at the end)."""
-    partial = path.with_name(path.name + ".partial")
-    partial.unlink(missing_ok=True)
-    try:
-        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(partial, path)
-    except OSError:
-        partial.unlink(missing_ok=True)  # a full disk: the last complete file stays
-        raise
 
 
 # --------------------------------------------------------------------------- the output folder

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,14 +38,6 @@ from dealer.standings import standings
 def seed_fields(seed: str) -> dict[str, object]:
     """What the results say about the seed once the event is over: the seed, its commitment, a warning."""
     return {"seed": seed, "seed_sha256": commitment(seed), "seed_warning": guessable(seed)}
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write a file only the dealer's user can read (0600): results that reveal the seed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as file:
-        file.write(text)
 
 
 def match_record(

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from dealer.arena.repository import Repository
 from dealer.choices import FaultPolicy, Protocol
 from dealer.config import LeagueBot, LeagueConfig, LeagueConfigError
 from dealer.events import RoundRobin
+from dealer.files import PRIVATE, write_atomically
 from dealer.league import Executor, run_league
 from dealer.runner import LocalExecutor
 from dealer.seeds import commitment, draw_seed
@@ -35,15 +35,6 @@ from dealer.server import DealerServer
 from dealer.summary import summary_text
 
 SEED_FILE = "seed"
-
-
-def _write(path: Path, text: str, mode: int = 0o644) -> None:
-    """Replace ``path`` with ``text`` in one step."""
-    partial = path.with_name(path.name + ".partial")
-    partial.unlink(missing_ok=True)
-    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(partial, path)
 
 
 def _entry(arena: ArenaConfig, team: Team, version: Version) -> LeagueBot:
@@ -100,7 +91,7 @@ def _seed(folder: Path, record: dict[str, Any]) -> tuple[str, bool]:
         return seed, True
     folder.mkdir(parents=True, exist_ok=True)
     seed = draw_seed()
-    _write(kept, seed + "\n", 0o600)
+    write_atomically(kept, seed + "\n", mode=PRIVATE)
     return seed, False
 
 
@@ -160,7 +151,7 @@ async def run_finals(
     }
     seed, going_on = _seed(folder, record)
     record["seed_sha256"] = commitment(seed)
-    _write(folder / FINALS_JSON, json.dumps(record, indent=2) + "\n")
+    write_atomically(folder / FINALS_JSON, json.dumps(record, indent=2) + "\n")
     on_commitment(record["seed_sha256"])
     bots = [_entry(arena, team, version) for team, version in finalists]
     for stage in finals.stages:
@@ -172,9 +163,9 @@ async def run_finals(
         record["ranking"][stage.name] = ranking
         record["standings"] = data["events"][stage.name]
         bots = [bot for name in ranking[: stage.top or len(ranking)] for bot in bots if bot.name == name]
-        _write(folder / FINALS_JSON, json.dumps(record, indent=2) + "\n")
+        write_atomically(folder / FINALS_JSON, json.dumps(record, indent=2) + "\n")
     last = finals.stages[-1].name
-    _write(folder / "standings.txt", summary_text(json.loads((folder / last / "results.json").read_text())))
+    write_atomically(folder / "standings.txt", summary_text(json.loads((folder / last / "results.json").read_text())))
     record.update(state="done", seed=seed, files=public_files(folder))
-    _write(folder / FINALS_JSON, json.dumps(record, indent=2) + "\n")
+    write_atomically(folder / FINALS_JSON, json.dumps(record, indent=2) + "\n")
     return record

@@ -6,9 +6,9 @@ vendored from npm into ``static/vendor/`` by setup.py at every build and install
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from dealer.files import write_atomically
 from dealer.report import LeagueReport
 from dealer.web.server import page
 from dealer.web.view import league_snapshot
@@ -18,7 +18,5 @@ def write_report(report: LeagueReport) -> Path:
     """Write ``report.html`` to the output folder: the page with its scripts and data inlined,
     so it opens offline from the file."""
     path = report.config.out / "report.html"
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(page(league_snapshot(report)), encoding="utf-8")
-    os.replace(partial, path)
+    write_atomically(path, page(league_snapshot(report)))
     return path
