@@ -48,7 +48,8 @@ from dealer.arena.repository import (
 from dealer.league import MatchJob
 from dealer.records import HandRecord, MatchResult, result_of
 from dealer.runner import LocalExecutor
-from dealer.server import DealerServer, tune_gc
+from dealer.runtime import tune_gc
+from dealer.server import DealerServer
 from dealer.stats import GroupedSums
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -155,7 +155,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         sys.path[:1] = [os.getcwd()]  # the code of the working folder (this checkout or the baseline)
-        from dealer.server import tune_gc
+        from dealer.runtime import tune_gc
 
         tune_gc()  # as the ``dealer`` command does
         asyncio.run(child(args.child, args.tables, args.mode, args.batch, args.luck))

@@ -28,8 +28,9 @@ from tabulate import tabulate
 from dealer import sandbox
 from dealer.config import Limits, game_config
 from dealer.match import Match, MatchBot, MatchPlan
+from dealer.runtime import tune_gc
 from dealer.scheduler import plan_tables
-from dealer.server import Answered, BotSession, DealerServer, tune_gc
+from dealer.server import Answered, BotSession, DealerServer
 from dealer.wire import Reply
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,8 +24,9 @@ from tabulate import tabulate
 
 from dealer.config import game_config
 from dealer.match import Match, MatchBot, MatchPlan, instance_label
+from dealer.runtime import tune_gc
 from dealer.scheduler import plan_tables
-from dealer.server import BotSession, DealerServer, tune_gc
+from dealer.server import BotSession, DealerServer
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,8 +25,9 @@ from tabulate import tabulate
 
 from dealer.config import game_config
 from dealer.match import Match, MatchBot, MatchPlan
+from dealer.runtime import tune_gc
 from dealer.scheduler import plan_tables
-from dealer.server import DealerServer, tune_gc
+from dealer.server import DealerServer
 from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
 

@@ -33,7 +33,8 @@ from dealer.cluster import dask_executor
 from dealer.config import LeagueConfig, parse_league
 from dealer.league import MatchJob, build_jobs, run_league
 from dealer.runner import LocalExecutor
-from dealer.server import DealerServer, tune_gc
+from dealer.runtime import tune_gc
+from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "sample_bots" / "python" / "call_bot.py"

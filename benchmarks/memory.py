@@ -115,7 +115,7 @@ def main() -> None:
     if args.child or args.e2e_child:
         if args.e2e_child:  # the code of the working folder, not this file's
             sys.path[:1] = [os.getcwd(), os.path.join(os.getcwd(), "benchmarks")]
-        from dealer.server import tune_gc
+        from dealer.runtime import tune_gc
 
         tune_gc()  # as the ``dealer`` command does
         asyncio.run(child(args.child, args.tables) if args.child else e2e_child(args.e2e_child, args.tables))

@@ -24,8 +24,9 @@ from dealer import sandbox
 from dealer.config import Limits, game_config
 from dealer.match import Match, MatchBot, MatchPlan
 from dealer.processes import BotProcess
+from dealer.runtime import tune_gc
 from dealer.scheduler import plan_tables
-from dealer.server import DealerServer, tune_gc
+from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ("python", str(ROOT / "sample_bots" / "python" / "call_bot.py"))

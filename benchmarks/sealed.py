@@ -24,8 +24,9 @@ from tabulate import tabulate
 
 from dealer.config import game_config
 from dealer.match import Match, MatchBot, MatchPlan
+from dealer.runtime import tune_gc
 from dealer.scheduler import plan_tables
-from dealer.server import DealerServer, tune_gc
+from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = (sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py"))

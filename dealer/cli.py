@@ -97,9 +97,9 @@ from dealer.match import MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally
 from dealer.records import HandRecord, MatchResult
 from dealer.runner import Dealing, comparison_record, match_record, play_comparison, play_match
+from dealer.runtime import tune_gc
 from dealer.scheduler import plan_tables
 from dealer.seeds import commitment, verify
-from dealer.server import tune_gc
 from dealer.standings import standings, standings_table
 from dealer.terminal import HandsDisplay
 from dealer.text import counted, printable_lines

@@ -34,7 +34,7 @@ from dealer.errors import ClusterError
 from dealer.league import MatchJob
 from dealer.records import MatchResult
 from dealer.runner import run_job
-from dealer.server import tune_gc
+from dealer.runtime import tune_gc
 
 MARKER = ".dealer-workers"  # in the output folder: proves a worker sees the coordinator's folder
 CONNECT_TIMEOUT_S = 20

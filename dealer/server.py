@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import gc
 import hashlib
 import hmac
 import itertools
@@ -70,16 +69,7 @@ __all__ = [  # the session's names, as they were imported from here before deale
     "Fault",
     "decode",
     "peer_key",
-    "tune_gc",
 ]
-
-
-def tune_gc() -> None:
-    """Collect cyclic garbage less often: a dealer makes many short-lived objects per decision
-    and few cycles, so the default thresholds spend ~4% of its time in collections. What exists
-    so far (modules, tables) is frozen out of them."""
-    gc.freeze()
-    gc.set_threshold(20_000, 20, 100)
 
 
 @dataclass(frozen=True, slots=True)
