@@ -17,6 +17,7 @@ from dealer.config import Limits, address_problem
 from dealer.config_read import MAX_CHIPS, MAX_DEAL_SETS, MAX_HANDS, MAX_MS, NAME_PATTERN
 from dealer.errors import RunError
 from dealer.league import claim_output
+from dealer.runtime import log_file
 from dealer.seeds import commitment, draw_seed, guessable
 from dealer.text import printable_lines
 
@@ -130,20 +131,15 @@ def log_to(folder: Path, level: LogLevelName) -> None:
     """Send the dealer's log to ``folder/dealer.log`` (mode 0600, appended) at ``level``, and its
     errors also to stderr. The log names bots, tables and requests, never a token or a seed."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "dealer.log"
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
     logger = logging.getLogger("dealer")
     for handler in list(logger.handlers):
         logger.removeHandler(handler)
         handler.close()
-    to_file = logging.FileHandler(path, encoding="utf-8")
-    to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    log_file(folder / "dealer.log", level)
     to_console = logging.StreamHandler()
     to_console.setLevel(logging.ERROR)
     to_console.setFormatter(_PrintableFormatter("dealer: %(message)s"))
-    logger.addHandler(to_file)
     logger.addHandler(to_console)
-    logger.setLevel(level.upper())
     logger.propagate = False
     logging.raiseExceptions = False  # a log line lost to a full disk is dropped, not a traceback on stderr
 

@@ -34,7 +34,7 @@ from dealer.errors import ClusterError
 from dealer.league import MatchJob
 from dealer.records import MatchResult
 from dealer.runner import run_job
-from dealer.runtime import tune_gc
+from dealer.runtime import log_file, tune_gc
 
 MARKER = ".dealer-workers"  # in the output folder: proves a worker sees the coordinator's folder
 CONNECT_TIMEOUT_S = 20
@@ -128,12 +128,7 @@ class _WorkerLog(WorkerPlugin):
 
     def setup(self, worker: distributed.Worker) -> None:
         path = Path(self.out) / f"dealer.worker-{socket.gethostname()}-{os.getpid()}.log"
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-        self.handler = logging.FileHandler(path, encoding="utf-8")
-        self.handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        logger = logging.getLogger("dealer")
-        logger.addHandler(self.handler)
-        logger.setLevel(self.level.upper())
+        self.handler = log_file(path, self.level)
 
     def teardown(self, worker: distributed.Worker) -> None:
         if self.handler is not None:

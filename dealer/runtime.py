@@ -4,6 +4,9 @@ server, a Dask worker, a benchmark): its garbage collector and its log. The one 
 from __future__ import annotations
 
 import gc
+import logging
+import os
+from pathlib import Path
 
 
 def tune_gc() -> None:
@@ -12,3 +15,20 @@ def tune_gc() -> None:
     so far (modules, tables) is frozen out of them."""
     gc.freeze()
     gc.set_threshold(20_000, 20, 100)
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+"""A line of a dealer's log file: when, how grave, which module, what."""
+
+
+def log_file(path: Path, level: str, formatter: type[logging.Formatter] = logging.Formatter) -> logging.Handler:
+    """Append the dealer's log (the ``dealer`` logger and every module's under it) to ``path`` at
+    ``level``, through ``formatter``; a new file is created mode 0600, readable by the dealer's user
+    only. Returns the handler, for a caller that removes it at its end."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(formatter(LOG_FORMAT))
+    logger = logging.getLogger("dealer")
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    return handler

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import errno
 import logging
-import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -34,6 +33,7 @@ from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import add_pages
 from dealer.arena.repository import open_repository
 from dealer.runner import LocalExecutor
+from dealer.runtime import log_file
 from dealer.seeds import draw_seed
 from dealer.server import DealerServer
 
@@ -43,15 +43,9 @@ LOGGER = logging.getLogger(__name__)
 def _log_to(config: ArenaConfig) -> None:
     """Send the dealer's log (arena, builds, matches) to ``storage/arena.log`` at info."""
     config.storage.mkdir(parents=True, exist_ok=True)
-    path = server_log(config.storage)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(NoTokensFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    log_file(server_log(config.storage), "info", NoTokensFormatter)
     quiet_tokens()
-    logger = logging.getLogger("dealer")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+    logging.getLogger("dealer").propagate = False
 
 
 @contextlib.asynccontextmanager
