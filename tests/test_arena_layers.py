@@ -54,7 +54,6 @@ def test_no_route_module_reads_a_store_or_decides_access_itself() -> None:
         "dealer.arena.ladder_store.Planned",  # a scrimmage's record, which the API shows
         "dealer.arena.public.MatchLine",  # a match's record, which the pages show
         "dealer.arena.public.duplicate_groups",  # pure: hands in, chips by duplicate group out
-        "dealer.arena.public.version_bb100",  # pure: the stored groups in, bb/100 out
     }
     for name in ROUTES:
         path = DEALER / "arena" / name

@@ -244,3 +244,18 @@ def kendall_tau(ranking: Sequence[object], truth: Sequence[object]) -> float:
     concordant = sum(1 for i in range(n) for j in range(i + 1, n) if values[i] < values[j])
     pairs = n * (n - 1) // 2
     return (2 * concordant - pairs) / pairs if pairs else 1.0
+
+
+def version_bb100(pairs: list[tuple[str, int, GroupedSums]]) -> tuple[float, float, float] | None:
+    """A version's big blinds per 100 hands over all its ranked duplicate groups against every
+    opponent (``LadderStore.pair_groups``), with its 95% interval; None under two groups. The groups
+    are summed in big blinds already (each hand's chips over that hand's big blind), so the rate is
+    ``bb_per_100(1)``: chips over hands over the big blind, times 100, the big blind divided once."""
+    merged = GroupedSums()
+    for _team, _number, groups in pairs:
+        merged.merge(groups)
+    if merged.groups < 2:
+        return None
+    estimate = merged.bb_per_100(1)
+    low, high = estimate.ci95()
+    return estimate.mean, low, high

@@ -19,13 +19,12 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from dealer.arena.ladder import Standing
+from dealer.arena.ladder import Standing, version_bb100
 from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import match_folder
 from dealer.arena.model import MatchState, Team
 from dealer.arena.repository import Repository, _utc, match_versions, matches, standings, teams, versions
 from dealer.journal import result_from_json
-from dealer.stats import GroupedSums
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,21 +240,6 @@ def rank(line: Line) -> tuple[bool, float, str]:
     """The leaderboard's one order (the API's and the pages'): the rated by mu - k sigma, best first,
     then the versions yet to play a ranked match and the teams without one, each by name."""
     return (line.score is None, -(line.score or 0.0), line.team)
-
-
-def version_bb100(pairs: list[tuple[str, int, GroupedSums]]) -> tuple[float, float, float] | None:
-    """A version's big blinds per 100 hands over all its ranked duplicate groups against every
-    opponent (``LadderStore.pair_groups``), with its 95% interval; None under two groups. The groups
-    are summed in big blinds already (each hand's chips over that hand's big blind), so the rate is
-    ``bb_per_100(1)``: chips over hands over the big blind, times 100, the big blind divided once."""
-    merged = GroupedSums()
-    for _team, _number, groups in pairs:
-        merged.merge(groups)
-    if merged.groups < 2:
-        return None
-    estimate = merged.bb_per_100(1)
-    low, high = estimate.ci95()
-    return estimate.mean, low, high
 
 
 def may_see_hands(match: MatchLine, team: Team | None, organiser: bool) -> bool:
