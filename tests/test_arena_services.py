@@ -4,18 +4,34 @@ and the pages' data (/data) answer from the same calls, so they agree."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from sqlalchemy import select
+from alembic import command
+from sqlalchemy import event, func, select
 
 from dealer.arena.http import API, STATUSES
+from dealer.arena.ladder import Applied, Standing, version_bb100
 from dealer.arena.ladder_store import LadderStore
-from dealer.arena.model import MATCH_WORDS, BuildState, MatchState, Refusal
-from dealer.arena.repository import Repository, engine_for, matches, migrate, open_repository, standings
+from dealer.arena.model import MATCH_WORDS, BuildState, MatchState, Refusal, Version
+from dealer.arena.public import Public
+from dealer.arena.repository import (
+    Repository,
+    _alembic_config,
+    _utc,
+    current_revision,
+    engine_for,
+    match_versions,
+    matches,
+    migrate,
+    open_repository,
+    standings,
+)
 from dealer.records import MatchResult
+from dealer.stats import GroupedSums
 from test_arena_http import auth
 from test_arena_pages import login, run_pages
 
@@ -115,5 +131,91 @@ def test_the_migration_makes_every_scrimmage_done_finished(arena_database: str) 
         async with open_repository(arena_database) as repository, repository.engine.connect() as connection:
             found = (await connection.execute(select(matches.c.state).order_by(matches.c.id))).scalars().all()
         assert found == ["finished", "applied"]
+
+    asyncio.run(go())
+
+
+async def _rated_field(repository: Repository, names: tuple[str, ...]) -> dict[str, Version]:
+    """Teams ``names`` with a ready active version each, every pair of them in an applied ranked match."""
+    field_: dict[str, Version] = {}
+    for name in names:
+        team = (await repository.add_team(name))[0]
+        version, _ = await repository.add_version(
+            team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+        )
+        await repository.set_state(version, BuildState.READY)
+        field_[name] = await repository.activate(team, 1)
+    store = LadderStore(repository)
+    for seq, (a, b) in enumerate(itertools.combinations(names, 2)):
+        va, vb = field_[a], field_[b]
+        planned = await store.schedule(seq, [Standing(va.id, va.team_id), Standing(vb.id, vb.team_id)], seq)
+        await store.finished(planned.id, MatchResult(f"m{planned.id}", (f"{a}-v1", f"{b}-v1")))
+        mine, theirs = GroupedSums(), GroupedSums()
+        for k, total in enumerate((1.5, -0.25, 3.0)):
+            mine.add(total * (seq + 1), 4 + k)
+            theirs.add(-total * (seq + 1), 4 + k)
+        rated = [
+            Standing(va.id, va.team_id, mu=26.0 + seq, sigma=5.0, games=seq + 1),
+            Standing(vb.id, vb.team_id, mu=24.0 - seq, sigma=5.0, games=seq + 1),
+        ]
+        assert await store.apply(planned.id, seq, Applied(rated, {(va.id, vb.id): mine, (vb.id, va.id): theirs}))
+    return field_
+
+
+def test_the_leaderboard_is_one_query_and_keeps_its_bb100_and_last_played(arena_database: str) -> None:
+    """Issue 34 (3): the board cost 3 + 2N queries (a team's pairs and its last match each), every
+    5 s for each open page. Its bb/100 is kept when a match is applied and its last match's end
+    when one ends: one query, whatever the number of teams, and the same figures as worked out
+    from the stored pairs (ladder.version_bb100) and the matches' ends."""
+    asyncio.run(migrate(arena_database))
+
+    async def go() -> None:
+        async with open_repository(arena_database) as repository:
+            field_ = await _rated_field(repository, ("alpha", "beta", "gamma", "delta"))
+            statements: list[str] = []
+            listen = lambda *args: statements.append(args[2])  # noqa: E731 (conn, cursor, statement, ...)
+            event.listen(repository.engine.sync_engine, "before_cursor_execute", listen)
+            lines = await Public(repository, 3.0).leaderboard()
+            event.remove(repository.engine.sync_engine, "before_cursor_execute", listen)
+            assert len(statements) == 1, statements
+            store = LadderStore(repository)
+            for line in lines:
+                version = field_[line.team]
+                assert line.bb100 == version_bb100(await store.pair_groups(version.id)) and line.bb100 is not None
+                async with repository.engine.connect() as connection:
+                    ended = (
+                        await connection.execute(
+                            select(func.max(matches.c.finished_at))
+                            .select_from(match_versions.join(matches))
+                            .where(match_versions.c.version_id == version.id)
+                        )
+                    ).scalar()
+                assert line.last_played is not None and ended is not None
+                assert line.last_played == _utc(ended)
+            scores = [line.score for line in lines]
+            assert None not in scores and scores == sorted(scores, key=lambda x: -(x or 0.0))
+
+    asyncio.run(go())
+
+
+def test_the_migration_fills_the_boards_figures_in_for_existing_rows(arena_database: str) -> None:
+    """Revision 0010 adds the kept bb/100 and last match's end and fills them in from the pairs and
+    the matches already stored: the board shows after the upgrade what it worked out before."""
+
+    async def go() -> None:
+        await migrate(arena_database)
+        async with open_repository(arena_database) as repository:
+            field_ = await _rated_field(repository, ("alpha", "beta", "gamma"))
+            before = {line.team: (line.bb100, line.last_played) for line in await Public(repository, 3.0).leaderboard()}
+        engine = engine_for(arena_database)  # back to 0009: the kept figures dropped
+        async with engine.begin() as connection:
+            await connection.run_sync(lambda sync: command.downgrade(_alembic_config(sync), "0009"))
+        await engine.dispose()
+        assert await current_revision(arena_database) == "0009"
+        await migrate(arena_database)
+        async with open_repository(arena_database) as repository:
+            after = {line.team: (line.bb100, line.last_played) for line in await Public(repository, 3.0).leaderboard()}
+        assert after == before and len(after) == len(field_)
+        assert all(bb100 is not None and played is not None for bb100, played in after.values())
 
     asyncio.run(go())

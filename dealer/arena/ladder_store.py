@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from dealer.arena.ladder import Applied, Standing, pairs_of
+from dealer.arena.ladder import Applied, Standing, pairs_of, version_bb100
 from dealer.arena.model import (
     MATCH_MOVES,
     WINDOW_S,
@@ -262,9 +262,15 @@ class LadderStore:
     async def finished(self, match_id: int, result: MatchResult) -> bool:
         """Keep a match's result (a ranked one then waits to be applied; a scrimmage is over); False
         if it already had one (it is then not kept again)."""
+        now = datetime.now(UTC)
         async with self.engine.begin() as connection:
-            values = {"result": result_to_json(result), "finished_at": datetime.now(UTC)}
-            return await _move(connection, match_id, MatchState.FINISHED, **values)
+            if not await _move(
+                connection, match_id, MatchState.FINISHED, result=result_to_json(result), finished_at=now
+            ):
+                return False
+            played = select(match_versions.c.version_id).where(match_versions.c.match_id == match_id)
+            await connection.execute(versions.update().where(versions.c.id.in_(played)).values(last_played=now))
+        return True
 
     async def apply(self, match_id: int, seq: int, applied: Applied) -> bool:
         """Apply a finished ranked match's changes, all in one transaction with the match marked
@@ -287,7 +293,20 @@ class LadderStore:
                 )
             for (mine, theirs), groups in applied.pair_groups.items():
                 await self._merge_pair(connection, mine, theirs, groups)
+            for version_id in {mine for mine, _ in applied.pair_groups} | {s.version_id for s in applied.standings}:
+                await self._keep_bb100(connection, version_id)
         return True
+
+    async def _keep_bb100(self, connection: AsyncConnection, version_id: int) -> None:
+        """Keep a version's bb/100 over all its pairs' groups in its standing (the leaderboard's figure)."""
+        rows = (await connection.execute(select(pairs.c.groups).where(pairs.c.version_id == version_id))).all()
+        figure = version_bb100([("", 0, GroupedSums.from_json(row.groups)) for row in rows])
+        mean, low, high = (None, None, None) if figure is None else figure
+        await connection.execute(
+            standings.update()
+            .where(standings.c.version_id == version_id)
+            .values(bb100_mean=mean, bb100_low=low, bb100_high=high)
+        )
 
     async def _merge_pair(self, connection: AsyncConnection, mine: int, theirs: int, groups: GroupedSums) -> None:
         """Add a match's duplicate groups of ``mine`` against ``theirs`` to the pair's."""

@@ -12,18 +12,27 @@ that deal set again) and the organiser see its hands and its results hand by han
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
-from dealer.arena.ladder import Standing, version_bb100
-from dealer.arena.ladder_store import LadderStore
+from dealer.arena.ladder import Standing
+from dealer.arena.ladder_store import HOUSE, LadderStore
 from dealer.arena.layout import match_folder
 from dealer.arena.model import MatchState, Team
-from dealer.arena.repository import Repository, _utc, match_versions, matches, standings, teams, versions
+from dealer.arena.repository import (
+    Repository,
+    _utc,
+    active_versions,
+    match_versions,
+    matches,
+    standings,
+    teams,
+    versions,
+)
 from dealer.journal import result_from_json
 
 
@@ -83,48 +92,57 @@ class Public:
         self.k = k
 
     async def leaderboard(self) -> list[Line]:
-        """Every team: the rated ones by mu - k sigma, then the others by name."""
-        rated = {team.id: standing for team, standing in await self.store.leaderboard()}
-        lines = []
-        for team in await self.repository.teams():
-            standing = rated.get(team.id)
-            label = None if team.active_version is None else f"v{team.active_version}"
-            if standing is None or standing.games == 0:
-                paused = standing is not None and standing.paused is not None
-                active = team.active_version
-                lines.append(
-                    Line(team.name, label, paused=paused, display=team.shown, active_version=active, standing=standing)
-                )
-                continue
-            lines.append(
-                Line(
-                    team.name,
-                    label,
-                    score=standing.score(self.k),
-                    mu=standing.mu,
-                    sigma=standing.sigma,
-                    matches=standing.games,
-                    faulty=standing.faulty,
-                    bb100=version_bb100(await self.store.pair_groups(standing.version_id)),
-                    last_played=await self._last_played(standing.version_id),
-                    paused=standing.paused is not None,
-                    display=team.shown,
-                    active_version=team.active_version,
-                    standing=standing,
-                )
-            )
+        """Every team: the rated ones by mu - k sigma, then the others by name. One query, by primary
+        keys: the bb/100 and the last match's end are kept as matches end and are applied."""
+        query = select(
+            teams.c.id,
+            teams.c.name,
+            teams.c.display_name,
+            versions.c.id.label("version_id"),
+            versions.c.number,
+            versions.c.last_played,
+            *(standings.c[name] for name in ("mu", "sigma", "games", "faulty", "paused")),
+            *(standings.c[name] for name in ("bb100_mean", "bb100_low", "bb100_high")),
+        ).select_from(
+            teams.outerjoin(active_versions, active_versions.c.team_id == teams.c.id)
+            .outerjoin(versions, versions.c.id == active_versions.c.version_id)
+            .outerjoin(standings, standings.c.version_id == versions.c.id)
+        )
+        async with self.repository.engine.connect() as connection:
+            rows = (await connection.execute(query.order_by(teams.c.name))).all()
+        lines = [self._line(row) for row in rows]
         lines.sort(key=rank)
         return lines
 
-    async def _last_played(self, version_id: int) -> datetime | None:
-        query = (
-            select(func.max(matches.c.finished_at))
-            .select_from(match_versions.join(matches, matches.c.id == match_versions.c.match_id))
-            .where(match_versions.c.version_id == version_id)
+    def _line(self, row: Any) -> Line:
+        """A team's line from a row of the leaderboard's query."""
+        label, display = None if row.number is None else f"v{row.number}", row.display_name or row.name
+        standing = None
+        if row.version_id is not None:
+            standing = Standing(row.version_id, row.id, house=row.name == HOUSE)
+            if row.mu is not None:
+                standing = replace(
+                    standing, mu=row.mu, sigma=row.sigma, games=row.games, faulty=row.faulty, paused=row.paused
+                )
+        if standing is None or standing.games == 0:
+            paused = standing is not None and standing.paused is not None
+            return Line(row.name, label, paused=paused, display=display, active_version=row.number, standing=standing)
+        bb100 = None if row.bb100_mean is None else (row.bb100_mean, row.bb100_low, row.bb100_high)
+        return Line(
+            row.name,
+            label,
+            score=standing.score(self.k),
+            mu=standing.mu,
+            sigma=standing.sigma,
+            matches=standing.games,
+            faulty=standing.faulty,
+            bb100=bb100,
+            last_played=None if row.last_played is None else _utc(row.last_played),
+            paused=standing.paused is not None,
+            display=display,
+            active_version=row.number,
+            standing=standing,
         )
-        async with self.repository.engine.connect() as connection:
-            moment = (await connection.execute(query)).scalar()
-        return None if moment is None else _utc(moment)
 
     async def history(self, team: Team) -> list[dict[str, Any]]:
         """The rating after each ranked match of each of the team's versions: {version, points: [[seq, mu, sigma]]}."""

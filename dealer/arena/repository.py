@@ -87,6 +87,7 @@ versions = Table(
     Column("state", String(16), nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("smoke", JSON, nullable=True),
+    Column("last_played", DateTime(timezone=True), nullable=True),  # its last match's end (ladder_store.finished)
     UniqueConstraint("team_id", "number", name="uq_versions_team_number"),
 )
 active_versions = Table(
@@ -166,6 +167,9 @@ standings = Table(
     Column("games", Integer, nullable=False),
     Column("faulty", Integer, nullable=False),
     Column("paused", Text, nullable=True),
+    Column("bb100_mean", Float, nullable=True),  # ladder.version_bb100 over its pairs, kept by ladder_store.apply
+    Column("bb100_low", Float, nullable=True),
+    Column("bb100_high", Float, nullable=True),
 )
 rating_history = Table(
     "rating_history",
