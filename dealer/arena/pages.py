@@ -165,12 +165,13 @@ async def _login(request: web.Request) -> web.StreamResponse:
     if not isinstance(given, str) or not expected or not secrets.compare_digest(given, expected):
         return _login_page(request, who, "The form expired: log in again.", status=403)
     token = token.strip() if isinstance(token, str) else ""
-    caller = await request.app[ARENA].login(token)
+    digest = token_digest(token)  # hashed once, here where the token arrives
+    caller = await request.app[ARENA].resolve(digest) if token else None
     team = caller if isinstance(caller, Team) else None
     if caller is None:
         LOGGER.info("web login refused: unknown token")  # never the token itself
         return _login_page(request, who, "Unknown token.", status=401)
-    wait = sessions.login_wait(f"token {token_digest(token)}")
+    wait = sessions.login_wait(f"token {digest}")
     if wait > 0:
         return _login_page(request, who, f"Too many logins with this token: try again in {wait:.0f} s.", status=429)
     request.app[SESSIONS].end(request.cookies.get(COOKIE))

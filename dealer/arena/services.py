@@ -32,7 +32,6 @@ from dealer.arena.model import (
     Version,
     display_name_problem,
     frozen_line,
-    token_digest,
 )
 from dealer.arena.public import Line, MatchLine, bot_logs, history_files, match_hands
 from dealer.arena.public import Public as Reads
@@ -151,10 +150,6 @@ class Arena:
     async def resolve(self, digest: str) -> Team | Organiser | None:
         """Who the token of SHA-256 ``digest`` speaks for (``resolve``), or None."""
         return await resolve(self.repository, digest)
-
-    async def login(self, token: str) -> Team | Organiser | None:
-        """Who ``token`` speaks for, or None (the token is hashed here, once)."""
-        return await resolve(self.repository, token_digest(token)) if token else None
 
     # A team's versions.
 
