@@ -49,7 +49,7 @@ from dealer.seeds import INTERRUPTED, commitment, guessable
 from dealer.summary import summary_text
 from dealer.text import counted
 
-log = logging.getLogger(__name__)
+LOGGER = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -355,7 +355,7 @@ def _fresh_attempts(out: Path, journal: Journal, todo: list[MatchJob]) -> list[M
             attempt += 1
             journal.cut_off(match_id, attempt)  # counted first: a kill before the move never replays a deal
             os.replace(job.out, target)
-            log.info(
+            LOGGER.info(
                 "match %s was cut off: its folder is now %s; it is played again as attempt %d",
                 match_id,
                 target,

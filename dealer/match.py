@@ -51,7 +51,7 @@ from dealer.server import DealerServer
 from dealer.session import BotSession
 from dealer.table import STRIKES, Table
 
-log = logging.getLogger(__name__)
+LOGGER = logging.getLogger(__name__)
 
 # The plan's names and STRIKES are imported from here too, as they were before dealer.plan and dealer.table.
 __all__ = ["STRIKES", "Match", "MatchBot", "MatchPlan", "instance_label"]
@@ -127,7 +127,7 @@ class Match:
         the match and is raised, never charged to a bot."""
         self.out.mkdir(parents=True, exist_ok=True)
         plan = self.plan
-        log.info(
+        LOGGER.info(
             "match %s: %d tables, %d hands each, bots %s, fault policy %s",
             plan.match_id,
             len(plan.tables),
@@ -161,7 +161,7 @@ class Match:
             await self.roster.shutdown()
             self._publish_histories()
             self.result.tally.close()
-        log.info(
+        LOGGER.info(
             "match %s over: %d hands, faults %s",
             plan.match_id,
             self.result.hands,

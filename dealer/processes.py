@@ -39,7 +39,7 @@ from dealer.config import Limits, program_problem
 from dealer.confined import BOT_FOLDER, Command, TeamCommand, confine, resolve_command
 from dealer.launch import limit_args
 
-log = logging.getLogger(__name__)
+LOGGER = logging.getLogger(__name__)
 
 STOP_GRACE_S = 1.0
 STREAM_LIMIT = 1 << 16  # asyncio's default buffer limit of a subprocess's pipes, as create_subprocess_exec sets it
@@ -207,13 +207,13 @@ class BotProcess:
             try:
                 used = cpu.usage_s()
             except (OSError, ValueError) as error:  # the dealer's side: the limit is left to RLIMIT_CPU
-                log.error(
+                LOGGER.error(
                     "bot %s: cannot read its CPU time (%s): cpu_seconds is per process from now", self.name, error
                 )
                 return
             if used > limit_s:
                 self.cpu_exceeded = True
-                log.warning(
+                LOGGER.warning(
                     "bot %s: used %.1f s of CPU over its processes, above cpu_seconds %d: killed",
                     self.name,
                     used,
@@ -537,7 +537,7 @@ async def sweep_cgroups(timeout_s: float = CGROUP_SWEEP_S) -> None:
     for cgroup, removed in zip(leftovers, removed_each, strict=True):
         if not removed:
             where = cgroup.folders[0] if isinstance(cgroup, sandbox.CpuCgroup) else cgroup.folder
-            log.error("cgroup %s still has processes after %.0f s: left in place", where, timeout_s)
+            LOGGER.error("cgroup %s still has processes after %.0f s: left in place", where, timeout_s)
 
 
 def _grandchild(pid: int) -> int | None:
@@ -570,7 +570,7 @@ async def _pump_log(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
     try:
         out: BinaryIO | None = open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")  # noqa: SIM115
     except OSError as error:
-        log.warning("bot log %s cannot be written (%s): the bot's output is dropped", path, error.strerror)
+        LOGGER.warning("bot log %s cannot be written (%s): the bot's output is dropped", path, error.strerror)
         out = None
     try:
         while chunk := await stream.read(65536):
@@ -584,7 +584,7 @@ async def _pump_log(stream: asyncio.StreamReader, path: Path, cap: int) -> None:
                     out.write(b"\n[log truncated: size limit reached]\n")
                 out.flush()
             except OSError as error:
-                log.error(
+                LOGGER.error(
                     "bot log %s cannot be written (%s): the rest of the bot's output is dropped", path, error.strerror
                 )
                 with contextlib.suppress(OSError):

@@ -32,7 +32,7 @@ from dealer.wire import DISQUALIFIED
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
 NOT_GRPC = "it never connected over gRPC; a stdio bot's command starts with `stdio:`"
-log = logging.getLogger(__name__)
+LOGGER = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
@@ -147,7 +147,7 @@ class Roster:
                 self._keep_tail(seat, str(error))
                 self._never_started(seat)
                 return
-            log.info("match %s: launched bot %s (pid %d)", self.plan.match_id, seat.label, seat.process.process.pid)
+            LOGGER.info("match %s: launched bot %s (pid %d)", self.plan.match_id, seat.label, seat.process.process.pid)
         await self._await_connection(seat)
 
     async def _launch_acpc(self, seat: Seat, log_path: Path) -> AcpcBot:
@@ -276,7 +276,7 @@ class Roster:
         if seat.failed:
             return
         seat.failed = True
-        log.warning(
+        LOGGER.warning(
             "match %s: bot %s disqualified (fault policy %s)", self.plan.match_id, seat.label, self.plan.fault_policy
         )
         seat.session.notice(DISQUALIFIED, "no longer deciding in this match")
@@ -302,7 +302,7 @@ class Roster:
                     await self._count_crash(seat)
                 await self._close_socket(seat)
                 seat.restarts += 1
-                log.warning(
+                LOGGER.warning(
                     "match %s: restarting bot %s before its next hand on table %d (restart %d)",
                     self.plan.match_id,
                     seat.label,
@@ -346,7 +346,7 @@ class Roster:
             return
         code = await seat.process.stop()
         await self._close_socket(seat)
-        log.info(
+        LOGGER.info(
             "match %s: stopped bot %s (exit status %s%s)",
             self.plan.match_id,
             seat.label,

@@ -55,7 +55,7 @@ MAX_WAITING_PER_PEER = 64  # ... from one peer (IP address; every Unix socket cl
 HEALTH_CHECKS_PER_S = 20  # Health checks answered a second (a burst of as many); the rest are refused
 _BROKEN = (asyncio.CancelledError, grpc.RpcError, grpc.aio.BaseError)  # a stream that broke: the bot's doing
 
-log = logging.getLogger(__name__)
+LOGGER = logging.getLogger(__name__)
 
 __all__ = [  # the session's names, as they were imported from here before dealer.session
     "FLOOD_LIMIT",
@@ -135,7 +135,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
 
     def _refuse(self, peer: str, reason: str) -> None:
         """A stream refused before it named a seat: counted for the server, charged to no bot."""
-        log.warning("refused a stream from %s: %s", peer, reason)
+        LOGGER.warning("refused a stream from %s: %s", peer, reason)
         self._on_auth_failure(reason)
 
     def _admit(self, peer: str) -> tuple[int, asyncio.Future[None]]:
@@ -231,7 +231,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
                 f"protocol version {version} is not supported: this dealer speaks version {PROTOCOL_VERSION}",
             )
             return
-        log.info("bot %s connected from %s (version %r)", session.name, peer, first.hello.version[:64])
+        LOGGER.info("bot %s connected from %s (version %r)", session.name, peer, first.hello.version[:64])
         ended = await pump(session, _Stream(context), first.hello.version[:64])
         if ended.failed:
             await context.abort(grpc.StatusCode.INTERNAL, "the dealer failed; the organiser has its log")
@@ -307,7 +307,7 @@ class _Health:
 
     def _log_refused(self) -> None:
         self._report = None
-        log.warning("refused %d Health checks over the limit of %d a second", self._unreported, HEALTH_CHECKS_PER_S)
+        LOGGER.warning("refused %d Health checks over the limit of %d a second", self._unreported, HEALTH_CHECKS_PER_S)
         self._unreported = 0
 
     async def check(

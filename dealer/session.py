@@ -30,7 +30,7 @@ REPLY_SLICE = 256  # replies of one message routed between two yields to the eve
 FAULTS_LOGGED = 20  # faults of one reason logged per session; the rest are only counted
 LATE_MEMORY = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
 
-log = logging.getLogger(__name__)
+LOGGER = logging.getLogger(__name__)
 
 
 Answered = Callable[[Reply | None, float], None]
@@ -104,7 +104,7 @@ class BotSession:
         FAULTS_LOGGED of each reason: a flood is not also a flood of the log)."""
         count = self.faults[reason] = self.faults[reason] + 1
         if count <= FAULTS_LOGGED:
-            log.warning(
+            LOGGER.warning(
                 "fault %s: bot %s, table %d, request %d: %s%s",
                 reason,
                 self.name,
@@ -207,7 +207,7 @@ class BotSession:
     def _dealer_error(self, error: BaseException) -> None:
         """An error of the dealer's own while serving this bot: logged with its traceback, then
         handed to ``on_dealer_error`` (raised when there is none)."""
-        log.error("dealer error while serving bot %s", self.name, exc_info=error)
+        LOGGER.error("dealer error while serving bot %s", self.name, exc_info=error)
         if self.on_dealer_error is None:
             raise error
         self.on_dealer_error(error)
@@ -424,7 +424,7 @@ class BotSession:
             if not self._goodbye and self._cut is None and error is None:
                 self.fault(Fault.DISCONNECT, lost)
             self._detach()
-            log.info("bot %s disconnected", self.name)
+            LOGGER.info("bot %s disconnected", self.name)
         self._wake.set()
         if error is not None:
             self._dealer_error(error)

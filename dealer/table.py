@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the roster is passed in: the table imports nothing that lau
     from dealer.roster import Roster, Seat
 
 STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
-log = logging.getLogger("dealer.match")  # the match's log, as before the table was a module of its own
+LOGGER = logging.getLogger("dealer.match")  # the match's log, as before the table was a module of its own
 
 
 class Table:
@@ -319,7 +319,7 @@ class Table:
             name = seat.entry.name
             self._trusted.discard(name)
             self.result.strategies_refused[name] = got
-            log.warning(
+            LOGGER.warning(
                 "strategy of bot %s ignored from now on in match %s (table %d, request %d): %s; its "
                 "decisions count as a black box's",
                 name,

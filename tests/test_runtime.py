@@ -92,3 +92,25 @@ def test_tune_gc_raises_the_first_threshold(monkeypatch: pytest.MonkeyPatch) -> 
         assert gc.get_threshold() == (20_000, 20, 100)
     finally:
         gc.set_threshold(*before)
+
+
+ROLE_LOGGERS = {"REQUESTS"}  # guard.py: the logger aiohttp's server writes to, named by its role
+
+
+def _module_loggers(path: Path) -> list[tuple[str, str]]:
+    """Each logger ``path`` binds at module level: its variable's name and what ``getLogger`` is given."""
+    found = []
+    for node in ast.parse(path.read_text(), str(path)).body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "getLogger":
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            found.append((ast.unparse(target), ast.unparse(value.args[0]) if value.args else ""))
+    return found
+
+
+def test_every_module_names_its_logger_logger() -> None:
+    loggers = {path.relative_to(DEALER).as_posix(): _module_loggers(path) for path in sorted(DEALER.rglob("*.py"))}
+    odd = {name: found for name, found in loggers.items() for var, _ in found if var not in {"LOGGER", *ROLE_LOGGERS}}
+    assert odd == {}, "a module's logger is LOGGER = logging.getLogger(__name__)"
+    # The scan sees the loggers that follow the convention, so one that does not would be seen too.
+    assert ("LOGGER", "__name__") in loggers["match.py"] and ("LOGGER", "'dealer.match'") in loggers["table.py"]
