@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Estimator", "FaultPolicy", "Format", "Mode", "Network", "Protocol", "Switch", "TestKind", "VariantName"]
+__all__ = ["BotProtocol", "Estimator", "FaultPolicy", "Format", "Mode", "Network", "Switch", "TestKind", "VariantName"]
 
 
 class VariantName(StrEnum):
@@ -61,7 +61,7 @@ class FaultPolicy(StrEnum):
     RESTART = "restart"
 
 
-class Protocol(StrEnum):
+class BotProtocol(StrEnum):
     """How a bot speaks to the dealer: gRPC, JSON lines on stdio, or the ACPC protocol."""
 
     GRPC = "grpc"

@@ -19,7 +19,7 @@ import yaml
 
 from dealer.acpc_game import export_states, unsupported
 from dealer.arena.cli import app as arena_app
-from dealer.choices import Estimator, FaultPolicy, Protocol, Switch, VariantName
+from dealer.choices import BotProtocol, Estimator, FaultPolicy, Switch, VariantName
 from dealer.cli_league import LeagueOptions, load, play_league, serve_view
 from dealer.cli_options import (
     BankMs,
@@ -160,7 +160,7 @@ def match(
     per_table = _hands_per_table(hands, tables, len(names) if duplicate else 1)
     clock = {"per_action_ms": per_action_ms, "bank_ms": bank_ms, "grace_ms": grace_ms, "startup_ms": startup_ms}
     game = _game(variant=variant, blinds=parse_blinds(blinds), ante=ante, stack=stack, time=clock)
-    reason = unsupported(game, seats=len(names)) if Protocol.ACPC in protocols else None
+    reason = unsupported(game, seats=len(names)) if BotProtocol.ACPC in protocols else None
     if reason:
         fail(f"an ACPC bot cannot play this match: {reason}")
     claim(out, fresh=fresh, resumable=False)
@@ -183,7 +183,7 @@ def match(
     typer.echo(f"{counted(result.hands, 'hand')}; histories, logs and results.json in {out}/")
 
 
-def _match_commands(bots: list[str], least: int = 2) -> tuple[list[Protocol], list[list[str]]]:
+def _match_commands(bots: list[str], least: int = 2) -> tuple[list[BotProtocol], list[list[str]]]:
     """Each bot's protocol and command words; a usage error for an empty one, or too few or too many."""
     protocols, commands = [], []
     for protocol, text in map(split_protocol, bots):

@@ -120,7 +120,7 @@ from pathlib import Path
 import yaml
 from yaml.nodes import Node, SequenceNode
 
-from dealer.choices import FaultPolicy, Network, Protocol, Switch
+from dealer.choices import BotProtocol, FaultPolicy, Network, Switch
 from dealer.config_events import _parse_event
 from dealer.config_game import GAME_KEYS, GameConfig, MixedSpec, TimeControl, game_config, parse_game
 from dealer.config_read import (
@@ -201,7 +201,7 @@ class LeagueBot:
     version: str = ""
     limits: Limits = field(default_factory=Limits)
     line: int = 0
-    protocol: Protocol = Protocol.GRPC
+    protocol: BotProtocol = BotProtocol.GRPC
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,8 +357,8 @@ def _parse_bot(ctx: Ctx, node: Node, path: str, limit_layers: Sequence[_Layer]) 
             ctx.error(fields["command"], _join(path, "command"), f"{label}: program {command[0]!r} {problem}")
         for script in _missing_scripts(ctx, command):
             ctx.error(fields["command"], _join(path, "command"), f"{label}: script {script!r} not found")
-    protocol = read_key(ctx, layer, "protocol", choice(Protocol), Protocol.GRPC)
-    if remote and protocol != Protocol.GRPC:
+    protocol = read_key(ctx, layer, "protocol", choice(BotProtocol), BotProtocol.GRPC)
+    if remote and protocol != BotProtocol.GRPC:
         ctx.error(fields["protocol"], _join(path, "protocol"), f"{label}: remote bots speak grpc, not {protocol}")
     limits = sublayers(ctx, layer, "limits", LIMIT_KEYS)
     return LeagueBot(
@@ -372,13 +372,13 @@ def _parse_bot(ctx: Ctx, node: Node, path: str, limit_layers: Sequence[_Layer]) 
     )
 
 
-def split_protocol(text: str) -> tuple[Protocol, str]:
+def split_protocol(text: str) -> tuple[BotProtocol, str]:
     """A command line of ``dealer match``: ``stdio:CMD``, ``acpc:CMD`` or ``grpc:CMD`` as (protocol,
     CMD); a command without one of these prefixes is a gRPC bot's."""
     prefix, colon, rest = text.partition(":")
-    if colon and prefix in list(Protocol):
-        return Protocol(prefix), rest.strip()
-    return Protocol.GRPC, text
+    if colon and prefix in list(BotProtocol):
+        return BotProtocol(prefix), rest.strip()
+    return BotProtocol.GRPC, text
 
 
 def address_problem(text: str) -> str | None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from yaml.nodes import Node
 
 from dealer.acpc_game import unsupported
-from dealer.choices import Format, Protocol, TestKind
+from dealer.choices import BotProtocol, Format, TestKind
 from dealer.config_game import GAME_KEYS, parse_game
 from dealer.config_read import (
     MAX_HANDS,
@@ -146,7 +146,7 @@ def _parse_event(
     keys = _Keys(ctx, node, path, fields, fmt)
     common = {"name": name, "game": game, "line": node.start_mark.line + 1}
     event = _compare(keys, known, common) if fmt == Format.COMPARE else _seated(keys, known, common)
-    for acpc_bot in [b for b in event.bots if known[b].protocol == Protocol.ACPC]:
+    for acpc_bot in [b for b in event.bots if known[b].protocol == BotProtocol.ACPC]:
         reason = unsupported(game, seats=event.table_size, freezeout=isinstance(event, Freezeout))
         if reason:
             ctx.error(node, path, f"bot {acpc_bot!r} speaks ACPC, which cannot play this event: {reason}")

@@ -30,7 +30,7 @@ from dealer.arena.layout import SMOKE_BOT, build_folder, build_log, drop_scratch
 from dealer.arena.model import BuildState, Version
 from dealer.arena.repository import Repository
 from dealer.arena.toolchains import TOOLS, missing_toolchain, offers, tools_folder
-from dealer.choices import FaultPolicy, Network, Protocol
+from dealer.choices import BotProtocol, FaultPolicy, Network
 from dealer.config import Limits
 from dealer.confined import TeamCommand, confine
 from dealer.errors import ClusterError
@@ -323,7 +323,7 @@ async def _smoke(config: ArenaConfig, version: Version, command: TeamCommand, lo
             CANDIDATE,
             command,
             limits=config.limits_for(version.team_id),
-            protocol=Protocol(version.protocol),
+            protocol=BotProtocol(version.protocol),
         ),
         "house": MatchBot("house", (sys.executable, str(HOUSE)), limits=config.limits),
     }

@@ -24,7 +24,7 @@ from dealer.arena.finals_config import FinalsConfig, Stage, stage_problems
 from dealer.arena.layout import FINALS_JSON, finals_folder, public_files, run_command
 from dealer.arena.model import ArenaError, Team, Version
 from dealer.arena.repository import Repository
-from dealer.choices import FaultPolicy, Protocol
+from dealer.choices import BotProtocol, FaultPolicy
 from dealer.config import LeagueBot, LeagueConfig, LeagueConfigError
 from dealer.events import RoundRobin
 from dealer.files import PRIVATE, write_atomically
@@ -41,7 +41,11 @@ def _entry(arena: ArenaConfig, team: Team, version: Version) -> LeagueBot:
     """A team's finalist as a league bot: its active version, run from its build folder."""
     command = run_command(arena.storage, version, team.name)
     return LeagueBot(
-        team.name, command, version=version.label, limits=arena.limits_for(team.id), protocol=Protocol(version.protocol)
+        team.name,
+        command,
+        version=version.label,
+        limits=arena.limits_for(team.id),
+        protocol=BotProtocol(version.protocol),
     )
 
 

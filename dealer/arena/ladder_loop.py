@@ -24,8 +24,7 @@ import collections
 import logging
 import shutil
 from collections import deque
-from typing import Any
-from typing import Protocol as Typing
+from typing import Any, Protocol
 
 from sqlalchemy.exc import DBAPIError
 
@@ -34,8 +33,7 @@ from dealer.arena.ladder import InOrder, apply_match, deal_for, match_rng, pairs
 from dealer.arena.ladder_store import LadderStore, Planned
 from dealer.arena.layout import drop_scratch, match_folder, run_command
 from dealer.arena.model import MatchState
-from dealer.choices import FaultPolicy
-from dealer.choices import Protocol as BotProtocol
+from dealer.choices import BotProtocol, FaultPolicy
 from dealer.league import MatchJob
 from dealer.match import MatchBot, MatchPlan
 from dealer.records import MatchResult
@@ -47,7 +45,7 @@ POLL_S = 1.0  # how often the ladder looks for new versions when it has nothing 
 DOWN = (DBAPIError, OSError)  # the database cannot be reached (or dropped the connection)
 
 
-class Executor(Typing):
+class Executor(Protocol):
     """Where matches are played: ``dealer.runner.LocalExecutor``, ``dealer.cluster.DaskExecutor``."""
 
     async def run(self, job: MatchJob) -> MatchResult:

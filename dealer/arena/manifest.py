@@ -19,7 +19,7 @@ import yaml
 
 from dealer.arena.config import read_document
 from dealer.arena.model import ArenaError
-from dealer.choices import Protocol
+from dealer.choices import BotProtocol
 from dealer.config import read_command
 from dealer.config_read import LeagueConfigError, choice, mapping, read_key, string
 from dealer.confined import climbs
@@ -34,7 +34,7 @@ _KEYS = ("protocol", "build", "run")
 class BotManifest:
     """What a version's ``bot.yaml`` says: its protocol, its build command (None: nothing to build), its run command."""
 
-    protocol: Protocol
+    protocol: BotProtocol
     run: tuple[str, ...]
     build: str | None = None
 
@@ -56,7 +56,7 @@ def parse_manifest(data: bytes) -> BotManifest:
             for key in ("protocol", "run"):
                 if key not in fields:
                     ctx.error(root, key, "missing (required)")
-            protocol = read_key(ctx, layer, "protocol", choice(Protocol), None)
+            protocol = read_key(ctx, layer, "protocol", choice(BotProtocol), None)
             run = read_key(ctx, layer, "run", read_command, None)
             build = read_key(ctx, layer, "build", string, None)
             for key, value in (("run", " ".join(run or ())), ("build", build or "")):
