@@ -40,9 +40,9 @@ from dealer.runner import play_match
 from dealer.scheduler import plan_tables
 
 LOGGER = logging.getLogger(__name__)
-_HOUSE_SPEC = find_spec("sample_bots.python.call_bot")  # shipped with the package (a namespace package)
-assert _HOUSE_SPEC is not None and _HOUSE_SPEC.origin is not None, "the house bot ships with the dealer"
-HOUSE = Path(_HOUSE_SPEC.origin)
+_HOUSE_PROGRAM_SPEC = find_spec("sample_bots.python.call_bot")  # shipped with the package (a namespace package)
+assert _HOUSE_PROGRAM_SPEC is not None and _HOUSE_PROGRAM_SPEC.origin is not None, "the house bot ships with the dealer"
+HOUSE_PROGRAM = Path(_HOUSE_PROGRAM_SPEC.origin)  # the house bot's program; ladder_store.HOUSE is its team
 CANDIDATE = SMOKE_BOT
 
 
@@ -325,7 +325,7 @@ async def _smoke(config: ArenaConfig, version: Version, command: TeamCommand, lo
             limits=config.limits_for(version.team_id),
             protocol=BotProtocol(version.protocol),
         ),
-        "house": MatchBot("house", (sys.executable, str(HOUSE)), limits=config.limits),
+        "house": MatchBot("house", (sys.executable, str(HOUSE_PROGRAM)), limits=config.limits),
     }
     out = smoke_folder(config.storage, version)
     if out.exists():

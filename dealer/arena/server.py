@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable
 
 from aiohttp import web
 
-from dealer.arena.builds import HOUSE, Builder, BuildExecutor
+from dealer.arena.builds import HOUSE_PROGRAM, Builder, BuildExecutor
 from dealer.arena.config import ArenaConfig
 from dealer.arena.guard import REQUESTS, GuardedSite, NoTokensFormatter, quiet_tokens
 from dealer.arena.http import make_app
@@ -78,7 +78,7 @@ async def _ladder(ladder: Ladder, config: ArenaConfig, scheduler: str | None) ->
     """Run the ladder forever (the house bot entered first, when it plays)."""
     seed = await ladder.store.seed(config.ladder.seed, draw_seed())
     if config.ladder.house:
-        await ladder.store.ensure_house((sys.executable, str(HOUSE)))
+        await ladder.store.ensure_house((sys.executable, str(HOUSE_PROGRAM)))
     async with executor_for(config, scheduler) as executor:
         await ladder.run(executor, seed)
 
