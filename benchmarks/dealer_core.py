@@ -37,7 +37,7 @@ async def answer(session: BotSession) -> None:
     loop = asyncio.get_running_loop()
     while session.live:
         await session._wake.wait()
-        requests = list(session._outbox_requests)
+        requests = [request_id for request_id, _ in session._outbox.requests]
         session._take_batch(loop.time())
         if requests:
             session._receive(

@@ -66,7 +66,50 @@ class _Pending:
     allowance_s: float
     sent_at: float = 0.0
     deadline: _Deadline | None = None
-    position: int = 0  # its index in the outbox until it is sent
+
+
+@dataclass(slots=True)
+class Outbox:
+    """What waits to be sent to one bot: framed items, their size in bytes, and the requests among
+    them with their places, so that a backlog above MAX_MESSAGE_BYTES goes out in pieces."""
+
+    items: list[bytes] = field(default_factory=list)
+    size: int = 0
+    requests: list[tuple[int, int]] = field(default_factory=list)  # (request id, its index in items)
+
+    def put(self, framed: bytes, request_id: int | None = None) -> None:
+        """Queue an item (an ActionRequest when ``request_id`` is given)."""
+        if request_id is not None:
+            self.requests.append((request_id, len(self.items)))
+        self.items.append(framed)
+        self.size += len(framed)
+
+    def clear(self) -> None:
+        """Drop everything queued (the connection ended, or a new one starts)."""
+        self.items.clear()
+        self.requests.clear()
+        self.size = 0
+
+    def take(self) -> tuple[list[bytes], list[int]]:
+        """The items of the next message (all, or the first up to MAX_MESSAGE_BYTES of a larger
+        backlog: the rest stays queued) and the ids of the requests among them."""
+        if self.size <= MAX_MESSAGE_BYTES:
+            batch, self.items = self.items, []
+            requests, self.requests = self.requests, []
+            self.size = 0
+            return batch, [request_id for request_id, _ in requests]
+        size = cut = 0
+        for framed in self.items:
+            if cut and size + len(framed) > MAX_MESSAGE_BYTES:
+                break
+            size += len(framed)
+            cut += 1
+        batch = self.items[:cut]
+        del self.items[:cut]
+        self.size -= size
+        taken = [request_id for request_id, at in self.requests if at < cut]
+        self.requests = [(request_id, at - cut) for request_id, at in self.requests if at >= cut]
+        return batch, taken
 
 
 @dataclass(eq=False)
@@ -79,9 +122,7 @@ class BotSession:
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     version: str = ""
     on_dealer_error: Callable[[BaseException], None] | None = field(default=None, repr=False)
-    _outbox: list[bytes] = field(default_factory=list)  # framed items
-    _queued: int = 0  # bytes in the outbox
-    _outbox_requests: list[int] = field(default_factory=list)  # request ids among them
+    _outbox: Outbox = field(default_factory=Outbox)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _open: dict[int, _Pending] = field(default_factory=dict)
     _next_id: int = 1
@@ -128,11 +169,10 @@ class BotSession:
         A backlog above MAX_MESSAGE_BYTES is written at once (in messages of at most that size);
         one above MAX_BACKLOG_BYTES (the bot does not read its stream) cuts the bot off."""
         if self._owner is not None:
-            self._outbox.append(framed)
-            self._queued += len(framed)
-            if flush or self._queued > MAX_MESSAGE_BYTES:
+            self._outbox.put(framed)
+            if flush or self._outbox.size > MAX_MESSAGE_BYTES:
                 self._wake.set()
-                if self._queued > MAX_BACKLOG_BYTES:
+                if self._outbox.size > MAX_BACKLOG_BYTES:
                     self._stalled()
 
     def next_request_id(self) -> int:
@@ -147,10 +187,8 @@ class BotSession:
         if self._owner is None:
             asyncio.get_running_loop().call_soon(answered, None, 0.0)
             return
-        self._open[request_id] = _Pending(answered, table, allowance_s, position=len(self._outbox))
-        self._outbox_requests.append(request_id)
-        self._outbox.append(framed)
-        self._queued += len(framed)
+        self._open[request_id] = _Pending(answered, table, allowance_s)
+        self._outbox.put(framed, request_id)
         self.requests += 1
         self._wake.set()
 
@@ -174,8 +212,6 @@ class BotSession:
         self._cut = None
         self._late.clear()
         self._outbox.clear()
-        self._outbox_requests.clear()
-        self._queued = 0
         self.connected.set()
 
     def _detach(self) -> None:
@@ -183,8 +219,6 @@ class BotSession:
         self._stream = None
         self.connected.clear()
         self._outbox.clear()
-        self._outbox_requests.clear()
-        self._queued = 0
         self._wake.set()
         lost, self._open = self._open, {}
         now = asyncio.get_running_loop().time()
@@ -223,13 +257,9 @@ class BotSession:
     def _take_batch(self, now: float) -> bytes:
         """What is queued, as one serialized DealerMessage of at most MAX_MESSAGE_BYTES (the rest
         stays queued), with its requests' clocks started now: one timer for each time allowance."""
-        if self._queued <= MAX_MESSAGE_BYTES:
-            batch, self._outbox = self._outbox, []
-            requests, self._outbox_requests = self._outbox_requests, []
-            self._queued = 0
-            self._wake.clear()
-        else:
-            batch, requests = self._split()
+        if self._outbox.size <= MAX_MESSAGE_BYTES:
+            self._wake.clear()  # all of it goes: nothing waits to be sent
+        batch, requests = self._outbox.take()
         groups: dict[float, list[int]] = {}
         for request_id in requests:
             pending = self._open.get(request_id)
@@ -243,29 +273,6 @@ class BotSession:
             for request_id in ids:
                 self._open[request_id].deadline = deadline
         return b"".join(batch)
-
-    def _split(self) -> tuple[list[bytes], list[int]]:
-        """The first items of a backlog above MAX_MESSAGE_BYTES, up to that size, and the requests
-        among them; the rest stays queued for the next message."""
-        size = cut = 0
-        for framed in self._outbox:
-            if cut and size + len(framed) > MAX_MESSAGE_BYTES:
-                break
-            size += len(framed)
-            cut += 1
-        batch = self._outbox[:cut]
-        del self._outbox[:cut]
-        self._queued -= size
-        taken, kept = [], []
-        for request_id in self._outbox_requests:
-            pending = self._open.get(request_id)
-            if pending is not None and pending.position >= cut:
-                pending.position -= cut
-                kept.append(request_id)
-            else:
-                taken.append(request_id)
-        self._outbox_requests = kept
-        return batch, taken
 
     @staticmethod
     def _close(pending: _Pending) -> None:
@@ -386,7 +393,7 @@ class BotSession:
     @property
     def drained(self) -> bool:
         """Whether nothing is queued: after the goodbye's batch, the session is over."""
-        return not self._outbox
+        return not self._outbox.items
 
     async def receive(self, message: wire.BotMessage) -> bool:
         """Route a message of replies (sliced: see ``_receive_sliced``); False when the bot must be

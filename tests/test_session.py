@@ -128,3 +128,26 @@ def test_a_message_of_many_replies_is_routed_in_slices_with_other_work_between()
         assert flooder.faults == {Fault.UNEXPECTED: FLOOD_LIMIT + 1, Fault.FLOOD: 1}
 
     asyncio.run(scenario())
+
+
+def test_the_outbox_sends_a_large_backlog_in_pieces_each_request_with_the_piece_that_carries_it() -> None:
+    from dealer.session import MAX_MESSAGE_BYTES, Outbox
+
+    outbox = Outbox()
+    half = b"x" * (MAX_MESSAGE_BYTES // 2)
+    outbox.put(b"r1", 1)
+    for _ in range(3):  # 1.5 MB: two messages
+        outbox.put(half)
+    outbox.put(b"r2", 2)
+    outbox.put(b"r3", 3)
+    assert outbox.size == 3 * len(half) + 6
+    first, requests = outbox.take()
+    assert first == [b"r1", half] and requests == [1]  # a third half would pass the limit
+    assert outbox.requests == [(2, 2), (3, 3)]  # their places in what is left
+    second, requests = outbox.take()  # two halves fill a message: the requests wait for the next
+    assert second == [half, half] and requests == [] and outbox.requests == [(2, 0), (3, 1)]
+    assert outbox.take() == ([b"r2", b"r3"], [2, 3])
+    assert outbox.items == [] and outbox.size == 0 and outbox.requests == []
+    outbox.put(b"r4", 4)
+    outbox.clear()
+    assert outbox.take() == ([], [])
