@@ -59,7 +59,7 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
             session._take_batch(loop.time())
             if requests:
                 replies = [
-                    pb.ActionReply(table=session._open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
+                    pb.ActionReply(table=session._clocks.open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
                     for r in requests
                 ]
                 session._receive(pb.BotMessage(actions=replies))

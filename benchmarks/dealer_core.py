@@ -43,7 +43,9 @@ async def answer(session: BotSession) -> None:
             session._receive(
                 pb.BotMessage(
                     actions=[
-                        pb.ActionReply(table=session._open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
+                        pb.ActionReply(
+                            table=session._clocks.open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL
+                        )
                         for r in requests
                     ]
                 )

@@ -69,6 +69,62 @@ class _Pending:
 
 
 @dataclass(slots=True)
+class Clocks:
+    """A session's open requests and their clocks: each starts when the message carrying it is
+    written (one timer per time allowance of a batch) and stops when it is answered, lost or runs
+    out; the last LATE_MEMORY that ran out are remembered, so a late answer is told apart."""
+
+    open: dict[int, _Pending] = field(default_factory=dict)
+    late: dict[int, None] = field(default_factory=dict)
+
+    def start(self, requests: list[int], now: float, expire: Callable[[list[int], _Deadline], None]) -> None:
+        """Start the clocks of ``requests`` (sent at ``now``): ``expire(ids, deadline)`` is called
+        when a group's allowance runs out."""
+        groups: dict[float, list[int]] = {}
+        for request_id in requests:
+            pending = self.open.get(request_id)
+            if pending is not None:
+                pending.sent_at = now
+                groups.setdefault(pending.allowance_s, []).append(request_id)
+        loop = asyncio.get_running_loop()
+        for allowance_s, ids in groups.items():
+            deadline = _Deadline(left=len(ids))
+            deadline.handle = loop.call_at(now + allowance_s, expire, ids, deadline)
+            for request_id in ids:
+                self.open[request_id].deadline = deadline
+
+    @staticmethod
+    def stop(pending: _Pending) -> None:
+        """The request is settled: cancel its timer when no other request shares it."""
+        deadline = pending.deadline
+        if deadline is not None:
+            deadline.left -= 1
+            if deadline.left == 0 and deadline.handle is not None:
+                deadline.handle.cancel()
+
+    def expired(self, ids: list[int], deadline: _Deadline) -> list[tuple[int, _Pending]]:
+        """The requests of ``ids`` still open on ``deadline``: closed, and remembered as late."""
+        found = []
+        for request_id in ids:
+            pending = self.open.get(request_id)
+            if pending is None or pending.deadline is not deadline:
+                continue
+            del self.open[request_id]
+            self.late[request_id] = None
+            if len(self.late) > LATE_MEMORY:
+                del self.late[next(iter(self.late))]
+            found.append((request_id, pending))
+        return found
+
+    def lost(self) -> list[_Pending]:
+        """Every open request, closed (the connection ended)."""
+        lost, self.open = list(self.open.values()), {}
+        for pending in lost:
+            self.stop(pending)
+        return lost
+
+
+@dataclass(slots=True)
 class Outbox:
     """What waits to be sent to one bot: framed items, their size in bytes, and the requests among
     them with their places, so that a backlog above MAX_MESSAGE_BYTES goes out in pieces."""
@@ -124,12 +180,11 @@ class BotSession:
     on_dealer_error: Callable[[BaseException], None] | None = field(default=None, repr=False)
     _outbox: Outbox = field(default_factory=Outbox)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
-    _open: dict[int, _Pending] = field(default_factory=dict)
+    _clocks: Clocks = field(default_factory=Clocks)
     _next_id: int = 1
     requests: int = 0  # ActionRequests sent over the session's life
     answers: int = 0  # of them, those its bot answered in time (a bot that answered none never played)
     _stray: int = 0
-    _late: dict[int, None] = field(default_factory=dict)
     _owner: object | None = None  # the connection attached (dealer.pump's Connection): only its end detaches
     _stream: asyncio.Task[object] | None = None  # the task serving the connection, cancelled to cut a stalled bot off
     _cut: Cut | None = None  # why the dealer ends the connection (its fault is counted)
@@ -187,7 +242,7 @@ class BotSession:
         if self._owner is None:
             asyncio.get_running_loop().call_soon(answered, None, 0.0)
             return
-        self._open[request_id] = _Pending(answered, table, allowance_s)
+        self._clocks.open[request_id] = _Pending(answered, table, allowance_s)
         self._outbox.put(framed, request_id)
         self.requests += 1
         self._wake.set()
@@ -210,7 +265,7 @@ class BotSession:
         self._stream = asyncio.current_task()
         self.version = version
         self._cut = None
-        self._late.clear()
+        self._clocks.late.clear()
         self._outbox.clear()
         self.connected.set()
 
@@ -220,11 +275,9 @@ class BotSession:
         self.connected.clear()
         self._outbox.clear()
         self._wake.set()
-        lost, self._open = self._open, {}
+        lost = self._clocks.lost()
         now = asyncio.get_running_loop().time()
-        for pending in lost.values():
-            self._close(pending)
-        self._settle([(pending, None, now - pending.sent_at if pending.sent_at else 0.0) for pending in lost.values()])
+        self._settle([(pending, None, now - pending.sent_at if pending.sent_at else 0.0) for pending in lost])
 
     def _settle(self, answers: Sequence[tuple[_Pending, Reply | None, float]]) -> None:
         """Tell each request's owner its answer. An error there is the dealer's own: every other
@@ -260,44 +313,16 @@ class BotSession:
         if self._outbox.size <= MAX_MESSAGE_BYTES:
             self._wake.clear()  # all of it goes: nothing waits to be sent
         batch, requests = self._outbox.take()
-        groups: dict[float, list[int]] = {}
-        for request_id in requests:
-            pending = self._open.get(request_id)
-            if pending is not None:
-                pending.sent_at = now
-                groups.setdefault(pending.allowance_s, []).append(request_id)
-        loop = asyncio.get_running_loop()
-        for allowance_s, ids in groups.items():
-            deadline = _Deadline(left=len(ids))
-            deadline.handle = loop.call_at(now + allowance_s, self._expire, ids, deadline)
-            for request_id in ids:
-                self._open[request_id].deadline = deadline
+        self._clocks.start(requests, now, self._expire)
         return b"".join(batch)
-
-    @staticmethod
-    def _close(pending: _Pending) -> None:
-        """The request is settled: cancel its timer when no other request shares it."""
-        deadline = pending.deadline
-        if deadline is not None:
-            deadline.left -= 1
-            if deadline.left == 0 and deadline.handle is not None:
-                deadline.handle.cancel()
 
     def _expire(self, ids: list[int], deadline: _Deadline) -> None:
         """Time is up for the requests of ``ids`` still open: a timeout each."""
         now = asyncio.get_running_loop().time()
-        expired = []
-        for request_id in ids:
-            pending = self._open.get(request_id)
-            if pending is None or pending.deadline is not deadline:
-                continue
-            del self._open[request_id]
+        expired = self._clocks.expired(ids, deadline)
+        for request_id, pending in expired:
             self.fault(Fault.TIMEOUT, "no answer in time", table=pending.table, request_id=request_id)
-            self._late[request_id] = None
-            if len(self._late) > LATE_MEMORY:
-                del self._late[next(iter(self._late))]
-            expired.append((pending, None, now - pending.sent_at))
-        self._settle(expired)
+        self._settle([(pending, None, now - pending.sent_at) for _, pending in expired])
 
     def _receive(self, message: wire.BotMessage) -> bool:
         """Route a bot's replies to their requests; False when the bot must be cut off (flood).
@@ -329,7 +354,8 @@ class BotSession:
     def _route(self, replies: Sequence[wire.ActionReply], now: float) -> bool:
         """Settle the requests ``replies`` answer (read at ``now``); each stray reply is a fault and a
         notice. False when the bot must be cut off (flood)."""
-        opened = self._open
+        clocks = self._clocks
+        opened = clocks.open
         errors = []
         for answer in replies:
             if self._stray > FLOOD_LIMIT:
@@ -338,14 +364,14 @@ class BotSession:
             pending = opened.get(request_id)
             if pending is not None and pending.sent_at and pending.table == answer.table:
                 del opened[request_id]
-                self._close(pending)
+                clocks.stop(pending)
                 self.answers += 1
                 try:
                     pending.answered(wire.reply(answer), now - pending.sent_at)
                 except Exception as error:  # noqa: BLE001 - the dealer's own: reported after the other replies
                     errors.append(error)
-            elif pending is None and request_id in self._late:
-                del self._late[request_id]  # answered too late: already counted as a timeout
+            elif pending is None and request_id in clocks.late:
+                del clocks.late[request_id]  # answered too late: already counted as a timeout
                 self.notice(Fault.TIMEOUT, "answer came after the time limit", request_id)
             else:
                 if pending is not None and pending.sent_at:

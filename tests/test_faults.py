@@ -472,7 +472,7 @@ def test_session_batches_are_split_at_the_message_limit_and_the_backlog_is_bound
             batches.append(session._take_batch(loop.time()))
         assert len(batches) == 4 and all(len(b) <= MAX_MESSAGE_BYTES for b in batches)
         assert b"".join(batches) == b"".join(items[:2000]) + b"R" * 10 + b"".join(items[2000:])
-        assert session._open[99].sent_at > 0  # its clock started with the message that carried it
+        assert session._clocks.open[99].sent_at > 0  # its clock started with the message that carried it
         await asyncio.sleep(0.1)
         assert answered == [None] and session.faults == {Fault.TIMEOUT: 1}
         for _ in range(MAX_BACKLOG_BYTES // 1000 + 1):  # a bot that never reads: cut off, counted once

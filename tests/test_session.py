@@ -151,3 +151,28 @@ def test_the_outbox_sends_a_large_backlog_in_pieces_each_request_with_the_piece_
     outbox.put(b"r4", 4)
     outbox.clear()
     assert outbox.take() == ([], [])
+
+
+def test_the_clocks_share_a_timer_per_allowance_and_remember_only_the_last_late_requests() -> None:
+    from dealer.session import LATE_MEMORY, Clocks, _Deadline, _Pending
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        clocks, fired = Clocks(), []
+        for request_id, allowance in ((1, 0.05), (2, 0.05), (3, 10.0)):
+            clocks.open[request_id] = _Pending(lambda r, e: None, 1, allowance)
+        clocks.start([1, 2, 3], loop.time(), lambda ids, deadline: fired.append(clocks.expired(ids, deadline)))
+        assert clocks.open[1].deadline is clocks.open[2].deadline is not clocks.open[3].deadline
+        Clocks.stop(clocks.open.pop(1))  # answered: the shared timer stays for request 2
+        await asyncio.sleep(0.1)
+        assert [[request_id for request_id, _ in group] for group in fired] == [[2]]
+        assert list(clocks.late) == [2] and list(clocks.open) == [3]
+        timer = clocks.open[3].deadline
+        assert clocks.lost()[0].table == 1 and clocks.open == {}
+        assert timer is not None and timer.handle is not None and timer.handle.cancelled()
+        for request_id in range(100, 100 + LATE_MEMORY + 1):  # more than it remembers: the oldest go
+            clocks.open[request_id] = _Pending(lambda r, e: None, 1, 1.0, deadline=(deadline := _Deadline()))
+            clocks.expired([request_id], deadline)
+        assert len(clocks.late) == LATE_MEMORY and 2 not in clocks.late and 100 not in clocks.late
+
+    asyncio.run(scenario())
