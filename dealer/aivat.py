@@ -231,16 +231,14 @@ def _cached(cache: Cache, hand: Hand, board_len: int, groups: Groups) -> list[li
     return got
 
 
-def chance_terms(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
-    """The luck terms of a finished hand's chance nodes in chips, one row by seat per node (the
-    hole-card deal first, then each street dealt; module doc). Each row sums to 0 over the seats."""
-    n = hand.n
-    terms: list[list[float]] = []
-    if cache is None:
-        cache = {}
+def chance_changes(hand: Hand, cache: Cache) -> list[tuple[list[int], list[bool], list[tuple[int, int, float]]]]:
+    """What each chance node of a finished hand (the hole-card deal first, then each street dealt)
+    changed: the chips each seat had put in and who had folded before it, and for each pot two or
+    more seats contest, (its amount, a seat, that seat's share of it after the cards less before)."""
+    steps: list[tuple[list[int], list[bool], list[tuple[int, int, float]]]] = []
     for before, contributed, folded in _nodes(hand):
-        row = [0.0] * n
-        terms.append(row)
+        changes: list[tuple[int, int, float]] = []
+        steps.append((contributed, folded, changes))
         pots = [
             (amount, tuple(eligible))
             for amount, eligible in side_pots(contributed, folded, hand.order)
@@ -252,13 +250,24 @@ def chance_terms(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
         after = 0 if before < 0 else (3 if before == 0 else before + 1)
         now = _cached(cache, hand, after, groups)
         if before < 0:
-            then = [[1 / len(g) if s in g else 0.0 for s in range(n)] for g in groups]
+            then = [[1 / len(g) if s in g else 0.0 for s in range(hand.n)] for g in groups]
         else:
             then = _cached(cache, hand, before, groups)
         for amount, g in pots:
             k = groups.index(g)
-            for s in g:
-                row[s] += amount * (now[k][s] - then[k][s])
+            changes.extend((amount, s, now[k][s] - then[k][s]) for s in g)
+    return steps
+
+
+def chance_terms(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
+    """The luck terms of a finished hand's chance nodes in chips, one row by seat per node (the
+    hole-card deal first, then each street dealt; module doc). Each row sums to 0 over the seats."""
+    terms: list[list[float]] = []
+    for _, _, changes in chance_changes(hand, {} if cache is None else cache):
+        row = [0.0] * hand.n
+        for amount, s, change in changes:
+            row[s] += amount * change
+        terms.append(row)
     return terms
 
 

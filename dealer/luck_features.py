@@ -23,8 +23,8 @@ river, the pre-flop sample for the flop's "before", an even share before the dea
 
 from __future__ import annotations
 
-from dealer.aivat import Cache, _cached, _nodes
-from dealer.rules import Hand, side_pots
+from dealer.aivat import Cache, chance_changes
+from dealer.rules import Hand
 
 FEATURES: tuple[str, ...] = (
     "pot flop",
@@ -48,34 +48,17 @@ def luck_features(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
     column has expectation zero over the cards (module doc)."""
     n = hand.n
     rows = [[0.0] * len(FEATURES) for _ in range(n)]
-    if cache is None:
-        cache = {}
     stacks = hand.config.stacks
     button = hand.config.button
-    for node, (before, contributed, folded) in enumerate(_nodes(hand)):
-        pots = [
-            (amount, tuple(eligible))
-            for amount, eligible in side_pots(contributed, folded, hand.order)
-            if len(eligible) > 1
-        ]
-        if not pots:
+    for node, (contributed, folded, changes) in enumerate(chance_changes(hand, {} if cache is None else cache)):
+        if not changes:
             continue
-        groups = tuple(sorted({g for _, g in pots}))
-        after = 0 if before < 0 else (3 if before == 0 else before + 1)
-        now = _cached(cache, hand, after, groups)
-        if before < 0:
-            then = [[1 / len(g) if s in g else 0.0 for s in range(n)] for g in groups]
-        else:
-            then = _cached(cache, hand, before, groups)
         behind = float(min(stacks[s] - contributed[s] for s in range(n) if not folded[s]))
-        for amount, g in pots:
-            k = groups.index(g)
-            for s in g:
-                change = now[k][s] - then[k][s]
-                row = rows[s]
-                if node in _POT:
-                    row[_POT[node]] += amount * change
-                row[_BEHIND[node]] += behind * change
-                if node in _BUTTON and s == button:
-                    row[_BUTTON[node]] += behind * change
+        for amount, s, change in changes:
+            row = rows[s]
+            if node in _POT:
+                row[_POT[node]] += amount * change
+            row[_BEHIND[node]] += behind * change
+            if node in _BUTTON and s == button:
+                row[_BUTTON[node]] += behind * change
     return rows
