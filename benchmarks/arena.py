@@ -44,7 +44,8 @@ from dealer.arena.config import ArenaConfig, SubmissionLimits
 from dealer.arena.http import API, make_app
 from dealer.arena.layout import build_folder, build_log
 from dealer.arena.model import BuildState, Version
-from dealer.arena.repository import migrate, open_repository
+from dealer.arena.store.schema import migrate
+from dealer.arena.store.teams import open_repository
 from dealer.choices import Switch
 
 ROOT = Path(__file__).resolve().parent.parent

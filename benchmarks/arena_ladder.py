@@ -32,19 +32,10 @@ from tabulate import tabulate
 
 from dealer.arena.config import ArenaConfig, LadderSettings
 from dealer.arena.ladder_loop import Executor, Ladder
-from dealer.arena.ladder_store import LadderStore
 from dealer.arena.model import BuildState
-from dealer.arena.repository import (
-    Repository,
-    match_versions,
-    matches,
-    migrate,
-    open_repository,
-    pairs,
-    rating_history,
-    standings,
-    team_ladder,
-)
+from dealer.arena.store.ladder import LadderStore
+from dealer.arena.store.schema import match_versions, matches, migrate, pairs, rating_history, standings, team_ladder
+from dealer.arena.store.teams import Repository, open_repository
 from dealer.league import MatchJob
 from dealer.records import HandRecord, MatchResult, result_of
 from dealer.runner import LocalExecutor

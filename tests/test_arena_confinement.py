@@ -28,7 +28,8 @@ from dealer.arena.builds import Builder
 from dealer.arena.config import ArenaConfig, BuildLimits
 from dealer.arena.layout import build_log, smoke_bot_logs
 from dealer.arena.model import BuildState, Version
-from dealer.arena.repository import migrate, open_repository
+from dealer.arena.store.schema import migrate
+from dealer.arena.store.teams import open_repository
 from dealer.config import game_config
 
 DEALER = Path(sys.executable).parent / "dealer"

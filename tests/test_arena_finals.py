@@ -27,7 +27,8 @@ from dealer.arena.finals_config import load_finals, parse_finals, stage_problems
 from dealer.arena.http import API, make_app
 from dealer.arena.layout import is_public
 from dealer.arena.model import ArenaError, BuildState
-from dealer.arena.repository import migrate, open_repository
+from dealer.arena.store.schema import migrate
+from dealer.arena.store.teams import open_repository
 from dealer.cli import app
 from dealer.config import LeagueConfigError, game_config
 from dealer.seeds import commitment, revealed_seed

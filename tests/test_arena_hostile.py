@@ -32,8 +32,9 @@ from dealer.arena.http import API, make_app
 from dealer.arena.model import BuildState, Version
 from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import add_pages
-from dealer.arena.repository import Repository, migrate, open_repository
 from dealer.arena.sessions import COOKIE, CSRF_FIELD
+from dealer.arena.store.schema import migrate
+from dealer.arena.store.teams import Repository, open_repository
 from dealer.cli import app as cli_app
 from test_arena_http import BOT, auth, bot_archive, form
 

@@ -19,7 +19,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from dealer.arena.config import ArenaConfig, SubmissionLimits
 from dealer.arena.http import API, OPENAPI, make_app
 from dealer.arena.model import BuildState, Version, retry_after
-from dealer.arena.repository import Repository, migrate, open_repository
+from dealer.arena.store.schema import migrate
+from dealer.arena.store.teams import Repository, open_repository
 
 
 def bot_archive(files: dict[str, bytes]) -> bytes:

@@ -31,10 +31,11 @@ from dealer.arena.ladder import (
     pick,
 )
 from dealer.arena.ladder_loop import Ladder
-from dealer.arena.ladder_store import LadderStore
 from dealer.arena.model import BuildState
-from dealer.arena.public import Public
-from dealer.arena.repository import match_versions, matches, migrate, open_repository, teams
+from dealer.arena.store.ladder import LadderStore
+from dealer.arena.store.reads import Public
+from dealer.arena.store.schema import match_versions, matches, migrate, teams
+from dealer.arena.store.teams import open_repository
 from dealer.journal import result_from_json
 from dealer.league import MatchJob
 from dealer.records import HandRecord, MatchResult, result_of

@@ -26,7 +26,9 @@ def test_the_model_imports_nothing_but_the_standard_library_and_the_errors() -> 
 
 def test_the_api_storage_and_archives_do_not_load_the_runner() -> None:
     code = (
-        "import sys, dealer.arena.http, dealer.arena.repository, dealer.arena.archive, dealer.arena.client; "
+        "import sys, dealer.arena.http, dealer.arena.store.schema, dealer.arena.store.teams, "
+        "dealer.arena.store.ladder, "
+        "dealer.arena.store.reads, dealer.arena.archive, dealer.arena.client; "
         f"print(sorted(m for m in sys.modules if any(m == r or m.startswith(r + '.') for r in {RUNNER!r})))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -38,7 +40,8 @@ def test_the_api_storage_and_archives_do_not_load_the_runner() -> None:
 
 
 ROUTES = ("http.py", "pages.py", "organiser_pages.py")
-STORES = ("dealer.arena.repository", "dealer.arena.ladder_store", "dealer.arena.public", "sqlalchemy")
+STORES = ("dealer.arena.store", "dealer.arena.public", "sqlalchemy")
+STORE = DEALER / "arena" / "store"  # the storage: schema, teams, ladder, reads
 WIRING = {"make_app", "add_pages", "add_organiser_pages"}  # where the application is put together
 
 
@@ -50,9 +53,9 @@ def test_no_route_module_reads_a_store_or_decides_access_itself() -> None:
     of the application, or compares a caller's team with a match's seats (who may see a match's
     hands or logs is the use case's to say), and no store names an HTTP status."""
     allowed = {
-        "dealer.arena.repository.Repository",  # the type the application is made with
-        "dealer.arena.ladder_store.Planned",  # a scrimmage's record, which the API shows
-        "dealer.arena.public.MatchLine",  # a match's record, which the pages show
+        "dealer.arena.store.teams.Repository",  # the type the application is made with
+        "dealer.arena.store.ladder.Planned",  # a scrimmage's record, which the API shows
+        "dealer.arena.store.reads.MatchLine",  # a match's record, which the pages show
         "dealer.arena.public.duplicate_groups",  # pure: hands in, chips by duplicate group out
     }
     for name in ROUTES:
@@ -72,6 +75,7 @@ def test_no_route_module_reads_a_store_or_decides_access_itself() -> None:
                     assert node.slice.id != "REPOSITORY", f"{name}:{node.lineno}: {function.name} reads the repository"
                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "LadderStore":
                     raise AssertionError(f"{name}:{node.lineno}: {function.name} opens the ladder's store")
-    for store in ("ladder_store.py", "repository.py", "public.py"):
-        text = (DEALER / "arena" / store).read_text(encoding="utf-8")
+    for store in [*STORE.glob("*.py"), DEALER / "arena" / "public.py"]:
+        text = store.read_text(encoding="utf-8")
         assert "aiohttp" not in text and not re.search(r"status\s*=|\b(40[0-9]|429)\b,", text), store
+

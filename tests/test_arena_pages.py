@@ -22,13 +22,14 @@ from aiohttp.test_utils import TestClient, TestServer, make_mocked_request
 from dealer.arena.config import ArenaConfig
 from dealer.arena.http import API, make_app
 from dealer.arena.ladder import Applied, Standing
-from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, match_folder
 from dealer.arena.model import BuildState, Version
 from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import CSP, DATA_OPENAPI, add_pages
-from dealer.arena.repository import Repository, migrate, open_repository, standings
 from dealer.arena.sessions import COOKIE, CSRF_FIELD, LOGIN_COOKIE, set_cookie
+from dealer.arena.store.ladder import LadderStore
+from dealer.arena.store.schema import migrate, standings
+from dealer.arena.store.teams import Repository, open_repository
 from dealer.records import MatchResult
 from dealer.seeds import commitment
 from test_arena_http import BOT, auth, bot_archive, form

@@ -14,8 +14,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import select, text
 
 from dealer.arena.model import ArenaError, BuildState, Version, token_digest
-from dealer.arena.repository import (
-    Repository,
+from dealer.arena.store.schema import (
     current_revision,
     engine_for,
     head_revision,
@@ -23,11 +22,11 @@ from dealer.arena.repository import (
     matches,
     metadata,
     migrate,
-    open_repository,
     organiser_tokens,
     rating_history,
     teams,
 )
+from dealer.arena.store.teams import Repository, open_repository
 
 
 async def _schema_differences(url: str) -> list[object]:

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from dealer.arena.repository import Repository, active_versions, engine_for, migrate, teams
+from dealer.arena.store.schema import active_versions, engine_for, migrate, teams
+from dealer.arena.store.teams import Repository
 
 DEALER = Path(sys.executable).parent / "dealer"
 

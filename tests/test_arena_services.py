@@ -15,21 +15,20 @@ from sqlalchemy import event, func, select
 
 from dealer.arena.http import API, STATUSES
 from dealer.arena.ladder import Applied, Standing, version_bb100
-from dealer.arena.ladder_store import LadderStore
 from dealer.arena.model import MATCH_WORDS, BuildState, MatchState, Refusal, Version
-from dealer.arena.public import Public
-from dealer.arena.repository import (
-    Repository,
-    _alembic_config,
-    _utc,
+from dealer.arena.store.ladder import LadderStore
+from dealer.arena.store.reads import Public
+from dealer.arena.store.schema import (
+    alembic_config,
     current_revision,
     engine_for,
     match_versions,
     matches,
     migrate,
-    open_repository,
     standings,
+    utc,
 )
+from dealer.arena.store.teams import Repository, open_repository
 from dealer.records import MatchResult
 from dealer.stats import GroupedSums
 from test_arena_http import auth
@@ -191,7 +190,7 @@ def test_the_leaderboard_is_one_query_and_keeps_its_bb100_and_last_played(arena_
                         )
                     ).scalar()
                 assert line.last_played is not None and ended is not None
-                assert line.last_played == _utc(ended)
+                assert line.last_played == utc(ended)
             scores = [line.score for line in lines]
             assert None not in scores and scores == sorted(scores, key=lambda x: -(x or 0.0))
 
@@ -209,7 +208,7 @@ def test_the_migration_fills_the_boards_figures_in_for_existing_rows(arena_datab
             before = {line.team: (line.bb100, line.last_played) for line in await Public(repository, 3.0).leaderboard()}
         engine = engine_for(arena_database)  # back to 0009: the kept figures dropped
         async with engine.begin() as connection:
-            await connection.run_sync(lambda sync: command.downgrade(_alembic_config(sync), "0009"))
+            await connection.run_sync(lambda sync: command.downgrade(alembic_config(sync), "0009"))
         await engine.dispose()
         assert await current_revision(arena_database) == "0009"
         await migrate(arena_database)

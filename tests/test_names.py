@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 from dealer.arena.builds import HOUSE_PROGRAM
-from dealer.arena.ladder_store import HOUSE
+from dealer.arena.store.ladder import HOUSE
 from dealer.choices import BotProtocol
 
 DEALER = Path(__file__).resolve().parent.parent / "dealer"
@@ -43,7 +43,7 @@ def test_protocol_always_means_typing_protocol() -> None:
 def test_house_is_the_house_teams_name_and_only_that() -> None:
     bound = {name: _bindings(tree, "HOUSE") for name, tree in _trees().items()}
     owners = [name for name, b in bound.items() if "here" in b]
-    assert owners == ["arena/ladder_store.py"], owners
+    assert owners == ["arena/store/ladder.py"], owners
     imported = {b for found in bound.values() for b in found if b != "here"}
-    assert imported <= {"dealer.arena.ladder_store.HOUSE"}, "import the house team's name from its one owner"
+    assert imported <= {"dealer.arena.store.ladder.HOUSE"}, "import the house team's name from its one owner"
     assert HOUSE == "house" and HOUSE_PROGRAM.name == "call_bot.py" and HOUSE_PROGRAM.is_file()

@@ -28,7 +28,7 @@ from typing import NamedTuple
 from dealer.arena.config import ArenaConfig
 from dealer.arena.layout import SMOKE_BOT, build_folder, build_log, drop_scratch, smoke_folder, tools, version_files
 from dealer.arena.model import BuildState, Version
-from dealer.arena.repository import Repository
+from dealer.arena.store.teams import Repository
 from dealer.arena.toolchains import TOOLS, missing_toolchain, offers, tools_folder
 from dealer.choices import BotProtocol, FaultPolicy, Network
 from dealer.config import Limits
@@ -42,7 +42,7 @@ from dealer.scheduler import plan_tables
 LOGGER = logging.getLogger(__name__)
 _HOUSE_PROGRAM_SPEC = find_spec("sample_bots.python.call_bot")  # shipped with the package (a namespace package)
 assert _HOUSE_PROGRAM_SPEC is not None and _HOUSE_PROGRAM_SPEC.origin is not None, "the house bot ships with the dealer"
-HOUSE_PROGRAM = Path(_HOUSE_PROGRAM_SPEC.origin)  # the house bot's program; ladder_store.HOUSE is its team
+HOUSE_PROGRAM = Path(_HOUSE_PROGRAM_SPEC.origin)  # the house bot's program; store.ladder.HOUSE is its team
 CANDIDATE = SMOKE_BOT
 
 

@@ -20,7 +20,7 @@ from dealer.text import printable_lines
 
 if TYPE_CHECKING:
     from dealer.arena.config import ArenaConfig
-    from dealer.arena.repository import Repository
+    from dealer.arena.store.teams import Repository
 
 T = TypeVar("T")
 
@@ -60,7 +60,7 @@ def _with_repository(config: Path, work: Callable[[Repository], Coroutine[Any, A
     """Run ``work`` on the repository of the arena file ``config`` (as ``_call`` does)."""
 
     async def opened(arena: ArenaConfig) -> T:
-        from dealer.arena.repository import open_repository
+        from dealer.arena.store.teams import open_repository
 
         async with open_repository(arena.database) as repository:
             return await work(repository)
@@ -78,7 +78,7 @@ def migrate_command(config: ConfigPath = DEFAULT_CONFIG) -> None:
     """Create the arena's database, or bring it to the newest schema (safe to run again)."""
 
     async def upgrade(arena: ArenaConfig) -> None:
-        from dealer.arena.repository import migrate
+        from dealer.arena.store.schema import migrate
 
         await migrate(arena.database)
 
@@ -217,7 +217,7 @@ def finals_command(
     async def play(arena: ArenaConfig) -> dict[str, Any]:
         from dealer.arena.finals import run_finals
         from dealer.arena.finals_config import load_finals
-        from dealer.arena.repository import open_repository
+        from dealer.arena.store.teams import open_repository
 
         spec = load_finals(finals)
         async with open_repository(arena.database) as repository:

@@ -23,7 +23,7 @@ from dealer.arena.config import ArenaConfig
 from dealer.arena.finals_config import FinalsConfig, Stage, stage_problems
 from dealer.arena.layout import FINALS_JSON, finals_folder, public_files, run_command
 from dealer.arena.model import ArenaError, Team, Version
-from dealer.arena.repository import Repository
+from dealer.arena.store.teams import Repository
 from dealer.choices import BotProtocol, FaultPolicy
 from dealer.config import LeagueBot, LeagueConfig, LeagueConfigError
 from dealer.events import RoundRobin

@@ -24,11 +24,11 @@ from aiohttp.http_exceptions import HttpProcessingError
 from dealer.arena.archive import MB
 from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder import version_bb100
-from dealer.arena.ladder_store import Planned
 from dealer.arena.model import MATCH_WORDS, Refusal, RefusedError, Version, token_digest
-from dealer.arena.repository import Repository
 from dealer.arena.services import BOT_LOG_SHOWN, Arena, Caller
 from dealer.arena.sessions import CSRF_HEADER, SAFE_METHODS, SESSIONS, Sessions, csrf_ok, request_session
+from dealer.arena.store.ladder import Planned
+from dealer.arena.store.teams import Repository
 from dealer.arena.toolchains import BASIC
 
 LOGGER = logging.getLogger(__name__)

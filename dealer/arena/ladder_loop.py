@@ -30,9 +30,9 @@ from sqlalchemy.exc import DBAPIError
 
 from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder import InOrder, apply_match, deal_for, match_rng, pairs_of, pick
-from dealer.arena.ladder_store import LadderStore, Planned
 from dealer.arena.layout import drop_scratch, match_folder, run_command
 from dealer.arena.model import MatchState
+from dealer.arena.store.ladder import LadderStore, Planned
 from dealer.choices import BotProtocol, FaultPolicy
 from dealer.league import MatchJob
 from dealer.match import MatchBot, MatchPlan

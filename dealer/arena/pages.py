@@ -23,10 +23,7 @@ from aiohttp import web
 
 from dealer.arena.http import ARENA, CONFIG
 from dealer.arena.model import MATCH_WORDS, RefusedError, Team, token_digest
-from dealer.arena.public import (
-    MatchLine,
-    duplicate_groups,
-)
+from dealer.arena.public import duplicate_groups
 from dealer.arena.services import BOT_LOG_SHOWN, Caller, Organiser, Public
 from dealer.arena.sessions import (
     COOKIE,
@@ -39,6 +36,7 @@ from dealer.arena.sessions import (
     request_session,
     set_cookie,
 )
+from dealer.arena.store.reads import MatchLine
 from dealer.web.view import replay
 
 LOGGER = logging.getLogger(__name__)

@@ -26,12 +26,12 @@ from dealer.arena.config import ArenaConfig
 from dealer.arena.guard import REQUESTS, GuardedSite, NoTokensFormatter, quiet_tokens
 from dealer.arena.http import make_app
 from dealer.arena.ladder_loop import Executor, Ladder
-from dealer.arena.ladder_store import LadderStore
 from dealer.arena.layout import server_log
 from dealer.arena.model import ArenaError
 from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import add_pages
-from dealer.arena.repository import open_repository
+from dealer.arena.store.ladder import LadderStore
+from dealer.arena.store.teams import open_repository
 from dealer.runner import LocalExecutor
 from dealer.runtime import log_file
 from dealer.seeds import draw_seed

@@ -21,7 +21,6 @@ from typing import Any
 from dealer.arena.archive import MB, Unpacked, unpack
 from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder import Standing
-from dealer.arena.ladder_store import LadderStore, Planned
 from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, incoming, is_public, smoke_bot_logs
 from dealer.arena.model import (
     TEAM_PATTERN,
@@ -33,9 +32,11 @@ from dealer.arena.model import (
     display_name_problem,
     frozen_line,
 )
-from dealer.arena.public import Line, MatchLine, bot_logs, history_files, match_hands
-from dealer.arena.public import Public as Reads
-from dealer.arena.repository import Repository
+from dealer.arena.public import bot_logs, history_files, match_hands
+from dealer.arena.store.ladder import LadderStore, Planned
+from dealer.arena.store.reads import Line, MatchLine
+from dealer.arena.store.reads import Public as Reads
+from dealer.arena.store.teams import Repository
 from dealer.arena.toolchains import Offer, offers
 from dealer.seeds import commitment, draw_seed
 from dealer.stats import GroupedSums
@@ -256,7 +257,7 @@ class Arena:
     # The ladder.
 
     async def leaderboard(self) -> list[Line]:
-        """Every team, ranked once (``public.rank``): the rated by mu - k sigma, then the others by name."""
+        """Every team, ranked once (``store.reads.rank``): the rated by mu - k sigma, then the others by name."""
         return await self.reads.leaderboard()
 
     async def version_ladder(self, caller: Caller, number: int | None, asked: str) -> VersionLadder:

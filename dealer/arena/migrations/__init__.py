@@ -1,1 +1,1 @@
-"""The arena's Alembic migrations (run by ``dealer.arena.repository.migrate``, never by hand)."""
+"""The arena's Alembic migrations (run by ``dealer.arena.store.schema.migrate``, never by hand)."""

@@ -1,4 +1,4 @@
-"""The ladder's storage: its queries over the tables ``dealer.arena.repository`` declares (the schema
+"""The ladder's storage: its queries over the tables ``dealer.arena.store.schema`` declares (the schema
 and its migrations stay there), each method one transaction, records in and out, never rows.
 
 Every query is by primary key or an index (a match by id, a team's matches by ``team_id``, the
@@ -29,10 +29,7 @@ from dealer.arena.model import (
     Version,
     retry_after,
 )
-from dealer.arena.repository import (
-    Repository,
-    _utc,
-    _version,
+from dealer.arena.store.schema import (
     active_versions,
     ladder,
     match_versions,
@@ -42,8 +39,11 @@ from dealer.arena.repository import (
     standings,
     team_ladder,
     teams,
+    utc,
+    version_of,
     versions,
 )
+from dealer.arena.store.teams import Repository
 from dealer.journal import result_from_json, result_to_json
 from dealer.records import MatchResult
 from dealer.stats import GroupedSums
@@ -216,7 +216,7 @@ class LadderStore:
         )
         seats: dict[int, list[Seat]] = {}
         for row in (await connection.execute(query)).all():
-            seats.setdefault(row.match_id, []).append(Seat(_version(row), row.name))
+            seats.setdefault(row.match_id, []).append(Seat(version_of(row), row.name))
         return seats
 
     async def open_matches(self) -> list[Planned]:
@@ -413,7 +413,7 @@ class LadderStore:
                 .where(matches.c.requested_by == team.id, matches.c.created_at > since)
                 .order_by(matches.c.created_at)
             )
-            recent = [_utc(row.created_at) for row in (await connection.execute(asked)).all()]
+            recent = [utc(row.created_at) for row in (await connection.execute(asked)).all()]
             wait = retry_after(recent, per_hour, now) if per_hour else WINDOW_S
             if wait > 0:
                 raise RefusedError(
