@@ -79,3 +79,29 @@ def test_no_route_module_reads_a_store_or_decides_access_itself() -> None:
         text = store.read_text(encoding="utf-8")
         assert "aiohttp" not in text and not re.search(r"status\s*=|\b(40[0-9]|429)\b,", text), store
 
+
+ABOVE_THE_STORE = ("services", "http", "pages", "organiser_pages", "sessions", "server", "cli", "ladder_loop", "finals")
+
+
+def test_the_store_is_one_package_that_alone_speaks_sql_and_shares_only_public_names() -> None:
+    """Issue 34 (3): dealer.arena.store (schema, teams, ladder, reads) is the only place that builds
+    queries (elsewhere sqlalchemy is used for database URLs and errors alone, the migrations aside);
+    it imports nothing of the arena above it; and no arena module or test imports another module's
+    private name (the store's modules share public helpers: ``utc``, ``version_of``, ``TEAMS``)."""
+    modules = sorted(p.stem for p in STORE.glob("*.py"))
+    assert modules == ["__init__", "ladder", "reads", "schema", "teams"], modules
+    arena = DEALER / "arena"
+    for path in sorted(arena.rglob("*.py")):
+        inside = path.is_relative_to(STORE) or path.is_relative_to(arena / "migrations")
+        for name in _imports(path):
+            where = f"{path.relative_to(DEALER)} imports {name}"
+            if not inside and name.split(".")[0] in ("sqlalchemy", "alembic"):
+                assert name.startswith(("sqlalchemy.engine.", "sqlalchemy.exc.")), where
+            if path.is_relative_to(STORE):
+                assert not name.startswith(tuple(f"dealer.arena.{m}" for m in ABOVE_THE_STORE)), where
+            if name.startswith("dealer.arena.") and not path.name.startswith("r0"):
+                assert not name.rsplit(".", 1)[1].startswith("_"), where
+    for path in [*sorted(arena.rglob("*.py")), *sorted((DEALER.parent / "tests").glob("test_arena_*.py"))]:
+        text = path.read_text(encoding="utf-8")
+        found = re.findall(r"\b(?:schema|teams|ladder|reads|repository|ladder_store|public|layout)\._[a-z]\w*", text)
+        assert found == [], (path.name, found)
