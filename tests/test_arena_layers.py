@@ -105,3 +105,68 @@ def test_the_store_is_one_package_that_alone_speaks_sql_and_shares_only_public_n
         text = path.read_text(encoding="utf-8")
         found = re.findall(r"\b(?:schema|teams|ladder|reads|repository|ladder_store|public|layout)\._[a-z]\w*", text)
         assert found == [], (path.name, found)
+
+
+# What the arena reads of its own package and of a toolchain's install (not of its storage folder).
+PACKAGE_FILES = {"static", "web", "openapi.yaml", "data-openapi.yaml", "migrations", "bin", "rustc"}
+FILE_NAMES = {
+    "finals.json",
+    "results.json",
+    "standings.txt",
+    "arena.log",
+    "arena.db",
+    "*.phhs",
+}  # the storage's, however used
+
+
+def _spelled_names(tree: ast.AST) -> list[tuple[int, str]]:
+    """The string literals a module joins onto a path (``folder / "x"``, f-strings too) or globs
+    with, and the storage's file names wherever they appear."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        operands: list[ast.expr] = []
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            operands = [node.left, node.right]
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("glob", "rglob") and node.args:
+            operands = [node.args[0]]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in FILE_NAMES:
+            found.append((node.lineno, node.value))
+        for operand in operands:
+            if isinstance(operand, ast.JoinedStr):
+                found.append((operand.lineno, ast.unparse(operand)))
+            elif (
+                isinstance(operand, ast.Constant)
+                and isinstance(operand.value, str)
+                and operand.value not in PACKAGE_FILES
+            ):
+                found.append((operand.lineno, operand.value))
+    return found
+
+
+def test_only_the_layout_spells_the_storage_folders_and_file_names() -> None:
+    """Issue 34 (3): dealer.arena.layout is the one owner of the storage's folder and file names
+    (``hands``, ``*.phhs``, ``logs``, ``matches/``, ``finals.json``, ``results.json``,
+    ``standings.txt``, ``incoming/upload-*``): no other arena module joins a literal onto a path,
+    globs with one, or spells one of those files."""
+    spelled = {}
+    for path in sorted((DEALER / "arena").rglob("*.py")):
+        if path.name != "layout.py" and "migrations" not in path.parts:
+            found = _spelled_names(ast.parse(path.read_text(encoding="utf-8")))
+            spelled.update({str(path.relative_to(DEALER)): found} if found else {})
+    assert spelled == {}, spelled
+    # The check sees a name where one is spelled; the layout spells them all.
+    sample = ast.parse('paths = (out / "hands").glob(f"{x}.log"), "finals.json"')
+    assert {name for _, name in _spelled_names(sample)} == {"hands", "f'{x}.log'", "finals.json"}
+    tree = ast.parse((DEALER / "arena" / "layout.py").read_text(encoding="utf-8"))
+    layout = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+    assert {
+        "matches",
+        "hands",
+        "*.phhs",
+        "logs",
+        "seed",
+        "finals.json",
+        "results.json",
+        "standings.txt",
+        "arena.db",
+    } <= layout

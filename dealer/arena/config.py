@@ -74,6 +74,7 @@ from sqlalchemy.exc import ArgumentError
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from dealer.arena.ladder import Matchmaking, PauseRule
+from dealer.arena.layout import database_file
 from dealer.arena.toolchains import Toolchain
 from dealer.config import LIMIT_KEYS, Limits, listen_address, parse_limits
 from dealer.config_game import GAME_KEYS, GameConfig, parse_game
@@ -285,7 +286,7 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> ArenaConfig | None:
     top = [(fields, "")]
     storage_text = read_key(ctx, top, "storage", string, "arena")
     storage = ctx.folder / storage_text
-    database = database_url(f"sqlite:///{storage / 'arena.db'}", ctx.folder)
+    database = database_url(f"sqlite:///{database_file(storage)}", ctx.folder)
     if "database" in fields:
         text = string(ctx, fields["database"], "database")
         if text is not None:

@@ -21,7 +21,15 @@ from typing import Any
 
 from dealer.arena.config import ArenaConfig
 from dealer.arena.finals_config import FinalsConfig, Stage, stage_problems
-from dealer.arena.layout import FINALS_JSON, finals_folder, public_files, run_command
+from dealer.arena.layout import (
+    FINALS_JSON,
+    RESULTS_JSON,
+    SEED_FILE,
+    STANDINGS_TXT,
+    finals_folder,
+    public_files,
+    run_command,
+)
 from dealer.arena.model import ArenaError, Team, Version
 from dealer.arena.store.teams import Repository
 from dealer.choices import BotProtocol, FaultPolicy
@@ -33,8 +41,6 @@ from dealer.runner import LocalExecutor
 from dealer.seeds import commitment, draw_seed
 from dealer.server import DealerServer
 from dealer.summary import summary_text
-
-SEED_FILE = "seed"
 
 
 def _entry(arena: ArenaConfig, team: Team, version: Version) -> LeagueBot:
@@ -162,14 +168,14 @@ async def run_finals(
         league = stage_league(arena, finals, stage, bots, seed)
         async with _executor(league, dask) as executor:
             await run_league(league, executor, resume=going_on and league.out.exists())
-        data = json.loads((league.out / "results.json").read_text(encoding="utf-8"))
+        data = json.loads((league.out / RESULTS_JSON).read_text(encoding="utf-8"))
         ranking = [line["name"] for line in data["events"][stage.name]]
         record["ranking"][stage.name] = ranking
         record["standings"] = data["events"][stage.name]
         bots = [bot for name in ranking[: stage.top or len(ranking)] for bot in bots if bot.name == name]
         write_atomically(folder / FINALS_JSON, json.dumps(record, indent=2) + "\n")
     last = finals.stages[-1].name
-    write_atomically(folder / "standings.txt", summary_text(json.loads((folder / last / "results.json").read_text())))
+    write_atomically(folder / STANDINGS_TXT, summary_text(json.loads((folder / last / RESULTS_JSON).read_text())))
     record.update(state="done", seed=seed, files=public_files(folder))
     write_atomically(folder / FINALS_JSON, json.dumps(record, indent=2) + "\n")
     return record

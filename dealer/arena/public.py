@@ -1,5 +1,5 @@
-"""What the arena shows of a match's files: its hand histories and its bots' logs, read from the match's
-folder, and who may see a match's hands (``may_see_hands``): the ladder deals the same deal sets to
+"""What the arena shows of a match's files: its hands, read from the histories in the match's folder
+(``layout`` names them), and who may see a match's hands (``may_see_hands``): the ladder deals the same deal sets to
 every pair in turn (duplicate across the ladder), so the cards of a ranked match are a deck that other
 teams will still be dealt; only the match's own teams (who never get that deal set again) and the
 organiser see its hands and its results hand by hand.
@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from dealer.arena.layout import match_folder
+from dealer.arena.layout import history_files
 from dealer.arena.model import Team
 from dealer.arena.store.reads import MatchLine
 
@@ -19,17 +19,6 @@ from dealer.arena.store.reads import MatchLine
 def may_see_hands(match: MatchLine, team: Team | None, organiser: bool) -> bool:
     """Whether this viewer may see the match's hands: it is over, and the viewer played in it or organises."""
     return match.over and (organiser or (team is not None and any(s.team_id == team.id for s in match.seats)))
-
-
-def bot_logs(storage: Path, match_id: int, bot: str) -> list[Path]:
-    """The logs bot ``bot`` (``team-v3``) wrote in a match, one per table and restart, in order."""
-    logs = match_folder(storage, match_id) / "logs"
-    return sorted(logs.glob(f"{bot}.*.log"), key=lambda p: (len(p.name), p.name))
-
-
-def history_files(storage: Path, match_id: int) -> list[Path]:
-    """The match's hand histories (PHH, one file per table), by name."""
-    return sorted((match_folder(storage, match_id) / "hands").glob("*.phhs"))
 
 
 def match_hands(storage: Path, match_id: int) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from dealer.arena.config import ArenaConfig
 from dealer.arena.guard import REQUESTS, GuardedSite, NoTokensFormatter, quiet_tokens
 from dealer.arena.http import make_app
 from dealer.arena.ladder_loop import Executor, Ladder
-from dealer.arena.layout import server_log
+from dealer.arena.layout import matches_folder, server_log
 from dealer.arena.model import ArenaError
 from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import add_pages
@@ -58,7 +58,7 @@ async def executor_for(config: ArenaConfig, scheduler: str | None) -> AsyncItera
         return
     from dealer.cluster import dask_executor
 
-    async with dask_executor({}, config.storage, config.storage / "matches", scheduler=scheduler) as executor:
+    async with dask_executor({}, config.storage, matches_folder(config.storage), scheduler=scheduler) as executor:
         yield executor
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,7 +20,16 @@ from typing import Any
 from dealer.arena.archive import MB, Unpacked, unpack
 from dealer.arena.config import ArenaConfig
 from dealer.arena.ladder import Standing
-from dealer.arena.layout import FINALS_JSON, build_log, finals_folder, incoming, is_public, smoke_bot_logs
+from dealer.arena.layout import (
+    FINALS_JSON,
+    bot_logs,
+    build_log,
+    finals_folder,
+    history_files,
+    is_public,
+    smoke_bot_logs,
+    upload_folder,
+)
 from dealer.arena.model import (
     TEAM_PATTERN,
     ArenaError,
@@ -32,7 +40,7 @@ from dealer.arena.model import (
     display_name_problem,
     frozen_line,
 )
-from dealer.arena.public import bot_logs, history_files, match_hands
+from dealer.arena.public import match_hands
 from dealer.arena.store.ladder import LadderStore, Planned
 from dealer.arena.store.reads import Line, MatchLine
 from dealer.arena.store.reads import Public as Reads
@@ -210,7 +218,7 @@ class Arena:
         or find the earlier one of the same files (False); a new one is queued for its build."""
         team = await self.may_submit(caller)
         self.submitting.add(team.id)
-        upload = incoming(self.config.storage) / f"upload-{secrets.token_hex(8)}"
+        upload = upload_folder(self.config.storage)
         try:
             upload.parent.mkdir(parents=True, exist_ok=True)
             await receive(upload)
