@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_BOT := sample_bots/node
 STDIO_BOTS := sample_bots/c/bot.c sample_bots/java/Bot.java sample_bots/rust/bot.rs
 
-.PHONY: setup league test test-all test-pure check codegen-check bench
+.PHONY: setup postgres league test test-all test-pure check codegen-check bench
 
 # setup.py compiles some of dealer/*.py at install, and vendors the web view's uPlot from npm (dealer/web).
 $(BIN)/dealer: pyproject.toml setup.py $(wildcard dealer/*.py) dealer/web/package-lock.json
@@ -27,6 +27,14 @@ $(CHROMIUM):
 		{ apt-get update && apt-get install -y --no-install-recommends chromium; }; \
 	else echo "error: the browser tests need $(CHROMIUM): run 'sudo apt-get install chromium'" >&2; exit 1; fi
 
+# The arena's tests start a throw-away PostgreSQL cluster of their own (tests/arena_db.py): they
+# need Debian's server programs, which `make test` installs as root when they are missing.
+postgres:
+	@if command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get install -y --no-install-recommends postgresql || \
+		{ apt-get update && apt-get install -y --no-install-recommends postgresql; }; \
+	else echo "error: the arena tests need PostgreSQL's server programs: run 'sudo apt-get install postgresql'" >&2; exit 1; fi
+
 sample_bots/c/bot: sample_bots/build.sh $(STDIO_BOTS)  # stands for the Java and Rust builds too
 	bash sample_bots/build.sh
 
@@ -35,10 +43,10 @@ setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(CHROMIUM) sample_bots/c/bot
 league: setup  ## run the league in tournaments.yaml on the sample bots
 	$(BIN)/dealer run tournaments.yaml --fresh
 
-test: setup  ## the default test run (the long runs are marked slow), its 15 slowest tests listed
+test: setup postgres  ## the default test run (the long runs are marked slow), its 15 slowest tests listed
 	$(BIN)/pytest -q --durations=15
 
-test-all: setup  ## every test, the slow ones included
+test-all: setup postgres  ## every test, the slow ones included
 	$(BIN)/pytest -q -m '' --durations=15
 
 # The unit tests of the modules setup.py compiles, run once more on their plain Python source
