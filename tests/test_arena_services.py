@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 from alembic import command
 from sqlalchemy import event, func, select
 
 from dealer.arena.http import API, STATUSES
 from dealer.arena.ladder import Applied, Standing, version_bb100
+from dealer.arena.layout import HANDS, LOGS, SMOKE_BOT, build_log, match_folder, smoke_folder
 from dealer.arena.model import MATCH_WORDS, BuildState, MatchState, Refusal, Version
 from dealer.arena.store.ladder import LadderStore
 from dealer.arena.store.reads import Public
@@ -218,3 +221,64 @@ def test_the_migration_fills_the_boards_figures_in_for_existing_rows(arena_datab
         assert all(bb100 is not None and played is not None for bb100, played in after.values())
 
     asyncio.run(go())
+
+
+def test_the_request_handlers_read_no_file_on_the_event_loop(
+    arena_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34 (3): a route that answers with a file's contents (a build log, a smoke test's or a
+    match's bot logs, a scrimmage's hand histories, a match's files) lists and reads them in a
+    worker thread: a slow disk holds up that request alone, never the event loop that serves every
+    other one. Every read or listing of the storage folder made on the loop's thread is caught."""
+    storage = tmp_path / "storage"
+    loop_thread = threading.get_ident()  # asyncio.run runs the loop in this thread
+    on_loop: list[str] = []
+    for name in ("read_bytes", "read_text", "glob", "iterdir", "open"):
+        original = getattr(Path, name)
+
+        def watched(self: Path, *args: Any, _name: str = name, _original: Any = original, **kwargs: Any) -> Any:
+            if self.is_relative_to(storage) and threading.get_ident() == loop_thread:
+                on_loop.append(f"{_name} {self.relative_to(storage)}")
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Path, name, watched)
+
+    async def scenario(client: TestClient[Any, Any], repository: Repository, tokens: dict[str, str], _q: Any) -> None:
+        for name in ("alpha", "beta"):
+            team = await repository.team_for_token(tokens[name])
+            assert team is not None
+            version, _ = await repository.add_version(
+                team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+            )
+            await repository.set_state(version, BuildState.READY)
+            await repository.activate(team, 1)
+            if name == "alpha":
+                build_log(storage, version).parent.mkdir(parents=True)
+                build_log(storage, version).write_bytes(b"built\n")
+                (smoke_folder(storage, version) / LOGS).mkdir(parents=True)
+                (smoke_folder(storage, version) / LOGS / f"{SMOKE_BOT}.0.log").write_bytes(b"smoked\n")
+        asked = await client.post(f"{API}/scrimmages", json={"opponent": "beta"}, headers=auth(tokens["alpha"]))
+        match_id = (await asked.json())["id"]
+        store = LadderStore(repository)
+        await store.started(match_id, 0)
+        assert await store.finished(match_id, MatchResult(f"m{match_id}", ("alpha-v1", "beta-v1")))
+        folder = match_folder(storage, match_id)
+        (folder / HANDS).mkdir(parents=True)
+        (folder / HANDS / "table-0-alpha-v1-r0.phhs").write_bytes(b"# the hands\n")
+        (folder / LOGS).mkdir()
+        (folder / LOGS / "alpha-v1.0.log").write_bytes(b"alpha's bot\n")
+        on_loop.clear()  # what the scenario itself wrote and read above is not a request's
+
+        alpha = auth(tokens["alpha"])
+        assert (await (await client.get(f"{API}/versions/1/build", headers=alpha)).json())["log"] == "built\n"
+        assert "smoked" in (await (await client.get(f"{API}/versions/1/bot-log", headers=alpha)).json())["log"]
+        hands = await client.get(f"{API}/scrimmages/{match_id}/hands", headers=alpha)
+        assert await hands.text() == "# the hands\n"
+        await login(client, tokens["alpha"])
+        log = await client.get(f"/data/team/matches/{match_id}/log")
+        assert "alpha's bot" in (await log.json())["log"]
+        shown = await client.get(f"/matches/{match_id}/hands/table-0-alpha-v1-r0.phhs")
+        assert shown.status == 200 and await shown.read() == b"# the hands\n"
+        assert on_loop == []
+
+    run_pages(arena_database, storage, scenario)

@@ -124,7 +124,8 @@ def version_json(version: Version) -> dict[str, object]:
 
 
 async def _openapi(_request: web.Request) -> web.Response:
-    return web.Response(text=OPENAPI.read_text(encoding="utf-8"), content_type="application/yaml")
+    text = await asyncio.to_thread(OPENAPI.read_text, encoding="utf-8")
+    return web.Response(text=text, content_type="application/yaml")
 
 
 async def _me(request: web.Request) -> web.Response:

@@ -11,6 +11,7 @@ through would run nothing. The league's stylesheet, DOM helpers and uPlot are se
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import secrets
@@ -302,7 +303,7 @@ async def _match_data(request: web.Request) -> web.Response:
         hands = await arena.match_hands(found)
         body["groups"] = duplicate_groups(hands)
         body["replays"] = [{**replay(hand), "file": hand["_file"]} for hand in hands]
-        body["files"] = [path.name for path in arena.match_files(found)]
+        body["files"] = [path.name for path in await arena.match_files(found)]
     return web.json_response(body)
 
 
@@ -311,7 +312,7 @@ async def _match_file(request: web.Request) -> web.StreamResponse:
     arena = request.app[ARENA]
     try:
         found = await arena.match_view(who.caller, request.match_info["id"])
-        files = {path.name: path for path in arena.match_files(found)}
+        files = {path.name: path for path in await arena.match_files(found)}
     except RefusedError:
         files = {}
     path = files.get(request.match_info["file"])
@@ -336,7 +337,8 @@ async def _own_match_log(request: web.Request) -> web.Response:
 
 
 async def _data_openapi(_request: web.Request) -> web.Response:
-    return web.Response(text=DATA_OPENAPI.read_text(encoding="utf-8"), content_type="application/yaml")
+    text = await asyncio.to_thread(DATA_OPENAPI.read_text, encoding="utf-8")
+    return web.Response(text=text, content_type="application/yaml")
 
 
 async def _home(_request: web.Request) -> web.StreamResponse:

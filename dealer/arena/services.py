@@ -84,6 +84,24 @@ def read_logs(paths: list[Path]) -> list[str]:
     return [f"[arena] {p.stem}:\n" + p.read_bytes()[: BOT_LOG_SHOWN + 1].decode("utf-8", "replace") for p in paths]
 
 
+def read_bot_logs(storage: Path, match_id: int, bots: list[str]) -> list[str]:
+    """What the bots ``bots`` (``team-v3``) wrote in a match, each process's log under its name."""
+    return read_logs([path for bot in bots for path in bot_logs(storage, match_id, bot)])
+
+
+def read_histories(storage: Path, match_id: int) -> str:
+    """A match's hand histories as written, one table's file after another."""
+    return "".join(path.read_text(encoding="utf-8") for path in history_files(storage, match_id))
+
+
+def read_build_log(path: Path) -> str:
+    """A version's build log ('' while it is queued: not started yet)."""
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
+
+
 @dataclass(frozen=True, slots=True)
 class Finals:
     """A finals' public record (``finals.json`` as written) and whether its revealed seed matches the
@@ -182,16 +200,12 @@ class Arena:
     async def build_log(self, caller: Caller, number: int | None, asked: str) -> tuple[Version, str]:
         """The team's version and its build log ('' while it is queued)."""
         version = await self.version(caller, number, asked)
-        try:
-            text = build_log(self.config.storage, version).read_bytes().decode("utf-8", "replace")
-        except FileNotFoundError:  # queued: not started yet
-            text = ""
-        return version, text
+        return version, await asyncio.to_thread(read_build_log, build_log(self.config.storage, version))
 
     async def smoke_log(self, caller: Caller, number: int | None, asked: str) -> tuple[Version, str]:
         """The team's version and what its bot wrote in its smoke match (its own team's alone)."""
         version = await self.version(caller, number, asked)
-        parts = await asyncio.to_thread(read_logs, smoke_bot_logs(self.config.storage, version))
+        parts = await asyncio.to_thread(lambda: read_logs(smoke_bot_logs(self.config.storage, version)))
         return version, "".join(parts)
 
     async def toolchains(self, caller: Caller) -> list[Offer]:
@@ -301,8 +315,7 @@ class Arena:
         planned = await self.scrimmage(caller, asked)
         if not planned.state.over:
             raise RefusedError(Refusal.CONFLICT, f"scrimmage {planned.id} is not over: its hands are shown once it is")
-        paths = history_files(self.config.storage, planned.id)
-        return await asyncio.to_thread(lambda: "".join(path.read_text(encoding="utf-8") for path in paths))
+        return await asyncio.to_thread(read_histories, self.config.storage, planned.id)
 
     async def scrimmage_policy(self, caller: Caller, accept: bool | None = None) -> bool:
         """Whether the team accepts scrimmages (``accept``: say so first)."""
@@ -420,11 +433,11 @@ class Arena:
             raise RefusedError(Refusal.NOT_FOUND, "no such match")
         return await asyncio.to_thread(match_hands, self.config.storage, view.match.id)
 
-    def match_files(self, view: MatchView) -> list[Path]:
-        """The hand histories of a match whose hands this caller may see."""
+    async def match_files(self, view: MatchView) -> list[Path]:
+        """The hand histories of a match whose hands this caller may see (listed off the event loop)."""
         if not view.hands_shown:
             raise RefusedError(Refusal.NOT_FOUND, "no such file")
-        return history_files(self.config.storage, view.match.id)
+        return await asyncio.to_thread(history_files, self.config.storage, view.match.id)
 
     async def logs(self, caller: Caller, asked: str) -> tuple[MatchLine, str]:
         """What the calling team's bot wrote in one of its matches, once over (never another team's)."""
@@ -434,9 +447,8 @@ class Arena:
         )
         if found is None or not seats or not found.over:
             raise RefusedError(Refusal.NOT_FOUND, "no such match of yours")
-        storage = self.config.storage
-        paths = [path for seat in seats for path in bot_logs(storage, found.id, f"{seat.team}-{seat.version}")]
-        return found, "".join(await asyncio.to_thread(read_logs, paths))
+        bots = [f"{seat.team}-{seat.version}" for seat in seats]
+        return found, "".join(await asyncio.to_thread(read_bot_logs, self.config.storage, found.id, bots))
 
     async def own_standings(self, caller: Caller) -> tuple[Team, list[dict[str, Any]]]:
         """The calling team's versions in the ladder, with why one is paused (its own eyes only)."""
