@@ -1,8 +1,8 @@
 """What the arena shows of a match's files: its hands, read from the histories in the match's folder
-(``layout`` names them), and who may see a match's hands (``may_see_hands``): the ladder deals the same deal sets to
-every pair in turn (duplicate across the ladder), so the cards of a ranked match are a deck that other
-teams will still be dealt; only the match's own teams (who never get that deal set again) and the
-organiser see its hands and its results hand by hand.
+(``layout`` names them), and its results by duplicate group. Who may see them is decided once, by
+``services.Arena.match_view``: the ladder deals the same deal sets to every pair in turn (duplicate
+across the ladder), so the cards of a ranked match are a deck that other teams will still be dealt;
+only the match's own teams (who never get that deal set again) and the organiser see its hands.
 """
 
 from __future__ import annotations
@@ -12,13 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from dealer.arena.layout import history_files
-from dealer.arena.model import Team
-from dealer.arena.store.reads import MatchLine
-
-
-def may_see_hands(match: MatchLine, team: Team | None, organiser: bool) -> bool:
-    """Whether this viewer may see the match's hands: it is over, and the viewer played in it or organises."""
-    return match.over and (organiser or (team is not None and any(s.team_id == team.id for s in match.seats)))
 
 
 def match_hands(storage: Path, match_id: int) -> list[dict[str, Any]]:
