@@ -116,9 +116,9 @@ async def run_arena(config: ArenaConfig, ready: Callable[[str], None], scheduler
             except OSError as error:  # the port is taken, the host is not this machine's, ...
                 raise ArenaError(listen_problem(config.listen, error)) from None
             bound_host, bound_port = runner.addresses[0][:2]
-            ready(f"http://{bound_host}:{bound_port}")
-            stop = asyncio.Event()
+            stop = asyncio.Event()  # SIGTERM stops it cleanly from the moment it says it is ready
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+            ready(f"http://{bound_host}:{bound_port}")
             tasks = {asyncio.create_task(builder.run()), asyncio.create_task(stop.wait())}
             if config.ladder.jobs > 0:
                 tasks.add(asyncio.create_task(_ladder(ladder, config, scheduler)))
