@@ -3,6 +3,7 @@ printed once and alone on stdout, and one ``error:`` line for every bad input, n
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -123,3 +124,33 @@ def test_serve_on_a_busy_port_is_one_line_naming_the_port(tmp_path: Path) -> Non
         "listens there): stop it, or give the arena file another listen: address"
     ]
     assert "database" not in served.stderr
+
+
+def test_ctrl_c_and_sigterm_on_serve_say_in_one_line_what_is_kept_and_how_to_go_on(tmp_path: Path) -> None:
+    """Issue 33 (5): Ctrl-C on dealer arena serve said only 'arena stopped'. Ctrl-C (SIGINT) is one
+    'interrupted:' line and exit 130, as on dealer run; SIGTERM, a service's stop, is one line and 0."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    config = tmp_path / "arena.yaml"
+    config.write_text(f"database: '{database}'\nlisten: 127.0.0.1:0\nladder: {{jobs: 0}}\n", encoding="utf-8")
+    assert RUNNER.invoke(app, ["arena", "migrate", "-c", str(config)]).exit_code == 0
+    dealer = Path(sys.executable).parent / "dealer"
+    kept = (
+        "every finished build, match and rating is kept in its database; run the same command again to go on "
+        "(a build or match it cut off is played again)"
+    )
+    for sig, code, line in [
+        (signal.SIGINT, 130, f"interrupted: the arena stopped: {kept}"),
+        (signal.SIGTERM, 0, f"arena stopped: {kept}"),
+    ]:
+        server = subprocess.Popen([str(dealer), "arena", "serve", str(config)], stderr=subprocess.PIPE, text=True)
+        assert server.stderr is not None
+        try:
+            first = server.stderr.readline()
+            assert first.startswith("arena on http://127.0.0.1:"), first
+            server.send_signal(sig)
+            rest = server.stderr.read().splitlines()
+            assert server.wait(30) == code, rest
+        finally:
+            if server.poll() is None:
+                server.kill()
+        assert rest[-1] == line, rest

@@ -177,11 +177,16 @@ def serve_command(
 
         await run_arena(arena, ready=ready, scheduler=scheduler)
 
+    kept = (
+        "every finished build, match and rating is kept in its database; run the same command again to go "
+        "on (a build or match it cut off is played again)"
+    )
     try:
         _call(config, serve)
-    except KeyboardInterrupt:
-        pass
-    typer.echo("arena stopped", err=True)
+    except KeyboardInterrupt:  # Ctrl-C: one line, as dealer run says it, and the shell's 130
+        typer.echo(f"interrupted: the arena stopped: {kept}", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(f"arena stopped: {kept}", err=True)
 
 
 ArenaFile = Annotated[Path, typer.Argument(help="The arena's file (see dealer/arena/config.py).")]
