@@ -75,6 +75,8 @@ class Table:
         self.secret = secret
         self._decision_key = decision_key(secret)
         self._deal_point = ""  # the current hand's deal key: its decisions' seeds are keyed by it
+        self._actions = ""  # the hand's actions so far as decision seeds name them, and of how many events
+        self._events_read = 0
         self._trusted = trusted
         self._stopped = stopped
         self._on_record = on_record
@@ -184,6 +186,7 @@ class Table:
         key = deal_key(self.secret, spec.deal_set, number, self.plan.attempt)
         hand = Hand(config, shuffled_deck(key, 2 * n + 8))
         self._deal_point = deal_key("", spec.deal_set, number, self.plan.attempt)  # public: the seed left out
+        self._actions, self._events_read = "", 0
         self.live = live
         self.decisions = {}
         self.encoder = wire.HandWire(self.id, hand, number, live, n)
@@ -261,8 +264,7 @@ class Table:
         request_id = session.next_request_id()
         bank = seat.bank
         hand = self.encoder.hand
-        actions = ",".join(f"{e.seat}{e.kind[0]}{e.amount}" for e in hand.events if isinstance(e, Acted))
-        seed = decision_seed(self._decision_key, self._deal_point, hand.actors[0], actions)
+        seed = decision_seed(self._decision_key, self._deal_point, hand.actors[0], self._actions_so_far(hand))
         framed = self.encoder.request(request_id, legal, time.per_action_ms, bank.ms, seed)
         allowance = (time.per_action_ms + bank.ms + time.grace_ms) / 1000
         free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
@@ -283,6 +285,17 @@ class Table:
             self._advance((legal, seat, reply))
 
         session.request(request_id, framed, allowance, answered, table=self.id)
+
+    def _actions_so_far(self, hand: Hand) -> str:
+        """The hand's actions so far as a decision seed names them ("0c100,1f0"), extended by the
+        events since the last decision instead of rebuilt from the first at every one."""
+        events = hand.events
+        for event in events[self._events_read :]:
+            if isinstance(event, Acted):
+                item = f"{event.seat}{event.kind[0]}{event.amount}"
+                self._actions = f"{self._actions},{item}" if self._actions else item
+        self._events_read = len(events)
+        return self._actions
 
     def _apply(self, hand: Hand, legal: Legal, seat: Seat, reply: Reply | None) -> None:
         """Apply the bot's answer, or the policy's default (check, else fold) when it has none or
