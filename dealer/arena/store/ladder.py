@@ -49,6 +49,17 @@ from dealer.records import MatchResult
 from dealer.stats import GroupedSums
 
 HOUSE = "house"  # the house team's name (reserved: model.team_name_problem)
+# What a ``Standing`` is read from (``_standing``): a version, its team's name and its rating row.
+_STANDING_COLUMNS = (
+    versions.c.id.label("version_id"),
+    versions.c.team_id,
+    teams.c.name,
+    standings.c.mu,
+    standings.c.sigma,
+    standings.c.games,
+    standings.c.faulty,
+    standings.c.paused,
+)
 UNAPPLIED = (MatchState.SCHEDULED, MatchState.RUNNING, MatchState.FINISHED)  # a ranked match not yet applied
 
 
@@ -133,16 +144,7 @@ class LadderStore:
     async def playing(self) -> list[Standing]:
         """The versions the ladder plays: every team's active version (ready, not paused)."""
         query = (
-            select(
-                versions.c.id.label("version_id"),
-                versions.c.team_id,
-                teams.c.name,
-                standings.c.mu,
-                standings.c.sigma,
-                standings.c.games,
-                standings.c.faulty,
-                standings.c.paused,
-            )
+            select(*_STANDING_COLUMNS)
             .select_from(
                 active_versions.join(versions, versions.c.id == active_versions.c.version_id)
                 .join(teams, teams.c.id == versions.c.team_id)
@@ -159,16 +161,7 @@ class LadderStore:
     async def standings_of(self, version_ids: Sequence[int]) -> dict[int, Standing]:
         """The standings of these versions (a version that never played gets a new one)."""
         query = (
-            select(
-                versions.c.id.label("version_id"),
-                versions.c.team_id,
-                teams.c.name,
-                standings.c.mu,
-                standings.c.sigma,
-                standings.c.games,
-                standings.c.faulty,
-                standings.c.paused,
-            )
+            select(*_STANDING_COLUMNS)
             .select_from(
                 versions.join(teams, teams.c.id == versions.c.team_id).outerjoin(
                     standings, standings.c.version_id == versions.c.id
