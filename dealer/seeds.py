@@ -52,10 +52,36 @@ def decision_seed(key: bytes, deal: str, seat: int, actions: str) -> int:
     rule: HMAC-SHA256 under ``decision_key`` of the public decision point only (the deal's key
     ``deal_key``, the engine seat, i.e. the position the cards are dealt to, and the actions so far),
     its first 53 bits (exact in JSON), never 0. The same at the same point of the same deal whoever
-    sits there: two versions of a bot compared on a deal draw the same numbers where they stand alike."""
-    message = f"{deal}|{seat}|{actions}".encode()
-    value = int.from_bytes(hmac.new(key, message, hashlib.sha256).digest()[:8], "big") >> 11
-    return value or 1
+    sits there: two versions of a bot compared on a deal draw the same numbers where they stand alike.
+    A table asks for many under one key: ``DecisionSeeds`` computes the same seeds, several times faster."""
+    return DecisionSeeds(key).seed(deal, seat, actions)
+
+
+class DecisionSeeds:
+    """``decision_seed`` under one key, for every decision of an event: HMAC-SHA256 as RFC 2104 defines
+    it, its two padded key blocks hashed once here rather than at every decision (``hmac.new`` does it
+    again each time, over half the cost of a seed on the dealer's per-decision path)."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > _BLOCK:  # RFC 2104: a key longer than the hash's block is hashed first
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(_BLOCK, b"\0")
+        self._inner = hashlib.sha256(key.translate(_IPAD))
+        self._outer = hashlib.sha256(key.translate(_OPAD))
+
+    def seed(self, deal: str, seat: int, actions: str) -> int:
+        """The seed of the decision at ``seat`` after ``actions`` in the deal keyed ``deal`` (``decision_seed``)."""
+        inner = self._inner.copy()
+        inner.update(f"{deal}|{seat}|{actions}".encode())
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return (int.from_bytes(outer.digest()[:8], "big") >> 11) or 1
+
+
+_BLOCK = hashlib.sha256().block_size  # 64 bytes
+_IPAD, _OPAD = bytes(b ^ 0x36 for b in range(256)), bytes(b ^ 0x5C for b in range(256))  # HMAC's pads, as translations
 
 
 def draw_seed() -> str:

@@ -31,7 +31,7 @@ from dealer.plan import MatchPlan
 from dealer.records import HandRecord, MatchResult
 from dealer.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.scheduler import Seating
-from dealer.seeds import deal_key, decision_key, decision_seed
+from dealer.seeds import DecisionSeeds, deal_key, decision_key
 from dealer.wire import BET_RAISE, CHECK_CALL, FOLD, Reply
 
 if TYPE_CHECKING:  # the roster is passed in: the table imports nothing that launches a process
@@ -73,7 +73,7 @@ class Table:
         self._roster = roster
         self.result = result
         self.secret = secret
-        self._decision_key = decision_key(secret)
+        self._decision_seeds = DecisionSeeds(decision_key(secret))
         self._deal_point = ""  # the current hand's deal key: its decisions' seeds are keyed by it
         self._actions = ""  # the hand's actions so far as decision seeds name them, and of how many events
         self._events_read = 0
@@ -264,7 +264,7 @@ class Table:
         request_id = session.next_request_id()
         bank = seat.bank
         hand = self.encoder.hand
-        seed = decision_seed(self._decision_key, self._deal_point, hand.actors[0], self._actions_so_far(hand))
+        seed = self._decision_seeds.seed(self._deal_point, hand.actors[0], self._actions_so_far(hand))
         framed = self.encoder.request(request_id, legal, time.per_action_ms, bank.ms, seed)
         allowance = (time.per_action_ms + bank.ms + time.grace_ms) / 1000
         free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank

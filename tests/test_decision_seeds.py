@@ -13,7 +13,7 @@ import sys
 
 from conftest import PY_BOTS
 from dealer.paired import paired_samples
-from dealer.seeds import decision_key, decision_seed
+from dealer.seeds import DecisionSeeds, decision_key, decision_seed
 from test_strategies import _play
 
 sys.path.insert(0, str(PY_BOTS))
@@ -35,6 +35,23 @@ def test_decision_seed_is_an_hmac_of_the_public_decision_point_under_a_key_of_th
         decision_seed(key, "/0/7", 1, "0c100"),  # another point of the hand
     }
     assert seed not in others and len(others) == 4
+
+
+def test_decision_seeds_of_one_key_are_the_hmac_of_every_point_for_keys_of_any_length():
+    # A table asks DecisionSeeds, its padded key blocks hashed once: the same seed as hmac.new, for the
+    # event keys decision_key makes (32 bytes) and for keys as long as a block and longer (hashed first).
+    rng = random.Random(7)
+    for length in (0, 1, 32, 63, 64, 65, 200):
+        key = rng.randbytes(length)
+        seeds = DecisionSeeds(key)
+        for _ in range(20):
+            deal, seat = f"/{rng.randrange(9)}/{rng.randrange(10**6)}", rng.randrange(10)
+            actions = ",".join(
+                f"{rng.randrange(10)}{rng.choice('fcbr')}{rng.randrange(10**5)}" for _ in range(rng.randrange(12))
+            )
+            digest = hmac.new(key, f"{deal}|{seat}|{actions}".encode(), hashlib.sha256).digest()
+            expected = int.from_bytes(digest[:8], "big") >> 11 or 1
+            assert seeds.seed(deal, seat, actions) == decision_seed(key, deal, seat, actions) == expected
 
 
 def _instance(name: str, log: list):
