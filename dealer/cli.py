@@ -68,6 +68,7 @@ from dealer.cli_options import (
     StandingsEvery,
     Variant,
     Web,
+    Workers,
     bot_names,
     check_address,
     claim,
@@ -95,7 +96,7 @@ from dealer.league import (
 )
 from dealer.match import MatchBot, MatchPlan, instance_label
 from dealer.paired import PairedTally
-from dealer.records import HandRecord, MatchResult
+from dealer.records import MatchResult
 from dealer.runner import Dealing, comparison_record, match_record, play_comparison, play_match
 from dealer.runtime import tune_gc
 from dealer.scheduler import plan_tables
@@ -104,6 +105,7 @@ from dealer.standings import standings, standings_table
 from dealer.terminal import HandsDisplay
 from dealer.text import counted, printable_lines
 from dealer.web.final import FinalView, folder_results
+from dealer.workers import cores
 
 app = typer.Typer(no_args_is_help=True, help="Bot-versus-bot Texas Hold'em dealer.")
 
@@ -140,6 +142,7 @@ def match(
     duplicate: MatchDuplicate = True,
     tables: MatchTables = 1,
     sealed: MatchSealed = True,
+    workers: Workers = None,
     per_action_ms: PerActionMs = 1000,
     bank_ms: BankMs = 30000,
     grace_ms: MatchGraceMs = 50,
@@ -173,7 +176,8 @@ def match(
         for name, argv, protocol in zip(names, commands, protocols, strict=True)
     }
     log_to(out, log_level)
-    result = _play_match_shown(plan, entries, listen, out, keep_going=keep_going, progress=progress)
+    shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress, "workers": workers or cores()}
+    result = _play_match_shown(plan, entries, listen, out, **shown)
     typer.echo(standings_table(standings([result])))
     record = match_record(plan, result, entries, duplicate=duplicate)
     write_atomically(out / "results.json", json.dumps(record, indent=2) + "\n", mode=PRIVATE)
@@ -432,6 +436,7 @@ def compare(
     seed: SeedRefused = None,
     tables: CompareTables = 4,
     sealed: CompareSealed = True,
+    workers: Workers = None,
     batch: CompareBatch = BATCH,
     per_action_ms: PerActionMs = 1000,
     bank_ms: BankMs = 30000,
@@ -464,22 +469,31 @@ def compare(
     log_to(out, log_level)
     dealing = Dealing(hands, tables, seed_text, batch, sealed)
     versions = (entries[0], entries[1], entries[2:])
-    comparison = _play_comparison_shown(
-        versions, game, settings, dealing, out, keep_going=keep_going, progress=progress
-    )
+    shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress, "workers": workers or cores()}
+    comparison = _play_comparison_shown(versions, game, settings, dealing, out, **shown)
     data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
     write_atomically(out / "compare.json", json.dumps(data, indent=2) + "\n", mode=PRIVATE)
     _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)
 
 
 def _play_match_shown(
-    plan: MatchPlan, entries: dict[str, MatchBot], listen: str, out: Path, *, keep_going: bool, progress: bool
+    plan: MatchPlan,
+    entries: dict[str, MatchBot],
+    listen: str,
+    out: Path,
+    *,
+    keep_going: bool,
+    progress: bool,
+    workers: int,
 ) -> MatchResult:
-    """Play the match with its progress line; Ctrl-C says in one line what is kept (its finished
-    hands' histories) and how to start over."""
+    """Play the match on ``workers`` processes with its progress line; Ctrl-C says in one line what
+    is kept (its finished hands' histories) and how to start over."""
+    options: dict[str, Any] = {"stop_unstarted": not keep_going, "workers": workers}
     try:
         with HandsDisplay(plan.hands * len(plan.tables), plain=progress) as display:
-            return asyncio.run(play_match(plan, entries, listen, out, stop_unstarted=not keep_going, on_record=display))
+            return asyncio.run(play_match(plan, entries, listen, out, on_hands=display.add, **options))
+    except ValueError as error:  # a fixed --listen port with worker processes
+        fail(str(error))
     except KeyboardInterrupt:  # Ctrl-C: its bots were stopped, the histories of its finished hands published
         interrupted(
             f"the match stopped before its end: the histories of its finished hands are in {out / 'hands'}, "
@@ -496,22 +510,20 @@ def _play_comparison_shown(
     *,
     keep_going: bool,
     progress: bool,
+    workers: int,
 ) -> Comparison:
-    """Play the comparison with its progress line (hands, pace, the running estimate); Ctrl-C says
-    in one line that nothing is kept to go on from."""
+    """Play the comparison on ``workers`` processes with its progress line (hands, pace, the running
+    estimate); Ctrl-C says in one line that nothing is kept to go on from."""
     running = RunningEstimate()
+    options: dict[str, Any] = {"out": out, "stop_unstarted": not keep_going, "workers": workers}
     try:
         with HandsDisplay(dealing.max_hands, plain=progress, status=running.text) as display:
 
-            def on_record(record: HandRecord, paired: PairedTally) -> None:
+            def on_hands(hands: int, paired: PairedTally) -> None:
                 running.paired = paired
-                display(record)
+                display.add(hands)
 
-            return asyncio.run(
-                play_comparison(
-                    *versions, game, settings, dealing, out=out, stop_unstarted=not keep_going, on_record=on_record
-                )
-            )
+            return asyncio.run(play_comparison(*versions, game, settings, dealing, on_hands=on_hands, **options))
     except KeyboardInterrupt:  # Ctrl-C: its bots were stopped; a verdict needs the hands it planned
         interrupted(
             f"the comparison stopped before its verdict: nothing in {out} to go on from; "

@@ -277,6 +277,14 @@ MatchTables = Annotated[
     int, typer.Option(min=1, max=MAX_DEAL_SETS, help="Deal sets played at once (each on its rotations' tables).")
 ]
 MatchSealed = Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")]
+Workers = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Worker processes the deal sets are spread over (default: this machine's cores); the results "
+        "and histories are the same for any number.",
+    ),
+]
 MatchGraceMs = Annotated[int, typer.Option(min=0, max=MAX_MS, help="Transport margin not charged to bots (ms).")]
 MatchStartupMs = Annotated[int, typer.Option(min=0, max=MAX_MS, help="Time for a bot to start and connect (ms).")]
 MatchFaultPolicy = Annotated[

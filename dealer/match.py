@@ -74,6 +74,7 @@ class Match:
         stop_unstarted: bool = False,
         on_record: Callable[[HandRecord], None] | None = None,
         stop: Callable[[], bool] | None = None,
+        on_halt: Callable[[], None] | None = None,
     ) -> None:
         """``sessions`` are remote bots' sessions by instance label, that outlive the match (a
         league's ``serve``); ``on_hand(match_id, phh_text)`` sees each finished hand once it is safe
@@ -81,7 +82,8 @@ class Match:
         with the match: tests and analyses of a pool of deals); ``stop_unstarted``: a bot whose first
         launch never connects stops the match at once (``dealer match``: its command is broken);
         ``on_record`` sees each hand's record while the match goes on, and after it ``stop`` says
-        whether the match should stop after the hands in play (a comparison's verdict)."""
+        whether the match should stop after the hands in play (a comparison's verdict); ``on_halt``
+        hears of a stop of its own (a forfeit, an unstarted bot: ``dealer.workers`` stops the other parts)."""
         self.plan = plan
         self.server = server
         self.out = out
@@ -112,6 +114,7 @@ class Match:
         self.on_hand = on_hand
         self._on_record = on_record
         self._stop_when = stop
+        self._on_halt = on_halt
         self._private: Path | None = None
         self._unshown: dict[str, dict[int, list[str]]] = collections.defaultdict(dict)  # deal set -> table id -> PHH
         self._trusted = set(plan.strategies) if plan.luck else set()  # bots whose strategies are used
@@ -119,6 +122,8 @@ class Match:
     def _halt(self) -> None:
         """Stop the match after the hands in play."""
         self.stop = True
+        if self._on_halt is not None:
+            self._on_halt()
 
     async def run(self) -> MatchResult:
         """Connect the bots, play every table, then say goodbye and stop every process.

@@ -43,6 +43,9 @@ class MatchPlan:
     # wire (Item.table, stdio's "table"), the histories (file and _table_id), the logs and the web view.
     # A league numbers its matches' tables one after the other, so no two tables of a process share one.
     first_table: int = 1
+    # Added to every instance number: the parts of a match played by worker processes (dealer.workers)
+    # number their instances apart, so that no two processes share a log, a scratch folder or a socket.
+    instance_offset: int = 0
 
     @property
     def chip_unit(self) -> int | None:
@@ -63,7 +66,7 @@ class MatchPlan:
     def instance_labels(self) -> list[tuple[str, ...]]:
         """Each table's seats as instance labels (``<bot>.<k>``): who plays where, process by process."""
         return [
-            tuple(instance_label(name, k) for name, k in zip(t.seats, ks, strict=True))
+            tuple(instance_label(name, k + self.instance_offset) for name, k in zip(t.seats, ks, strict=True))
             for t, ks in zip(self.tables, self.instances(), strict=True)
         ]
 

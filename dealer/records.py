@@ -58,6 +58,15 @@ class BotTally:
         self._adjusted.add(adjusted)
         self._squares.add(won * won)
 
+    def merge(self, other: BotTally) -> None:
+        """Add another part of the match's totals (``dealer.workers``): exact, so the same in any order."""
+        self.hands += other.hands
+        self.chips += other.chips
+        self._raw.merge(other._raw)
+        self._adjusted.merge(other._adjusted)
+        self._squares.merge(other._squares)
+        self.groups.merge(other.groups)
+
     @property
     def raw(self) -> float:
         """Big blinds won."""
@@ -168,6 +177,17 @@ class Tally:
         for group in self._open.values():
             self._fold(group)
         self._open.clear()
+
+    def merge(self, other: Tally) -> None:
+        """Add a closed tally of other deal sets of the match (another worker process's part)."""
+        assert not other._open, "an open tally is not merged"
+        self.group_sizes.update(other.group_sizes)
+        self.hands += other.hands
+        for name, theirs in other.bots.items():
+            mine = self.bots.get(name)
+            if mine is None:
+                mine = self.bots[name] = BotTally()
+            mine.merge(theirs)
 
     def as_json(self) -> dict[str, object]:
         """JSON-ready (after ``close``)."""

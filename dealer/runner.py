@@ -15,6 +15,7 @@ from typing import Any
 from dealer.compare import (
     AnyTest,
     Comparison,
+    compare_results,
     deal_sets_for,
     finish,
     looker,
@@ -33,6 +34,7 @@ from dealer.scheduler import compare_tables
 from dealer.seeds import commitment, guessable
 from dealer.server import BotSession, DealerServer
 from dealer.standings import standings
+from dealer.workers import Looks, Part, Reporter, merged, run_parts, split, stopping
 
 
 def seed_fields(seed: str) -> dict[str, object]:
@@ -86,13 +88,52 @@ async def play_match(
     out: Path,
     *,
     stop_unstarted: bool,
-    on_record: Callable[[HandRecord], None] | None = None,
+    on_hands: Callable[[int], None] | None = None,
+    workers: int = 1,
 ) -> MatchResult:
-    """Play one match (``dealer match``) on a server of its own listening on ``listen``; ``on_record``
-    sees each hand's record as it ends (the progress line)."""
+    """Play one match (``dealer match``) on a server of its own listening on ``listen``, its deal sets
+    spread over up to ``workers`` processes (``dealer.workers``: the same result for any number);
+    ``on_hands`` hears how many hands finished, now and then (the progress line)."""
+    plans = split(plan, workers)
+    if len(plans) > 1:
+        parts = [Part(k, p, entries, out, Path.cwd(), _any_port(listen), stop_unstarted) for k, p in enumerate(plans)]
+        return merged(await run_parts(play_part, parts, on_hands=on_hands))
     async with DealerServer(listen) as server:
-        options: dict[str, Any] = {"stop_unstarted": stop_unstarted, "on_record": on_record}
+        count = None if on_hands is None else (lambda _: on_hands(1))
+        options: dict[str, Any] = {"stop_unstarted": stop_unstarted, "on_record": count}
         return await Match(plan, server, entries, out=out, base=Path.cwd(), **options).run()
+
+
+def _any_port(listen: str) -> str:
+    """The address of a part's server: ``listen``, which must leave the port to the system (each part
+    has a server of its own); ValueError otherwise."""
+    if not listen.endswith(":0"):
+        raise ValueError(f"a match spread over worker processes listens on port 0, not {listen}: give --workers 1")
+    return listen
+
+
+def play_part(part: Part) -> MatchResult:
+    """Play a part of a match in a worker process (``dealer.workers.run_parts``): on a server of its
+    own, stopped with every other part (the shared event), telling the parent its hands and, for a
+    comparison, each stretch of paired hands it closes."""
+    return asyncio.run(_play_part(part))
+
+
+async def _play_part(part: Part) -> MatchResult:
+    stop = stopping()
+    options: dict[str, Any] = {"out": part.out, "base": part.base, "stop_unstarted": part.stop_unstarted}
+    options.update(stop=stop.is_set, on_halt=stop.set)
+    report = Reporter(part.index)
+    async with DealerServer(part.listen) as server:
+        if part.pairing is None:
+            result = await Match(part.plan, server, part.bots, on_record=report, **options).run()
+        else:
+            match, report.paired = comparing_match(
+                part.plan, server, part.bots, pairing=part.pairing, keep=True, on_record=report, **options
+            )
+            result = await play_paired(match, report.paired)
+    report.flush()
+    return result
 
 
 def comparing_match(
@@ -104,13 +145,15 @@ def comparing_match(
     test: AnyTest | None = None,
     keep: bool = False,
     on_record: Callable[[HandRecord, PairedTally], None] | None = None,
+    stop: Callable[[], bool] | None = None,
     **options: Any,
 ) -> tuple[Match, PairedTally]:
     """A match whose hands are paired as they end (the ``PairedTally``, also in ``result.paired``):
     with a sequential test, which looks at the sums at each close and stops the tables at its
     verdict; with ``keep`` (a league's match), keeping the sums at each look for the league to merge
     (``play_paired`` closes them); ``on_record`` sees each hand's record and the running pairing
-    after it is paired (the progress line). ``options``: ``Match``'s keywords."""
+    after it is paired (the progress line); ``stop``: a stop from elsewhere too (the match's other
+    parts, ``dealer.workers``). ``options``: ``Match``'s keywords."""
     sizes = collections.Counter(t.deal_set for t in plan.tables)
     paired = PairedTally(pairing, sizes, match_id=plan.match_id, look=looker(test), keep=keep)
 
@@ -119,7 +162,10 @@ def comparing_match(
         if on_record is not None:
             on_record(record, paired)
 
-    match = Match(plan, server, bots, on_record=add, stop=lambda: paired.stopped, **options)
+    def stopped() -> bool:
+        return paired.stopped or (stop is not None and stop())
+
+    match = Match(plan, server, bots, on_record=add, stop=stopped, **options)
     match.result.paired = paired
     return match, paired
 
@@ -178,25 +224,40 @@ async def play_comparison(
     out: Path,
     base: Path | None = None,
     stop_unstarted: bool = False,
-    on_record: Callable[[HandRecord, PairedTally], None] | None = None,
+    on_hands: Callable[[int, PairedTally], None] | None = None,
+    workers: int = 1,
 ) -> Comparison:
-    """Play a comparison of two bots (bots named by their entries) as ``dealing`` says and return its result.
+    """Play a comparison of two bots (bots named by their entries) as ``dealing`` says and return its
+    result, its deal sets spread over up to ``workers`` processes (``dealer.workers``).
 
     Sequential tests stop all tables at their first decision; only the samples the test saw are
-    reported (so the same seed gives the same answer, whatever the timing). ``stop_unstarted``: a
-    bot that never starts stops it at once (``Comparison.result`` says who). ``on_record`` sees each
-    hand's record and the pairing's running sums (the progress line)."""
+    reported (so the same seed gives the same answer, whatever the timing and the workers). ``stop_unstarted``: a
+    bot that never starts stops it at once (``Comparison.result`` says who). ``on_hands`` hears how
+    many hands finished, now and then, and the pairing's running sums (the progress line)."""
     settings.check()
     entries = {e.name: e for e in (new, old, *field)}
     plan = _comparison_plan([new.name, old.name, *(f.name for f in field)], game, dealing)
     test = sequential_test(settings) if settings.until_significant else None
     deal_sets = len({t.deal_set for t in plan.tables})
     pairing = Pairing.looking(new.name, old.name, settings.estimator, dealing.batch, deal_sets)
+    base = base or Path.cwd()
+    plans = split(plan, workers)
+    if len(plans) > 1:
+        looks = Looks(PairedTally(pairing, {}, look=looker(test)), len(plans))
+        address = _any_port(listen)
+        parts = [Part(k, p, entries, out, base, address, stop_unstarted, pairing) for k, p in enumerate(plans)]
+        count = None if on_hands is None else (lambda hands: on_hands(hands, looks.tally))
+        results = await run_parts(play_part, parts, on_hands=count, looks=looks)
+        whole = merged(results)
+        names = [f.name for f in field]
+        comparison = reported(compare_results(results, new.name, old.name, settings, names), [whole])
+        comparison.result = whole
+        return comparison
     async with DealerServer(listen) as server:
-        base = base or Path.cwd()
         options: dict[str, Any] = {"out": out, "base": base, "stop_unstarted": stop_unstarted}
+        count_one = None if on_hands is None else (lambda _, paired: on_hands(1, paired))
         match, paired = comparing_match(
-            plan, server, entries, pairing=pairing, test=test, on_record=on_record, **options
+            plan, server, entries, pairing=pairing, test=test, on_record=count_one, **options
         )
         result = await play_paired(match, paired)
     sums = finish(paired, test)

@@ -98,6 +98,13 @@ class ExactSum:
             self.shift = k
         self.n += num << (self.shift - k)
 
+    def merge(self, other: ExactSum) -> None:
+        """Add ``other``'s sum (another process's part of the match), exactly."""
+        if other.shift > self.shift:
+            self.n <<= other.shift - self.shift
+            self.shift = other.shift
+        self.n += other.n << (self.shift - other.shift)
+
     @property
     def value(self) -> float:
         """The sum, correctly rounded (int / int rounds correctly)."""

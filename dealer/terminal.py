@@ -116,7 +116,11 @@ class HandsDisplay:
 
     def __call__(self, *_: object) -> None:
         """A hand finished (its record, if given, is not read)."""
-        self.hands += 1
+        self.add(1)
+
+    def add(self, hands: int) -> None:
+        """``hands`` hands finished (a worker process says so now and then)."""
+        self.hands += hands
         if not (self.live or self.plain):
             return
         now = time.monotonic()

@@ -1,0 +1,130 @@
+"""One match on every core (``dealer.workers``): a match's deal sets spread over worker processes give,
+for the same seed, the results.json and the histories of one process, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from dealer.config import game_config
+from dealer.plan import MatchPlan
+from dealer.records import HandRecord, result_of
+from dealer.scheduler import compare_tables, plan_tables
+from dealer.workers import merged, split
+
+DEALER = Path(sys.executable).with_name("dealer")
+BOTS = ["python sample_bots/python/random_bot.py", "python sample_bots/python/strength_bot.py"]
+
+
+def _match(out: Path, workers: int, *options: str) -> subprocess.CompletedProcess[str]:
+    command = [str(DEALER), "match", *BOTS, "--hands", "64", "--tables", "4", "--workers", str(workers)]
+    command += ["--variant", "pot-limit", "--out", str(out), *options]
+    env = {**os.environ, "DEALER_SEED": "workers-1"}
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env, check=False)
+
+
+def _files(out: Path, results: str = "results.json") -> dict[str, bytes]:
+    """The results (``results``) and every history, by name."""
+    files = {p.name: p.read_bytes() for p in sorted((out / "hands").glob("*.phhs"))}
+    return {results: (out / results).read_bytes(), **files}
+
+
+@pytest.mark.parametrize("sealed", ["--sealed", "--no-sealed"])
+def test_one_worker_and_four_give_byte_identical_results_and_histories(tmp_path: Path, sealed: str) -> None:
+    one, four = (_match(tmp_path / f"w{n}", n, sealed) for n in (1, 4))
+    assert one.returncode == 0, one.stderr
+    assert four.returncode == 0, four.stderr
+    alone, spread = _files(tmp_path / "w1"), _files(tmp_path / "w4")
+    assert len(alone) == 1 + 8  # 4 deal sets in 2 seat rotations: 8 tables, a history each
+    assert spread == alone
+    results = json.loads(alone["results.json"])
+    assert results["hands"] == 64 and results["sealed"] == (sealed == "--sealed")
+    assert all(s["faults"] == {} for s in results["standings"])
+    # Four parts of their own bots: each instance its own log (sealed: 2 per bot and part; else 1).
+    logs = {p.name for p in (tmp_path / "w4" / "logs").glob("*.log")}
+    per_part = 2 if sealed == "--sealed" else 1
+    assert logs == {f"{bot}.{k}.log" for bot in ("random_bot", "strength_bot") for k in range(4 * per_part)}
+
+
+def test_a_plan_splits_into_runs_of_whole_deal_sets_numbered_as_one() -> None:
+    plan = MatchPlan("m", plan_tables(["a", "b", "c"], duplicate=True, tables=5), game_config(), 10, seed="s")
+    parts = split(plan, 4)
+    assert [len(p.tables) for p in parts] == [3, 3, 3, 6]  # 5 deal sets of 3 rotations, as even as they go
+    assert [t for p in parts for t in p.tables] == list(plan.tables)
+    assert [p.first_table for p in parts] == [1, 4, 7, 10]
+    deal_sets = [{t.deal_set for t in p.tables} for p in parts]
+    assert sum(len(s) for s in deal_sets) == 5  # every table of a deal set in one part
+    labels = [{label for row in p.instance_labels() for label in row} for p in parts]
+    assert sum(len(s) for s in labels) == len(set().union(*labels))  # no instance in two parts
+    assert sum(p.game.time.bank_ms for p in parts) <= plan.game.time.bank_ms  # the bank, shared by tables
+    assert split(plan, 1) == [plan] and split(plan, 9)[-1].tables == plan.tables[-3:]
+    one_set = MatchPlan("c", compare_tables("n", "o", ["f"], 1), game_config(), 10, seed="s")
+    assert split(one_set, 4) == [one_set]
+
+
+def test_merged_parts_give_the_one_process_result() -> None:
+    records = [
+        HandRecord(t, f"m/{t // 2}", h, 100, {"a": 7 * h - 30 * t, "b": 30 * t - 7 * h})
+        for t in range(4)
+        for h in range(3)
+    ]
+    whole = result_of("m", ("a", "b"), records)
+    halves = [result_of("m", ("a", "b"), records[:6]), result_of("m", ("a", "b"), records[6:])]
+    halves[1].faults = {"a": {"timeout": 2}}
+    halves[0].faults = {"a": {"timeout": 1}, "b": {}}
+    together = merged(halves)
+    assert json.dumps(together.tally.as_json()) == json.dumps(whole.tally.as_json())
+    assert together.faults == {"a": {"timeout": 3}, "b": {}}
+
+
+def test_a_forfeit_in_one_part_stops_every_part(tmp_path: Path) -> None:
+    """Under ``forfeit`` a failed bot stops the match after the hands in play: the whole match, not
+    only the part whose instance failed (the others hear of it through the event they share)."""
+    out = tmp_path / "out"
+    doomed = f"python {ROOT / 'tests' / 'bots' / 'crashes_in_one_part.py'} 2"  # instance 2: the second part's
+    command = [str(DEALER), "match", doomed, f"python {ROOT / 'sample_bots' / 'python' / 'call_bot.py'}"]
+    command += ["--hands", "8000", "--tables", "4", "--workers", "2", "--fault-policy", "forfeit", "--out", str(out)]
+    command += ["--sandbox", "off"]
+    env = {**os.environ, "DEALER_SEED": "workers-forfeit"}
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["forfeited"] == ["crashes_in_one_part"]
+    standing = {s["name"]: s for s in results["standings"]}["crashes_in_one_part"]
+    assert standing["faults"] == {"crash": 1}  # the one instance that died, in the second part
+    assert results["hands"] < 4000  # the first part (4,000 hands, no crash of its own) stopped too
+
+
+def _compare(out: Path, workers: int, *options: str) -> dict[str, object]:
+    strength, random = (f"python sample_bots/python/{name}_bot.py" for name in ("strength", "random"))
+    command = [str(DEALER), "compare", strength, random, "--tables", "4", "--workers", str(workers)]
+    command += ["--out", str(out), "--json", *options]
+    env = {**os.environ, "DEALER_SEED": "workers-compare"}
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert done.returncode == 0, done.stderr  # 0: better
+    data: dict[str, object] = json.loads((out / "compare.json").read_text())
+    return data
+
+
+def test_a_comparison_on_four_workers_gives_one_workers_figures_and_histories(tmp_path: Path) -> None:
+    one, four = (_compare(tmp_path / f"w{n}", n, "--hands", "160") for n in (1, 4))
+    assert one == four and one["hands_played"] == 160 and one["verdict"] == "better"
+    assert _files(tmp_path / "w1", "compare.json") == _files(tmp_path / "w4", "compare.json")
+
+
+def test_a_sequential_comparison_on_four_workers_looks_where_one_worker_looks(tmp_path: Path) -> None:
+    """The test looks at the same stretches of paired deals and stops at the same one: the same verdict
+    and figures. Only the hands played after the verdict, before every table heard of it, differ (as
+    they do from run to run with one worker)."""
+    options = ("--until-significant", "--hands", "4000", "--batch", "20")
+    one, four = (_compare(tmp_path / f"w{n}", n, *options) for n in (1, 4))
+    assert one["verdict"] == "better" and one["deals"] < 1000  # decided early, at a look
+    played = [data.pop("hands_played") for data in (one, four)]
+    assert one == four
+    assert all(isinstance(n, int) and n >= int(str(one["hands"])) for n in played)
