@@ -51,8 +51,11 @@ test-all: setup postgres  ## every test, the slow ones included
 
 # The unit tests of the modules setup.py compiles, run once more on their plain Python source
 # (a copy without the compiled .so files, first on the path): compiled and pure semantics must agree.
+# The last two play in-process matches (dealer/table.py, compiled too) with no bot process: a bot
+# launched in the sandbox would not find the copy.
 PURE_TESTS := tests/test_rules_scenarios.py tests/test_rules_properties.py tests/test_cards.py \
-	tests/test_evaluator.py tests/test_history.py tests/test_wire.py tests/test_equity.py tests/test_differential.py
+	tests/test_evaluator.py tests/test_history.py tests/test_wire.py tests/test_equity.py tests/test_differential.py \
+	tests/test_decision_seeds.py tests/test_strategies.py
 test-pure: setup
 	rm -rf build/pure && mkdir -p build/pure && cp -r dealer build/pure/ && rm -f build/pure/dealer/*.so
 	DEALER_PURE=1 PYTHONPATH=$(CURDIR)/build/pure $(BIN)/pytest -q -p no:cacheprovider $(PURE_TESTS)

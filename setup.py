@@ -24,6 +24,7 @@ COMPILED = [
     "dealer/wire_json.py",
     "dealer/history.py",
     "dealer/aivat.py",
+    "dealer/table.py",
 ]
 WEB = Path(__file__).resolve().parent / "dealer" / "web"
 VENDORED = {"uPlot.iife.min.js": "uplot/dist/uPlot.iife.min.js", "uPlot.min.css": "uplot/dist/uPlot.min.css"}
