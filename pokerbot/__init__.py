@@ -12,7 +12,8 @@
 token (``POKER_TOKEN``, or ``--token TOKEN``), calls ``decide`` for every ActionRequest and sends
 all the answers to one incoming DealerMessage together in one BotMessage. It returns when the
 dealer says Goodbye or ends the stream, and exits with status 1 and a one-line message on stderr
-when it cannot connect or the dealer rejects it. If ``POKER_TLS_CA`` names a CA certificate file,
+when it cannot connect or the dealer rejects it. ``answers(message, decide)`` is that work on one
+DealerMessage, without the stream (``benchmarks/sdk.py`` times it). If ``POKER_TLS_CA`` names a CA certificate file,
 the channel uses TLS with that CA.
 
 A Decision is made with ``fold()``, ``check_call()`` or ``raise_to(amount)``. The SDK keeps
@@ -37,6 +38,7 @@ is older than the enums.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import queue
@@ -57,6 +59,7 @@ except ImportError:  # run from a checkout without the project installed: use th
 __all__ = [
     "Decision",
     "answer",
+    "answers",
     "check_call",
     "dealer_pb2",
     "fold",
@@ -73,6 +76,8 @@ CHECK_CALL = dealer_pb2.ACTION_TYPE_CHECK_CALL
 BET_RAISE = dealer_pb2.ACTION_TYPE_BET_RAISE
 # MatchStart.mode and .variant_name, the strings a dealer older than the enum fields sends alone.
 _MODES = {"reset": dealer_pb2.MATCH_MODE_RESET, "freezeout": dealer_pb2.MATCH_MODE_FREEZEOUT}
+# random.Random.seed's C base, which random.Random.seed calls once it has made an int of a str seed.
+_SEED = super(random.Random, random.Random).seed
 _VARIANTS = {
     "no-limit": dealer_pb2.MATCH_VARIANT_NO_LIMIT,
     "pot-limit": dealer_pb2.MATCH_VARIANT_POT_LIMIT,
@@ -130,8 +135,14 @@ def seeded(rng: random.Random, request: dealer_pb2.ActionRequest, salt: str = ""
     versions of a bot that draw this way get the same draws where they stand alike: ``dealer compare``
     then sees their difference, not their dice (common random numbers). The seed is derived from a
     secret of the match and that public point only; it tells nothing of the deck."""
-    if request.decision_seed:
-        rng.seed(f"{salt}|{request.decision_seed}")
+    seed = request.decision_seed
+    if seed:
+        text = f"{salt}|{seed}".encode()
+        if type(rng) is random.Random:  # rng.seed(text) as random.Random does it (version 2), without its checks
+            _SEED(rng, int.from_bytes(text + hashlib.sha512(text).digest()))
+            rng.gauss_next = None
+        else:  # a subclass may seed its own way
+            rng.seed(text.decode())
     return rng
 
 
@@ -147,17 +158,40 @@ def match_variant(start: dealer_pb2.MatchStart) -> dealer_pb2.MatchVariant.Value
     return start.variant or _VARIANTS.get(start.variant_name, dealer_pb2.MATCH_VARIANT_UNSPECIFIED)
 
 
+def _legal_action(decision: Decision, request: dealer_pb2.ActionRequest) -> tuple[int, int]:
+    """``decision`` made legal, as (action type, "raise to" total or 0): a raise clamped into the
+    request's range or a check/call when none is allowed, a fold when nothing is owed a check."""
+    kind = decision.type
+    if kind == BET_RAISE:
+        low = request.min_raise_to
+        if low <= 0:
+            return CHECK_CALL, 0
+        return BET_RAISE, min(max(decision.amount, low), request.max_raise_to)
+    if kind == FOLD and request.can_fold:
+        return FOLD, 0
+    return CHECK_CALL, 0
+
+
 def _legal(decision: Decision, request: dealer_pb2.ActionRequest) -> Decision:
-    if decision.type == BET_RAISE:
-        if request.min_raise_to <= 0:
-            return Decision(CHECK_CALL)
-        amount = min(max(decision.amount, request.min_raise_to), request.max_raise_to)
-        return Decision(BET_RAISE, amount)
-    if decision.type == FOLD and not request.can_fold:
-        return Decision(CHECK_CALL)
-    if decision.type not in (FOLD, CHECK_CALL):
-        return Decision(CHECK_CALL)
-    return Decision(decision.type)
+    return Decision(*_legal_action(decision, request))
+
+
+def _decide(
+    decide: Callable[[dealer_pb2.ActionRequest], Decision], request: dealer_pb2.ActionRequest
+) -> tuple[int, int, dict[Decision, float]]:
+    """``decide``'s decision made legal (type, amount) and its strategy (each option made legal, equal
+    ones added up); a check/call with no strategy, the error printed to stderr, if ``decide`` raises."""
+    try:
+        decision = decide(request)
+        kind, amount = _legal_action(decision, request)
+        merged: dict[Decision, float] = {}
+        for option, p in decision.strategy:
+            legal = _legal(option, request)
+            merged[legal] = merged.get(legal, 0.0) + p
+    except Exception as error:  # noqa: BLE001 - a bot bug must not cost the session
+        print(f"pokerbot: decide failed: {error!r}", file=sys.stderr, flush=True)
+        return CHECK_CALL, 0, {}
+    return kind, amount, merged
 
 
 def answer(
@@ -166,23 +200,49 @@ def answer(
     """The reply to one request: ``decide``'s decision made legal, with its strategy if it has one
     (each option made legal, equal ones added up). If ``decide`` raises, the error is printed to
     stderr and the reply is a check/call."""
-    try:
-        decision = decide(request)
-        chosen = _legal(decision, request)
-        merged: dict[Decision, float] = {}
-        for option, p in decision.strategy:
-            legal = _legal(option, request)
-            merged[legal] = merged.get(legal, 0.0) + p
-    except Exception as error:  # noqa: BLE001 - a bot bug must not cost the session
-        print(f"pokerbot: decide failed: {error!r}", file=sys.stderr, flush=True)
-        chosen, merged = Decision(CHECK_CALL), {}
-    return dealer_pb2.ActionReply(
-        table=table,
-        request_id=request.request_id,
-        type=chosen.type,
-        amount=chosen.amount if chosen.type == BET_RAISE else 0,
-        strategy=[dealer_pb2.ActionProbability(type=d.type, amount=d.amount, probability=p) for d, p in merged.items()],
-    )
+    reply = dealer_pb2.ActionReply()
+    _fill(reply, decide, table, request)
+    return reply
+
+
+def _fill(
+    reply: dealer_pb2.ActionReply,
+    decide: Callable[[dealer_pb2.ActionRequest], Decision],
+    table: int,
+    request: dealer_pb2.ActionRequest,
+) -> None:
+    """Write the answer to ``request`` (see ``answer``) into ``reply``, a fresh ActionReply."""
+    kind, amount, merged = _decide(decide, request)
+    reply.table = table
+    reply.request_id = request.request_id
+    reply.type = kind
+    reply.amount = amount
+    for d, p in merged.items():
+        reply.strategy.add(type=d.type, amount=d.amount, probability=p)
+
+
+def answers(
+    message: dealer_pb2.DealerMessage,
+    decide: Callable[[dealer_pb2.ActionRequest], Decision],
+    on_item: Callable[[dealer_pb2.Item], None] | None = None,
+) -> tuple[dealer_pb2.BotMessage, bool, bool]:
+    """What ``run`` does with one DealerMessage: every request's answer (``answer``) in one BotMessage
+    (empty if none), and whether the message welcomed the bot and said goodbye. ``on_item`` sees
+    every Item in order, before ``decide`` sees a request."""
+    out = dealer_pb2.BotMessage()
+    add = out.actions.add
+    welcome = goodbye = False
+    for item in message.items:
+        if on_item is not None:
+            on_item(item)
+        kind = item.WhichOneof("kind")
+        if kind == "request":
+            _fill(add(), decide, item.table, item.request)
+        elif kind == "welcome":
+            welcome = True
+        elif kind == "goodbye":
+            goodbye = True
+    return out, welcome, goodbye
 
 
 class _Options(NamedTuple):
@@ -246,20 +306,10 @@ def run(
     welcomed = False
     try:
         for message in responses:
-            replies = []
-            goodbye = False
-            for item in message.items:
-                if on_item is not None:
-                    on_item(item)
-                kind = item.WhichOneof("kind")
-                if kind == "request":
-                    replies.append(answer(decide, item.table, item.request))
-                elif kind == "welcome":
-                    welcomed = True
-                elif kind == "goodbye":
-                    goodbye = True
-            if replies:
-                outbox.put(dealer_pb2.BotMessage(actions=replies))
+            replies, welcome, goodbye = answers(message, decide, on_item)
+            welcomed = welcomed or welcome
+            if replies.actions:
+                outbox.put(replies)
             if goodbye:
                 break
     except grpc.RpcError as error:
