@@ -24,6 +24,7 @@ COMPILED = [
     "dealer/wire_json.py",
     "dealer/history.py",
     "dealer/aivat.py",
+    "dealer/equity.py",
     "dealer/table.py",
 ]
 WEB = Path(__file__).resolve().parent / "dealer" / "web"

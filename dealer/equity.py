@@ -73,9 +73,23 @@ def _sampled_runouts(rng: random.Random, unseen: list[int], missing: int, count:
     per_shuffle = len(deck) // missing
     out: list[tuple[int, ...]] = []
     while len(out) < count:
-        rng.shuffle(deck)
+        _shuffle(rng, deck)
         out.extend(tuple(deck[k * missing : (k + 1) * missing]) for k in range(min(per_shuffle, count - len(out))))
     return out
+
+
+def _shuffle(rng: random.Random, deck: list[int]) -> None:
+    """``rng.shuffle(deck)``, the same permutation from the same generator: Fisher-Yates from the last
+    position, each index drawn by rejection from ``getrandbits`` as ``random.Random`` draws it, written
+    out so that mypyc compiles the loop (``random.shuffle`` is interpreted: most of a pre-flop all-in's
+    cost), and tied to the generator's bits only, not to the library's version of the loop."""
+    getrandbits = rng.getrandbits
+    for i in range(len(deck) - 1, 0, -1):
+        k = (i + 1).bit_length()
+        j = getrandbits(k)
+        while j > i:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
 
 
 def _settle_share(values: Sequence[int], pots: Sequence[tuple[int, list[int]]], won: list[int]) -> None:

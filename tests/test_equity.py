@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 
 import pytest
 
+from dealer import equity
 from dealer.cards import parse_cards
 from dealer.equity import PREFLOP_SAMPLES, adjusted_net, expected_winnings, runout_start
 from dealer.rules import Hand, TableConfig
@@ -228,3 +230,17 @@ def test_preflop_equity_matches_pokerkit():
     assert not exact
     assert won[0] / 2 == pytest.approx(equities[0], abs=0.045)  # both sampled: 2000 and 4000 run-outs
     assert won[0] / 2 == pytest.approx(AA_KK, abs=0.025)
+
+
+def test_the_run_outs_shuffle_is_random_shuffle_drawn_from_the_same_generator() -> None:
+    # equity._shuffle writes random.Random.shuffle out (so that mypyc compiles it): the same permutation
+    # from the same generator state, at every deck size, shuffle after shuffle.
+    for seed in range(300):
+        deck = list(range(seed % 53))
+        expected = list(deck)
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for _ in range(3):
+            theirs.shuffle(expected)
+            equity._shuffle(ours, deck)
+            assert deck == expected
+        assert ours.getstate() == theirs.getstate()
