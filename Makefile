@@ -11,7 +11,7 @@ STDIO_BOTS := sample_bots/c/bot.c sample_bots/java/Bot.java sample_bots/rust/bot
 $(BIN)/dealer: pyproject.toml setup.py $(wildcard dealer/*.py) dealer/web/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,codegen,lint]'
+	$(BIN)/pip install --quiet -e '.[test,codegen,lint,profile]'
 	$(BIN)/python -m compileall -q poker sample_bots  # bots import these from a read-only sandbox
 	$(BIN)/python -c "from dealer import sandbox; sandbox.check()" || echo "warning: the bots' sandbox cannot start here (see above)"
 	touch $@
