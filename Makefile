@@ -8,12 +8,13 @@ STDIO_BOTS := sample_bots/c/bot.c sample_bots/java/Bot.java sample_bots/rust/bot
 .PHONY: setup postgres league test test-all test-pure check codegen-check bench
 
 # setup.py compiles some of dealer/*.py at install, and vendors the web view's uPlot from npm (dealer/web).
-$(BIN)/dealer: pyproject.toml setup.py $(wildcard dealer/*.py) dealer/web/package-lock.json
+CORE := $(wildcard dealer/*.py $(foreach f,engine config stats isolation connect league cli,dealer/$(f)/*.py))
+$(BIN)/dealer: pyproject.toml setup.py $(CORE) dealer/web/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,codegen,lint,profile]'
 	$(BIN)/python -m compileall -q poker sample_bots  # bots import these from a read-only sandbox
-	$(BIN)/python -c "from dealer import sandbox; sandbox.check()" || echo "warning: the bots' sandbox cannot start here (see above)"
+	$(BIN)/python -c "from dealer.isolation import sandbox; sandbox.check()" || echo "warning: the bots' sandbox cannot start here (see above)"
 	touch $@
 
 $(NODE_BOT)/node_modules: $(NODE_BOT)/package-lock.json
@@ -51,13 +52,13 @@ test-all: setup postgres  ## every test, the slow ones included
 
 # The unit tests of the modules setup.py compiles, run once more on their plain Python source
 # (a copy without the compiled .so files, first on the path): compiled and pure semantics must agree.
-# The last two play in-process matches (dealer/table.py, compiled too) with no bot process: a bot
+# The last two play in-process matches (dealer/league/table.py, compiled too) with no bot process: a bot
 # launched in the sandbox would not find the copy.
 PURE_TESTS := tests/test_rules_scenarios.py tests/test_rules_properties.py tests/test_cards.py \
 	tests/test_evaluator.py tests/test_history.py tests/test_wire.py tests/test_equity.py tests/test_differential.py \
 	tests/test_decision_seeds.py tests/test_strategies.py
 test-pure: setup
-	rm -rf build/pure && mkdir -p build/pure && cp -r dealer build/pure/ && rm -f build/pure/dealer/*.so
+	rm -rf build/pure && mkdir -p build/pure && cp -r dealer build/pure/ && find build/pure/dealer -name "*.so" -delete
 	DEALER_PURE=1 PYTHONPATH=$(CURDIR)/build/pure $(BIN)/pytest -q -p no:cacheprovider $(PURE_TESTS)
 
 BUF := tools/buf/node_modules/.bin/buf

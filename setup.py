@@ -17,15 +17,15 @@ from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
 
 COMPILED = [
-    "dealer/rules.py",
-    "dealer/evaluator.py",
-    "dealer/cards.py",
-    "dealer/wire.py",
-    "dealer/wire_json.py",
-    "dealer/history.py",
-    "dealer/aivat.py",
-    "dealer/equity.py",
-    "dealer/table.py",
+    "dealer/engine/rules.py",
+    "dealer/engine/evaluator.py",
+    "dealer/engine/cards.py",
+    "dealer/connect/wire.py",
+    "dealer/connect/wire_json.py",
+    "dealer/engine/history.py",
+    "dealer/stats/aivat.py",
+    "dealer/engine/equity.py",
+    "dealer/league/table.py",
 ]
 WEB = Path(__file__).resolve().parent / "dealer" / "web"
 VENDORED = {"uPlot.iife.min.js": "uplot/dist/uPlot.iife.min.js", "uPlot.min.css": "uplot/dist/uPlot.min.css"}
@@ -75,7 +75,7 @@ class Sdist(sdist):
 
 
 if os.environ.get("DEALER_PURE"):
-    for built in glob.glob("dealer/*.so") + glob.glob("*__mypyc*.so"):
+    for built in glob.glob("dealer/**/*.so", recursive=True) + glob.glob("*__mypyc*.so"):
         os.remove(built)
     ext_modules = []
 else:

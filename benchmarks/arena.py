@@ -11,7 +11,7 @@ so that the machine's load falls on all alike).
 
 What issue 31's confinement costs: the build queue served each team in turn (``builds.FairQueue``)
 against one FIFO (``asyncio.Queue``), microseconds per version put and picked with 2,000 waiting
-over 200 teams; and the copy of a sandboxed HOME back out (``dealer.launch``) within its caps
+over 200 teams; and the copy of a sandboxed HOME back out (``dealer.isolation.launch``) within its caps
 (home_mb by apparent size, 10,000 entries, a tenth of the bytes and inodes left free) against the
 same copy with no byte or entry budget, for 5,000 files of 4 KiB and one file of 64 MiB.
 
@@ -38,7 +38,6 @@ import aiohttp
 from aiohttp.test_utils import TestServer
 from tabulate import tabulate
 
-from dealer import launch
 from dealer.arena.builds import FairQueue, run_build
 from dealer.arena.config import ArenaConfig, SubmissionLimits
 from dealer.arena.http import API, make_app
@@ -46,7 +45,8 @@ from dealer.arena.layout import build_folder, build_log
 from dealer.arena.model import BuildState, Version
 from dealer.arena.store.schema import migrate
 from dealer.arena.store.teams import open_repository
-from dealer.choices import Switch
+from dealer.config.choices import Switch
+from dealer.isolation import launch
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = (ROOT / "sample_bots" / "python" / "strength_bot.py").read_bytes()

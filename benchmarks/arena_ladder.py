@@ -36,12 +36,12 @@ from dealer.arena.model import BuildState
 from dealer.arena.store.ladder import LadderStore
 from dealer.arena.store.schema import match_versions, matches, migrate, pairs, rating_history, standings, team_ladder
 from dealer.arena.store.teams import Repository, open_repository
-from dealer.league import MatchJob
-from dealer.records import HandRecord, MatchResult, result_of
-from dealer.runner import LocalExecutor
+from dealer.connect.server import DealerServer
+from dealer.league.run import MatchJob
+from dealer.league.runner import LocalExecutor
 from dealer.runtime import tune_gc
-from dealer.server import DealerServer
-from dealer.stats import GroupedSums
+from dealer.stats.records import HandRecord, MatchResult, result_of
+from dealer.stats.stats import GroupedSums
 
 ROOT = Path(__file__).resolve().parent.parent
 CALL_BOT = ROOT / "sample_bots" / "python" / "call_bot.py"
@@ -174,7 +174,7 @@ async def executor(kind: str, storage: Path, jobs: int) -> AsyncIterator[Executo
         async with DealerServer("127.0.0.1:0") as server:
             yield LocalExecutor(server, jobs)
         return
-    from dealer.cluster import dask_executor
+    from dealer.league.cluster import dask_executor
 
     async with dask_executor({}, storage, storage / "matches", workers=int(kind)) as dask:
         yield dask

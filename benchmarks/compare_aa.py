@@ -18,10 +18,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from dealer.compare import Settings
-from dealer.config import game_config
-from dealer.match import MatchBot
-from dealer.runner import Dealing, play_comparison
+from dealer.config.league_file import game_config
+from dealer.league.match import MatchBot
+from dealer.league.runner import Dealing, play_comparison
+from dealer.stats.compare import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = str(ROOT / "sample_bots" / "python" / "strength_bot.py")

@@ -32,7 +32,7 @@ error rate on these heavy-tailed samples, how often the duplicate methods call b
 under no edge at all (each resampled difference with a random sign, as if the versions were
 swapped at random: zeros stay zeros). The sequential test is re-implemented in a
 fast loop (``sprt_hands``); the first repetition of each method is checked against
-``dealer.compare.SequentialTest`` on the same draws.
+``dealer.stats.compare.SequentialTest`` on the same draws.
 """
 
 from __future__ import annotations
@@ -47,12 +47,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from dealer.compare import SequentialTest, Settings
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.paired import Sample, paired_samples
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer
+from dealer.config.league_file import game_config
+from dealer.connect.server import DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.stats.compare import SequentialTest, Settings
+from dealer.stats.paired import Sample, paired_samples
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "sample_bots" / "python"
@@ -106,7 +106,7 @@ def plain_samples(result) -> list[Sample]:
 def sprt_hands(draws, settings: Settings, max_samples: int) -> tuple[str, int]:
     """``SequentialTest`` fed one sample at a time until its verdict: (verdict, samples used).
 
-    ``draws`` yields sample values (bb/100); the same arithmetic as ``dealer.stats.SPRT`` (Welford's
+    ``draws`` yields sample values (bb/100); the same arithmetic as ``dealer.stats.stats.SPRT`` (Welford's
     running mean and variance, the LLR with the sample variance), only faster.
     """
     a, b, m = settings.alpha / 2, settings.beta, settings.min_samples
@@ -145,7 +145,7 @@ def sprt_hands(draws, settings: Settings, max_samples: int) -> tuple[str, int]:
 
 
 def reference_hands(draws, settings: Settings, max_samples: int) -> tuple[str, int]:
-    """The same with ``dealer.compare.SequentialTest`` itself (slow: for the check)."""
+    """The same with ``dealer.stats.compare.SequentialTest`` itself (slow: for the check)."""
     test = SequentialTest(settings)  # the SPRTs (settings.test is ignored here)
     n = 0
     for x in draws:

@@ -3,7 +3,7 @@
 Each run is played in a fresh subprocess (so no run inherits another's heap): a heads-up
 duplicate comparison of two versions over ``--tables`` deal sets (two tables each), played
 through the comparison's own match exactly as ``dealer compare`` plays it (``--luck``: every
-hand's luck measured, ``dealer.aivat``, as ``dealer compare`` does, several times the CPU a hand;
+hand's luck measured, ``dealer.stats.aivat``, as ``dealer compare`` does, several times the CPU a hand;
 without it the luck-corrected figures are the all-in adjusted ones, and the memory the same), with
 the bots' answers (check/call) given in the same
 process as ``benchmarks/memory.py`` does, so that the figure is the dealer's own memory. Two
@@ -39,15 +39,15 @@ MODES = ("compare", "league")
 async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> None:
     """Play one comparison with the dealer code on ``sys.path`` (this checkout's or a baseline's);
     print the hands, the paired deals and the wall seconds (the parent measures the memory)."""
-    from dealer import compare
-    from dealer.config import game_config
-    from dealer.match import Match, MatchPlan, instance_label
+    from dealer.config.league_file import game_config
+    from dealer.league.match import Match, MatchPlan, instance_label
+    from dealer.stats import compare
 
     try:
-        from dealer.match import MatchBot
+        from dealer.league.match import MatchBot
     except ImportError:  # a baseline from before the rename
-        from dealer.match import BotEntry as MatchBot  # type: ignore[attr-defined,no-redef]
-    from dealer.server import BotSession, DealerServer
+        from dealer.league.match import BotEntry as MatchBot  # type: ignore[attr-defined,no-redef]
+    from dealer.connect.server import BotSession, DealerServer
     from poker.v1 import dealer_pb2 as pb
 
     async def answer(session: BotSession) -> None:
@@ -67,7 +67,7 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
     server = DealerServer("127.0.0.1:0", local_socket=False)
     game = game_config(blinds=(50, 100), stack=20000, time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
     try:  # where the seats are planned (scheduler.py), or in the code before, compare.py
-        from dealer.scheduler import compare_tables
+        from dealer.engine.scheduler import compare_tables
     except ImportError:
         compare_tables = compare.compare_tables
     specs = compare_tables("new", "old", [], tables)
@@ -84,8 +84,10 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         try:
-            from dealer import runner
-        except ImportError:  # a baseline from before dealer.runner: its comparing match is in dealer.compare
+            from dealer.league import runner
+        except (
+            ImportError
+        ):  # a baseline from before dealer.league.runner: its comparing match is in dealer.stats.compare
             runner = compare
         if hasattr(runner, "comparing_match") or hasattr(runner, "ComparingMatch"):  # one compare path
             test = compare.sequential_test(settings) if mode == "compare" else None
@@ -160,8 +162,10 @@ def main() -> None:
         tune_gc()  # as the ``dealer`` command does
         asyncio.run(child(args.child, args.tables, args.mode, args.batch, args.luck))
         return
-    if args.baseline is not None and not (args.baseline / "dealer" / "compare.py").is_file():
-        raise SystemExit(f"error: --baseline {args.baseline}: not a checkout of the dealer (no dealer/compare.py)")
+    if args.baseline is not None and not (args.baseline / "dealer" / "stats" / "compare.py").is_file():
+        raise SystemExit(
+            f"error: --baseline {args.baseline}: not a checkout of the dealer (no dealer/stats/compare.py)"
+        )
     codes = {"this code": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     rows = []
     for hands in (int(h) for h in args.hands.split(",") if h):

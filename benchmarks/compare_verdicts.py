@@ -2,7 +2,7 @@
 
 Run ``python benchmarks/compare_verdicts.py [--quick] [--pairs leaky,mixed] [--reps 200]``. For each
 pair, a new version of a bot against an older one, one pool of heads-up duplicate deals is played
-for real, every hand recorded with its actual, all-in adjusted, luck-corrected (``dealer.aivat``)
+for real, every hand recorded with its actual, all-in adjusted, luck-corrected (``dealer.stats.aivat``)
 and, where the bots report their strategies, fully corrected net (AIVAT's decision terms too):
 
 * ``leaky``: strength_bot against sample_bots/python/leaky_bot.py (calls too often after the flop);
@@ -10,7 +10,7 @@ and, where the bots report their strategies, fully corrected net (AIVAT's decisi
 * ``mixed``: sample_bots/python/mixed_bot.py against benchmarks/loose_mixed_bot.py, both playing
   mixed strategies and reporting them (``pokerbot.mixed``): the pair with known strategies.
 
-The pools are played in this process, on one core: ``dealer.match.Match`` with every rule, clock and
+The pools are played in this process, on one core: ``dealer.league.match.Match`` with every rule, clock and
 record as over the wire, each bot's requests answered by the Python SDK's own ``pokerbot.answer``
 with the bot's ``decide`` (only gRPC and the bot processes are left out).
 
@@ -22,9 +22,9 @@ decides, ``--reps`` times:
 * duplicate, all-in adjusted: what ``dealer compare`` did before (with the two SPRTs);
 * duplicate, aivat: the luck-corrected nets (bots as black boxes);
 * duplicate, full: with the decision terms of the reported strategies (the default estimator);
-* duplicate, learned: full minus the luck features (``dealer.luck_features``) weighted by the
-  cross-fitted ridge fit of ``dealer.control`` (each fold of the draws by the fit on the others,
-  refitted at every look; float sums checked against dealer.control's exact ones on the first run),
+* duplicate, learned: full minus the luck features (``dealer.stats.luck_features``) weighted by the
+  cross-fitted ridge fit of ``dealer.stats.control`` (each fold of the draws by the fit on the others,
+  refitted at every look; float sums checked against dealer.stats.control's exact ones on the first run),
   with the confidence sequence only;
 each with the two SPRTs (bounds +-``--bound``, default 5 as ``dealer compare``) and with the
 confidence sequence (``--test cs``, the default now). As in compare_hands.py, each method's samples
@@ -36,7 +36,7 @@ sign flipped at random (the null of no difference: swapping which version is "ne
 "worse" verdict is false, and their share should stay within alpha (0.05) plus sampling error.
 The unbiasedness of the corrections is checked on the real pool: the mean over deals of each
 estimator minus raw, with its standard error, should be within about 2 of them of 0. The fast
-loops are checked against dealer.compare's own test classes on the first repetition.
+loops are checked against dealer.stats.compare's own test classes on the first repetition.
 ``--quick``: pools of 3,000 deals; ``--cache DIR`` keeps the pools for the next run.
 
 Issue 35's line per pair sets learned beside full (today's default) with its goals: the median hands
@@ -60,15 +60,15 @@ from pathlib import Path
 
 from compare_hands import resample, sign_flipped, sprt_hands
 
-from dealer.compare import ConfidenceSequenceTest, SequentialTest, Settings
-from dealer.config import game_config
-from dealer.control import FOLDS, ControlSums, cross_fit
-from dealer.match import Match, MatchBot, MatchPlan, instance_label
-from dealer.paired import Sample, paired_samples, sample_of
-from dealer.records import MatchResult
-from dealer.scheduler import plan_tables
-from dealer.server import BotSession, DealerServer
-from dealer.stats import ConfidenceSequence
+from dealer.config.league_file import game_config
+from dealer.connect.server import BotSession, DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
+from dealer.stats.compare import ConfidenceSequenceTest, SequentialTest, Settings
+from dealer.stats.control import FOLDS, ControlSums, cross_fit
+from dealer.stats.paired import Sample, paired_samples, sample_of
+from dealer.stats.records import MatchResult
+from dealer.stats.stats import ConfidenceSequence
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,7 +193,7 @@ def pair_flipped(draws: Iterable[Draw], rng: random.Random) -> Iterator[Draw]:
 
 
 class FloatControls:
-    """``dealer.control.ControlSums`` in floats (fast enough for thousands of resampled runs; checked
+    """``dealer.stats.control.ControlSums`` in floats (fast enough for thousands of resampled runs; checked
     against it on each method's first run): each fold's sums of u and u u^T, fold = draw index mod FOLDS."""
 
     def __init__(self, columns: int) -> None:
@@ -218,7 +218,7 @@ class FloatControls:
                 row[j] += ui * u[j]
 
     def moments(self) -> tuple[int, float, float]:
-        """Count, mean and sum of squared deviations of the cross-fitted values (dealer.control.cross_fit)."""
+        """Count, mean and sum of squared deviations of the cross-fitted values (dealer.stats.control.cross_fit)."""
         seconds = []
         for sec in self.second:
             full = [[sec[min(i, j)][max(i, j)] for j in range(self.size)] for i in range(self.size)]
@@ -260,7 +260,7 @@ def learned_cs_hands(
 
 
 def check_learned(drawn: list[Draw], moments: tuple[int, float, float], columns: int) -> None:
-    """The float sums agree with dealer.control's exact ones on a run's draws (folds by draw index)."""
+    """The float sums agree with dealer.stats.control's exact ones on a run's draws (folds by draw index)."""
     exact = ControlSums(columns)
     for k, (y, z) in enumerate(drawn):
         exact.add(k % FOLDS, y, z)
@@ -270,7 +270,7 @@ def check_learned(drawn: list[Draw], moments: tuple[int, float, float], columns:
 
 
 def reference(draws: Iterable[float], settings: Settings, max_samples: int, batch: int) -> tuple[str, int]:
-    """dealer.compare's own test class on the same draws (slow: the check of the fast loops)."""
+    """dealer.stats.compare's own test class on the same draws (slow: the check of the fast loops)."""
     test = ConfidenceSequenceTest(settings) if settings.test == "cs" else SequentialTest(settings)
     n = 0
     for chunk in batched(draws, batch):
@@ -308,7 +308,7 @@ def run_method(
             verdict, n, moments = learned_cs_hands(
                 (kept.append(d) or d for d in pulled), settings, limit, batch, columns
             )
-            if rep == 0 and moments[0] == n:  # the float loop must agree with dealer.control's exact sums
+            if rep == 0 and moments[0] == n:  # the float loop must agree with dealer.stats.control's exact sums
                 check_learned(kept[:n], moments, columns)
             runs.append((verdict, n * per))
             continue

@@ -26,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from dealer.config import LeagueConfig, parse_league
-from dealer.league import Journal, MatchJob, build_jobs, fingerprint, run_league
-from dealer.records import HandRecord, MatchResult, result_of
+from dealer.config.league_file import LeagueConfig, parse_league
+from dealer.league.run import Journal, MatchJob, build_jobs, fingerprint, run_league
+from dealer.stats.records import HandRecord, MatchResult, result_of
 
 
 def league(out: Path, bots: int, meetings: int) -> LeagueConfig:

@@ -25,13 +25,13 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer import sandbox
-from dealer.config import Limits, game_config
-from dealer.match import Match, MatchBot, MatchPlan
+from dealer.config.league_file import Limits, game_config
+from dealer.connect.server import Answered, BotSession, DealerServer
+from dealer.connect.wire import Reply
+from dealer.engine.scheduler import plan_tables
+from dealer.isolation import sandbox
+from dealer.league.match import Match, MatchBot, MatchPlan
 from dealer.runtime import tune_gc
-from dealer.scheduler import plan_tables
-from dealer.server import Answered, BotSession, DealerServer
-from dealer.wire import Reply
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "benchmarks" / "cpu_bot.py"

@@ -7,7 +7,7 @@ decision, median of ``--repeats``; run under a profiler to see the split.
 
     python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3] [--luck]
 
-``--luck`` records every hand's luck-corrected nets too (``dealer.aivat``, as a comparison does):
+``--luck`` records every hand's luck-corrected nets too (``dealer.stats.aivat``, as a comparison does):
 check/call bots see every hand to the river, the most expensive case (all four chance nodes).
 """
 
@@ -22,11 +22,11 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan, instance_label
+from dealer.config.league_file import game_config
+from dealer.connect.server import BotSession, DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.runtime import tune_gc
-from dealer.scheduler import plan_tables
-from dealer.server import BotSession, DealerServer
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,7 +104,7 @@ if __name__ == "__main__":
     parser.add_argument("--hands", type=int, default=20000)
     parser.add_argument("--tables", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--luck", action="store_true", help="record luck-corrected nets (dealer.aivat)")
+    parser.add_argument("--luck", action="store_true", help="record luck-corrected nets (dealer.stats.aivat)")
     args = parser.parse_args()
     tune_gc()  # as the ``dealer`` command does
     asyncio.run(main(args.hands, args.tables, args.repeats, args.luck))

@@ -6,7 +6,7 @@ Match, real bot processes over gRPC), the same number of hands twice per repetit
 
 * plain: every hand on fresh cards (``plan_tables(duplicate=False)``);
 * duplicate: every deal played twice with the seats swapped (``plan_tables(duplicate=True)``),
-  the two hands of a deal paired into one sample by ``dealer.standings.StandingSums``.
+  the two hands of a deal paired into one sample by ``dealer.stats.standings.StandingSums``.
 
 For each it prints the hero's mean and the standard error of the per-hand mean in big blinds per
 hand (the same grouped estimator as the standings), then the ratio of the two standard errors
@@ -29,12 +29,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.records import MatchResult
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer
-from dealer.standings import StandingSums
+from dealer.config.league_file import game_config
+from dealer.connect.server import DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.stats.records import MatchResult
+from dealer.stats.standings import StandingSums
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "sample_bots" / "python"

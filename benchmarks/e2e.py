@@ -23,12 +23,12 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan
+from dealer.config.league_file import game_config
+from dealer.connect.server import DealerServer
+from dealer.connect.wire import frame
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan
 from dealer.runtime import tune_gc
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer
-from dealer.wire import frame
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,8 +67,8 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int) -> tupl
 
 async def round_trips(server: DealerServer, out: Path, count: int) -> float:
     """Seconds per bare round trip: a minimal ActionRequest answered by the bot, no engine."""
-    from dealer.config import Limits
-    from dealer.processes import BotProcess
+    from dealer.config.league_file import Limits
+    from dealer.isolation.processes import BotProcess
 
     session = server.session("echo")
     process = await BotProcess.launch(

@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 from pokerkit import Automation, NoLimitTexasHoldem
 
-from dealer.cards import shuffled_deck
-from dealer.rules import Hand, TableConfig
+from dealer.engine.cards import shuffled_deck
+from dealer.engine.rules import Hand, TableConfig
 
 STACK = 200
 BLINDS = (1, 2)

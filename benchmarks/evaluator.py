@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 
 from pokerkit import Card, StandardHighHand
 
-from dealer.cards import cards_text
-from dealer.evaluator import evaluate
+from dealer.engine.cards import cards_text
+from dealer.engine.evaluator import evaluate
 
 
 def rate(evaluate_all: Callable[[], object], count: int, runs: int) -> float:
@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ours = rate(lambda: [evaluate(h) for h in hands], len(hands), args.runs)
     theirs = rate(lambda: [from_game(hole, board) for hole, board in parsed], len(parsed), args.runs)
     print(f"{'evaluator':<30}{'evals/s':>14}{'us/eval':>10}")
-    for name, per_second in (("dealer.evaluator.evaluate", ours), ("pokerkit StandardHighHand", theirs)):
+    for name, per_second in (("dealer.engine.evaluator.evaluate", ours), ("pokerkit StandardHighHand", theirs)):
         print(f"{name:<30}{per_second:>14,.0f}{1e6 / per_second:>10.3f}")
     print(f"ratio (ours / PokerKit): {ours / theirs:,.0f}x")
 

@@ -1,6 +1,6 @@
 """CPU microseconds per ``phh_text`` call (the PHH writer runs once per hand in the dealer's loop).
 
-Each shape is written as ``dealer/match.py`` writes it (names, hand number, table seats, match
+Each shape is written as ``dealer/league/match.py`` writes it (names, hand number, table seats, match
 fields). The figure is the median over several runs of the mean CPU time (``process_time``: the
 load of other processes counts less) of many calls. Alongside, interleaved in the same process,
 the figure of the writer at ``--baseline`` (a git revision; by default the last one before the
@@ -22,9 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from dealer import history
-from dealer.cards import shuffled_deck
-from dealer.rules import Hand, TableConfig
+from dealer.engine import history
+from dealer.engine.cards import shuffled_deck
+from dealer.engine.rules import Hand, TableConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE = "bfa7648"  # the generic writer (a dict of fields, one JSON encoder call per list)
@@ -71,11 +71,16 @@ def micros(call: Callable[[], str], calls: int) -> float:
 
 
 def baseline(revision: str) -> ModuleType | None:
-    """Return ``dealer/history.py`` at ``revision`` as a module, or ``None`` if git cannot show it."""
-    try:
-        source = subprocess.run(["git", "show", f"{revision}:dealer/history.py"], cwd=ROOT, capture_output=True,
-                                check=True, text=True).stdout  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
+    """Return the history writer at ``revision`` as a module (``dealer/engine/history.py``, or
+    ``dealer/history.py`` before the core's folders), or ``None`` if git cannot show it."""
+    for where in ("dealer/engine/history.py", "dealer/history.py"):  # now, and before the core's folders
+        try:
+            source = subprocess.run(["git", "show", f"{revision}:{where}"], cwd=ROOT, capture_output=True,
+                                    check=True, text=True).stdout  # fmt: skip
+            break
+        except (OSError, subprocess.CalledProcessError):
+            continue
+    else:
         return None
     path = Path(tempfile.mkdtemp()) / "history_baseline.py"
     path.write_text(source, encoding="utf-8")

@@ -29,12 +29,12 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer.cluster import dask_executor
-from dealer.config import LeagueConfig, parse_league
-from dealer.league import MatchJob, build_jobs, run_league
-from dealer.runner import LocalExecutor
+from dealer.config.league_file import LeagueConfig, parse_league
+from dealer.connect.server import DealerServer
+from dealer.league.cluster import dask_executor
+from dealer.league.run import MatchJob, build_jobs, run_league
+from dealer.league.runner import LocalExecutor
 from dealer.runtime import tune_gc
-from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "sample_bots" / "python" / "call_bot.py"

@@ -41,7 +41,7 @@ async def child(hands: int, tables: int) -> None:
     sys.path.insert(0, str(HERE))
     from dealer_core import play
 
-    from dealer.server import DealerServer
+    from dealer.connect.server import DealerServer
 
     server = DealerServer("127.0.0.1:0", local_socket=False)
     with tempfile.TemporaryDirectory() as tmp:
@@ -55,8 +55,8 @@ async def e2e_child(hands: int, tables: int) -> None:
     print whether its engine is compiled, the hands and the seconds."""
     from e2e import play
 
-    import dealer.rules
-    from dealer.server import DealerServer
+    import dealer.engine.rules
+    from dealer.connect.server import DealerServer
 
     server = DealerServer("127.0.0.1:0")
     await server.start()
@@ -65,7 +65,7 @@ async def e2e_child(hands: int, tables: int) -> None:
             seconds, played, _ = await play(server, Path(tmp), hands, tables)
     finally:
         await server.stop()
-    print(not dealer.rules.__file__.endswith(".py"), played, seconds)
+    print(not dealer.engine.rules.__file__.endswith(".py"), played, seconds)
 
 
 def measure(hands: int, tables: int) -> tuple[int, float, float]:
@@ -120,8 +120,8 @@ def main() -> None:
         tune_gc()  # as the ``dealer`` command does
         asyncio.run(child(args.child, args.tables) if args.child else e2e_child(args.e2e_child, args.tables))
         return
-    if args.baseline is not None and not (args.baseline / "dealer" / "match.py").is_file():
-        raise SystemExit(f"error: --baseline {args.baseline}: not a checkout of the dealer (no dealer/match.py)")
+    if args.baseline is not None and not (args.baseline / "dealer" / "league" / "match.py").is_file():
+        raise SystemExit(f"error: --baseline {args.baseline}: not a checkout of the dealer (no dealer/league/match.py)")
     lengths = [int(h) for h in args.hands.split(",") if h] + ([10_000_000] if args.slow else [])
     rows = []
     for hands in lengths:

@@ -20,13 +20,13 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer import sandbox
-from dealer.config import Limits, game_config
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.processes import BotProcess
+from dealer.config.league_file import Limits, game_config
+from dealer.connect.server import DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.isolation import sandbox
+from dealer.isolation.processes import BotProcess
+from dealer.league.match import Match, MatchBot, MatchPlan
 from dealer.runtime import tune_gc
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ("python", str(ROOT / "sample_bots" / "python" / "call_bot.py"))

@@ -23,11 +23,11 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan, instance_label
+from dealer.config.league_file import game_config
+from dealer.connect.server import BotSession, DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.runtime import tune_gc
-from dealer.scheduler import plan_tables
-from dealer.server import BotSession, DealerServer
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan
+from dealer.config.league_file import game_config
+from dealer.connect.server import DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan
 from dealer.runtime import tune_gc
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = (sys.executable, str(ROOT / "sample_bots" / "python" / "call_bot.py"))

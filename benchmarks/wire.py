@@ -23,9 +23,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer.cards import shuffled_deck
-from dealer.rules import Dealt, Event, Hand, Legal, TableConfig
-from dealer.wire import HandWire, frame
+from dealer.connect.wire import HandWire, frame
+from dealer.engine.cards import shuffled_deck
+from dealer.engine.rules import Dealt, Event, Hand, Legal, TableConfig
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import wire_reference as reference  # the test oracle, which lives with the tests

@@ -1,7 +1,10 @@
 """A bot-versus-bot Texas Hold'em tournament harness.
 
-Layers, from the bottom up: ``cards`` and ``evaluator`` (pure), ``rules`` (the pure hand state
-machine), ``history`` (PHH), then the gRPC dealer, matches, and the league runner.
+Its folders, from the bottom up, each depending only on those before it: ``engine`` (the pure
+rules), ``config`` (the league file read into types), ``stats`` (figures from results), ``isolation``
+(a bot's sandboxed process), ``connect`` (talking to a bot), ``league`` (playing matches and
+leagues), ``cli``; beside them ``web`` (the live page and report.html) and ``arena`` (the
+competition server). ``errors``, ``files``, ``runtime`` and ``text`` are shared by all.
 """
 
 import os

@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 
 from arena_db import arena_database, postgres_server  # noqa: F401  (the arena's fixtures: SQLite and PostgreSQL)
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.records import MatchResult
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer
+from dealer.config.league_file import game_config
+from dealer.connect.server import DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.stats.records import MatchResult
 
 ROOT = Path(__file__).resolve().parents[1]
 # Where the browser tests save the README's screenshots: docs/ when asked (DEALER_SCREENSHOTS=1),
@@ -64,12 +64,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """Refuse to test stale code: a module that mypyc compiled at install, older than its source;
     with ``DEALER_PURE`` set (``make test-pure``), refuse to test compiled code at all."""
     if os.environ.get("DEALER_PURE"):
-        import dealer.rules
+        import dealer.engine.rules
 
-        if not dealer.rules.__file__ or not dealer.rules.__file__.endswith(".py"):
-            pytest.exit(f"DEALER_PURE is set but the compiled {dealer.rules.__file__} was imported", returncode=2)
+        if not dealer.engine.rules.__file__ or not dealer.engine.rules.__file__.endswith(".py"):
+            pytest.exit(
+                f"DEALER_PURE is set but the compiled {dealer.engine.rules.__file__} was imported", returncode=2
+            )
         return
-    for compiled in (ROOT / "dealer").glob("*.so"):
+    for compiled in (ROOT / "dealer").rglob("*.so"):
         source = compiled.with_name(compiled.name.split(".")[0] + ".py")
         if source.exists() and source.stat().st_mtime > compiled.stat().st_mtime:
             pytest.exit(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from dealer.rules import Hand
+from dealer.engine.rules import Hand
 
 
 def snapshot(hand: Hand) -> tuple[object, ...]:

@@ -1,4 +1,4 @@
-"""In-process bots of known strength for ladder tests and benchmarks: real matches (``dealer.match``,
+"""In-process bots of known strength for ladder tests and benchmarks: real matches (``dealer.league.match``,
 the engine, the wire, the clocks, sealed duplicate), but each bot's requests are answered in this
 process, so a match of a hundred hands costs milliseconds instead of the seconds a bot process takes.
 
@@ -15,10 +15,10 @@ import itertools
 from collections.abc import Callable
 from pathlib import Path
 
-from dealer.league import MatchJob
-from dealer.match import Match, MatchBot
-from dealer.records import MatchResult
-from dealer.server import BotSession, DealerServer
+from dealer.connect.server import BotSession, DealerServer
+from dealer.league.match import Match, MatchBot
+from dealer.league.run import MatchJob
+from dealer.stats.records import MatchResult
 from poker.v1 import dealer_pb2 as pb
 
 RANKS = "23456789TJQKA"

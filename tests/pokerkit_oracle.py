@@ -45,7 +45,7 @@ STRUCTURES = {
 class Decision:
     """What PokerKit allows before one decision: who acts (0-based position) and the ranges.
 
-    ``min_to``/``max_to`` are 0 when no bet or raise is allowed, as in ``dealer.rules.Legal``.
+    ``min_to``/``max_to`` are 0 when no bet or raise is allowed, as in ``dealer.engine.rules.Legal``.
     """
 
     actor: int

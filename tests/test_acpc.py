@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
-from dealer.acpc import AcpcView
-from dealer.acpc_game import export_states, game_definition, unsupported
-from dealer.config import game_config
-from dealer.server import Fault
+from dealer.config.acpc_game import export_states, game_definition, unsupported
+from dealer.config.league_file import game_config
+from dealer.connect.acpc import AcpcView
+from dealer.connect.server import Fault
 from test_e2e import check_match
 
 STDIO_BOT = ROOT / "tests" / "bots" / "stdio_bot.py"

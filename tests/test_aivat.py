@@ -1,7 +1,7 @@
-"""dealer.aivat: each chance node's luck term has expectation zero exactly (enumerated over every
+"""dealer.stats.aivat: each chance node's luck term has expectation zero exactly (enumerated over every
 card that can come, with bots that react to the cards), the pre-flop estimate is exchangeable
 between seats (so the deal's term averages to zero exactly), the all-in case agrees with
-dealer.equity, and on simulated play the correction keeps the mean and removes variance."""
+dealer.engine.equity, and on simulated play the correction keeps the mean and removes variance."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import statistics
 
 import pytest
 
-from dealer.aivat import PREFLOP_BOARDS, chance_luck, chance_terms, hand_luck, read_strategy, shares
-from dealer.cards import parse_cards, shuffled_deck
-from dealer.equity import adjusted_net
-from dealer.evaluator import evaluate
-from dealer.rules import Hand, TableConfig
+from dealer.engine.cards import parse_cards, shuffled_deck
+from dealer.engine.equity import adjusted_net
+from dealer.engine.evaluator import evaluate
+from dealer.engine.rules import Hand, TableConfig
+from dealer.stats.aivat import PREFLOP_BOARDS, chance_luck, chance_terms, hand_luck, read_strategy, shares
 
 HU = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100)
 
@@ -154,7 +154,7 @@ def test_simulated_play_keeps_the_mean_and_removes_variance():
 
 
 def _decide(hand: Hand, decisions: dict, strategy: list[tuple[str, int, float]], choice: str, to: int = 0) -> None:
-    """Apply ``choice`` for the actor and keep its reported ``strategy`` as the dealer does (dealer.match)."""
+    """Apply ``choice`` for the actor and keep its reported ``strategy`` as the dealer does (dealer.league.match)."""
     legal, index, bet = hand.legal(), len(hand.events), hand.bets[hand.actor]
     acted = hand.fold() if choice == "fold" else hand.check_call() if choice == "check_call" else hand.raise_to(to)
     got = read_strategy(strategy, legal, bet, acted)

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from dealer import sandbox
 from dealer.arena import toolchains
 from dealer.arena.archive import unpack
 from dealer.arena.builds import Builder, BuildOutcome
@@ -25,8 +24,9 @@ from dealer.arena.model import BuildState, Version
 from dealer.arena.store.schema import migrate
 from dealer.arena.store.teams import open_repository
 from dealer.arena.toolchains import Toolchain, missing_toolchain, offers
-from dealer.cluster import dask_executor
-from dealer.config import game_config
+from dealer.config.league_file import game_config
+from dealer.isolation import sandbox
+from dealer.league.cluster import dask_executor
 
 FAST = {"per_action_ms": 2000, "bank_ms": 20000, "grace_ms": 200, "startup_ms": 20000}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from dealer.cli import app
+from dealer.cli.main import app
 
 RUNNER = CliRunner()
 
@@ -80,7 +80,9 @@ def test_a_database_that_cannot_be_reached_is_one_line(tmp_path: Path) -> None:
 
 def test_dealer_starts_without_loading_the_database_stack() -> None:
     """Every other command would pay SQLAlchemy's and Alembic's import (about 0.6 s) otherwise."""
-    code = "import sys, dealer.cli; print(sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'alembic'}))"
+    code = (
+        "import sys, dealer.cli.main; print(sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'alembic'}))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
 

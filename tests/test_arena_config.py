@@ -9,7 +9,7 @@ import pytest
 
 from dealer.arena.config import database_url, load_arena, parse_arena
 from dealer.arena.toolchains import Toolchain
-from dealer.config import LeagueConfigError
+from dealer.config.league_file import LeagueConfigError
 
 
 def test_an_empty_file_is_every_default_beside_it(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from dealer.arena.layout import build_log, smoke_bot_logs
 from dealer.arena.model import BuildState, Version
 from dealer.arena.store.schema import migrate
 from dealer.arena.store.teams import open_repository
-from dealer.config import game_config
+from dealer.config.league_file import game_config
 
 DEALER = Path(sys.executable).parent / "dealer"
 STDIO_BOT = (ROOT / "sample_bots" / "python" / "stdio_bot.py").read_bytes()

@@ -29,9 +29,9 @@ from dealer.arena.layout import is_public
 from dealer.arena.model import ArenaError, BuildState
 from dealer.arena.store.schema import migrate
 from dealer.arena.store.teams import open_repository
-from dealer.cli import app
-from dealer.config import LeagueConfigError, game_config
-from dealer.seeds import commitment, revealed_seed
+from dealer.cli.main import app
+from dealer.config.league_file import LeagueConfigError, game_config
+from dealer.league.seeds import commitment, revealed_seed
 from test_arena_builds import C_BOT, FAST, PYTHON_BOT, archive
 from test_arena_http import form
 

@@ -35,7 +35,7 @@ from dealer.arena.pages import add_pages
 from dealer.arena.sessions import COOKIE, CSRF_FIELD
 from dealer.arena.store.schema import migrate
 from dealer.arena.store.teams import Repository, open_repository
-from dealer.cli import app as cli_app
+from dealer.cli.main import app as cli_app
 from test_arena_http import BOT, auth, bot_archive, form
 
 MB = 1024 * 1024

@@ -23,7 +23,7 @@ from dealer.arena.ladder import Standing
 from dealer.arena.model import BuildState
 from dealer.arena.store.schema import engine_for, match_versions, matches, migrate, standings, teams
 from dealer.arena.store.teams import Repository
-from dealer.journal import result_from_json
+from dealer.league.journal import result_from_json
 from test_arena_ladder import Rows, replay
 
 DEALER = Path(sys.executable).parent / "dealer"

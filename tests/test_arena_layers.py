@@ -11,7 +11,14 @@ import sys
 
 from test_layers import DEALER, _imports
 
-RUNNER = ("dealer.runner", "dealer.match", "dealer.server", "dealer.processes", "dealer.sandbox", "grpc")
+RUNNER = (
+    "dealer.league.runner",
+    "dealer.league.match",
+    "dealer.connect.server",
+    "dealer.isolation.processes",
+    "dealer.isolation.sandbox",
+    "grpc",
+)
 
 
 def test_the_model_imports_nothing_but_the_standard_library_and_the_errors() -> None:
@@ -36,7 +43,7 @@ def test_the_api_storage_and_archives_do_not_load_the_runner() -> None:
     # The same check sees the runner where it is loaded: the builder plays smoke matches.
     builder = code.replace("dealer.arena.client;", "dealer.arena.client, dealer.arena.builds;")
     loaded = subprocess.run([sys.executable, "-c", builder], capture_output=True, text=True, check=True).stdout
-    assert "dealer.runner" in loaded and "dealer.processes" in loaded
+    assert "dealer.league.runner" in loaded and "dealer.isolation.processes" in loaded
 
 
 ROUTES = ("http.py", "pages.py", "organiser_pages.py")

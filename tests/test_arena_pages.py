@@ -30,8 +30,8 @@ from dealer.arena.sessions import COOKIE, CSRF_FIELD, LOGIN_COOKIE, set_cookie
 from dealer.arena.store.ladder import LadderStore
 from dealer.arena.store.schema import migrate, standings
 from dealer.arena.store.teams import Repository, open_repository
-from dealer.records import MatchResult
-from dealer.seeds import commitment
+from dealer.league.seeds import commitment
+from dealer.stats.records import MatchResult
 from test_arena_http import BOT, auth, bot_archive, form
 
 Scenario = Callable[[TestClient[Any, Any], Repository, dict[str, str], list[Version]], Awaitable[None]]

@@ -32,8 +32,8 @@ from dealer.arena.store.schema import (
     utc,
 )
 from dealer.arena.store.teams import Repository, open_repository
-from dealer.records import MatchResult
-from dealer.stats import GroupedSums
+from dealer.stats.records import MatchResult
+from dealer.stats.stats import GroupedSums
 from test_arena_http import auth
 from test_arena_pages import login, run_pages
 

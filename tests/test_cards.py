@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dealer import cards
-from dealer.cards import DECK_SIZE, card_name, cards_text, check_distinct, parse_card, parse_cards, shuffled_deck
+from dealer.engine import cards
+from dealer.engine.cards import DECK_SIZE, card_name, cards_text, check_distinct, parse_card, parse_cards, shuffled_deck
 from dealer.errors import CardError
 
-# Recorded from the implementation of the specification in dealer/cards.py; a bot in another
+# Recorded from the implementation of the specification in dealer/engine/cards.py; a bot in another
 # language that reimplements the shuffle must reproduce them.
 GOLDEN_DECKS = {
     2026: "4c5c4hQdAsAh9s9c4sJs9h8h6cKc2hTsAd8d3cTdKd5h2s2c7d6h8s2d3s7cQsQh5dJd3hKhTc4dThJh9d8cJc7hAc5sQc3d6s7sKs6d",

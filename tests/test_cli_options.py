@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT
-from dealer.cli import app
+from dealer.cli.main import app
 
 RUNNER = CliRunner()
 

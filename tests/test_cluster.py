@@ -28,9 +28,9 @@ import psutil  # a dependency of distributed
 import pytest
 
 from conftest import ROOT, processes_under
-from dealer.cluster import dask_executor
-from dealer.config import load_league
-from dealer.league import run_league
+from dealer.config.league_file import load_league
+from dealer.league.cluster import dask_executor
+from dealer.league.run import run_league
 
 BIN = Path(sys.executable).parent
 PY_BOTS = ROOT / "sample_bots" / "python"
@@ -136,7 +136,7 @@ def test_local_cluster_gives_the_local_results(reference: tuple[bytes, bytes], t
     logs = sorted(out.glob("dealer.worker-*.log"))
     assert len(logs) == 2 and all(path.stat().st_mode & 0o777 == 0o600 for path in logs), logs
     text = "".join(path.read_text() for path in logs)
-    assert len(re.findall(r" INFO dealer\.match: match \S+ over: ", text)) == 4, text[-3000:]  # each match once
+    assert len(re.findall(r" INFO dealer\.league\.match: match \S+ over: ", text)) == 4, text[-3000:]  # each match once
     assert not (out / ".dealer-workers").exists()
 
 
@@ -301,10 +301,10 @@ def test_validation_launch_and_workers_check_a_program_alike(tmp_path: Path) -> 
     """A program that exists but is not executable, or a name not on PATH: the league file's
     validation, the launch and a Dask worker's check say the same (the launch and the workers said
     "not found" of a file that is there)."""
-    from dealer.cluster import MARKER, Needs, _code_hash, worker_problems
-    from dealer.config import Limits, parse_league
+    from dealer.config.league_file import Limits, parse_league
     from dealer.errors import ConfigError
-    from dealer.processes import BotProcess
+    from dealer.isolation.processes import BotProcess
+    from dealer.league.cluster import MARKER, Needs, _code_hash, worker_problems
 
     script = tmp_path / "bot.sh"
     script.write_text("#!/bin/sh\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""dealer.compare: paired samples, estimates against hand-computed answers, verdicts, the sequential
+"""dealer.stats.compare: paired samples, estimates against hand-computed answers, verdicts, the sequential
 test's error rates on simulated data, and ``dealer compare`` end to end."""
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import PY_BOTS, ROOT
-from dealer.compare import (
+from dealer.config.league_file import Compare, game_config
+from dealer.league.run import compare_summary
+from dealer.stats.compare import (
     BATCH,
     EXIT_CODES,
     VOID,
@@ -32,12 +34,18 @@ from dealer.compare import (
     summarize,
     verdict_from_ci,
 )
-from dealer.compare_text import comparison_text, decided_line, number
-from dealer.config import Compare, game_config
-from dealer.league import compare_summary
-from dealer.paired import ESTIMATORS, SAMPLE_ESTIMATORS, PairedSums, PairedTally, Pairing, paired_samples, sample_of
-from dealer.records import HandRecord, MatchResult, result_of
-from dealer.stats import bb_per_100_grouped
+from dealer.stats.compare_text import comparison_text, decided_line, number
+from dealer.stats.paired import (
+    ESTIMATORS,
+    SAMPLE_ESTIMATORS,
+    PairedSums,
+    PairedTally,
+    Pairing,
+    paired_samples,
+    sample_of,
+)
+from dealer.stats.records import HandRecord, MatchResult, result_of
+from dealer.stats.stats import bb_per_100_grouped
 
 
 def _h2h(diffs: list[float], ev: list[float] | None = None) -> MatchResult:
@@ -326,7 +334,7 @@ def test_cli_compare_strength_beats_random(tmp_path):
 
 def test_league_journal_keeps_ev_net_luck_net_and_full_net():
     # A format-2 journal row listed a comparison's hand records: a resumed league still reads them.
-    from dealer.journal import result_from_json, result_to_json
+    from dealer.league.journal import result_from_json, result_to_json
     from test_records import _record_row
 
     def row(result: MatchResult) -> dict:
@@ -487,7 +495,7 @@ def test_one_match_and_a_league_split_into_matches_give_the_same_comparison(kind
     # The same deals played as one match (dealer compare: its test looks as the hands end) and as
     # one match per deal set (a league: merged look by look afterwards, from journal rows): the same
     # verdict, figures and test state; and the test looked where a replay of the kept samples would.
-    from dealer.journal import result_from_json, result_to_json
+    from dealer.league.journal import result_from_json, result_to_json
 
     rng = random.Random(11)
     deal_sets = [f"d/{k}" for k in range(3)]
@@ -563,9 +571,9 @@ def test_a_comparisons_defaults_are_written_once() -> None:
     their defaults from ``CompareSettings`` (they were written out in four places)."""
     import inspect
 
-    from dealer import cli
-    from dealer.compare import BATCH
-    from dealer.config import CompareSettings, parse_league
+    from dealer.cli import main as cli
+    from dealer.config.league_file import CompareSettings, parse_league
+    from dealer.stats.compare import BATCH
 
     defaults = CompareSettings()
     options = {name: p.default for name, p in inspect.signature(cli.compare).parameters.items()}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dealer.config import (
+from dealer.config.league_file import (
     Freezeout,
     GameConfig,
     LeagueBot,

@@ -1,4 +1,4 @@
-"""dealer.control and dealer.luck_features: the learned luck correction keeps the raw mean exactly over
+"""dealer.stats.control and dealer.stats.luck_features: the learned luck correction keeps the raw mean exactly over
 a whole enumerated tree of cards (whatever its weights), its cross-fitted weights are those of a fit
 on the other folds, its sums do not depend on the order samples come in, and on simulated samples
 the cross-fitted estimate stays unbiased while it removes variance."""
@@ -11,11 +11,11 @@ import statistics
 
 import pytest
 
-from dealer.cards import parse_cards
-from dealer.control import FOLDS, MIN_FIT, RIDGE, ControlSums, solve
-from dealer.evaluator import evaluate
-from dealer.luck_features import FEATURES, luck_features
-from dealer.rules import Hand, TableConfig
+from dealer.engine.cards import parse_cards
+from dealer.engine.evaluator import evaluate
+from dealer.engine.rules import Hand, TableConfig
+from dealer.stats.control import FOLDS, MIN_FIT, RIDGE, ControlSums, solve
+from dealer.stats.luck_features import FEATURES, luck_features
 
 HU = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100)
 

@@ -12,8 +12,8 @@ import random
 import sys
 
 from conftest import PY_BOTS
-from dealer.paired import paired_samples
-from dealer.seeds import DecisionSeeds, decision_key, decision_seed
+from dealer.league.seeds import DecisionSeeds, decision_key, decision_seed
+from dealer.stats.paired import paired_samples
 from test_strategies import _play
 
 sys.path.insert(0, str(PY_BOTS))

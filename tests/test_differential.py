@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from dealer.cards import shuffled_deck
-from dealer.history import phh_text
-from dealer.rules import Hand, Legal, Shown, TableConfig, Variant
+from dealer.engine.cards import shuffled_deck
+from dealer.engine.history import phh_text
+from dealer.engine.rules import Hand, Legal, Shown, TableConfig, Variant
 from pokerkit_oracle import Decision, replay
 
 VARIANTS = (Variant.NO_LIMIT, Variant.POT_LIMIT, Variant.FIXED_LIMIT)

@@ -62,7 +62,7 @@ def test_help_texts_have_no_rst_markup():
     """Command docstrings are the help typer prints: no reStructuredText literals (``x``) in them."""
     from typer.testing import CliRunner
 
-    from dealer.cli import app
+    from dealer.cli.main import app
 
     runner = CliRunner()
     commands = [[]] + [[c.name or c.callback.__name__] for c in app.registered_commands]

@@ -1,4 +1,4 @@
-"""All-in adjustment (dealer.equity) against brute force: every run-out replayed through the engine.
+"""All-in adjustment (dealer.engine.equity) against brute force: every run-out replayed through the engine.
 
 The reference replays the same actions on a deck with each possible run-out and averages the
 engine's own nets, so pots, side pots, ties, odd chips and rake are checked as the engine settles
@@ -15,10 +15,10 @@ import random
 
 import pytest
 
-from dealer import equity
-from dealer.cards import parse_cards
-from dealer.equity import PREFLOP_SAMPLES, adjusted_net, expected_winnings, runout_start
-from dealer.rules import Hand, TableConfig
+from dealer.engine import equity
+from dealer.engine.cards import parse_cards
+from dealer.engine.equity import PREFLOP_SAMPLES, adjusted_net, expected_winnings, runout_start
+from dealer.engine.rules import Hand, TableConfig
 
 Action = str | int  # "c" check/call, "f" fold, an int: raise to
 

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pokerkit import Label, StandardHighHand
 
-from dealer.cards import cards_text, parse_cards
-from dealer.evaluator import CATEGORY_NAMES, evaluate, hand_category
+from dealer.engine.cards import cards_text, parse_cards
+from dealer.engine.evaluator import CATEGORY_NAMES, evaluate, hand_category
 
 FIVE_CARD_CATEGORY_COUNTS = {
     "straight flush": 40,

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from conftest import processes_under
-from dealer.config import game_config
-from dealer.match import STRIKES, Match, MatchBot, MatchPlan
-from dealer.records import MatchResult
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer, Fault
+from dealer.config.league_file import game_config
+from dealer.connect.server import DealerServer, Fault
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import STRIKES, Match, MatchBot, MatchPlan
+from dealer.stats.records import MatchResult
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests" / "bots"
@@ -337,7 +337,7 @@ SEED = "a-seed-that-must-stay-secret-0123"
 def test_cli_turns_only_deliberate_errors_into_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from dealer import cli
+    from dealer.cli import main as cli
     from dealer.errors import RunError
 
     def refused() -> None:
@@ -411,7 +411,7 @@ def test_a_silent_bot_is_disqualified_once_and_then_sent_only_its_match_ends(tmp
 def test_a_dealer_error_in_the_read_path_stops_the_match_loudly_and_is_not_the_bots_fault(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from dealer.server import BotSession
+    from dealer.connect.server import BotSession
 
     receive = BotSession._receive
 
@@ -432,7 +432,7 @@ def test_a_dealer_error_in_the_read_path_stops_the_match_loudly_and_is_not_the_b
 def test_an_error_in_a_batch_timer_never_leaves_a_table_waiting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dealer.server import BotSession
+    from dealer.connect.server import BotSession
 
     notice = BotSession.notice
 
@@ -450,7 +450,7 @@ def test_an_error_in_a_batch_timer_never_leaves_a_table_waiting(
 
 
 def test_session_batches_are_split_at_the_message_limit_and_the_backlog_is_bounded() -> None:
-    from dealer.server import MAX_BACKLOG_BYTES, MAX_MESSAGE_BYTES, BotSession
+    from dealer.connect.server import MAX_BACKLOG_BYTES, MAX_MESSAGE_BYTES, BotSession
 
     async def scenario() -> None:
         loop = asyncio.get_running_loop()

@@ -22,11 +22,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.records import MatchResult
-from dealer.scheduler import plan_tables
-from dealer.server import MAX_MESSAGE_BYTES, DealerServer
+from dealer.config.league_file import game_config
+from dealer.connect.server import MAX_MESSAGE_BYTES, DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.stats.records import MatchResult
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[1]

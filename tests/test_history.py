@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from dealer.cards import cards_text, shuffled_deck
-from dealer.history import PhhsWriter, phh_text
-from dealer.rules import Acted, Dealt, Hand, Raked, Shown, TableConfig, Variant
+from dealer.engine.cards import cards_text, shuffled_deck
+from dealer.engine.history import PhhsWriter, phh_text
+from dealer.engine.rules import Acted, Dealt, Hand, Raked, Shown, TableConfig, Variant
 
 # A quote, a backslash, non-ASCII, a control character: each needs TOML's escapes or UTF-8.
 NAMES = ('q"uote', "back\\slash", "ünï🂡", 'both\\"', "tab\tnew\nline", "plain")

@@ -21,7 +21,7 @@ import pytest
 from google.protobuf.message import Message
 
 from conftest import bot_command, history_path, read_phhs, run_match
-from dealer.cards import cards_text, shuffled_deck
+from dealer.engine.cards import cards_text, shuffled_deck
 from poker.v1 import dealer_pb2 as pb
 
 SEED = "s33d-XYZZY-1234"

@@ -34,14 +34,14 @@ import yaml
 from typer.testing import CliRunner
 
 from conftest import processes_under
-from dealer import sandbox
-from dealer.cli import app
-from dealer.config import Limits, game_config, parse_league
-from dealer.league import sealing
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.records import MatchResult
-from dealer.scheduler import plan_tables
-from dealer.server import MAX_WAITING_PER_PEER, DealerServer, Fault
+from dealer.cli.main import app
+from dealer.config.league_file import Limits, game_config, parse_league
+from dealer.connect.server import MAX_WAITING_PER_PEER, DealerServer, Fault
+from dealer.engine.scheduler import plan_tables
+from dealer.isolation import sandbox
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.league.run import sealing
+from dealer.stats.records import MatchResult
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,7 +165,11 @@ def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_
     assert re.search(r"^fds \[0, 1, 2, \d+\]$", text, re.M), text  # nothing of the dealer's inherited
     processes = re.search(r"^processes: (.*)$", text, re.M).group(1).split(" | ")
     assert len(processes) == 3, processes  # the sandbox's init, the launcher, the bot itself
-    assert "bwrap --args" in processes[0] and "dealer.launch" in processes[1] and "sandbox_view.py" in processes[2]
+    assert (
+        "bwrap --args" in processes[0]
+        and "dealer.isolation.launch" in processes[1]
+        and "sandbox_view.py" in processes[2]
+    )
     assert_gone(tmp_path)
 
 
@@ -186,7 +190,7 @@ def test_a_launcher_whose_dealer_is_gone_kills_its_bot_and_exits(tmp_path: Path)
             sys.executable,
             "-I",
             "-m",
-            "dealer.launch",
+            "dealer.isolation.launch",
             "--",
             sys.executable,
             "-c",
@@ -1007,7 +1011,7 @@ def test_the_shared_socket_answers_health_20_times_a_second_and_logs_the_refusal
                 codes[f"reflection {error.code().name}"] += 1
         return codes
 
-    caplog.set_level("WARNING", logger="dealer.server")
+    caplog.set_level("WARNING", logger="dealer.connect.server")
     codes = asyncio.run(main())
     assert codes["reflection UNIMPLEMENTED"] == 1, codes
     assert 20 <= codes["health OK"] <= 20 + 20 * codes["seconds"], codes  # a burst of 20, then 20 a second
@@ -1064,7 +1068,7 @@ def test_an_instance_holding_idle_streams_cannot_get_its_siblings_fresh_stream_d
 
 
 def test_each_sandboxed_instance_reaches_the_dealer_as_its_own_peer(tmp_path: Path, caplog) -> None:
-    caplog.set_level("INFO", logger="dealer.server")
+    caplog.set_level("INFO", logger="dealer.connect.server")
     result, _ = run_one(tmp_path, {"honest": MatchBot("honest", HONEST), "caller": MatchBot("caller", CALLER)})
     assert_stands(result)
     peers = {
@@ -1080,7 +1084,7 @@ def test_the_launcher_dies_like_a_bot_killed_by_sigkill() -> None:
     that), with nothing on stderr: resetting SIGKILL's handler raised OSError, whose traceback went
     to the bot's log and whose exit code 1 read as a plain crash."""
     done = subprocess.run(
-        [sys.executable, "-m", "dealer.launch", "--", "sh", "-c", "kill -9 $$"],
+        [sys.executable, "-m", "dealer.isolation.launch", "--", "sh", "-c", "kill -9 $$"],
         capture_output=True,
         text=True,
         timeout=30,
@@ -1093,7 +1097,7 @@ def test_a_live_sandboxed_instance_is_found_by_the_leftover_check_and_keeps_its_
     its own names on a command line or mounts (its HOME is a tmpfs): by the scratch folder its
     launcher holds open and its pid namespace. Stopped by the dealer (it ignores SIGTERM), it leaves
     nothing running, and what it wrote in HOME is in its scratch folder."""
-    from dealer.processes import BotProcess
+    from dealer.isolation.processes import BotProcess
 
     script = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); open('notes.txt', 'w').write('kept'); print('up', flush=True); time.sleep(3600)"  # noqa: E501
 
@@ -1119,6 +1123,6 @@ def test_a_live_sandboxed_instance_is_found_by_the_leftover_check_and_keeps_its_
 
     running, after = asyncio.run(scenario())
     commands = " | ".join(command for _, command in running)
-    assert "dealer.launch" in commands and "time.sleep(3600)" in commands, running  # the launcher and the bot
+    assert "dealer.isolation.launch" in commands and "time.sleep(3600)" in commands, running  # the launcher and the bot
     assert after == [], after
     assert (tmp_path / "scratch" / "sleeper.0" / "notes.txt").read_text() == "kept"

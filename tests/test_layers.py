@@ -1,9 +1,9 @@
 """The layering the README promises, read from the source: the generated protobuf classes are
-imported only at the wire edge (``dealer/wire.py``, ``wire_json.py``, ``server.py``); every other module
+imported only at the wire edge (``dealer/connect/wire.py``, ``wire_json.py``, ``server.py``); every other module
 of the dealer speaks the domain's own types. The views (the terminal, the web view) read the
-league's report (``dealer/report.py``) and import neither the league that runs matches nor the
+league's report (``dealer/league/report.py``) and import neither the league that runs matches nor the
 server nor gRPC, not even through another module. The statistics (compare, stats, paired) start no
-process: playing is ``dealer/runner.py``'s."""
+process: playing is ``dealer/league/runner.py``'s."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 DEALER = Path(__file__).resolve().parent.parent / "dealer"
-PROTOBUF_EDGE = {"wire.py", "wire_json.py", "server.py"}
+PROTOBUF_EDGE = {"connect/wire.py", "connect/wire_json.py", "connect/server.py"}
 _IMPORTERS = {"import_module", "__import__"}  # importlib.import_module("poker.v1.dealer_pb2") counts too
 
 
@@ -43,8 +43,8 @@ def _protobuf_imports(path: Path) -> list[str]:
     return [n for n in _imports(path) if n.split(".")[0] == "poker" or n.startswith("google.protobuf")]
 
 
-VIEWS = ("web/view.py", "terminal.py")
-RUNNER = ("dealer.league", "dealer.server", "grpc")  # what runs matches, and the stack under it
+VIEWS = ("web/view.py", "cli/terminal.py")
+RUNNER = ("dealer.league.run", "dealer.connect.server", "grpc")  # what runs matches, and the stack under it
 
 
 def _runner_imports(path: Path) -> list[str]:
@@ -54,15 +54,17 @@ def _runner_imports(path: Path) -> list[str]:
 
 def test_views_import_the_report_not_the_league_or_the_server() -> None:
     direct = {view: _runner_imports(DEALER / view) for view in VIEWS}
-    assert not any(direct.values()), f"views importing the runner (read dealer.report instead): {direct}"
+    assert not any(direct.values()), f"views importing the runner (read dealer.league.report instead): {direct}"
     code = (
-        "import sys, dealer.web.view, dealer.terminal; "
+        "import sys, dealer.web.view, dealer.cli.terminal; "
         f"print(sorted(m for m in sys.modules if any(m == r or m.startswith(r + '.') for r in {RUNNER!r})))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]", f"importing the views loads the runner through another module: {loaded}"
     # The scan sees the runner where it is imported (the CLI runs leagues), so a view's import would be seen.
-    assert {"dealer.league.run_league", "dealer.server.DealerServer"} <= set(_runner_imports(DEALER / "cli_league.py"))
+    assert {"dealer.league.run.run_league", "dealer.connect.server.DealerServer"} <= set(
+        _runner_imports(DEALER / "cli/league.py")
+    )
 
 
 def test_only_wire_and_server_import_the_generated_protobuf() -> None:
@@ -72,9 +74,9 @@ def test_only_wire_and_server_import_the_generated_protobuf() -> None:
         if "node_modules" not in path.parts
     }
     offenders = {name: imports for name, imports in found.items() if imports and name not in PROTOBUF_EDGE}
-    assert offenders == {}, f"protobuf outside the wire edge (convert in dealer/wire.py instead): {offenders}"
+    assert offenders == {}, f"protobuf outside the wire edge (convert in dealer/connect/wire.py instead): {offenders}"
     # The scan sees the edge's own imports, so an import elsewhere would be seen too.
-    assert "poker.v1.dealer_pb2" in found["wire.py"] and "poker.v1.dealer_pb2" in found["server.py"]
+    assert "poker.v1.dealer_pb2" in found["connect/wire.py"] and "poker.v1.dealer_pb2" in found["connect/server.py"]
 
 
 def test_the_scan_sees_every_form_of_import(tmp_path: Path) -> None:
@@ -96,21 +98,21 @@ def test_the_scan_sees_every_form_of_import(tmp_path: Path) -> None:
     ]
     assert _runner_imports(module) == []  # outside the dealer package a relative import names no dealer module
     view = DEALER / "web" / "probe.py"  # not written: only its path places the relative imports
-    assert _imports(view, "from ..league import Progress\nfrom . import server\n") == [
-        "dealer.league.Progress",
+    assert _imports(view, "from ..league.run import Progress\nfrom . import server\n") == [
+        "dealer.league.run.Progress",
         "dealer.web.server",
     ]
 
 
 def test_the_fault_reasons_have_one_owner_that_scorers_import_without_the_server() -> None:
-    """Fault reasons and the set that voids a result live in ``dealer.faults``: the values are
+    """Fault reasons and the set that voids a result live in ``dealer.stats.faults``: the values are
     those results.json has always written, and a scorer reaches them without loading gRPC."""
     import json
     import subprocess
     import sys
 
-    from dealer.faults import VOIDING, Fault, voided
-    from dealer.server import Fault as ServerFault
+    from dealer.connect.server import Fault as ServerFault
+    from dealer.stats.faults import VOIDING, Fault, voided
 
     assert ServerFault is Fault
     values = ["timeout", "illegal_action", "unexpected_reply", "protocol", "disconnect", "crash", "memory", "cpu_time"]
@@ -119,13 +121,20 @@ def test_the_fault_reasons_have_one_owner_that_scorers_import_without_the_server
     assert json.dumps({Fault.CRASH: 1, "x": Fault.TIMEOUT}) == '{"crash": 1, "x": "timeout"}'
     assert {"start_failed", "no_connect", "authentication", "crash", "memory", "cpu_time", "disconnect"} == VOIDING
     assert voided({"timeout": 3, "crash": 1}) and not voided({"timeout": 3, "flood": 1}) and not voided({})
-    code = "import sys, dealer.faults, dealer.standings, dealer.ratings; print('grpc' in sys.modules)"
+    code = "import sys, dealer.stats.faults, dealer.stats.standings, dealer.stats.ratings; print('grpc' in sys.modules)"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "False"
 
 
-STATISTICS = ("compare.py", "stats.py", "paired.py")
-PLAYERS = ("dealer.runner", "dealer.match", "dealer.server", "dealer.processes", "dealer.launch", "grpc")
+STATISTICS = ("stats/compare.py", "stats/stats.py", "stats/paired.py")
+PLAYERS = (
+    "dealer.league.runner",
+    "dealer.league.match",
+    "dealer.connect.server",
+    "dealer.isolation.processes",
+    "dealer.isolation.launch",
+    "grpc",
+)
 """What starts servers, matches and bot processes, and the stack under it."""
 
 
@@ -135,21 +144,27 @@ def _player_imports(path: Path) -> list[str]:
 
 
 def test_statistics_start_no_process() -> None:
-    """The comparison's statistics read finished matches; playing them is ``dealer.runner``'s job."""
+    """The comparison's statistics read finished matches; playing them is ``dealer.league.runner``'s job."""
     direct = {module: _player_imports(DEALER / module) for module in STATISTICS}
-    assert not any(direct.values()), f"statistics importing what plays matches (use dealer.runner): {direct}"
+    assert not any(direct.values()), f"statistics importing what plays matches (use dealer.league.runner): {direct}"
     code = (
-        "import sys, dealer.compare, dealer.stats, dealer.paired; "
+        "import sys, dealer.stats.compare, dealer.stats.stats, dealer.stats.paired; "
         f"print(sorted(m for m in sys.modules if any(m == p or m.startswith(p + '.') for p in {PLAYERS!r})))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]", f"importing the statistics loads what plays matches: {loaded}"
     # The scan sees the players where they are imported, so a statistics module's import would be seen.
-    assert {"dealer.match.Match", "dealer.server.DealerServer"} <= set(_player_imports(DEALER / "runner.py"))
+    assert {"dealer.league.match.Match", "dealer.connect.server.DealerServer"} <= set(
+        _player_imports(DEALER / "league/runner.py")
+    )
 
 
-CONNECTION_LAYER = ("session.py", "pump.py")
-TRANSPORTS = ("server.py", "stdio.py", "acpc.py")  # gRPC, stdio and ACPC: connections of the one pump
+CONNECTION_LAYER = ("connect/session.py", "connect/pump.py")
+TRANSPORTS = (
+    "connect/server.py",
+    "connect/stdio.py",
+    "connect/acpc.py",
+)  # gRPC, stdio and ACPC: connections of the one pump
 
 
 def _grpc_or_protobuf(path: Path) -> list[str]:
@@ -160,20 +175,31 @@ def _grpc_or_protobuf(path: Path) -> list[str]:
 def test_the_session_and_the_pump_import_no_grpc_or_protobuf_and_every_transport_uses_the_pump() -> None:
     found = {name: _grpc_or_protobuf(DEALER / name) for name in CONNECTION_LAYER}
     assert not any(found.values()), f"the connection layer knows a transport (keep it in a Connection): {found}"
-    assert "grpc" in _grpc_or_protobuf(DEALER / "server.py")  # the scan sees a transport's own imports
-    users = {name: "dealer.pump.pump" in _imports(DEALER / name) for name in TRANSPORTS}
-    assert all(users.values()), f"a transport with a read/write loop of its own (use dealer.pump): {users}"
+    assert "grpc" in _grpc_or_protobuf(DEALER / "connect/server.py")  # the scan sees a transport's own imports
+    users = {name: "dealer.connect.pump.pump" in _imports(DEALER / name) for name in TRANSPORTS}
+    assert all(users.values()), f"a transport with a read/write loop of its own (use dealer.connect.pump): {users}"
 
 
-LAUNCHERS = ("dealer.processes", "dealer.acpc", "dealer.stdio", "dealer.sandbox", "dealer.roster", "dealer.server")
+LAUNCHERS = (
+    "dealer.isolation.processes",
+    "dealer.connect.acpc",
+    "dealer.connect.stdio",
+    "dealer.isolation.sandbox",
+    "dealer.league.roster",
+    "dealer.connect.server",
+)
 
 
 def test_a_table_plays_hands_and_launches_no_process() -> None:
     """The table (deal, ask, apply, settle) reaches its seats through the roster it is handed: it
     imports nothing that starts a process or serves a connection, not even through another module."""
-    direct = [n for n in _imports(DEALER / "table.py") if any(n == m or n.startswith(f"{m}.") for m in LAUNCHERS)]
-    assert direct == ["dealer.roster.Roster", "dealer.roster.Seat"]  # for types only (TYPE_CHECKING)
-    code = f"import sys, dealer.table; print(sorted(m for m in sys.modules if m in {LAUNCHERS!r}))"
+    direct = [
+        n for n in _imports(DEALER / "league/table.py") if any(n == m or n.startswith(f"{m}.") for m in LAUNCHERS)
+    ]
+    assert direct == ["dealer.league.roster.Roster", "dealer.league.roster.Seat"]  # for types only (TYPE_CHECKING)
+    code = f"import sys, dealer.league.table; print(sorted(m for m in sys.modules if m in {LAUNCHERS!r}))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]", f"importing the table loads a launcher: {loaded}"
-    assert "dealer.processes.BotProcess" in _imports(DEALER / "roster.py")  # the roster is what launches
+    assert "dealer.isolation.processes.BotProcess" in _imports(
+        DEALER / "league/roster.py"
+    )  # the roster is what launches

@@ -34,11 +34,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, node_command, processes_under
-from dealer.cli_options import log_to
-from dealer.config import load_league, parse_league
-from dealer.league import MatchJob, build_jobs
-from dealer.scheduler import duplicate_rotations
-from dealer.summary import failures_text
+from dealer.cli.options import log_to
+from dealer.config.league_file import load_league, parse_league
+from dealer.engine.scheduler import duplicate_rotations
+from dealer.league.run import MatchJob, build_jobs
+from dealer.league.summary import failures_text
 from dealer.text import printable
 
 DEALER = Path(sys.executable).parent / "dealer"
@@ -810,7 +810,7 @@ def test_the_consoles_log_lines_escape_a_bots_text(tmp_path: Path, capsys: pytes
     log_to(tmp_path, "info")
     logger = logging.getLogger("dealer")
     try:
-        logging.getLogger("dealer.match").error("bot said %s", FORGERY)
+        logging.getLogger("dealer.league.match").error("bot said %s", FORGERY)
     finally:
         for handler in list(logger.handlers):
             logger.removeHandler(handler)
@@ -850,8 +850,8 @@ START_ERROR = (
 def test_a_ghost_in_its_first_match_ranks_below_every_bot_that_played() -> None:
     """--keep-going: the ghost's seat folds or checks for it, and may even win chips that way, but a
     bot that never started is never ranked above one that played."""
-    from dealer.records import HandRecord, result_of
-    from dealer.standings import standings
+    from dealer.stats.records import HandRecord, result_of
+    from dealer.stats.standings import standings
 
     records = [HandRecord(t, "d", h, 100, {"ghost": 50, "a": -20, "b": -30}) for t in range(3) for h in range(5)]
     result = result_of("m", ("a", "b", "ghost"), records, unstarted=["ghost"])
@@ -989,8 +989,8 @@ events:
 
 
 def test_the_matches_a_bot_stopped_playing_in_rank_it_before_its_chips() -> None:
-    from dealer.records import HandRecord, result_of
-    from dealer.standings import standings, standings_table
+    from dealer.stats.records import HandRecord, result_of
+    from dealer.stats.standings import standings, standings_table
 
     records = [
         HandRecord(t, "d", h, 100, {"crasher": -10, "caller": -30, "strong": 40}) for t in range(3) for h in range(5)

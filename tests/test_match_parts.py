@@ -8,11 +8,11 @@ import asyncio
 from pathlib import Path
 
 from conftest import ROOT, bot_command
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.records import HandRecord, MatchResult
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer
+from dealer.config.league_file import game_config
+from dealer.connect.server import DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.stats.records import HandRecord, MatchResult
 
 
 def test_on_record_sees_each_hand_and_stop_ends_the_match_after_the_hands_in_play(tmp_path: Path) -> None:

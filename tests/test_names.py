@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dealer.arena.builds import HOUSE_PROGRAM
 from dealer.arena.store.ladder import HOUSE
-from dealer.choices import BotProtocol
+from dealer.config.choices import BotProtocol
 
 DEALER = Path(__file__).resolve().parent.parent / "dealer"
 
@@ -34,9 +34,9 @@ def _bindings(tree: ast.Module, name: str) -> list[str]:
 def test_protocol_always_means_typing_protocol() -> None:
     bound = {name: _bindings(tree, "Protocol") for name, tree in _trees().items()}
     odd = {name: b for name, b in bound.items() if set(b) - {"typing.Protocol"}}
-    assert odd == {}, "the bots' protocols are dealer.choices.BotProtocol"
+    assert odd == {}, "the bots' protocols are dealer.config.choices.BotProtocol"
     # The scan sees typing's Protocol where it is imported, so another binding would be seen too.
-    assert bound["pump.py"] == ["typing.Protocol"] and bound["arena/ladder_loop.py"] == ["typing.Protocol"]
+    assert bound["connect/pump.py"] == ["typing.Protocol"] and bound["arena/ladder_loop.py"] == ["typing.Protocol"]
     assert [str(p) for p in BotProtocol] == ["grpc", "stdio", "acpc"]
 
 

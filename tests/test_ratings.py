@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dealer.config import parse_league
-from dealer.ratings import match_ranks, openskill_ratings
-from dealer.records import HandRecord, MatchResult, result_of
-from dealer.report import LeagueReport, match_points
+from dealer.config.league_file import parse_league
+from dealer.league.report import LeagueReport, match_points
+from dealer.stats.ratings import match_ranks, openskill_ratings
+from dealer.stats.records import HandRecord, MatchResult, result_of
 
 
 def cash(match_id: str, net: dict[str, int], faults: dict[str, dict[str, int]] | None = None) -> MatchResult:

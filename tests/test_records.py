@@ -1,4 +1,4 @@
-"""The result records (dealer.records): a match keeps running sums, not a record per hand, and
+"""The result records (dealer.stats.records): a match keeps running sums, not a record per hand, and
 its statistics are the ones computed from every hand's record; journals old and new read back."""
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ import pytest
 
 from conftest import MatchRun, bot_command, run_match
 from dealer.errors import RunError
-from dealer.journal import Journal, result_to_json
-from dealer.ratings import match_ranks
-from dealer.records import HandRecord, MatchResult, Tally, result_of
-from dealer.standings import standings
-from dealer.stats import Estimate, bb_per_100_grouped
+from dealer.league.journal import Journal, result_to_json
+from dealer.stats.ratings import match_ranks
+from dealer.stats.records import HandRecord, MatchResult, Tally, result_of
+from dealer.stats.standings import standings
+from dealer.stats.stats import Estimate, bb_per_100_grouped
 
 
 def test_results_ratings_and_records_import_no_grpc():
     """Standings, ratings and the records load without the match machinery (gRPC, protobuf)."""
     code = (
-        "import sys, dealer.records, dealer.standings, dealer.ratings; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('grpc', 'poker') or m == 'dealer.match'))"
+        "import sys, dealer.stats.records, dealer.stats.standings, dealer.stats.ratings; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('grpc', 'poker') or m == 'dealer.league.match'))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"

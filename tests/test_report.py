@@ -1,4 +1,4 @@
-"""The league report folded once per finished match (``dealer.report``): the same whatever order the
+"""The league report folded once per finished match (``dealer.league.report``): the same whatever order the
 matches finish in, and a league's finish path that no longer rates or sums the league again after
 every match."""
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from openskill.models import PlackettLuce
 
-from dealer.config import LeagueConfig, parse_league
-from dealer.league import MatchJob, build_jobs, league_report, run_league
-from dealer.ratings import RatingFold, openskill_ratings
-from dealer.records import HandRecord, MatchResult, result_of
+from dealer.config.league_file import LeagueConfig, parse_league
+from dealer.league.run import MatchJob, build_jobs, league_report, run_league
+from dealer.stats.ratings import RatingFold, openskill_ratings
+from dealer.stats.records import HandRecord, MatchResult, result_of
 
 
 def _league(out: Path, meetings: int = 1) -> LeagueConfig:
@@ -86,7 +86,7 @@ def test_the_rating_fold_rates_as_the_whole_league_in_match_id_order() -> None:
 def test_a_league_rates_each_finished_match_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After every finished match the league used to rate (and sum) every match again: 165 matches
     cost 14,730 OpenSkill rates; folded, each is rated once overall and once in its event
-    (events listed in name order, the order ratings take: see ``dealer.report`` for the others)."""
+    (events listed in name order, the order ratings take: see ``dealer.league.report`` for the others)."""
     config = _league(tmp_path, meetings=12)
     jobs = build_jobs(config)
     rates = 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dealer.engine.rules import Acted, Awarded, Hand, Posted, Raked, Returned, TableConfig, Variant, side_pots
 from dealer.errors import IllegalActionError
-from dealer.rules import Acted, Awarded, Hand, Posted, Raked, Returned, TableConfig, Variant, side_pots
 from hand_state import snapshot
 
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from dealer.cards import parse_cards
+from dealer.engine.cards import parse_cards
+from dealer.engine.rules import Awarded, Dealt, Hand, Posted, Raked, Returned, TableConfig, Variant, rake_shares
 from dealer.errors import CardError, ConfigError, IllegalActionError
-from dealer.rules import Awarded, Dealt, Hand, Posted, Raked, Returned, TableConfig, Variant, rake_shares
 from hand_state import snapshot
 
 
 def stacked(holes: list[str], board: str = "") -> list[int]:
     """Return a deck giving ``holes[k]`` to position k and ``board`` as the board (burns filled in).
 
-    Deal order (dealer/rules.py): one card to each position, a second to each, then burn, flop,
+    Deal order (dealer/engine/rules.py): one card to each position, a second to each, then burn, flop,
     burn, turn, burn, river.
     """
     hole = [parse_cards(h) for h in holes]

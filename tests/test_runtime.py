@@ -14,7 +14,7 @@ import pytest
 
 from dealer.arena.config import ArenaConfig
 from dealer.arena.server import _log_to
-from dealer.cli_options import log_to
+from dealer.cli.options import log_to
 from dealer.runtime import log_file, tune_gc
 
 DEALER = Path(__file__).resolve().parent.parent / "dealer"
@@ -39,12 +39,12 @@ def test_a_log_file_is_0600_appended_at_its_level_in_the_one_format(
     path.write_text("an earlier run\n")
     path.chmod(0o600)
     handler = log_file(path, "warning")
-    logging.getLogger("dealer.match").info("not at this level")
-    logging.getLogger("dealer.match").warning("bot %s loses on time", "alpha")
+    logging.getLogger("dealer.league.match").info("not at this level")
+    logging.getLogger("dealer.league.match").warning("bot %s loses on time", "alpha")
     handler.flush()
     lines = path.read_text().splitlines()
     assert lines[0] == "an earlier run" and len(lines) == 2
-    assert lines[1].endswith(" WARNING dealer.match: bot alpha loses on time")
+    assert lines[1].endswith(" WARNING dealer.league.match: bot alpha loses on time")
     new = tmp_path / "worker.log"
     log_file(new, "info")
     assert stat.S_IMODE(new.stat().st_mode) == 0o600
@@ -55,7 +55,7 @@ def test_the_cli_log_replaces_earlier_handlers_and_says_errors_on_stderr(
 ) -> None:
     log_to(tmp_path / "first", "info")
     log_to(tmp_path / "out", "info")
-    logging.getLogger("dealer.league").error("the dealer failed")
+    logging.getLogger("dealer.league.run").error("the dealer failed")
     assert len(dealer_logger.handlers) == 2 and not dealer_logger.propagate
     assert capsys.readouterr().err == "dealer: the dealer failed\n"
     assert stat.S_IMODE((tmp_path / "out" / "dealer.log").stat().st_mode) == 0o600
@@ -113,4 +113,6 @@ def test_every_module_names_its_logger_logger() -> None:
     odd = {name: found for name, found in loggers.items() for var, _ in found if var not in {"LOGGER", *ROLE_LOGGERS}}
     assert odd == {}, "a module's logger is LOGGER = logging.getLogger(__name__)"
     # The scan sees the loggers that follow the convention, so one that does not would be seen too.
-    assert ("LOGGER", "__name__") in loggers["match.py"] and ("LOGGER", "'dealer.match'") in loggers["table.py"]
+    assert ("LOGGER", "__name__") in loggers["league/match.py"] and ("LOGGER", "'dealer.league.match'") in loggers[
+        "league/table.py"
+    ]

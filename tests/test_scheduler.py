@@ -1,4 +1,4 @@
-"""Property and fixed-case tests of dealer.scheduler: coverage, balance, determinism, errors."""
+"""Property and fixed-case tests of dealer.engine.scheduler: coverage, balance, determinism, errors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dealer.scheduler import (
+from dealer.engine.scheduler import (
     Seating,
     compare_event,
     compare_tables,

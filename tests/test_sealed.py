@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, MatchRun, bot_command, history_path, read_phhs, run_match
-from dealer.config import game_config, parse_league
-from dealer.league import build_jobs, instance_counts
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.records import MatchResult
-from dealer.scheduler import compare_tables, plan_tables, sealed_instances
-from dealer.server import DealerServer, Fault
+from dealer.config.league_file import game_config, parse_league
+from dealer.connect.server import DealerServer, Fault
+from dealer.engine.scheduler import compare_tables, plan_tables, sealed_instances
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.league.run import build_jobs, instance_counts
+from dealer.stats.records import MatchResult
 
 REFERENCE = Path(__file__).parent / "data" / "sealed_reference.json"
 BOT = ROOT / "sample_bots" / "python" / "call_bot.py"

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from conftest import PY_BOTS, ROOT
-from dealer.cards import cards_text, shuffled_deck
+from dealer.engine.cards import cards_text, shuffled_deck
 
 DEALER = Path(sys.executable).parent / "dealer"
 PAUSES = ROOT / "tests" / "bots" / "pauses.py"

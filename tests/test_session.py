@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from dealer.server import FLOOD_LIMIT, REPLY_SLICE, BotSession, DealerServer, Fault
+from dealer.connect.server import FLOOD_LIMIT, REPLY_SLICE, BotSession, DealerServer, Fault
 from poker.v1 import dealer_pb2 as pb
 
 
@@ -131,7 +131,7 @@ def test_a_message_of_many_replies_is_routed_in_slices_with_other_work_between()
 
 
 def test_the_outbox_sends_a_large_backlog_in_pieces_each_request_with_the_piece_that_carries_it() -> None:
-    from dealer.session import MAX_MESSAGE_BYTES, Outbox
+    from dealer.connect.session import MAX_MESSAGE_BYTES, Outbox
 
     outbox = Outbox()
     half = b"x" * (MAX_MESSAGE_BYTES // 2)
@@ -154,7 +154,7 @@ def test_the_outbox_sends_a_large_backlog_in_pieces_each_request_with_the_piece_
 
 
 def test_the_clocks_share_a_timer_per_allowance_and_remember_only_the_last_late_requests() -> None:
-    from dealer.session import LATE_MEMORY, Clocks, _Deadline, _Pending
+    from dealer.connect.session import LATE_MEMORY, Clocks, _Deadline, _Pending
 
     async def scenario() -> None:
         loop = asyncio.get_running_loop()

@@ -1,4 +1,4 @@
-"""Known-answer and simulation tests of dealer.stats."""
+"""Known-answer and simulation tests of dealer.stats.stats."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dealer.stats import (
+from dealer.stats.stats import (
     SPRT,
     Z95,
     ConfidenceSequence,

@@ -23,10 +23,10 @@ from google.protobuf.message import Message
 
 import wire_reference as reference
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
-from dealer import wire, wire_json
-from dealer.config import LeagueConfigError, parse_league, split_protocol
-from dealer.rules import Dealt, Hand, TableConfig, Variant
-from dealer.server import Fault
+from dealer.config.league_file import LeagueConfigError, parse_league, split_protocol
+from dealer.connect import wire, wire_json
+from dealer.connect.server import Fault
+from dealer.engine.rules import Dealt, Hand, TableConfig, Variant
 from dealer.web.view import replay
 from poker.v1 import dealer_pb2 as pb
 from test_e2e import check_match

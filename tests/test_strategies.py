@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from conftest import PY_BOTS, ROOT
-from dealer import wire, wire_json
-from dealer.config import game_config
-from dealer.match import Match, MatchBot, MatchPlan, instance_label
-from dealer.paired import paired_samples
-from dealer.scheduler import plan_tables
-from dealer.server import BotSession, DealerServer
+from dealer.config.league_file import game_config
+from dealer.connect import wire, wire_json
+from dealer.connect.server import BotSession, DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
+from dealer.stats.paired import paired_samples
 from poker.v1 import dealer_pb2 as pb
 
 sys.path.insert(0, str(PY_BOTS))
@@ -140,7 +140,7 @@ async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: in
 
 
 def test_a_match_corrects_the_compared_bots_decisions_and_drops_a_bad_strategy_with_one_line(tmp_path, caplog):
-    caplog.set_level(logging.WARNING, logger="dealer.match")
+    caplog.set_level(logging.WARNING, logger="dealer.league.match")
     result = asyncio.run(_play({"mix": _mixed, "liar": _liar}, ("mix", "liar"), tmp_path))
     assert result.hands == 80 and result.records is not None and not any(result.faults.values())
     known = [h for h in result.records if h.full_net is not None]

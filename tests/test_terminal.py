@@ -10,7 +10,7 @@ import time
 import pytest
 from rich.console import Console
 
-from dealer import terminal
+from dealer.cli import terminal
 
 
 def _shown(monkeypatch: pytest.MonkeyPatch, *, tty: bool, plain: bool) -> str:

@@ -20,11 +20,11 @@ import yarl
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from conftest import PY_BOTS, ROOT, SHOTS
-from dealer.config import LeagueConfig, game_config, parse_league
-from dealer.match import Match, MatchBot, MatchPlan
-from dealer.report import LeagueReport, Progress
-from dealer.scheduler import plan_tables
-from dealer.server import DealerServer
+from dealer.config.league_file import LeagueConfig, game_config, parse_league
+from dealer.connect.server import DealerServer
+from dealer.engine.scheduler import plan_tables
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.league.report import LeagueReport, Progress
 from dealer.web.server import WebView
 from dealer.web.view import LeagueView, replay
 

@@ -19,8 +19,8 @@ import pytest
 import yarl
 
 from conftest import PY_BOTS
-from dealer.cli_league import LeagueOptions, play_league
-from dealer.config import load_league
+from dealer.cli.league import LeagueOptions, play_league
+from dealer.config.league_file import load_league
 from dealer.web import server as web_server
 from dealer.web.delta import apply, diff
 from dealer.web.live import LiveBoard, Scheduled

@@ -1,5 +1,5 @@
 """A seat for a person (``dealer play``): their browser is a connection like any bot's
-(dealer.human, dealer.web.seat), under the same rules, clocks and fault policy. Driven in headless
+(dealer.connect.human, dealer.web.seat), under the same rules, clocks and fault policy. Driven in headless
 Chromium through Playwright: ten hands against the call bot, then read back from the histories."""
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wire_reference as reference
-from dealer import wire
-from dealer.rules import MAX_SEATS, Dealt, Hand, TableConfig, Variant
-from dealer.wire import HandWire, frame
+from dealer.connect import wire
+from dealer.connect.wire import HandWire, frame
+from dealer.engine.rules import MAX_SEATS, Dealt, Hand, TableConfig, Variant
 from poker.v1 import dealer_pb2 as pb
 
 T = TypeVar("T")
@@ -89,7 +89,7 @@ def play_checked(
         legal = hand.legal()
         request_id = rng.choice((0, 1, rng.randint(2, 2**16), 2**40 + 1, 2**53 - 1))
         time_ms, bank_ms = rng.choice((0, 1000, 2**32 - 1)), rng.choice((0, rng.randint(1, 2**32 - 1)))
-        seed = rng.choice((0, 1, rng.randint(2, 2**53 - 1), 2**53 - 1))  # dealer.seeds.decision_seed's range
+        seed = rng.choice((0, 1, rng.randint(2, 2**53 - 1), 2**53 - 1))  # dealer.league.seeds.decision_seed's range
         sent(
             encoder.request(request_id, legal, time_ms, bank_ms, seed),
             reference.action_request(

@@ -1,4 +1,4 @@
-"""One match on every core (``dealer.workers``): a match's deal sets spread over worker processes give,
+"""One match on every core (``dealer.league.workers``): a match's deal sets spread over worker processes give,
 for the same seed, the results.json and the histories of one process, byte for byte."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from dealer.config import game_config
-from dealer.plan import MatchPlan
-from dealer.records import HandRecord, result_of
-from dealer.scheduler import compare_tables, plan_tables
-from dealer.workers import merged, split
+from dealer.config.league_file import game_config
+from dealer.engine.scheduler import compare_tables, plan_tables
+from dealer.league.plan import MatchPlan
+from dealer.league.workers import merged, split
+from dealer.stats.records import HandRecord, result_of
 
 DEALER = Path(sys.executable).with_name("dealer")
 BOTS = ["python sample_bots/python/random_bot.py", "python sample_bots/python/strength_bot.py"]

@@ -1,4 +1,4 @@
-"""The test oracle of ``dealer.wire``: the hand's items built with the generated message classes.
+"""The test oracle of ``dealer.connect.wire``: the hand's items built with the generated message classes.
 
 These were the dealer's encoders before ``wire.HandWire`` wrote the bytes by hand; the tests and
 ``benchmarks/wire.py`` compare the two. Seats are laid out here independently of ``wire``.
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from dealer.cards import CARD_NAMES
-from dealer.rules import (
+from dealer.engine.cards import CARD_NAMES
+from dealer.engine.rules import (
     Acted,
     Awarded,
     Dealt,

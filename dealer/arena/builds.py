@@ -2,7 +2,7 @@
 
 A version's files (read-only in ``storage/versions/<sha256>``) are copied to a build folder of
 its own (``storage/builds/<id>``), where its ``build:`` command runs as a sandboxed bot would:
-``dealer.processes.BotProcess`` under bubblewrap, with no network, the host's system folders
+``dealer.isolation.processes.BotProcess`` under bubblewrap, with no network, the host's system folders
 read-only (/usr, /bin, /lib, /opt, /etc without its secrets, the dealer's Python), a PATH of the
 shell's basic tools and the toolchains the organiser offers alone (``dealer.arena.toolchains``), the
 build folder as its writable HOME, and caps on wall-clock and CPU time, memory, processes and
@@ -30,14 +30,14 @@ from dealer.arena.layout import SMOKE_BOT, build_folder, build_log, drop_scratch
 from dealer.arena.model import BuildState, Version
 from dealer.arena.store.teams import Repository
 from dealer.arena.toolchains import TOOLS, missing_toolchain, offers, tools_folder
-from dealer.choices import BotProtocol, FaultPolicy, Network
-from dealer.config import Limits
-from dealer.confined import TeamCommand, confine
+from dealer.config.choices import BotProtocol, FaultPolicy, Network
+from dealer.config.confined import TeamCommand, confine
+from dealer.config.league_file import Limits
+from dealer.engine.scheduler import plan_tables
 from dealer.errors import ClusterError
-from dealer.match import MatchBot, MatchPlan
-from dealer.processes import BotProcess, resolve_user
-from dealer.runner import play_match
-from dealer.scheduler import plan_tables
+from dealer.isolation.processes import BotProcess, resolve_user
+from dealer.league.match import MatchBot, MatchPlan
+from dealer.league.runner import play_match
 
 LOGGER = logging.getLogger(__name__)
 _HOUSE_PROGRAM_SPEC = find_spec("sample_bots.python.call_bot")  # shipped with the package (a namespace package)
@@ -215,7 +215,7 @@ class Builder:
 
 
 def _own(version: Version, folder: Path, words: tuple[str, ...]) -> TeamCommand:
-    """A command of ``version``'s team: confined to its build folder (``dealer.confined``)."""
+    """A command of ``version``'s team: confined to its build folder (``dealer.config.confined``)."""
     return TeamCommand(f"version {version.label}", folder, words)
 
 

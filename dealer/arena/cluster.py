@@ -1,5 +1,5 @@
 """Builds and smoke tests on Dask workers (``dealer arena serve --scheduler ADDR``), as a league's
-matches run there (``dealer.cluster``): each build is one Dask task that runs ``build_version`` on a
+matches run there (``dealer.league.cluster``): each build is one Dask task that runs ``build_version`` on a
 worker, which must run the same dealer and see the arena's storage folder at the same path (a
 shared folder: the version's files are read and its build folder and log written there). The
 database stays the server's: a worker returns the outcome and the server records it. Dask plays a
@@ -16,8 +16,8 @@ import distributed
 from dealer.arena.builds import BuildExecutor, BuildOutcome, build_version
 from dealer.arena.config import ArenaConfig
 from dealer.arena.model import Version
-from dealer.cluster import DaskExecutor, dask_executor, worker_problems
 from dealer.errors import ClusterError
+from dealer.league.cluster import DaskExecutor, dask_executor, worker_problems
 
 
 def build_task(version: Version, config: ArenaConfig, marker: str, code: str) -> BuildOutcome:

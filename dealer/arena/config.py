@@ -76,9 +76,9 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from dealer.arena.ladder import Matchmaking, PauseRule
 from dealer.arena.layout import database_file
 from dealer.arena.toolchains import Toolchain
-from dealer.config import LIMIT_KEYS, Limits, listen_address, parse_limits
-from dealer.config_game import GAME_KEYS, GameConfig, parse_game
-from dealer.config_read import (
+from dealer.config.game import GAME_KEYS, GameConfig, parse_game
+from dealer.config.league_file import LIMIT_KEYS, Limits, listen_address, parse_limits
+from dealer.config.read import (
     MAX_LIMIT,
     MAX_MS,
     Ctx,

@@ -1,7 +1,7 @@
 """``dealer arena finals``: the frozen arena's active ready versions, one entry per team, played
 through the league machinery, stage after stage, on one fresh secret seed.
 
-Each stage is a league of one sealed duplicate round-robin event (``dealer.league.run_league``)
+Each stage is a league of one sealed duplicate round-robin event (``dealer.league.run.run_league``)
 whose output is ``storage/finals/NAME/<stage>/`` (results.json, standings.txt, hand histories,
 the bots' logs); the best ``top`` of a stage's event standings play the next. The seed is drawn
 when the finals start, kept in ``seed`` (0600, the organiser's alone; a stopped finals go on
@@ -32,15 +32,15 @@ from dealer.arena.layout import (
 )
 from dealer.arena.model import ArenaError, Team, Version
 from dealer.arena.store.teams import Repository
-from dealer.choices import BotProtocol, FaultPolicy
-from dealer.config import LeagueBot, LeagueConfig, LeagueConfigError
-from dealer.events import RoundRobin
+from dealer.config.choices import BotProtocol, FaultPolicy
+from dealer.config.events import RoundRobin
+from dealer.config.league_file import LeagueBot, LeagueConfig, LeagueConfigError
+from dealer.connect.server import DealerServer
 from dealer.files import PRIVATE, write_atomically
-from dealer.league import Executor, run_league
-from dealer.runner import LocalExecutor
-from dealer.seeds import commitment, draw_seed
-from dealer.server import DealerServer
-from dealer.summary import summary_text
+from dealer.league.run import Executor, run_league
+from dealer.league.runner import LocalExecutor
+from dealer.league.seeds import commitment, draw_seed
+from dealer.league.summary import summary_text
 
 
 def _entry(arena: ArenaConfig, team: Team, version: Version) -> LeagueBot:
@@ -126,7 +126,7 @@ async def _executor(league: LeagueConfig, dask: tuple[int | None, str | None] | 
         async with DealerServer(league.listen) as server:
             yield LocalExecutor(server, league.jobs)
         return
-    from dealer.cluster import dask_executor  # imports Dask, which local finals do not need
+    from dealer.league.cluster import dask_executor  # imports Dask, which local finals do not need
 
     workers, scheduler = dask
     commands = {bot.name: bot.command for bot in league.bots}

@@ -28,7 +28,7 @@ from pathlib import Path
 from yaml.nodes import Node, SequenceNode
 
 from dealer.arena.config import read_document
-from dealer.config_read import (
+from dealer.config.read import (
     MAX_HANDS,
     MAX_JOBS,
     MAX_MEETINGS,

@@ -17,7 +17,7 @@ the same matches and, applied in that order (``InOrder``), the same ratings.
   deals in the same order: a match is dealt the first deal set that none of its teams has played
   (each team's counter only moves on), so no team, through any of its versions, sees a deal twice.
 - **Ratings**: OpenSkill's Plackett-Luce per version, a match ranked by big blinds won (a bot that
-  stopped playing ranks last: ``dealer.ratings.match_ranks``); a team ranks by its active
+  stopped playing ranks last: ``dealer.stats.ratings.match_ranks``); a team ranks by its active
   version's ``mu - k * sigma``.
 - **Pauses**: a version that crashed or timed out in more than ``pause_share`` of its matches
   (once it has played ``pause_after``) is paused with the reason and its log's last lines; the
@@ -32,10 +32,10 @@ from dataclasses import dataclass, field, replace
 
 from openskill.models import PlackettLuce
 
-from dealer.faults import VOIDING, Fault
-from dealer.ratings import match_ranks
-from dealer.records import MatchResult
-from dealer.stats import GroupedSums
+from dealer.stats.faults import VOIDING, Fault
+from dealer.stats.ratings import match_ranks
+from dealer.stats.records import MatchResult
+from dealer.stats.stats import GroupedSums
 
 MODEL = PlackettLuce()
 MU0, SIGMA0 = MODEL.mu, MODEL.sigma

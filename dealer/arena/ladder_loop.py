@@ -33,11 +33,11 @@ from dealer.arena.ladder import InOrder, apply_match, deal_for, match_rng, pairs
 from dealer.arena.layout import drop_scratch, match_folder, run_command
 from dealer.arena.model import MatchState
 from dealer.arena.store.ladder import LadderStore, Planned
-from dealer.choices import BotProtocol, FaultPolicy
-from dealer.league import MatchJob
-from dealer.match import MatchBot, MatchPlan
-from dealer.records import MatchResult
-from dealer.scheduler import Seating, duplicate_rotations
+from dealer.config.choices import BotProtocol, FaultPolicy
+from dealer.engine.scheduler import Seating, duplicate_rotations
+from dealer.league.match import MatchBot, MatchPlan
+from dealer.league.run import MatchJob
+from dealer.stats.records import MatchResult
 
 LOGGER = logging.getLogger(__name__)
 RETRY_S = 1.0  # how often an unreachable database is tried again
@@ -46,7 +46,7 @@ DOWN = (DBAPIError, OSError)  # the database cannot be reached (or dropped the c
 
 
 class Executor(Protocol):
-    """Where matches are played: ``dealer.runner.LocalExecutor``, ``dealer.cluster.DaskExecutor``."""
+    """Where matches are played: ``dealer.league.runner.LocalExecutor``, ``dealer.league.cluster.DaskExecutor``."""
 
     async def run(self, job: MatchJob) -> MatchResult:
         """Play one match and return its result."""

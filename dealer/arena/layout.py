@@ -21,17 +21,17 @@ import shutil
 from pathlib import Path
 
 from dealer.arena.model import Version
-from dealer.confined import TeamCommand
+from dealer.config.confined import TeamCommand
 
 FINALS_JSON = "finals.json"  # a finals' public record
-RESULTS_JSON = "results.json"  # an event's results as dealer.league writes them (each finals stage's)
+RESULTS_JSON = "results.json"  # an event's results as dealer.league.run writes them (each finals stage's)
 STANDINGS_TXT = "standings.txt"  # the standings as text (the finals' and each stage's)
 SEED_FILE = "seed"  # a finals' seed, private until its last stage has ended
-HANDS = "hands"  # a match's hand histories, as dealer.match names the folder
+HANDS = "hands"  # a match's hand histories, as dealer.league.match names the folder
 HISTORIES = "*.phhs"  # the hand histories in it (PHH, one file per table)
 LOGS = "logs"  # a match's bots' logs (each its team's own)
 SCRATCH = "scratch"  # the bots' scratch folders
-_HISTORY = re.compile(r"table-\d+-[A-Za-z0-9_.-]+-r\d+\.phhs")  # dealer.table's hand histories
+_HISTORY = re.compile(r"table-\d+-[A-Za-z0-9_.-]+-r\d+\.phhs")  # dealer.league.table's hand histories
 SMOKE_BOT = "candidate"  # the version's name in its smoke match (the other seat is the house bot)
 
 
@@ -138,7 +138,7 @@ def public_files(folder: Path) -> list[str]:
 def is_public(relative: str) -> bool:
     """Whether a path inside a finals folder may be shown to every team (the one owner of that rule):
     the finals' record and standings, each stage's results and standings, and the dealer's hand
-    histories (in a match's ``hands/``, named as ``dealer.table`` names them; never under a bot's
+    histories (in a match's ``hands/``, named as ``dealer.league.table`` names them; never under a bot's
     scratch folder, where a bot's own files are copied, nor a log)."""
     parts = relative.split("/")
     if any(part in ("", ".", "..", SCRATCH, LOGS) for part in parts):

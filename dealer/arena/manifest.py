@@ -7,7 +7,7 @@ Format (one line per problem, ``bot.yaml:line: key: problem``, as for a league):
     run: ./bot                   # required: the bot's command (a string, shlex-split, or a list of
                                  #   words), run from the bot's folder; an acpc bot's words
                                  #   {game} {host} {port} are replaced; a word names a file of
-                                 #   the bot's folder alone (no '..'): dealer.confined
+                                 #   the bot's folder alone (no '..'): dealer.config.confined
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import yaml
 
 from dealer.arena.config import read_document
 from dealer.arena.model import ArenaError
-from dealer.choices import BotProtocol
-from dealer.config import read_command
-from dealer.config_read import LeagueConfigError, choice, mapping, read_key, string
-from dealer.confined import climbs
+from dealer.config.choices import BotProtocol
+from dealer.config.confined import climbs
+from dealer.config.league_file import read_command
+from dealer.config.read import LeagueConfigError, choice, mapping, read_key, string
 
 MANIFEST = "bot.yaml"
 MAX_MANIFEST_BYTES = 64 * 1024

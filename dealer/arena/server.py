@@ -32,10 +32,10 @@ from dealer.arena.organiser_pages import add_organiser_pages
 from dealer.arena.pages import add_pages
 from dealer.arena.store.ladder import LadderStore
 from dealer.arena.store.teams import open_repository
-from dealer.runner import LocalExecutor
+from dealer.connect.server import DealerServer
+from dealer.league.runner import LocalExecutor
+from dealer.league.seeds import draw_seed
 from dealer.runtime import log_file
-from dealer.seeds import draw_seed
-from dealer.server import DealerServer
 
 LOGGER = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ async def executor_for(config: ArenaConfig, scheduler: str | None) -> AsyncItera
         async with DealerServer("127.0.0.1:0") as server:
             yield LocalExecutor(server, max(1, config.ladder.jobs))
         return
-    from dealer.cluster import dask_executor
+    from dealer.league.cluster import dask_executor
 
     async with dask_executor({}, config.storage, matches_folder(config.storage), scheduler=scheduler) as executor:
         yield executor

@@ -46,8 +46,8 @@ from dealer.arena.store.reads import Line, MatchLine
 from dealer.arena.store.reads import Public as Reads
 from dealer.arena.store.teams import Repository
 from dealer.arena.toolchains import Offer, offers
-from dealer.seeds import commitment, draw_seed
-from dealer.stats import GroupedSums
+from dealer.league.seeds import commitment, draw_seed
+from dealer.stats.stats import GroupedSums
 
 LOGGER = logging.getLogger(__name__)
 MATCH_DIGITS = 18  # a match id in a path: 64-bit (repository.MATCH_ID), so 18 digits always fit

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dealer.files import write_atomically
-from dealer.report import LeagueReport
+from dealer.league.report import LeagueReport
 from dealer.web.server import page
 from dealer.web.view import league_snapshot
 

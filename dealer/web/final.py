@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from dealer.errors import ConfigError
-from dealer.journal import result_from_json
-from dealer.records import MatchResult
+from dealer.league.journal import result_from_json
+from dealer.stats.records import MatchResult
 from dealer.web.live import provisional
 from dealer.web.view import HANDS_KEPT, Winnings, match_hands, match_totals, replay
 

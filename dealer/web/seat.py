@@ -1,4 +1,4 @@
-"""The person's side of a human seat (``dealer.human``): what their page shows (their cards, the
+"""The person's side of a human seat (``dealer.connect.human``): what their page shows (their cards, the
 board, the bets, the legal actions and their clock, each hand's result) and the replies it sends.
 
 The desk only ever holds what the dealer sent that seat, so the page shows exactly what a bot in
@@ -46,7 +46,7 @@ class SeatDesk:
             "over": False,
         }
 
-    # The connection's side (dealer.human.Desk).
+    # The connection's side (dealer.connect.human.Desk).
 
     def show(self, items: list[dict[str, object]]) -> None:
         """Take a batch's items into the page's state and push it."""

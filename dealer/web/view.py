@@ -1,6 +1,6 @@
 """What the web view and report.html show, as one JSON-ready snapshot of the league.
 
-The snapshot is the league report's dict (``dealer.report``, folded once per finished match by the
+The snapshot is the league report's dict (``dealer.league.report``, folded once per finished match by the
 league and shared with every view) without the seed (it is secret until the end and the page
 never needs it), plus progress, each bot's cumulative winnings per finished match (raw and all-in
 adjusted, with a 95% band: one point per match, so nothing grows with the hands played), and
@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dealer.config import LeagueConfig
-from dealer.records import MatchResult
-from dealer.report import LeagueReport, Progress, Share
-from dealer.stats import Z95
+from dealer.config.league_file import LeagueConfig
+from dealer.league.report import LeagueReport, Progress, Share
+from dealer.stats.records import MatchResult
+from dealer.stats.stats import Z95
 from dealer.web.live import LiveBoard, Scheduled, hand_result, provisional
 
 HANDS_KEPT = 40  # replays in a snapshot: recent finished hands
@@ -246,7 +246,7 @@ class LeagueView:
         self.live_matches: set[str] = set()
         self.progress: dict[str, Any] = {"done": 0, "total": total, "hands": 0, "hands_per_s": 0.0, "eta_s": None}
         self.shown: tuple[int, dict[str, Any]] | None = None  # the report's matches and data last shown
-        self.share = Share()  # reading the report may grow costly (dealer.report): pushes read it so
+        self.share = Share()  # reading the report may grow costly (dealer.league.report): pushes read it so
         self._replays: dict[int, dict[str, Any]] = {}  # by the number of a hand in ``hands``
         self.waiting: collections.deque[str] = collections.deque(maxlen=WAITING_KEPT)
         self.seq = 0  # hands taken so far: each one's number is its place in the order they came

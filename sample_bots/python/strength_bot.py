@@ -13,7 +13,7 @@ import os
 import random
 
 import pokerbot
-from dealer.evaluator import evaluate
+from dealer.engine.evaluator import evaluate
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

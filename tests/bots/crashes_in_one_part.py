@@ -1,6 +1,6 @@
 """Checks or calls, but the instance named in argv[1] (its scratch folder, ``$HOME`` without the
 sandbox, e.g. ``crashes_in_one_part.2``) dies at its fourth decision: a crash in one part of a match
-spread over worker processes (``dealer.workers``), none in the others."""
+spread over worker processes (``dealer.league.workers``), none in the others."""
 
 import os
 import sys

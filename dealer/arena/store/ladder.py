@@ -44,9 +44,9 @@ from dealer.arena.store.schema import (
     versions,
 )
 from dealer.arena.store.teams import Repository
-from dealer.journal import result_from_json, result_to_json
-from dealer.records import MatchResult
-from dealer.stats import GroupedSums
+from dealer.league.journal import result_from_json, result_to_json
+from dealer.stats.records import MatchResult
+from dealer.stats.stats import GroupedSums
 
 HOUSE = "house"  # the house team's name (reserved: model.team_name_problem)
 # What a ``Standing`` is read from (``_standing``): a version, its team's name and its rating row.

@@ -26,7 +26,7 @@ from dealer.arena.store.schema import (
     versions,
 )
 from dealer.arena.store.teams import Repository
-from dealer.journal import result_from_json
+from dealer.league.journal import result_from_json
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,7 +168,7 @@ pairs = Table(
     metadata,
     Column("version_id", Integer, ForeignKey("versions.id"), primary_key=True),
     Column("opponent_id", Integer, ForeignKey("versions.id"), primary_key=True),
-    Column("groups", JSON, nullable=False),  # dealer.stats.GroupedSums.as_json: the version's duplicate groups
+    Column("groups", JSON, nullable=False),  # dealer.stats.stats.GroupedSums.as_json: the version's duplicate groups
 )
 team_ladder = Table(
     "team_ladder",

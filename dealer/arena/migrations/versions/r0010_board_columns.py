@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from dealer.arena.ladder import version_bb100
-from dealer.stats import GroupedSums
+from dealer.stats.stats import GroupedSums
 
 revision = "0010"
 down_revision = "0009"

@@ -1,0 +1,492 @@
+"""Bots that speak the ACPC dealer protocol 2.0.0 (``protocol: acpc``).
+
+An ACPC client plays one seat of one table at a time over TCP. For a bot at K tables of a match
+the dealer writes the match's ``.game`` file into its own output folder (never into a bot's
+folder), opens K ports and launches the bot's command K times (``{game}``, ``{host}`` and
+``{port}`` replaced), each through the same launcher, limits and scratch folders as any bot. Once
+every client has connected and said ``VERSION:2.0.0``, the clients are one connection of
+``dealer.connect.pump``, as a gRPC stream is: each batch the bot's ``BotSession`` releases is translated,
+table by table, into ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` lines (one per change of
+state, as the ACPC dealer sends them), and each answer ``<state>:<f|c|r[N]>`` goes back to the
+request of that state. Clocks, faults and the fault policy are the session's and the match's.
+
+Sealed (the default: sandboxed with ``network: none``), each client runs in a network namespace of
+its own: its launcher listens on ``PORT`` of that namespace's loopback and relays the connection to
+a Unix socket of the dealer's bound into the sandbox, and the game file is bound read-only at
+``GAME_PATH``; no other process can reach the port. With ``network: host`` or ``sandbox: off`` the
+dealer listens on a port of the host's loopback instead, where any local process can dial it first.
+
+Faults: a first line that is not ``VERSION:2...`` (or longer than MAX_LINE_BYTES) is ``protocol``
+and ends the bot's start; a client that connects and says nothing is the match's ``no_connect``;
+a line that is no ``<state>:<action>`` answer (or a no-limit ``r`` without a size) is
+``protocol``; an answer to a state that asked nothing is ``unexpected_reply``; a raise out of
+range is ``illegal_action``. A port's second connection is closed and charged to no bot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import logging
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dealer.config.acpc_game import game_definition, position
+from dealer.config.choices import Network
+from dealer.config.confined import Command, replaced
+from dealer.config.league_file import GameConfig, Limits
+from dealer.connect import wire_json
+from dealer.connect.pump import Inbox, pump
+from dealer.connect.session import BotSession
+from dealer.files import write_atomically
+from dealer.isolation.processes import BotProcess
+from dealer.stats.faults import Fault
+
+LOGGER = logging.getLogger(__name__)
+HOST = "127.0.0.1"
+PORT = 18791  # a sealed client's port: on the loopback of its own network namespace, so never taken
+GAME_PATH = "/run/match.game"  # where a sandboxed client finds the game file, bound read-only
+VERSION = "VERSION:2."
+MAX_LINE_BYTES = 1 << 12
+ASKED_KEPT = 64  # states remembered per seat, so that a late answer is told apart from a stray one
+_ACTION = re.compile(r"(f|c|r)(\d*)")
+
+
+class AcpcView:
+    """One ACPC seat's view of one table: items in, MATCHSTATE lines out, answers back to replies."""
+
+    def __init__(self, table: int, no_limit: bool) -> None:
+        self.table = table
+        self.no_limit = no_limit
+        self.players = 0
+        self.seat = 0
+        self._asked: dict[str, tuple[int, int, int]] = {}  # state -> request id, min raise-to, chips before the round
+        self._new_hand(0, 0, [])
+
+    def _new_hand(self, number: int, button: int, hole: Sequence[str]) -> None:
+        n = max(self.players, 1)
+        self.number, self.button = number, button
+        self.position = position(self.seat, button, n)
+        self.holes = [""] * n
+        self.holes[self.position] = "".join(hole)
+        self.rounds: list[str] = [""]
+        self.board: list[str] = []
+        self.before = [0] * n  # chips in earlier rounds, by position
+        self.street = [0] * n  # chips in this round, by position
+        self.pending = False  # a state not yet sent
+
+    def state(self) -> str:
+        """The current MATCHSTATE string (without the line end)."""
+        cards = "|".join(self.holes) + "".join(f"/{cards}" for cards in self.board)
+        return f"MATCHSTATE:{self.position}:{self.number}:{'/'.join(self.rounds)}:{cards}"
+
+    def feed(self, item: dict[str, object], out: list[str]) -> None:
+        """Take in one item of this table; append the lines it makes to ``out``."""
+        kind = item["type"]
+        body: dict[str, Any] = item[kind]  # type: ignore[assignment, index]
+        if kind == "event":
+            self._event(body, out)
+        elif kind == "request":
+            state = self.flush(out) or self.state()
+            self._asked[state] = (body["request_id"], body["min_raise_to"], self.before[self.position])
+            if len(self._asked) > ASKED_KEPT:
+                del self._asked[next(iter(self._asked))]
+        elif kind == "hand_start":
+            self._new_hand(body["hand"], body["button"], body["hole_cards"])
+        elif kind == "hand_end":
+            for shown in body["shown"]:
+                self.holes[position(shown["seat"], self.button, self.players)] = "".join(shown["cards"])
+            self.pending = True
+            self.flush(out)
+        elif kind == "match_start":
+            self.players, self.seat = len(body["players"]), body["seat"]
+
+    def _event(self, event: dict[str, Any], out: list[str]) -> None:
+        kind = event["type"]
+        if kind == "board":
+            self.board.append("".join(event["cards"]))
+            self.rounds.append("")
+            self.before = [b + s for b, s in zip(self.before, self.street, strict=True)]
+            self.street = [0] * self.players
+            return
+        if kind == "returned" or kind == "ante":
+            return
+        p = position(event["seat"], self.button, self.players)
+        if kind in ("small_blind", "big_blind"):
+            self.street[p] = event["to"]
+            self.pending = True
+            return
+        self.flush(out)  # the state before this action
+        if kind == "fold":
+            self.rounds[-1] += "f"
+        elif kind in ("check", "call"):
+            self.street[p] = event["to"] if kind == "call" else self.street[p]
+            self.rounds[-1] += "c"
+        else:  # bet, raise: no-limit sizes are the total for the hand
+            self.street[p] = event["to"]
+            self.rounds[-1] += f"r{self.before[p] + event['to']}" if self.no_limit else "r"
+        self.pending = True
+
+    def flush(self, out: list[str]) -> str | None:
+        """Send the pending state, if any; return it."""
+        if not self.pending:
+            return None
+        self.pending = False
+        state = self.state()
+        out.append(state)
+        return state
+
+    def answer(self, line: str) -> tuple[int, int, str, int]:
+        """An answer line ``<state>:<action>`` as a reply (table, request_id, action, amount): request id
+        0 when that state asked nothing. ValueError with a one-line reason when it is malformed."""
+        state, colon, action = line.rpartition(":")
+        match = _ACTION.fullmatch(action)
+        if not colon or not state.startswith("MATCHSTATE:") or match is None:
+            raise ValueError(f"not a MATCHSTATE answer ending in :f, :c or :r[N]: {line[:80]!r}")
+        request_id, min_to, before = self._asked.get(state, (0, 0, 0))
+        letter, size = match.groups()
+        if letter == "f":
+            return self.table, request_id, "fold", 0
+        if letter == "c":
+            return self.table, request_id, "check_call", 0
+        if not self.no_limit:
+            return self.table, request_id, "bet_raise", min_to
+        if not size:
+            raise ValueError(f"a no-limit raise needs its size, the total for the hand (r<N>): {line[:80]!r}")
+        return self.table, request_id, "bet_raise", int(size) - before
+
+
+_Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]  # a client's connection, the dealer's end
+
+
+@dataclasses.dataclass(eq=False)
+class _Client:
+    """One launched ACPC client: its process, the dealer's end of its port, its table's view once assigned."""
+
+    process: BotProcess
+    server: asyncio.Server
+    connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
+    view: AcpcView | None = None
+
+
+class _Clients:
+    """A bot's connected ACPC clients, one per table, as one connection of the pump (``dealer.connect.pump``):
+    each batch is translated table by table into MATCHSTATE lines, each answer into a reply."""
+
+    lost = "its output ended without Goodbye"
+    broken: tuple[type[BaseException], ...] = (BrokenPipeError, ConnectionResetError)
+
+    def __init__(self, clients: list[_Client], connections: list[_Streams], no_limit: bool) -> None:
+        self._clients = clients
+        self._connections = connections
+        self._no_limit = no_limit
+        self._by_table: dict[int, _Client] = {}
+
+    async def read(self, inbox: Inbox) -> None:
+        """Read every client's answers until one of them closes (one client down ends the bot's connection)."""
+        readers = [
+            asyncio.create_task(self._read(inbox, client, reader))
+            for client, (reader, _) in zip(self._clients, self._connections, strict=True)
+        ]
+        try:
+            done, _ = await asyncio.wait(readers, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for reader_task in readers:
+                reader_task.cancel()
+        for reader_task in done:
+            reader_task.result()  # a reader's own error, if the dealer had one
+
+    @staticmethod
+    async def _read(inbox: Inbox, client: _Client, reader: asyncio.StreamReader) -> None:
+        """Read one client's answers until it closes or the bot is cut off."""
+        while True:
+            try:
+                raw = await reader.readline()
+            except (asyncio.LimitOverrunError, ValueError):
+                inbox.malformed(f"a line longer than {MAX_LINE_BYTES} bytes", fatal=True)
+                return
+            if not raw:
+                return
+            line = raw.decode("utf-8", "replace").strip()
+            if not line or line[0] in "#;":  # comments, as the ACPC dealer allows
+                continue
+            try:
+                if client.view is None:
+                    raise ValueError("an answer before any state was sent")
+                reply = client.view.answer(line)
+            except ValueError as error:
+                if not inbox.malformed(str(error)):
+                    return
+                continue
+            if not await inbox.receive(wire_json.reply_message([reply])):
+                return
+
+    async def write(self, batch: bytes) -> int:
+        """Write each client the MATCHSTATE lines of its table's items and wait until they are sent."""
+        written: dict[int, list[str]] = {}
+        for item in wire_json.item_dicts(batch):
+            table = item["table"]
+            assert isinstance(table, int)
+            seated = self._by_table.get(table)
+            if seated is None:
+                if item["type"] != "match_start":
+                    continue  # connection-level items (welcome, notices, goodbye): ACPC has none
+                seated = next((c for c in self._clients if c.view is None), None)
+                if seated is None:
+                    continue
+                self._by_table[table] = seated
+                seated.view = AcpcView(table, self._no_limit)
+            assert seated.view is not None
+            seated.view.feed(item, written.setdefault(id(seated), []))
+        for client, (_, writer) in zip(self._clients, self._connections, strict=True):
+            lines = written.get(id(client), [])
+            if client.view is not None:
+                client.view.flush(lines)
+            if lines:
+                writer.write("".join(f"{line}\r\n" for line in lines).encode())
+        for _, writer in self._connections:
+            await writer.drain()
+        return 0
+
+    def close(self) -> None:
+        """Close every client's connection."""
+        for _, writer in self._connections:
+            writer.close()
+
+
+class AcpcBot:
+    """A bot's ACPC clients, one per table, seen by the match as one bot process."""
+
+    def __init__(self, name: str, clients: list[_Client], sockets: str | None) -> None:
+        self.name = name
+        self.clients = clients
+        self.killed = False
+        self._bridge: asyncio.Task[None] | None = None
+        self._sockets = sockets  # the folder of the dealer's Unix sockets for sealed clients
+        self._writers: list[asyncio.StreamWriter] = []
+
+    @classmethod
+    async def launch(
+        cls,
+        name: str,
+        command: Command,
+        *,
+        session: BotSession,
+        tables: int,
+        players: int,
+        game: GameConfig,
+        game_file: Path,
+        base: Path,
+        workdir: Path,
+        log_path: Path,
+        limits: Limits,
+        startup_s: float,
+    ) -> AcpcBot:
+        """Write the game file, open a port per table and launch the clients; the session is attached
+        (and played) once every client has said its version within ``startup_s``. Raises OSError if
+        one cannot start.
+
+        Sealed (sandboxed with ``network: none``), each client runs in a network namespace of its own:
+        its launcher listens on ``PORT`` of that namespace's loopback and relays the connection to a
+        Unix socket of the dealer's bound into the sandbox, so no other process reaches its port.
+        Otherwise the dealer listens on a port of the host's loopback (``network: host``)."""
+        sealed = is_sealed(limits)
+        sandboxed = limits.sandbox == "on"
+        if not sealed:
+            limits = dataclasses.replace(limits, network=Network.HOST)  # the loopback port is the way in
+        write_atomically(game_file, game_definition(game, players))  # 0644: the bot's own user reads it
+        sockets = tempfile.mkdtemp(prefix="dealer-acpc-") if sealed else None
+        clients: list[_Client] = []
+        game_path = GAME_PATH if sandboxed else str(game_file)
+        argv = replaced(command, lambda w: w.replace("{game}", game_path).replace("{host}", HOST))
+        try:
+            for k in range(tables):
+                folder = workdir / f"seat{k}" if tables > 1 else workdir
+                log = log_path if k == 0 else log_path.with_name(f"{log_path.stem}.seat{k}{log_path.suffix}")
+                socket = None if sockets is None else os.path.join(sockets, f"{k}.sock")
+                files = {GAME_PATH: game_file} if sandboxed else None
+                clients.append(await _launch_client(name, argv, socket, base, folder, log, limits, files))
+        except OSError:
+            for client in clients:
+                client.server.close()
+                await client.process.stop(0.2)
+            if sockets is not None:
+                shutil.rmtree(sockets, ignore_errors=True)
+            raise
+        bot = cls(name, clients, sockets)
+        bot._bridge = asyncio.create_task(bot._serve(session, game.variant != "fixed-limit", startup_s))
+        return bot
+
+    async def _handshake(
+        self, session: BotSession, startup_s: float
+    ) -> list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+        """Wait (until ``startup_s``) for every client's connection and its ``VERSION:2.x`` line; the
+        connections, or none. A first line that is something else, or longer than MAX_LINE_BYTES, is a
+        ``protocol`` fault, and the clients are stopped (so the match counts no ``no_connect``); a
+        client that says nothing in time, or ends, is left to the match (``no_connect``, or its exit)."""
+        deadline = asyncio.get_running_loop().time() + startup_s
+        connections = []
+        for client in self.clients:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    reader, writer = await client.connected
+                    client.server.close()  # one connection per port
+                    self._writers.append(writer)
+                    first = await reader.readline()
+            except TimeoutError:
+                return []
+            except ValueError:  # asyncio's LimitOverrunError, as readline raises it
+                first, wrong = b"", f"its first line is longer than {MAX_LINE_BYTES} bytes"
+            except (ConnectionResetError, BrokenPipeError):
+                return []
+            else:
+                if not first:
+                    return []
+                wrong = "" if first.startswith(VERSION.encode()) else f"not {first.decode('utf-8', 'replace')[:80]!r}"
+            if wrong:
+                session.fault(Fault.PROTOCOL, f"an ACPC client must say VERSION:2.0.0 first: {wrong}")
+                self.killed = True
+                for other in self.clients:
+                    other.process.terminate()
+                return []
+            connections.append((reader, writer))
+        return connections
+
+    async def _serve(self, session: BotSession, no_limit: bool, startup_s: float) -> None:
+        """Wait for every client's version, then pump the session's batches to them and their answers back."""
+        connections = await self._handshake(session, startup_s)
+        if connections:
+            LOGGER.info("bot %s connected over its table ports", session.name)
+            await pump(session, _Clients(self.clients, connections, no_limit))
+
+    # ------------------------------------------------------------- as the match sees a bot process
+
+    @property
+    def processes(self) -> list[BotProcess]:
+        """The clients' processes, one per table."""
+        return [c.process for c in self.clients]
+
+    @property
+    def process(self) -> asyncio.subprocess.Process:
+        """The first client's process (for the match's log line)."""
+        return self.clients[0].process.process
+
+    @property
+    def returncode(self) -> int | None:
+        """The first failure status among the clients, else 0 once all ended (None while any runs)."""
+        codes = [c.process.returncode for c in self.clients]
+        failed = [code for code in codes if code not in (None, 0)]
+        return failed[0] if failed else (None if None in codes else 0)
+
+    @property
+    def crashed(self) -> bool:
+        """Whether a client exited by itself with a failure status."""
+        return any(c.process.crashed for c in self.clients)
+
+    async def wait_exit(self, timeout_s: float) -> bool:
+        """Wait until a client's process ends (one client down stops the bot); True if one did."""
+        waits = [asyncio.ensure_future(c.process.wait_exit(timeout_s)) for c in self.clients]
+        done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for wait in pending:
+            wait.cancel()
+        return any(w.result() for w in done)
+
+    async def stop(self, grace_s: float = 1.0) -> int | None:
+        """Stop every client (as ``BotProcess.stop``), close their connections, end the adapter."""
+        await asyncio.gather(*(c.process.stop(grace_s) for c in self.clients))
+        self.killed = self.killed or any(c.process.killed for c in self.clients)
+        for client in self.clients:
+            client.server.close()
+            if not client.connected.done():
+                client.connected.cancel()
+        for writer in self._writers:
+            writer.close()
+        if self._bridge is not None:
+            await asyncio.wait([self._bridge], timeout=grace_s)
+            if not self._bridge.done():  # a connection held open by a process that left the sandbox
+                self._bridge.cancel()
+                await asyncio.wait([self._bridge])
+        if self._sockets is not None:
+            shutil.rmtree(self._sockets, ignore_errors=True)
+        return self.returncode
+
+    async def log_complete(self, timeout_s: float = 1.0) -> None:
+        """Wait (a little) until every client's output has reached its log."""
+        await asyncio.gather(*(c.process.log_complete(timeout_s) for c in self.clients))
+
+    def out_of_cpu(self) -> bool:
+        """Whether a client hit its CPU time limit (as ``BotProcess.out_of_cpu``)."""
+        return any(c.process.out_of_cpu() for c in self.clients)
+
+    def out_of_memory(self) -> bool:
+        """Whether a client's log ends with an allocation failure."""
+        return any(c.process.out_of_memory() for c in self.clients)
+
+    def log_tail(self, max_bytes: int = 2000) -> str:
+        """The end of each client's log."""
+        return "\n".join(c.process.log_tail(max_bytes // len(self.clients)) for c in self.clients)
+
+
+def is_sealed(limits: Limits) -> bool:
+    """Whether an ACPC bot with these limits runs in a network namespace of its own (its port
+    relayed inside its sandbox), rather than on a port of the host's loopback."""
+    return limits.sandbox == "on" and limits.network == "none"
+
+
+async def _launch_client(
+    name: str,
+    argv: Command,
+    socket: str | None,
+    base: Path,
+    workdir: Path,
+    log_path: Path,
+    limits: Limits,
+    files: dict[str, Path] | None,
+) -> _Client:
+    """Open one client's port (a Unix ``socket`` its sealed launcher relays ``PORT`` to, else a port
+    of the host's loopback), then launch it with ``{port}`` in ``argv`` replaced; the port is
+    closed again if the launch fails."""
+    connected: asyncio.Future[_Streams] = asyncio.get_running_loop().create_future()
+    accept = functools.partial(_accept, connected=connected)
+    if socket is not None:
+        server = await asyncio.start_unix_server(accept, socket, limit=MAX_LINE_BYTES)
+        port, local = PORT, f"unix:{socket}"
+    else:
+        server = await asyncio.start_server(accept, HOST, 0, limit=MAX_LINE_BYTES)
+        port, local = server.sockets[0].getsockname()[1], None
+    try:
+        process = await BotProcess.launch(
+            name,
+            replaced(argv, lambda word: word.replace("{port}", str(port))),
+            address="",
+            token="",
+            base=base,
+            workdir=workdir,
+            log_path=log_path,
+            limits=limits,
+            local_address=local,
+            relay_port=PORT if socket is not None else None,
+            files=files,
+        )
+    except BaseException:
+        server.close()
+        raise
+    return _Client(process, server, connected)
+
+
+async def _accept(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+) -> None:
+    """Keep a port's first connection; close any other (charged to no bot: it cannot be told whose)."""
+    if connected.done():
+        writer.close()
+    else:
+        connected.set_result((reader, writer))

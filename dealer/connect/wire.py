@@ -1,0 +1,525 @@
+"""The one edge where a hand's engine records become the protobuf bytes bots receive, and
+bots' answers become the plain ``Reply`` the match reads (with ``wire_json.py``, the stdio bots'
+JSON lines, and ``server.py``, the only modules that import the generated classes: the match
+builds no protobuf message and reads none).
+
+A hand's items (HandStart, Event, ActionRequest, HandEnd) are encoded nowhere else. What a bot
+may see is decided here: hole cards go only into the owner's HandStart and ActionRequest; other
+seats' cards appear only in HandEnd, and only for seats that showed down.
+
+The items are written by hand rather than through the generated message classes, several
+times cheaper on the dealer's hot path: each field is its key then a varint or a
+length-prefixed value, in field-number order as protobuf writes them, proto3 zero values left
+out, repeated numbers packed. ``tests/test_wire.py`` checks every item against the generated
+classes byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from dealer.engine.cards import CARD_NAMES
+from dealer.engine.rules import (
+    MAX_SEATS,
+    Acted,
+    Awarded,
+    Dealt,
+    Event,
+    Hand,
+    Legal,
+    Posted,
+    Raked,
+    Returned,
+    Shown,
+    Variant,
+)
+from poker.v1 import dealer_pb2 as pb
+
+T = TypeVar("T")
+# Bytes are joined, never chained with ``+`` (a + b + c): compiled by mypyc 1.19, the chain's
+# intermediate is never freed: a leak of every hand's items (``benchmarks/memory.py`` shows it as growth).
+_ITEMS_TAG = b"\x0a"  # DealerMessage.items is field 1, length-delimited
+_MASK64 = (1 << 64) - 1
+_MEMO_LIMIT = 1 << 14  # values remembered per encoding table, about 2 MB at most (others: encoded at each use)
+
+
+def _varint(value: int) -> bytes:
+    """Protobuf's base-128 varint; a negative int64 as its 64-bit two's complement (10 bytes)."""
+    if 0 <= value < 0x200000:  # up to three bytes without the loop: request ids, amounts
+        if value < 0x80:
+            return bytes((value,))
+        if value < 0x4000:
+            return bytes((value & 0x7F | 0x80, value >> 7))
+        return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
+    value &= _MASK64
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _tag(number: int, wire_type: int) -> bytes:
+    """A field's key: its number and wire type (0 varint, 2 length-delimited)."""
+    return _varint(number << 3 | wire_type)
+
+
+class _Encodings(dict[int, bytes]):
+    """Integers' encodings, remembered: a bare varint, or with ``number`` a whole varint field.
+
+    A field's encoding of 0 is empty, as proto3 leaves default values out.
+    """
+
+    __slots__ = ("key",)
+
+    def __init__(self, number: int | None = None) -> None:
+        super().__init__()
+        self.key = None if number is None else _tag(number, 0)
+
+    def __missing__(self, value: int) -> bytes:
+        if self.key is None:
+            encoded = _varint(value)
+        elif value:
+            encoded = self.key + _varint(value)
+        else:
+            encoded = b""  # a zero field is left out
+        if len(self) < _MEMO_LIMIT:
+            self[value] = encoded
+        return encoded
+
+
+_VARINT = _Encodings()  # bare varints: lengths and packed elements
+_ITEM_TABLE = _Encodings(1)  # Item.table
+_FIELDS = [_Encodings(number) for number in range(20)]  # varint fields by number (of any message)
+
+
+def _card_field(number: int) -> tuple[bytes, ...]:
+    """One card as an element of the repeated string field ``number``, by card."""
+    key = _tag(number, 2)
+    return tuple(key + b"\x02" + name.encode() for name in CARD_NAMES)
+
+
+# Enum values, the wire's numbers of the engine's names.
+_VARIANTS = {
+    Variant.NO_LIMIT: pb.VARIANT_NO_LIMIT,
+    Variant.POT_LIMIT: pb.VARIANT_POT_LIMIT,
+    Variant.FIXED_LIMIT: pb.VARIANT_FIXED_LIMIT,
+}
+_STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
+_POSTS = {"ante": pb.EVENT_TYPE_ANTE, "small_blind": pb.EVENT_TYPE_SMALL_BLIND, "big_blind": pb.EVENT_TYPE_BIG_BLIND}
+_ACTS = {
+    "fold": pb.EVENT_TYPE_FOLD,
+    "check": pb.EVENT_TYPE_CHECK,
+    "call": pb.EVENT_TYPE_CALL,
+    "bet": pb.EVENT_TYPE_BET,
+    "raise": pb.EVENT_TYPE_RAISE,
+}
+
+# The message fields of Item (its oneof ``kind``), then the fields of those messages, by number.
+# Table seats are below MAX_SEATS, so a seat's varint is the one byte of its value.
+_ITEM_HAND_START, _ITEM_EVENT, _ITEM_REQUEST, _ITEM_HAND_END = (_tag(n, 2) for n in (4, 5, 6, 7))
+# HandStart: hand 1, button 2, seat 3, hole_cards 4, stacks 5, variant 6, small_blind 7,
+# big_blind 8, ante 9, small_bet 10, big_bet 11, cap 12.
+_START_HOLE = _card_field(4)
+_START_STACKS = _tag(5, 2)
+# Event: type 1, seat 2, amount 3, to 4, all_in 5, cards 6, street 7, hand 8.
+_EVENT_HEADS = {  # type then seat, by Acted or Posted kind and table seat
+    kind: tuple(_FIELDS[1][kind_type] + _FIELDS[2][seat] for seat in range(MAX_SEATS))
+    for kind, kind_type in (*_ACTS.items(), *_POSTS.items())
+}
+_RETURNED_HEADS = tuple(_FIELDS[1][pb.EVENT_TYPE_RETURNED] + _FIELDS[2][seat] for seat in range(MAX_SEATS))
+_AMOUNT, _TO = _FIELDS[3], _FIELDS[4]
+_ALL_IN = (b"", _tag(5, 0) + b"\x01")  # by the bool
+_EVENT_BOARD = _FIELDS[1][pb.EVENT_TYPE_BOARD]
+_EVENT_CARD = _card_field(6)
+_EVENT_STREETS = tuple(_FIELDS[7][street] for street in _STREETS)
+# ActionRequest: request_id 1, hand 2, street 3, seat 4, hole_cards 5, board 6, stacks 7, bets 8,
+# folded 9, pot 10, can_fold 11, call_amount 12, min_raise_to 13, max_raise_to 14, time_ms 15,
+# bank_ms 16, variant 17, big_blind 18, button 19, decision_seed 20.
+_REQUEST_ID = _tag(1, 0)  # then the id's varint, not remembered: ids only grow over a session
+_DECISION_SEED = _tag(20, 0)  # then the seed's varint (dealer.league.seeds.decision_seed): the request's last field
+_REQUEST_STREETS = tuple(_FIELDS[3][street] for street in _STREETS)
+_REQUEST_HOLE, _REQUEST_BOARD = _card_field(5), _card_field(6)
+_REQUEST_STACKS, _REQUEST_BETS, _REQUEST_FOLDED = (_tag(n, 2) for n in (7, 8, 9))
+_REQUEST_CAN_FOLD = (b"", _tag(11, 0) + b"\x01")  # by the bool
+_POT, _CALL, _MIN_TO, _MAX_TO, _TIME, _BANK = (_FIELDS[n] for n in (10, 12, 13, 14, 15, 16))
+# HandEnd: hand 1, shown 2 (ShownHand: seat 1, cards 2), pots 3 (Pot: amount 1, winners 2,
+# shares 3), stacks 4, net 5, board 6, rake 7.
+_SETTLED = frozenset((Shown, Raked, Awarded))  # the records HandEnd reports
+_END_SHOWN, _END_POT, _END_STACKS, _END_NET = (_tag(n, 2) for n in (2, 3, 4, 5))
+_END_BOARD, _SHOWN_CARD = _card_field(6), _card_field(2)
+_POT_WINNERS, _POT_SHARES = _tag(2, 2), _tag(3, 2)
+
+
+def frame(item: pb.Item) -> bytes:
+    """An item serialized as one ``items`` entry of a DealerMessage: joined frames are a message."""
+    payload = item.SerializeToString()
+    return b"".join((_ITEMS_TAG, _VARINT[len(payload)], payload))
+
+
+def by_table_seat(values: Sequence[T], seat_map: list[int], table_seats: int, absent: T) -> Sequence[T]:
+    """Engine-seat values laid out by table seat; seats not dealt in (freezeout) get ``absent``."""
+    if len(seat_map) == table_seats:  # every seat is dealt in: engine seats are table seats
+        return values
+    laid_out = [absent] * table_seats
+    for engine_seat, table_seat in enumerate(seat_map):
+        laid_out[table_seat] = values[engine_seat]
+    return laid_out
+
+
+def _varints(values: Sequence[int]) -> bytes:
+    """The varints of ``values`` one after another: a packed repeated field's body."""
+    if len(values) == 2:  # heads-up, the common table, without the join
+        first, second = values
+        return _VARINT[first] + _VARINT[second]
+    return b"".join(map(_VARINT.__getitem__, values))
+
+
+def _packed(key: bytes, values: Sequence[int]) -> bytes:
+    """A packed repeated varint field (int64, uint32): key, length, the varints; nothing if empty."""
+    body = _varints(values)
+    return b"".join((key, _VARINT[len(body)], body)) if body else b""
+
+
+def _framed(head: bytes, body: bytes) -> bytes:
+    """An ``items`` entry of a DealerMessage: the Item's fields up to its message's key, then ``body``."""
+    size = _VARINT[len(body)]
+    return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
+
+
+def _message(key: bytes, body: bytes) -> bytes:
+    """A length-delimited field: key, length, body."""
+    return b"".join((key, _VARINT[len(body)], body))
+
+
+class HandWire:
+    """One hand's items for one table, framed for ``BotSession.send_framed``.
+
+    Made once per hand so that what is constant over the hand (table, hand number, seat layout,
+    each seat's hole cards, the variant and blinds) is encoded once, not at every item.
+    """
+
+    __slots__ = (
+        "_boards",
+        "_event_item",
+        "_event_tail",
+        "_everyone",
+        "_number",
+        "_own",
+        "_published",
+        "_request_hand",
+        "_request_item",
+        "_request_tail",
+        "_start_tail",
+        "_street",
+        "_table",
+        "hand",
+        "seat_map",
+        "table_seats",
+    )
+
+    def __init__(self, table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int) -> None:
+        """``seat_map`` maps the hand's engine seats to table seats; ``table_seats`` is the table's size."""
+        self.hand = hand
+        self.seat_map = seat_map
+        self.table_seats = table_seats
+        self._table = item_table = _ITEM_TABLE[table]
+        self._number = number
+        self._start_tail = b""  # HandStart's stacks to cap, made at the first HandStart
+        self._event_item = item_table + _ITEM_EVENT
+        self._event_tail = _FIELDS[8][number]  # Event.hand
+        self._request_item = item_table + _ITEM_REQUEST
+        self._request_hand = _FIELDS[2][number]  # ActionRequest.hand
+        self._request_tail = b""  # variant, big_blind and button, made at the first request
+        self._own: dict[int, bytes] = {}  # ActionRequest.seat and hole_cards by engine seat
+        self._boards = {0: b""}  # ActionRequest.board by street (none before the flop)
+        self._published = 0  # engine records already published
+        self._everyone = len(seat_map) == table_seats  # every table seat is dealt in (not a freezeout's late hand)
+        self._street = 0  # the street of the last record published
+
+    def _item(self, kind: bytes, body: bytes) -> bytes:
+        """The framed Item of this table holding ``body`` as its ``kind`` message."""
+        return _framed(self._table + kind, body)
+
+    def hand_start(self, seat: int) -> bytes:
+        """The HandStart for the bot at engine seat ``seat``."""
+        config, seat_map = self.hand.config, self.seat_map
+        first, second = self.hand.hole[seat]
+        return self._item(_ITEM_HAND_START, b"".join((
+            _FIELDS[1][self._number], _FIELDS[2][seat_map[config.button]], _FIELDS[3][seat_map[seat]],
+            _START_HOLE[first], _START_HOLE[second], self._start_tail or self._make_start_tail(),
+        )))  # fmt: skip
+
+    def _make_start_tail(self) -> bytes:
+        """HandStart's fields from ``stacks`` on, the same for every seat."""
+        config = self.hand.config
+        self._start_tail = tail = b"".join((
+            _packed(_START_STACKS, by_table_seat(config.stacks, self.seat_map, self.table_seats, 0)),
+            _FIELDS[6][_VARIANTS[config.variant]], _FIELDS[7][config.small_blind], _FIELDS[8][config.big_blind],
+            _FIELDS[9][config.ante], _FIELDS[10][config.bet_size(0)], _FIELDS[11][config.bet_size(2)],
+            _FIELDS[12][config.cap],
+        ))  # fmt: skip
+        return tail
+
+    def publish(self) -> bytes:
+        """The public Event items of every engine record since the last call, as one chunk of
+        frames for every seat (empty when there is none)."""
+        events = self.hand.events
+        if self._published == len(events):
+            return b""
+        frames = []
+        street = self._street
+        for event in events[self._published :]:
+            if type(event) is Dealt:
+                self._street = street = event.street
+            framed = self.event(event, street)
+            if framed is not None:
+                frames.append(framed)
+        self._published = len(events)
+        return b"".join(frames)
+
+    def event(self, event: Event, street: int) -> bytes | None:
+        """The public Event item for an engine record, or None for records sent in HandEnd."""
+        if isinstance(event, Acted):
+            seat, act, amount, to, all_in = event
+            body = b"".join((
+                _EVENT_HEADS[act][self.seat_map[seat]], _AMOUNT[amount], _TO[to], _ALL_IN[all_in],
+                _EVENT_STREETS[street], self._event_tail,
+            ))  # fmt: skip
+        elif isinstance(event, Dealt):
+            body = b"".join((
+                _EVENT_BOARD, *[_EVENT_CARD[card] for card in event.cards], _EVENT_STREETS[event.street],
+                self._event_tail,
+            ))  # fmt: skip
+        elif isinstance(event, Posted):
+            seat, post, amount, all_in = event
+            body = b"".join((
+                _EVENT_HEADS[post][self.seat_map[seat]], _AMOUNT[amount], b"" if post == "ante" else _TO[amount],
+                _ALL_IN[all_in], _EVENT_STREETS[0], self._event_tail,
+            ))  # fmt: skip
+        elif isinstance(event, Returned):
+            body = b"".join((
+                _RETURNED_HEADS[self.seat_map[event.seat]], _AMOUNT[event.amount], _EVENT_STREETS[street],
+                self._event_tail,
+            ))  # fmt: skip
+        else:
+            return None
+        size, head = _VARINT[len(body)], self._event_item  # as _framed does, inline on this hot path
+        return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
+
+    def request(self, request_id: int, legal: Legal, time_ms: int, bank_ms: int, decision_seed: int = 0) -> bytes:
+        """The ActionRequest for the current actor, from the hand's state now (``decision_seed``: its
+        draws' seed, ``dealer.league.seeds.decision_seed``; 0 sends none)."""
+        hand = self.hand
+        seat, street = hand.actors[0], hand.street
+        stacks: Sequence[int] = hand.stacks
+        bets: Sequence[int] = hand.bets
+        folded: Sequence[bool] = hand.folded
+        if self._everyone:
+            if len(stacks) == 2:  # heads-up, the common table, without the calls
+                packed_stacks = _VARINT[stacks[0]] + _VARINT[stacks[1]]
+                packed_bets = _VARINT[bets[0]] + _VARINT[bets[1]]
+            else:
+                packed_stacks, packed_bets = _varints(stacks), _varints(bets)
+        else:  # freezeout: seats out of the hand are laid out too
+            stacks = by_table_seat(stacks, self.seat_map, self.table_seats, 0)
+            bets = by_table_seat(bets, self.seat_map, self.table_seats, 0)
+            folded = by_table_seat(folded, self.seat_map, self.table_seats, True)
+            packed_stacks, packed_bets = _varints(stacks), _varints(bets)
+        fold, call, min_to, max_to, _ = legal
+        body = b"".join((
+            _REQUEST_ID + _varint(request_id) if request_id else b"",
+            self._request_hand, _REQUEST_STREETS[street],
+            self._own.get(seat) or self._make_own(seat),
+            self._boards[street] if street in self._boards else self._make_board(street),
+            _REQUEST_STACKS, _VARINT[len(packed_stacks)], packed_stacks,
+            _REQUEST_BETS, _VARINT[len(packed_bets)], packed_bets,
+            _REQUEST_FOLDED, _VARINT[len(folded)], bytes(folded),
+            _POT[hand.total_pot()], _REQUEST_CAN_FOLD[fold], _CALL[call], _MIN_TO[min_to], _MAX_TO[max_to],
+            _TIME[time_ms], _BANK[bank_ms], self._request_tail or self._make_request_tail(),
+            _DECISION_SEED + _varint(decision_seed) if decision_seed else b"",
+        ))  # fmt: skip
+        size, head = _VARINT[len(body)], self._request_item  # as _framed does, inline on this hot path
+        return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
+
+    def _make_own(self, seat: int) -> bytes:
+        """ActionRequest's seat and hole_cards for engine seat ``seat``, kept for the hand."""
+        first, second = self.hand.hole[seat]
+        self._own[seat] = own = b"".join((_FIELDS[4][self.seat_map[seat]], _REQUEST_HOLE[first], _REQUEST_HOLE[second]))
+        return own
+
+    def _make_board(self, street: int) -> bytes:
+        """ActionRequest's board on ``street``, kept for the hand."""
+        self._boards[street] = board = b"".join([_REQUEST_BOARD[card] for card in self.hand.board])
+        return board
+
+    def _make_request_tail(self) -> bytes:
+        """ActionRequest's variant, big_blind and button, the same in every request of the hand."""
+        config = self.hand.config
+        self._request_tail = tail = b"".join((
+            _FIELDS[17][_VARIANTS[config.variant]], _FIELDS[18][config.big_blind],
+            _FIELDS[19][self.seat_map[config.button]],
+        ))  # fmt: skip
+        return tail
+
+    def hand_end(self, net: list[int]) -> bytes:
+        """The HandEnd every seat receives: only cards that were shown at showdown."""
+        hand, seat_map, events = self.hand, self.seat_map, self.hand.events
+        settled = len(events)
+        while settled and type(events[settled - 1]) in _SETTLED:  # the settlement's records end the hand's
+            settled -= 1
+        shown, pots, rake = [], [], 0
+        for event in events[settled:]:
+            if isinstance(event, Shown):
+                first, second = event.cards
+                shown.append(
+                    _message(
+                        _END_SHOWN,
+                        b"".join((_FIELDS[1][seat_map[event.seat]], _SHOWN_CARD[first], _SHOWN_CARD[second])),
+                    )
+                )
+            elif isinstance(event, Awarded):
+                shares = event.shares
+                if len(shares) == 1:  # one winner, the common case, without the comprehensions
+                    winners, won = bytes((seat_map[shares[0][0]],)), _VARINT[shares[0][1]]
+                else:
+                    winners = bytes([seat_map[s] for s, _ in shares])  # seats' varints are one byte
+                    won = b"".join([_VARINT[w] for _, w in shares])
+                pots.append(_message(_END_POT, b"".join((
+                    _FIELDS[1][event.amount], _POT_WINNERS, _VARINT[len(winners)], winners,
+                    _POT_SHARES, _VARINT[len(won)], won,
+                ))))  # fmt: skip
+            elif isinstance(event, Raked):
+                rake = event.amount
+        return self._item(_ITEM_HAND_END, b"".join((
+            _FIELDS[1][self._number], *shown, *pots,
+            _packed(_END_STACKS, by_table_seat(hand.stacks, seat_map, self.table_seats, 0)), _packed(_END_NET, net),
+            *[_END_BOARD[card] for card in hand.board], _FIELDS[7][rake],
+        )))  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# The stdio contract's names of a reply's actions (dealer.connect.wire_json writes and reads its JSON lines).
+
+ACTION_TYPES = {  # a reply's action type by its name in the stdio contract
+    "fold": pb.ACTION_TYPE_FOLD,
+    "check_call": pb.ACTION_TYPE_CHECK_CALL,
+    "bet_raise": pb.ACTION_TYPE_BET_RAISE,
+}
+_REPLY_ACTIONS = {number: name for name, number in ACTION_TYPES.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# The match's side of the wire: what a bot answered, the notices it is sent, each table's
+# MatchStart and MatchEnd. The match speaks these plain values; protobuf stays here and in server.py.
+
+FOLD, CHECK_CALL, BET_RAISE = "fold", "check_call", "bet_raise"  # a reply's actions, as the stdio contract names them
+DISQUALIFIED = "disqualified"  # the notice that a bot no longer decides in a match (no fault of its own)
+_NOTICE_REASONS = {  # a Notice's reason by its name in the stdio contract
+    "timeout": pb.FAULT_REASON_TIMEOUT,
+    "illegal_action": pb.FAULT_REASON_ILLEGAL_ACTION,
+    "unexpected_reply": pb.FAULT_REASON_UNEXPECTED_REPLY,
+    "protocol": pb.FAULT_REASON_PROTOCOL,
+    DISQUALIFIED: pb.FAULT_REASON_DISQUALIFIED,
+}
+
+_MATCH_MODES = {"reset": pb.MATCH_MODE_RESET, "freezeout": pb.MATCH_MODE_FREEZEOUT}
+_MATCH_VARIANTS = {
+    "no-limit": pb.MATCH_VARIANT_NO_LIMIT,
+    "pot-limit": pb.MATCH_VARIANT_POT_LIMIT,
+    "fixed-limit": pb.MATCH_VARIANT_FIXED_LIMIT,
+    "mixed": pb.MATCH_VARIANT_MIXED,
+}
+
+
+class Reply:
+    """A bot's answer to one ActionRequest: its table and request, its action (FOLD, CHECK_CALL,
+    BET_RAISE, or an unknown action type's number as a string), its "raise to" total, and the
+    strategy it reported as (action, amount, probability) per option (empty: a black box).
+
+    A plain class, not a frozen dataclass: compiled, one is made in a fraction of the time, on
+    the path of every decision."""
+
+    __slots__ = ("action", "amount", "request_id", "strategy", "table")
+
+    def __init__(
+        self, table: int, request_id: int, action: str, amount: int, strategy: tuple[tuple[str, int, float], ...] = ()
+    ) -> None:
+        self.table = table
+        self.request_id = request_id
+        self.action = action
+        self.amount = amount
+        self.strategy = strategy
+
+
+BotMessage = pb.BotMessage  # a bot's decoded message of replies, as a session routes it (dealer.connect.session)
+ActionReply = pb.ActionReply  # one reply of it
+
+
+def reply(message: pb.ActionReply) -> Reply:
+    """An ActionReply off the wire as the match reads it."""
+    kind = message.type
+    action = _REPLY_ACTIONS.get(kind) or str(kind)
+    options = message.strategy
+    if not options:
+        return Reply(message.table, message.request_id, action, message.amount)
+    strategy = tuple([(_REPLY_ACTIONS.get(o.type) or str(o.type), o.amount, o.probability) for o in options])
+    return Reply(message.table, message.request_id, action, message.amount, strategy)
+
+
+def welcome(name: str, protocol_version: int) -> bytes:
+    """A framed Welcome, the first item a connected bot is sent (over any transport)."""
+    return frame(pb.Item(welcome=pb.Welcome(name=name, protocol_version=protocol_version)))
+
+
+def goodbye(reason: str) -> bytes:
+    """A framed Goodbye: the bot should exit."""
+    return frame(pb.Item(goodbye=pb.Goodbye(reason=reason)))
+
+
+def notice(reason: str, detail: str, request_id: int = 0) -> bytes:
+    """A framed Notice; ``reason`` is the stdio contract's name of a FaultReason ("timeout",
+    "illegal_action", "unexpected_reply", "protocol" as in ``server.Fault``, or DISQUALIFIED)."""
+    return frame(pb.Item(notice=pb.Notice(reason=_NOTICE_REASONS[reason], detail=detail, request_id=request_id)))
+
+
+def match_start(
+    table: int,
+    match_id: str,
+    seat: int,
+    players: Sequence[str],
+    hands: int,
+    mode: str,
+    variant: str,
+    starting_stack: int,
+    per_action_ms: int,
+    bank_ms: int,
+) -> bytes:
+    """A table's framed MatchStart for the bot at ``seat`` (``mode`` "reset" or "freezeout",
+    ``variant`` the match's variant as configured: "no-limit", ..., "mixed"), each both as its
+    enum field and as the deprecated string that bots written before the enums read."""
+    return frame(
+        pb.Item(
+            table=table,
+            match_start=pb.MatchStart(
+                match_id=match_id,
+                seat=seat,
+                players=players,
+                hands=hands,
+                mode=mode,
+                variant_name=variant,
+                starting_stack=starting_stack,
+                per_action_ms=per_action_ms,
+                bank_ms=bank_ms,
+                match_mode=_MATCH_MODES[mode],
+                variant=_MATCH_VARIANTS[variant],
+            ),
+        )
+    )
+
+
+def match_end(table: int, match_id: str, net: Sequence[int], hands: int) -> bytes:
+    """A table's framed MatchEnd: net chips by seat over the match and the hands played."""
+    return frame(pb.Item(table=table, match_end=pb.MatchEnd(match_id=match_id, net=net, hands=hands)))

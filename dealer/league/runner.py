@@ -1,0 +1,313 @@
+"""Where matches are played: the one module that starts a dealer server and its matches for a
+single match (``dealer match``), a comparison (``dealer compare``) and a league's executors. The
+statistics (``dealer.stats.compare``, ``dealer.stats.paired``, ``dealer.stats.stats``) and the league's planning
+only describe what to play and read what was played."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dealer.config.league_file import CompareSettings as Settings
+from dealer.config.league_file import GameConfig
+from dealer.connect.server import BotSession, DealerServer
+from dealer.engine.scheduler import compare_tables
+from dealer.isolation.processes import isolation
+from dealer.league.match import Match, MatchBot, MatchPlan
+from dealer.league.run import MatchJob
+from dealer.league.seeds import commitment, guessable
+from dealer.league.workers import Looks, Part, Reporter, merged, run_parts, split, stopping
+from dealer.stats.compare import (
+    AnyTest,
+    Comparison,
+    compare_results,
+    deal_sets_for,
+    finish,
+    looker,
+    reported,
+    sequential_test,
+    summarize,
+)
+from dealer.stats.paired import PairedTally, Pairing
+from dealer.stats.records import HandRecord, MatchResult
+from dealer.stats.standings import standings
+
+
+def seed_fields(seed: str) -> dict[str, object]:
+    """What the results say about the seed once the event is over: the seed, its commitment, a warning."""
+    return {"seed": seed, "seed_sha256": commitment(seed), "seed_warning": guessable(seed)}
+
+
+def match_record(
+    plan: MatchPlan, result: MatchResult, entries: dict[str, MatchBot], *, duplicate: bool
+) -> dict[str, object]:
+    """``dealer match``'s results.json: the match, its seed, its standings and how its bots were kept apart."""
+    assert isinstance(plan.seed, str)  # dealer match always deals from a seed's text
+    return {
+        "match": plan.match_id,
+        "hands": result.hands,
+        **seed_fields(plan.seed),
+        "variant": plan.game.variant,
+        "duplicate": duplicate,
+        "sealed": plan.sealed,
+        "standings": [s.as_json() for s in standings([result])],
+        "forfeited": result.forfeited,
+        "log_tails": result.log_tails,
+        "sandbox": {name: e.limits.sandbox for name, e in entries.items()},
+        "isolation": {name: isolation(e.protocol, e.limits, sealed=plan.sealed) for name, e in entries.items()},
+    }
+
+
+def comparison_record(
+    comparison: Comparison, commands: Sequence[str], entries: Sequence[MatchBot], *, seed: str, sealed: bool
+) -> dict[str, object]:
+    """``dealer compare``'s compare.json: the comparison with its bots' command lines (new, old, then
+    the field's), its seed, and how its bots were kept apart."""
+    new, old, *field = commands
+    return {
+        **comparison.as_json(),
+        "new": new,
+        "old": old,
+        "field": field,
+        **seed_fields(seed),
+        "sealed": sealed,
+        "hands_played": comparison.hands_played,
+        "sandbox": {e.name: e.limits.sandbox for e in entries},
+        "isolation": {e.name: isolation(e.protocol, e.limits, sealed=sealed) for e in entries},
+    }
+
+
+async def play_match(
+    plan: MatchPlan,
+    entries: dict[str, MatchBot],
+    listen: str,
+    out: Path,
+    *,
+    stop_unstarted: bool,
+    on_hands: Callable[[int], None] | None = None,
+    workers: int = 1,
+) -> MatchResult:
+    """Play one match (``dealer match``) on a server of its own listening on ``listen``, its deal sets
+    spread over up to ``workers`` processes (``dealer.league.workers``: the same result for any number);
+    ``on_hands`` hears how many hands finished, now and then (the progress line)."""
+    plans = split(plan, workers)
+    if len(plans) > 1:
+        parts = [Part(k, p, entries, out, Path.cwd(), _any_port(listen), stop_unstarted) for k, p in enumerate(plans)]
+        return merged(await run_parts(play_part, parts, on_hands=on_hands))
+    async with DealerServer(listen) as server:
+        count = None if on_hands is None else (lambda _: on_hands(1))
+        options: dict[str, Any] = {"stop_unstarted": stop_unstarted, "on_record": count}
+        return await Match(plan, server, entries, out=out, base=Path.cwd(), **options).run()
+
+
+def _any_port(listen: str) -> str:
+    """The address of a part's server: ``listen``, which must leave the port to the system (each part
+    has a server of its own); ValueError otherwise."""
+    if not listen.endswith(":0"):
+        raise ValueError(f"a match spread over worker processes listens on port 0, not {listen}: give --workers 1")
+    return listen
+
+
+def play_part(part: Part) -> MatchResult:
+    """Play a part of a match in a worker process (``dealer.league.workers.run_parts``): on a server of its
+    own, stopped with every other part (the shared event), telling the parent its hands and, for a
+    comparison, each stretch of paired hands it closes."""
+    return asyncio.run(_play_part(part))
+
+
+async def _play_part(part: Part) -> MatchResult:
+    stop = stopping()
+    options: dict[str, Any] = {"out": part.out, "base": part.base, "stop_unstarted": part.stop_unstarted}
+    options.update(stop=stop.is_set, on_halt=stop.set)
+    report = Reporter(part.index)
+    async with DealerServer(part.listen) as server:
+        if part.pairing is None:
+            result = await Match(part.plan, server, part.bots, on_record=report, **options).run()
+        else:
+            match, report.paired = comparing_match(
+                part.plan, server, part.bots, pairing=part.pairing, keep=True, on_record=report, **options
+            )
+            result = await play_paired(match, report.paired)
+    report.flush()
+    return result
+
+
+def comparing_match(
+    plan: MatchPlan,
+    server: DealerServer,
+    bots: Mapping[str, MatchBot],
+    *,
+    pairing: Pairing,
+    test: AnyTest | None = None,
+    keep: bool = False,
+    on_record: Callable[[HandRecord, PairedTally], None] | None = None,
+    stop: Callable[[], bool] | None = None,
+    **options: Any,
+) -> tuple[Match, PairedTally]:
+    """A match whose hands are paired as they end (the ``PairedTally``, also in ``result.paired``):
+    with a sequential test, which looks at the sums at each close and stops the tables at its
+    verdict; with ``keep`` (a league's match), keeping the sums at each look for the league to merge
+    (``play_paired`` closes them); ``on_record`` sees each hand's record and the running pairing
+    after it is paired (the progress line); ``stop``: a stop from elsewhere too (the match's other
+    parts, ``dealer.league.workers``). ``options``: ``Match``'s keywords."""
+    sizes = collections.Counter(t.deal_set for t in plan.tables)
+    paired = PairedTally(pairing, sizes, match_id=plan.match_id, look=looker(test), keep=keep)
+
+    def add(record: HandRecord) -> None:
+        paired.add(record)
+        if on_record is not None:
+            on_record(record, paired)
+
+    def stopped() -> bool:
+        return paired.stopped or (stop is not None and stop())
+
+    match = Match(plan, server, bots, on_record=add, stop=stopped, **options)
+    match.result.paired = paired
+    return match, paired
+
+
+async def play_paired(match: Match, paired: PairedTally) -> MatchResult:
+    """Play a comparing match, then close its pairing: what was never closed goes to ``rest``."""
+    result = await match.run()
+    if paired.keep:
+        paired.finish()
+    return result
+
+
+@dataclass(frozen=True)
+class Dealing:
+    """How a comparison deals: ``max_hands`` hands in all (every table counted), spread over
+    ``deal_sets`` deal sets played at once (each a duplicate group of tables), from ``seed``; its
+    sequential test looks every ``batch`` paired samples. ``sealed``: tables sharing a deal set are
+    played by different processes of a bot (``dealer.league.match``)."""
+
+    max_hands: int
+    deal_sets: int = 1
+    seed: int | str | None = None
+    batch: int = 100
+    sealed: bool = True
+
+
+def _comparison_plan(names: Sequence[str], game: GameConfig, dealing: Dealing) -> MatchPlan:
+    """The one match of a comparison of ``names`` (new, old, then the field); ValueError for names
+    that are not distinct or hands too few for two paired deals."""
+    if len(set(names)) != len(names):
+        raise ValueError(f"bot names must be distinct: {list(names)}")
+    new, old, *field = names
+    deal_sets = deal_sets_for(dealing.max_hands, dealing.deal_sets, field)
+    tables = compare_tables(new, old, field, deal_sets)
+    return MatchPlan(
+        match_id="compare",
+        tables=tables,
+        game=game,
+        hands=max(1, dealing.max_hands // len(tables)),
+        seed=dealing.seed,
+        sealed=dealing.sealed,
+        luck=True,
+        strategies=(new, old),
+    )
+
+
+async def play_comparison(
+    new: MatchBot,
+    old: MatchBot,
+    field: Sequence[MatchBot],
+    game: GameConfig,
+    settings: Settings,
+    dealing: Dealing,
+    *,
+    listen: str = "127.0.0.1:0",
+    out: Path,
+    base: Path | None = None,
+    stop_unstarted: bool = False,
+    on_hands: Callable[[int, PairedTally], None] | None = None,
+    workers: int = 1,
+) -> Comparison:
+    """Play a comparison of two bots (bots named by their entries) as ``dealing`` says and return its
+    result, its deal sets spread over up to ``workers`` processes (``dealer.league.workers``).
+
+    Sequential tests stop all tables at their first decision; only the samples the test saw are
+    reported (so the same seed gives the same answer, whatever the timing and the workers). ``stop_unstarted``: a
+    bot that never starts stops it at once (``Comparison.result`` says who). ``on_hands`` hears how
+    many hands finished, now and then, and the pairing's running sums (the progress line)."""
+    settings.check()
+    entries = {e.name: e for e in (new, old, *field)}
+    plan = _comparison_plan([new.name, old.name, *(f.name for f in field)], game, dealing)
+    test = sequential_test(settings) if settings.until_significant else None
+    deal_sets = len({t.deal_set for t in plan.tables})
+    pairing = Pairing.looking(new.name, old.name, settings.estimator, dealing.batch, deal_sets)
+    base = base or Path.cwd()
+    plans = split(plan, workers)
+    if len(plans) > 1:
+        looks = Looks(PairedTally(pairing, {}, look=looker(test)), len(plans))
+        address = _any_port(listen)
+        parts = [Part(k, p, entries, out, base, address, stop_unstarted, pairing) for k, p in enumerate(plans)]
+        count = None if on_hands is None else (lambda hands: on_hands(hands, looks.tally))
+        results = await run_parts(play_part, parts, on_hands=count, looks=looks)
+        whole = merged(results)
+        names = [f.name for f in field]
+        comparison = reported(compare_results(results, new.name, old.name, settings, names), [whole])
+        comparison.result = whole
+        return comparison
+    async with DealerServer(listen) as server:
+        options: dict[str, Any] = {"out": out, "base": base, "stop_unstarted": stop_unstarted}
+        count_one = None if on_hands is None else (lambda _, paired: on_hands(1, paired))
+        match, paired = comparing_match(
+            plan, server, entries, pairing=pairing, test=test, on_record=count_one, **options
+        )
+        result = await play_paired(match, paired)
+    sums = finish(paired, test)
+    comparison = reported(summarize(sums, new.name, old.name, settings, [f.name for f in field], test), [result])
+    comparison.result = result
+    return comparison
+
+
+async def play_job(job: MatchJob, server: DealerServer, **options: Any) -> MatchResult:
+    """Play ``job`` on ``server`` (``options``: ``Match``'s keywords); a compare event's match pairs
+    its hands and keeps its sums at each look for the league's comparison."""
+    kwargs: dict[str, Any] = {"out": job.out, "base": job.base, **options}
+    if job.pairing is None:
+        return await Match(job.plan, server, job.bots, **kwargs).run()
+    return await play_paired(*comparing_match(job.plan, server, job.bots, pairing=job.pairing, keep=True, **kwargs))
+
+
+class LocalExecutor:
+    """Plays matches in this process on one shared dealer server, ``jobs`` at a time."""
+
+    def __init__(
+        self,
+        server: DealerServer,
+        jobs: int,
+        sessions: dict[str, BotSession] | None = None,
+        on_hand: Callable[[str, str], None] | None = None,
+        on_start: Callable[[str], None] | None = None,
+    ) -> None:
+        """``sessions``: remote bots' sessions by instance label, kept for the whole league; ``on_hand``
+        sees every finished hand once it is safe to show (``Match``'s hook); ``on_start`` each match's
+        id as it gets its slot (the live page's "playing now")."""
+        self.server = server
+        self.slots = asyncio.Semaphore(jobs)
+        self.sessions = sessions or {}
+        self.on_hand = on_hand
+        self.on_start = on_start
+
+    async def run(self, job: MatchJob) -> MatchResult:
+        """Wait for a free slot, then play the match."""
+        async with self.slots:
+            if self.on_start is not None:
+                self.on_start(job.plan.match_id)
+            return await play_job(job, self.server, sessions=self.sessions, on_hand=self.on_hand)
+
+
+def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
+    """Play one job from scratch with its own server: what a cluster worker calls."""
+
+    async def play() -> MatchResult:
+        async with DealerServer(listen) as server:
+            return await play_job(job, server)
+
+    return asyncio.run(play())

@@ -1,0 +1,273 @@
+"""One match on every core: a match's deal sets spread over worker processes, merged into one result.
+
+``split`` cuts a plan into parts, each a run of whole deal sets (the tables of a duplicate group
+are never parted: their hands are paired, and sealed rotations number their instances within a
+deal set). A part keeps its tables' numbers (``MatchPlan.first_table``), so its histories are the
+files one process would have written, and numbers its instances apart
+(``MatchPlan.instance_offset``): its bots are processes of its own, with their own logs, scratch
+folders and sockets, under the same limits, sandbox, clocks and fault policy. ``run_parts`` plays
+each part in a worker process of a ``concurrent.futures.ProcessPoolExecutor`` (spawned: its own
+interpreter, event loop, dealer server and bot instances) and returns the parts' results in the
+plan's order, never the order they finished in; ``merged`` joins them. A tally is exact sums, so
+the merged results are byte for byte those of one process on the same seed.
+
+A bot's time bank is for the whole match: each part gets its share, in proportion to its tables.
+A stop of one part (a forfeit; a bot that never started, with ``stop_unstarted``) or of the whole
+(a comparison's verdict, ``Looks``) stops every part after its hands in play, through one event the
+processes share. Each part counts its own processes' faults: a bot that crashes crashes once in
+every part that runs it, so fault counts (not the hands' results) grow with the parts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+import logging
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dealer.engine.scheduler import Seating
+from dealer.league.plan import MatchBot, MatchPlan
+from dealer.runtime import log_file, tune_gc
+from dealer.stats.paired import PairedSums, PairedTally, Pairing
+from dealer.stats.records import MatchResult, Tally
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
+    from multiprocessing.synchronize import Event
+
+LOGGER = logging.getLogger(__name__)
+PROGRESS_EVERY_S = 0.2  # how often a part says how many hands it finished (the progress line)
+
+
+def cores() -> int:
+    """The cores this process may run on: the default number of a match's worker processes."""
+    return len(os.sched_getaffinity(0))
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """A part of a match, complete enough to play in another process: its plan (whole deal sets of
+    the match), bots, output folder (the match's, shared by its parts), and what the match needs of
+    it: a server address, ``stop_unstarted``, the pairing of a comparison's hands."""
+
+    index: int
+    plan: MatchPlan
+    bots: dict[str, MatchBot]
+    out: Path
+    base: Path
+    listen: str = "127.0.0.1:0"
+    stop_unstarted: bool = False
+    pairing: Pairing | None = None
+
+
+def _deal_set_runs(tables: Sequence[Seating]) -> list[tuple[int, int]] | None:
+    """The [start, end) table indexes of each deal set, in order; None if a deal set's tables are not
+    side by side (then the plan is played whole)."""
+    runs: list[tuple[int, int]] = []
+    seen: set[str] = set()
+    for index, table in enumerate(tables):
+        if runs and tables[runs[-1][0]].deal_set == table.deal_set:
+            runs[-1] = (runs[-1][0], index + 1)
+            continue
+        if table.deal_set in seen:
+            return None
+        seen.add(table.deal_set)
+        runs.append((index, index + 1))
+    return runs
+
+
+def split(plan: MatchPlan, parts: int) -> list[MatchPlan]:
+    """The plan in at most ``parts`` parts of whole deal sets, as even as the deal sets allow, in the
+    plan's order; ``[plan]`` when it cannot be parted (one deal set, or ``parts`` 1)."""
+    runs = _deal_set_runs(plan.tables)
+    count = min(parts, len(runs or ()))
+    if runs is None or count <= 1:
+        return [plan]
+    stride = max(k for ks in plan.instances() for k in ks) + 1  # instances of a bot in one part, at most
+    total, time_control = len(plan.tables), plan.game.time
+    plans = []
+    for p in range(count):
+        chunk = runs[p * len(runs) // count : (p + 1) * len(runs) // count]
+        start, end = chunk[0][0], chunk[-1][1]
+        share = dataclasses.replace(time_control, bank_ms=time_control.bank_ms * (end - start) // total)
+        plans.append(
+            dataclasses.replace(
+                plan,
+                tables=plan.tables[start:end],
+                game=dataclasses.replace(plan.game, time=share),
+                first_table=plan.first_table + start,
+                instance_offset=plan.instance_offset + p * stride,
+            )
+        )
+    return plans
+
+
+def merged(results: Sequence[MatchResult]) -> MatchResult:
+    """One match's result from its parts' (in the plan's order): hands and sums added, faults summed
+    by bot, the lists joined without repeats; what a bot's parts each say once (a start hint, refused
+    strategies), the first part's."""
+    if len(results) == 1:
+        return results[0]
+    first = results[0]
+    tally = Tally()
+    faults: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    tails: dict[str, list[str]] = collections.defaultdict(list)
+    for result in results:
+        tally.merge(result.tally)
+        for name, reasons in result.faults.items():
+            faults[name].update(reasons)
+        for name, text in result.log_tails.items():
+            tails[name].append(text)
+    bots = tuple(sorted({name for r in results for name in r.bots}))
+    return MatchResult(
+        first.match_id,
+        bots,
+        tally,
+        faults={name: {k: v for k, v in faults[name].items() if v} for name in bots},
+        forfeited=_joined(r.forfeited for r in results),
+        places=[name for r in results for name in r.places],
+        log_tails={name: "\n".join(parts) for name, parts in sorted(tails.items())},
+        unstarted=_joined(r.unstarted for r in results),
+        start_hints={k: v for r in reversed(results) for k, v in r.start_hints.items()},
+        strategies_refused={k: v for r in reversed(results) for k, v in r.strategies_refused.items()},
+        records=None if first.records is None else [h for r in results for h in r.records or ()],
+        attempt=first.attempt,
+    )
+
+
+def _joined(lists: object) -> list[str]:
+    """Names from lists in order, each once."""
+    return list(dict.fromkeys(name for names in lists for name in names))  # type: ignore[attr-defined]
+
+
+class Looks:
+    """A comparison's looks over parts played apart: stretch ``k`` of the whole closes once every part
+    has closed its own stretch ``k`` (its deal sets' groups of those hand numbers), as one process
+    would have closed it; ``tally`` looks (its sequential test) and is the running estimate."""
+
+    def __init__(self, tally: PairedTally, parts: int) -> None:
+        self.tally = tally
+        self.stretches: list[list[PairedSums]] = [[] for _ in range(parts)]
+        self.closed = 0  # the whole's stretches closed
+
+    def add(self, part: int, stretch: PairedSums) -> None:
+        """Part ``part`` closed its next stretch; close the whole's stretches now complete."""
+        self.stretches[part].append(stretch)
+        while not self.tally.stopped and all(len(s) > self.closed for s in self.stretches):
+            whole = PairedSums(self.tally.pairing.estimator)
+            for stretches in self.stretches:
+                whole.merge(stretches[self.closed])
+            self.tally.close(whole)
+            self.closed += 1
+
+
+# --------------------------------------------------------------------------- in a worker process
+
+_shared: dict[str, Any] = {}  # a worker's stop event and message queue, set as it starts (``_start``)
+
+
+def _start(stop: Event, messages: Queue[tuple[Any, ...]], log: tuple[str, str] | None) -> None:
+    """A worker process starts: keep the shared stop event and queue, log where the parent logs."""
+    tune_gc()
+    _shared["stop"], _shared["messages"] = stop, messages
+    if log is not None:  # the parent's log file; errors reach its console through the part's result
+        log_file(Path(log[0]), log[1])
+        logging.getLogger("dealer").propagate = False
+
+
+def stopping() -> Event:
+    """The event every part of the match shares: set, every part stops after its hands in play."""
+    event: Event = _shared["stop"]
+    return event
+
+
+class Reporter:
+    """What a part tells the parent as it plays: hands finished (now and then), and each stretch
+    of a comparison's hands it closed."""
+
+    def __init__(self, part: int, paired: PairedTally | None = None) -> None:
+        self.part = part
+        self.paired = paired
+        self.hands = 0
+        self.sent = 0  # stretches sent
+        self.shown = time.monotonic()
+
+    def __call__(self, *_: object) -> None:
+        """A hand finished (its record is not read)."""
+        self.hands += 1
+        closed = self.paired is not None and len(self.paired.checks) > self.sent
+        if closed or time.monotonic() - self.shown >= PROGRESS_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Send what is not sent yet."""
+        messages: Queue[tuple[Any, ...]] = _shared["messages"]
+        if self.hands:
+            messages.put(("hands", self.part, self.hands))
+            self.hands, self.shown = 0, time.monotonic()
+        checks = self.paired.checks if self.paired is not None else []
+        for stretch in checks[self.sent :]:
+            messages.put(("stretch", self.part, stretch))
+        self.sent = len(checks)
+
+
+# --------------------------------------------------------------------------- in the parent
+
+
+def _log_target() -> tuple[str, str] | None:
+    """Where this process logs the dealer's lines (its first log file) and at what level: the parts' log too."""
+    logger = logging.getLogger("dealer")
+    for handler in logger.handlers:
+        if isinstance(handler, logging.FileHandler):
+            return handler.baseFilename, logging.getLevelName(logger.level)
+    return None
+
+
+async def run_parts(
+    play: Callable[[Part], MatchResult],
+    parts: Sequence[Part],
+    *,
+    on_hands: Callable[[int], None] | None = None,
+    looks: Looks | None = None,
+) -> list[MatchResult]:
+    """Play each part with ``play`` in a worker process of its own; their results in the parts'
+    order. ``on_hands`` hears how many hands finished now and then; ``looks`` gets each stretch a
+    part closes, and its verdict stops every part. A part's error stops the others and is raised."""
+    context = multiprocessing.get_context("spawn")  # no fork of a process with gRPC's threads
+    stop, messages = context.Event(), context.Queue()
+    loop = asyncio.get_running_loop()
+
+    def handle(message: tuple[Any, ...]) -> None:
+        kind, part, value = message
+        if kind == "hands" and on_hands is not None:
+            on_hands(value)
+        elif kind == "stretch" and looks is not None:
+            looks.add(part, value)
+            if looks.tally.stopped:
+                stop.set()
+
+    def read() -> None:
+        while (message := messages.get()) is not None:
+            loop.call_soon_threadsafe(handle, message)
+
+    reader = loop.run_in_executor(None, read)
+    try:
+        with ProcessPoolExecutor(len(parts), context, _start, (stop, messages, _log_target())) as pool:
+            futures = [loop.run_in_executor(pool, play, part) for part in parts]
+            try:
+                return list(await asyncio.gather(*futures))
+            except BaseException:
+                stop.set()  # the other parts stop after their hands in play
+                await asyncio.gather(*futures, return_exceptions=True)
+                raise
+    finally:
+        messages.put(None)
+        await reader
+        messages.close()

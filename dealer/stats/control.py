@@ -1,0 +1,206 @@
+"""Cross-fitted control variates: a comparison's learned luck correction (pure: no I/O, clock or RNG).
+
+Each paired sample ``i`` comes with its value ``y_i`` (the ``full`` figure, bb/100) and control columns
+``z_i`` (``dealer.stats.luck_features``, the same units) that have expectation zero whatever the bots do.
+The learned estimate replaces ``y_i`` by ``x_i = y_i - w_k . z_i``: for any fixed ``w`` that keeps the
+mean (``E[w . z_i] = w . E[z_i] = 0``), and the ``w`` that removes the most variance is the least
+squares fit of ``y`` on ``z``. Fitted on the same samples it corrects, ``w`` would pick up their
+noise and bias the estimate; so the samples are split into ``FOLDS`` folds by hand number (fixed
+before play, not by any result), and fold ``k`` is corrected by ``w_k`` fitted on the other folds
+only (cross-fitting): ``w_k`` is independent of fold ``k``'s samples, so ``E[x_i] = E[y_i]`` exactly.
+
+The state is each fold's exact sums of ``u u^T`` with ``u = (y, z)`` (``stats.ExactSum``): memory that
+does not grow with the comparison, the same figures whatever order samples are added or merged in,
+and the corrected samples' count, mean and sum of squares follow from them for any ``w``. A fold
+whose other folds hold fewer than ``MIN_FIT`` samples is not corrected (``w = 0``: the ``full`` value).
+The fit is ridge-regularised (``RIDGE`` times the diagonal) and shrunk towards zero by an inner
+cross-validation on the other folds (``fold_weights``), so rare extreme deals do not swing it: when
+the fit does not predict the folds it did not see, the values are left as they are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from dealer.stats.stats import ExactSum
+
+FOLDS = 10
+MIN_FIT = 200  # samples the other folds must hold before a fold is corrected
+RIDGE = 0.1  # ridge penalty, a share of each column's own sum of squares
+
+
+def solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """``x`` with ``a x = b`` (Gaussian elimination with partial pivoting); a column with no pivot
+    (all zero: a feature that never occurred) gets 0."""
+    m = len(b)
+    rows = [[*a[i], b[i]] for i in range(m)]
+    scale = max((abs(v) for row in a for v in row), default=0.0)
+    pivots: list[int] = []
+    r = 0
+    for c in range(m):
+        p = max(range(r, m), key=lambda i: abs(rows[i][c]), default=r)
+        if r >= m or abs(rows[p][c]) <= 1e-12 * scale:
+            continue
+        rows[r], rows[p] = rows[p], rows[r]
+        for i in range(m):
+            if i != r and rows[i][c] != 0.0:
+                f = rows[i][c] / rows[r][c]
+                rows[i] = [vi - f * vr for vi, vr in zip(rows[i], rows[r], strict=True)]
+        pivots.append(c)
+        r += 1
+    x = [0.0] * m
+    for k, c in enumerate(pivots):
+        x[c] = rows[k][m] / rows[k][c]
+    return x
+
+
+class ControlSums:
+    """Each fold's exact sums of ``u`` and ``u u^T`` (``u = (y, z)``), from which the cross-fitted
+    estimate follows (module doc)."""
+
+    __slots__ = ("columns", "counts", "products", "sums")
+
+    def __init__(self, columns: int) -> None:
+        """``columns``: the control columns each sample brings."""
+        self.columns = columns
+        size = columns + 1
+        self.counts = [0] * FOLDS
+        self.sums = [[ExactSum() for _ in range(size)] for _ in range(FOLDS)]
+        self.products = [[ExactSum() for _ in range(size * (size + 1) // 2)] for _ in range(FOLDS)]
+
+    def add(self, fold: int, value: float, controls: Sequence[float]) -> None:
+        """One sample: its fold (``0 <= fold < FOLDS``), value and control columns."""
+        if len(controls) != self.columns:
+            raise ValueError(f"a sample brought {len(controls)} control columns, not {self.columns}")
+        u = [value, *controls]
+        self.counts[fold] += 1
+        sums, products = self.sums[fold], self.products[fold]
+        k = 0
+        for i, ui in enumerate(u):
+            sums[i].add(ui)
+            for uj in u[i:]:
+                products[k].add(ui * uj)
+                k += 1
+
+    def merge(self, other: ControlSums) -> None:
+        """Add every sample of ``other``."""
+        if other.columns != self.columns:
+            raise ValueError(f"control sums of {other.columns} columns cannot join {self.columns}")
+        for f in range(FOLDS):
+            self.counts[f] += other.counts[f]
+            for mine, theirs in zip(self.sums[f] + self.products[f], other.sums[f] + other.products[f], strict=True):
+                mine.n, mine.shift = _exact_add(mine, theirs)
+
+    @property
+    def n(self) -> int:
+        """Samples added."""
+        return sum(self.counts)
+
+    def _fold_moments(self, fold: int) -> tuple[list[float], list[list[float]]]:
+        """Fold ``fold``'s sums of ``u`` and ``u u^T``, each exact and rounded once."""
+        size = self.columns + 1
+        matrix = [[0.0] * size for _ in range(size)]
+        k = 0
+        for i in range(size):
+            for j in range(i, size):
+                matrix[i][j] = matrix[j][i] = self.products[fold][k].value
+                k += 1
+        return [s.value for s in self.sums[fold]], matrix
+
+    def moments(self) -> tuple[int, float, float]:
+        """The corrected samples' count, mean and sum of squared deviations (``cross_fit``): the state
+        of a sequential test, as ``GroupedSums.moments``."""
+        folds = [self._fold_moments(f) for f in range(FOLDS)]
+        return cross_fit(self.counts, [f[0] for f in folds], [f[1] for f in folds])
+
+    def weights(self, fold: int) -> list[float]:
+        """The control weights ``cross_fit`` corrects ``fold`` with."""
+        folds = [self._fold_moments(f) for f in range(FOLDS)]
+        return fold_weights(self.counts, [f[1] for f in folds], fold)
+
+    def as_json(self) -> dict[str, Any]:
+        """The sums as integers (JSON keeps them exactly)."""
+        return {
+            "columns": self.columns,
+            "counts": self.counts,
+            "sums": [[[s.n, s.shift] for s in row] for row in self.sums],
+            "products": [[[s.n, s.shift] for s in row] for row in self.products],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ControlSums:
+        """Sums written by ``as_json``."""
+        sums = cls(int(data["columns"]))
+        sums.counts = [int(c) for c in data["counts"]]
+        for mine, theirs in ((sums.sums, data["sums"]), (sums.products, data["products"])):
+            for row, values in zip(mine, theirs, strict=True):
+                for s, (n, shift) in zip(row, values, strict=True):
+                    s.n, s.shift = int(n), int(shift)
+        return sums
+
+
+def _fit(second: list[list[float]], columns: int) -> list[float]:
+    """The ridge least-squares fit of ``y`` on ``z`` from the sums of ``u u^T`` (``u = (y, z)``)."""
+    a = [[second[i + 1][j + 1] * (1 + RIDGE * (i == j)) for j in range(columns)] for i in range(columns)]
+    return solve(a, [second[i + 1][0] for i in range(columns)])
+
+
+def _without(total: list[list[float]], *parts: list[list[float]]) -> list[list[float]]:
+    """``total`` minus ``parts`` (the sums over all folds but some)."""
+    return [[t - math.fsum(p[i][j] for p in parts) for j, t in enumerate(row)] for i, row in enumerate(total)]
+
+
+def fold_weights(counts: Sequence[int], seconds: Sequence[list[list[float]]], fold: int) -> list[float]:
+    """The weights fold ``fold`` is corrected by, from the other folds only: their fit (``_fit``),
+    shrunk by the factor in [0, 1] that best predicts each of them from the fit on the rest (an inner
+    cross-validation, so a fit that would add variance, on rare extreme deals, is not trusted);
+    zeros while the other folds hold fewer than ``MIN_FIT`` samples."""
+    columns = len(seconds[0]) - 1
+    if sum(counts) - counts[fold] < MIN_FIT:
+        return [0.0] * columns
+    total = [[math.fsum(s[i][j] for s in seconds) for j in range(columns + 1)] for i in range(columns + 1)]
+    outer = _without(total, seconds[fold])
+    w = _fit(outer, columns)
+    gain = spread = 0.0  # sum over the other folds of y . p and p . p, p the inner prediction
+    for j in range(FOLDS):
+        if j == fold or not counts[j] or sum(counts) - counts[fold] - counts[j] < MIN_FIT:
+            continue
+        inner = _fit(_without(total, seconds[fold], seconds[j]), columns)
+        second = seconds[j]
+        gain += sum(inner[a] * second[a + 1][0] for a in range(columns))
+        spread += sum(inner[a] * inner[b] * second[a + 1][b + 1] for a in range(columns) for b in range(columns))
+    shrink = min(1.0, max(0.0, gain / spread)) if spread > 0 else 0.0
+    return [shrink * x for x in w]
+
+
+def cross_fit(
+    counts: Sequence[int], firsts: Sequence[list[float]], seconds: Sequence[list[list[float]]]
+) -> tuple[int, float, float]:
+    """Count, mean and sum of squared deviations of the values ``x = y - w_k . z``, each fold ``k`` by
+    ``fold_weights``, from each fold's count and sums of ``u`` and ``u u^T`` (``u = (y, z)``)."""
+    n = sum(counts)
+    if not n:
+        return 0, 0.0, 0.0
+    total = squares = 0.0
+    for fold in range(FOLDS):
+        if not counts[fold]:
+            continue
+        c = [1.0] + [-x for x in fold_weights(counts, seconds, fold)]  # x = c . u
+        first, second = firsts[fold], seconds[fold]
+        total += sum(ci * fi for ci, fi in zip(c, first, strict=True))
+        squares += sum(c[i] * c[j] * second[i][j] for i in range(len(c)) for j in range(len(c)))
+    mean = total / n
+    return n, mean, max(0.0, squares - n * mean * mean)
+
+
+def _exact_add(a: ExactSum, b: ExactSum) -> tuple[int, int]:
+    """The exact sum of two ``ExactSum`` as (numerator, shift)."""
+    shift = max(a.shift, b.shift)
+    return (a.n << (shift - a.shift)) + (b.n << (shift - b.shift)), shift
+
+
+def stderr_of(n: int, mean: float, m2: float) -> float:
+    """The standard error of a mean from its count and sum of squared deviations (inf below two)."""
+    return math.sqrt(m2 / (n - 1) / n) if n >= 2 else math.inf
