@@ -203,3 +203,31 @@ def test_a_table_plays_hands_and_launches_no_process() -> None:
     assert "dealer.isolation.processes.BotProcess" in _imports(
         DEALER / "league/roster.py"
     )  # the roster is what launches
+
+
+FOLDERS = ("engine", "config", "stats", "isolation", "connect", "league", "web", "arena", "cli")
+"""The dealer's folders, from the bottom up: each imports only itself and the folders before it."""
+SHARED = ("errors", "files", "runtime", "text")  # at the top of dealer/: imported by any folder, importing none
+
+
+def test_each_folder_imports_only_the_folders_below_it() -> None:
+    """The pure engine at the bottom, the command line on top: a module never imports a folder after its
+    own in ``FOLDERS``, so each folder can be read, tested and replaced with only those below it."""
+    upward: dict[str, list[str]] = {}
+    for rank, folder in enumerate(FOLDERS):
+        for path in sorted((DEALER / folder).rglob("*.py")):
+            for name in _imports(path):
+                parts = name.split(".")
+                if parts[0] == "dealer" and len(parts) > 1 and parts[1] in FOLDERS[rank + 1 :]:
+                    upward.setdefault(path.relative_to(DEALER).as_posix(), []).append(name)
+    assert upward == {}, f"a folder importing one above it (move the code down, or the import up): {upward}"
+    shared = {name: [n for n in _imports(DEALER / f"{name}.py") if n.startswith("dealer.")] for name in SHARED}
+    assert not any(shared.values()), f"a shared module importing the dealer's folders: {shared}"
+    # Every module lives in a folder that says what it owns, or is one of the shared few.
+    assert sorted(p.stem for p in DEALER.glob("*.py") if p.stem != "__init__") == sorted(SHARED)
+    packages = sorted(p.name for p in DEALER.iterdir() if (p / "__init__.py").is_file())
+    assert packages == sorted(FOLDERS)
+    undocumented = [f for f in FOLDERS if not ast.get_docstring(ast.parse((DEALER / f / "__init__.py").read_text()))]
+    assert undocumented == [], f"a folder whose __init__.py does not say what it owns: {undocumented}"
+    # The scan sees imports across folders (the CLI runs leagues), so an upward one would be seen too.
+    assert "dealer.league.run.run_league" in _imports(DEALER / "cli" / "league.py")
