@@ -31,13 +31,13 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.arena.config import ArenaConfig, LadderSettings
-from dealer.arena.ladder_loop import Executor, Ladder
+from dealer.arena.ladder_loop import Ladder
 from dealer.arena.model import BuildState
 from dealer.arena.store.ladder import LadderStore
 from dealer.arena.store.schema import match_versions, matches, migrate, pairs, rating_history, standings, team_ladder
 from dealer.arena.store.teams import Repository, open_repository
 from dealer.connect.server import DealerServer
-from dealer.league.run import MatchJob
+from dealer.league.jobs import Executor, MatchJob
 from dealer.league.runner import LocalExecutor
 from dealer.runtime import tune_gc
 from dealer.stats.records import HandRecord, MatchResult, result_of

@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 from dealer.config.league_file import LeagueConfig, parse_league
-from dealer.league.run import Journal, MatchJob, build_jobs, fingerprint, run_league
+from dealer.league.jobs import MatchJob
+from dealer.league.run import Journal, build_jobs, fingerprint, run_league
 from dealer.stats.records import HandRecord, MatchResult, result_of
 
 

@@ -32,7 +32,8 @@ from tabulate import tabulate
 from dealer.config.league_file import LeagueConfig, parse_league
 from dealer.connect.server import DealerServer
 from dealer.league.cluster import dask_executor
-from dealer.league.run import MatchJob, build_jobs, run_league
+from dealer.league.jobs import MatchJob
+from dealer.league.run import build_jobs, run_league
 from dealer.league.runner import LocalExecutor
 from dealer.runtime import tune_gc
 

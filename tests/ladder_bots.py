@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dealer.connect.server import BotSession, DealerServer
+from dealer.league.jobs import MatchJob
 from dealer.league.match import Match, MatchBot
-from dealer.league.run import MatchJob
 from dealer.stats.records import MatchResult
 from poker.v1 import dealer_pb2 as pb
 

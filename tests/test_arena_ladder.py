@@ -37,8 +37,8 @@ from dealer.arena.store.reads import Public
 from dealer.arena.store.schema import match_versions, matches, migrate, teams
 from dealer.arena.store.teams import open_repository
 from dealer.connect.server import DealerServer
+from dealer.league.jobs import MatchJob
 from dealer.league.journal import result_from_json
-from dealer.league.run import MatchJob
 from dealer.stats.records import HandRecord, MatchResult, result_of
 from ladder_bots import InProcessExecutor, field, folder, hang_up
 from test_arena_http import auth

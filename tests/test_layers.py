@@ -231,3 +231,18 @@ def test_each_folder_imports_only_the_folders_below_it() -> None:
     assert undocumented == [], f"a folder whose __init__.py does not say what it owns: {undocumented}"
     # The scan sees imports across folders (the CLI runs leagues), so an upward one would be seen too.
     assert "dealer.league.run.run_league" in _imports(DEALER / "cli" / "league.py")
+
+
+def test_the_league_and_the_ladder_share_one_job_and_one_executor() -> None:
+    """``MatchJob`` and ``Executor`` live in ``dealer.league.jobs``: the arena's ladder plays jobs
+    without importing the league runner, and neither defines an executor of its own."""
+    ladder = _imports(DEALER / "arena" / "ladder_loop.py")
+    assert {"dealer.league.jobs.MatchJob", "dealer.league.jobs.Executor"} <= set(ladder)
+    assert [n for n in ladder if n.startswith(("dealer.league.run.", "dealer.league.runner."))] == []
+    defined = {
+        path.relative_to(DEALER).as_posix()
+        for path in DEALER.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and node.name in ("Executor", "MatchJob")
+    }
+    assert defined == {"league/jobs.py"}

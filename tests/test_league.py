@@ -37,7 +37,8 @@ from conftest import ROOT, node_command, processes_under
 from dealer.cli.options import log_to
 from dealer.config.league_file import load_league, parse_league
 from dealer.engine.scheduler import duplicate_rotations
-from dealer.league.run import MatchJob, build_jobs
+from dealer.league.jobs import MatchJob
+from dealer.league.run import build_jobs
 from dealer.league.summary import failures_text
 from dealer.text import printable
 

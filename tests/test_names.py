@@ -36,7 +36,7 @@ def test_protocol_always_means_typing_protocol() -> None:
     odd = {name: b for name, b in bound.items() if set(b) - {"typing.Protocol"}}
     assert odd == {}, "the bots' protocols are dealer.config.choices.BotProtocol"
     # The scan sees typing's Protocol where it is imported, so another binding would be seen too.
-    assert bound["connect/pump.py"] == ["typing.Protocol"] and bound["arena/ladder_loop.py"] == ["typing.Protocol"]
+    assert bound["connect/pump.py"] == ["typing.Protocol"] and bound["league/jobs.py"] == ["typing.Protocol"]
     assert [str(p) for p in BotProtocol] == ["grpc", "stdio", "acpc"]
 
 

@@ -14,7 +14,8 @@ import pytest
 from openskill.models import PlackettLuce
 
 from dealer.config.league_file import LeagueConfig, parse_league
-from dealer.league.run import MatchJob, build_jobs, league_report, run_league
+from dealer.league.jobs import MatchJob
+from dealer.league.run import build_jobs, league_report, run_league
 from dealer.stats.ratings import RatingFold, openskill_ratings
 from dealer.stats.records import HandRecord, MatchResult, result_of
 

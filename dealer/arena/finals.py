@@ -37,7 +37,8 @@ from dealer.config.events import RoundRobin
 from dealer.config.league_file import LeagueBot, LeagueConfig, LeagueConfigError
 from dealer.connect.server import DealerServer
 from dealer.files import PRIVATE, write_atomically
-from dealer.league.run import Executor, run_league
+from dealer.league.jobs import Executor
+from dealer.league.run import run_league
 from dealer.league.runner import LocalExecutor
 from dealer.league.seeds import commitment, draw_seed
 from dealer.league.summary import summary_text

@@ -24,7 +24,7 @@ import collections
 import logging
 import shutil
 from collections import deque
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy.exc import DBAPIError
 
@@ -35,22 +35,14 @@ from dealer.arena.model import MatchState
 from dealer.arena.store.ladder import LadderStore, Planned
 from dealer.config.choices import BotProtocol, FaultPolicy
 from dealer.engine.scheduler import Seating, duplicate_rotations
+from dealer.league.jobs import Executor, MatchJob
 from dealer.league.match import MatchBot, MatchPlan
-from dealer.league.run import MatchJob
 from dealer.stats.records import MatchResult
 
 LOGGER = logging.getLogger(__name__)
 RETRY_S = 1.0  # how often an unreachable database is tried again
 POLL_S = 1.0  # how often the ladder looks for new versions when it has nothing to wait for
 DOWN = (DBAPIError, OSError)  # the database cannot be reached (or dropped the connection)
-
-
-class Executor(Protocol):
-    """Where matches are played: ``dealer.league.runner.LocalExecutor``, ``dealer.league.cluster.DaskExecutor``."""
-
-    async def run(self, job: MatchJob) -> MatchResult:
-        """Play one match and return its result."""
-        ...
 
 
 def match_job(planned: Planned, config: ArenaConfig, seed: str) -> MatchJob:

@@ -25,7 +25,7 @@ from dealer.arena.builds import HOUSE_PROGRAM, Builder, BuildExecutor
 from dealer.arena.config import ArenaConfig
 from dealer.arena.guard import REQUESTS, GuardedSite, NoTokensFormatter, quiet_tokens
 from dealer.arena.http import make_app
-from dealer.arena.ladder_loop import Executor, Ladder
+from dealer.arena.ladder_loop import Ladder
 from dealer.arena.layout import matches_folder, server_log
 from dealer.arena.model import ArenaError
 from dealer.arena.organiser_pages import add_organiser_pages
@@ -33,6 +33,7 @@ from dealer.arena.pages import add_pages
 from dealer.arena.store.ladder import LadderStore
 from dealer.arena.store.teams import open_repository
 from dealer.connect.server import DealerServer
+from dealer.league.jobs import Executor
 from dealer.league.runner import LocalExecutor
 from dealer.league.seeds import draw_seed
 from dealer.runtime import log_file

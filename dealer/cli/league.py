@@ -21,10 +21,11 @@ from dealer.config.league_file import LeagueConfig, load_league
 from dealer.connect.server import BotSession, DealerServer
 from dealer.errors import ConfigError, RunError
 from dealer.isolation import sandbox
+from dealer.league.jobs import Executor, MatchJob
 from dealer.league.journal import finished_count
 from dealer.league.match import instance_label
 from dealer.league.report import Progress
-from dealer.league.run import Executor, MatchJob, build_jobs, league_report, run_league
+from dealer.league.run import build_jobs, league_report, run_league
 from dealer.league.runner import LocalExecutor
 from dealer.league.summary import overall_text
 from dealer.stats.records import MatchResult

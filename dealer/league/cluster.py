@@ -31,7 +31,7 @@ import dealer
 from dealer.config.confined import Command, TeamCommand, is_python, resolve_command
 from dealer.config.league_file import program_problem
 from dealer.errors import ClusterError
-from dealer.league.run import MatchJob
+from dealer.league.jobs import MatchJob
 from dealer.league.runner import run_job
 from dealer.runtime import log_file, tune_gc
 from dealer.stats.records import MatchResult

@@ -30,7 +30,6 @@ import time
 from collections.abc import Callable, Collection, Iterable, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
 
 from dealer.config.events import AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 from dealer.config.league_file import LeagueBot, LeagueConfig
@@ -39,6 +38,7 @@ from dealer.errors import RunError
 from dealer.files import PRIVATE, write_atomically
 from dealer.isolation import sandbox
 from dealer.isolation.processes import isolation
+from dealer.league.jobs import Executor, MatchJob
 from dealer.league.journal import Journal
 from dealer.league.match import MatchBot, MatchPlan, instance_label
 from dealer.league.report import LeagueReport, Progress, Share
@@ -50,19 +50,6 @@ from dealer.stats.records import MatchResult
 from dealer.text import counted
 
 LOGGER = logging.getLogger(__name__)
-
-
-@dataclasses.dataclass(frozen=True)
-class MatchJob:
-    """One match, complete enough to run anywhere: plan, bots, output folder, base folder; a compare
-    event's match also pairs its hands (``pairing``: looks placed as for the whole event)."""
-
-    event: str
-    plan: MatchPlan
-    bots: dict[str, MatchBot]
-    out: Path
-    base: Path
-    pairing: Pairing | None = None
 
 
 def _entry(bot: LeagueBot) -> MatchBot:
@@ -193,17 +180,6 @@ def fingerprint(config: LeagueConfig) -> str:
     events = [_flat(event) for event in config.events]
     text = repr(canonical((config.seed, config.bots, events, config.fault_policy)))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-# --------------------------------------------------------------------------- executors
-
-
-class Executor(Protocol):
-    """Runs whole matches; the scheduler and the match code never see how."""
-
-    async def run(self, job: MatchJob) -> MatchResult:
-        """Play one match and return its result."""
-        ...
 
 
 # --------------------------------------------------------------------------- report

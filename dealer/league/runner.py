@@ -17,8 +17,8 @@ from dealer.config.league_file import GameConfig
 from dealer.connect.server import BotSession, DealerServer
 from dealer.engine.scheduler import compare_tables
 from dealer.isolation.processes import isolation
+from dealer.league.jobs import MatchJob
 from dealer.league.match import Match, MatchBot, MatchPlan
-from dealer.league.run import MatchJob
 from dealer.league.seeds import commitment, guessable
 from dealer.league.workers import Looks, Part, Reporter, merged, run_parts, split, stopping
 from dealer.stats.compare import (
