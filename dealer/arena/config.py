@@ -82,14 +82,14 @@ from dealer.config.read import (
     MAX_LIMIT,
     MAX_MS,
     Ctx,
+    Layer,
     LeagueConfigError,
-    _bool,
-    _float,
-    _Layer,
     choice,
+    float_between,
     integer,
     mapping,
     parse_checked,
+    read_bool,
     read_key,
     read_text,
     string,
@@ -238,7 +238,7 @@ _LADDER_KEYS = (
 _TOP_KEYS = ("storage", "database", "listen", "submissions", "http", "build", "ladder", "limits", "game", "team_uids")
 
 
-def _parse_ladder(ctx: Ctx, layers: list[_Layer]) -> LadderSettings:
+def _parse_ladder(ctx: Ctx, layers: list[Layer]) -> LadderSettings:
     """The ``ladder:`` mapping (every key optional)."""
     d, m, p = LadderSettings(), Matchmaking(), PauseRule()
     return LadderSettings(
@@ -247,18 +247,18 @@ def _parse_ladder(ctx: Ctx, layers: list[_Layer]) -> LadderSettings:
         hands=read_key(ctx, layers, "hands", integer(1, 100_000), d.hands),
         matchmaking=Matchmaking(
             table_size=read_key(ctx, layers, "table_size", integer(2, 10), m.table_size),
-            new_share=read_key(ctx, layers, "new_share", _float(0, 1), m.new_share),
+            new_share=read_key(ctx, layers, "new_share", float_between(0, 1), m.new_share),
             few_games=read_key(ctx, layers, "few_games", integer(0, 1_000_000), m.few_games),
-            window=read_key(ctx, layers, "window", _float(0, 1000), m.window),
+            window=read_key(ctx, layers, "window", float_between(0, 1000), m.window),
             least_met_every=read_key(ctx, layers, "least_met_every", integer(0, 1000), m.least_met_every),
         ),
-        k=read_key(ctx, layers, "k", _float(0, 10), d.k),
+        k=read_key(ctx, layers, "k", float_between(0, 10), d.k),
         pause=PauseRule(
-            share=read_key(ctx, layers, "pause_share", _float(0, 1), p.share),
+            share=read_key(ctx, layers, "pause_share", float_between(0, 1), p.share),
             after=read_key(ctx, layers, "pause_after", integer(1, 1_000_000), p.after),
         ),
         scrimmages_per_hour=read_key(ctx, layers, "scrimmages_per_hour", integer(0, 1000), d.scrimmages_per_hour),
-        house=read_key(ctx, layers, "house", _bool, d.house),
+        house=read_key(ctx, layers, "house", read_bool, d.house),
         seed=read_key(ctx, layers, "seed", string, "") or None,
     )
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from dealer.config.choices import Estimator, Format, Mode, TestKind
-from dealer.config.read import _word
+from dealer.config.read import parse_word
 from dealer.engine.scheduler import Seating, compare_event, gauntlet_tables, round_robin_tables, schedule_event
 
 if TYPE_CHECKING:
@@ -40,7 +40,9 @@ class CompareSettings:
     def read(cls, *, estimator: str, test: str, **asked: Any) -> CompareSettings:
         """Settings whose estimator and test are given as words (the CLI's options), checked: a
         ValueError of one sentence for the first thing that makes no sense."""
-        settings = cls(estimator=_word(Estimator, estimator, "estimator"), test=_word(TestKind, test, "test"), **asked)
+        settings = cls(
+            estimator=parse_word(Estimator, estimator, "estimator"), test=parse_word(TestKind, test, "test"), **asked
+        )
         settings.check()
         return settings
 
@@ -48,8 +50,8 @@ class CompareSettings:
         """Raise ValueError unless the settings make sense (sequential bounds around 0)."""
         if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha / 2 + self.beta < 1):
             raise ValueError(f"need 0 < alpha, beta < 1, got alpha={self.alpha}, beta={self.beta}")
-        _word(Estimator, self.estimator, "estimator")
-        _word(TestKind, self.test, "test")
+        parse_word(Estimator, self.estimator, "estimator")
+        parse_word(TestKind, self.test, "test")
         if self.worse_than >= self.better_than:
             raise ValueError(f"worse_than ({self.worse_than}) must be below better_than ({self.better_than})")
         if self.until_significant and not self.worse_than < 0 < self.better_than:

@@ -15,15 +15,15 @@ from dealer.config.read import (
     MAX_HANDS,
     MAX_MS,
     Ctx,
-    _blinds,
-    _given,
-    _Layer,
-    _pick,
-    _rake_percent,
+    Layer,
     choice,
+    given_node,
     integer,
     mapping,
+    pick_key,
+    read_blinds,
     read_key,
+    read_rake_percent,
     sublayers,
 )
 
@@ -71,14 +71,14 @@ GAME_KEYS = ("variant", "blinds", "ante", "stack", "rake", "mixed", "time")
 _MIXED_KEYS = ("block_hands", "fixed_limit_blinds", "no_limit_blinds")
 
 
-def parse_game(ctx: Ctx, layers: Sequence[_Layer]) -> GameConfig:
+def parse_game(ctx: Ctx, layers: Sequence[Layer]) -> GameConfig:
     """Build a GameConfig from layered ``game:`` mappings (league defaults, then the event's)."""
     d = GameConfig()
     variant = read_key(ctx, layers, "variant", choice(VariantName), d.variant)
-    small, big, _ = read_key(ctx, layers, "blinds", _blinds, (d.small_blind, d.big_blind, 0))
+    small, big, _ = read_key(ctx, layers, "blinds", read_blinds, (d.small_blind, d.big_blind, 0))
     stack = read_key(ctx, layers, "stack", integer(1, most=MAX_CHIPS), d.stack)
     if stack <= big:
-        stack_at, blinds_at = _pick(layers, "stack"), _pick(layers, "blinds")
+        stack_at, blinds_at = pick_key(layers, "stack"), pick_key(layers, "blinds")
         node, path, _ = max((p for p in (stack_at, blinds_at) if p is not None), key=lambda p: p[2])
         ctx.error(node, path, f"stack {stack} must be larger than the big blind {big}")
     rake = sublayers(ctx, layers, "rake", ("percent", "cap"))
@@ -90,7 +90,7 @@ def parse_game(ctx: Ctx, layers: Sequence[_Layer]) -> GameConfig:
         big_blind=big,
         ante=read_key(ctx, layers, "ante", integer(0, most=MAX_CHIPS), d.ante),
         stack=stack,
-        rake_percent=read_key(ctx, rake, "percent", _rake_percent, d.rake_percent),
+        rake_percent=read_key(ctx, rake, "percent", read_rake_percent, d.rake_percent),
         rake_cap=read_key(ctx, rake, "cap", integer(0, most=MAX_CHIPS), d.rake_cap),
         mixed=_parse_mixed(ctx, layers, variant, (small, big)),
         time=TimeControl(
@@ -102,17 +102,17 @@ def parse_game(ctx: Ctx, layers: Sequence[_Layer]) -> GameConfig:
     )
 
 
-def _parse_mixed(ctx: Ctx, layers: Sequence[_Layer], variant: VariantName, blinds: tuple[int, int]) -> MixedSpec | None:
+def _parse_mixed(ctx: Ctx, layers: Sequence[Layer], variant: VariantName, blinds: tuple[int, int]) -> MixedSpec | None:
     """Build the MixedSpec of variant mixed; `mixed:` set at or after a non-mixed variant is an error."""
-    mixed_at = _pick(layers, "mixed")
+    mixed_at = pick_key(layers, "mixed")
     if variant != VariantName.MIXED:
-        variant_at = _pick(layers, "variant")
+        variant_at = pick_key(layers, "variant")
         if mixed_at is not None and mixed_at[2] >= (variant_at[2] if variant_at else -1):
             ctx.error(mixed_at[0], mixed_at[1], f"applies only to variant mixed, not {str(variant)!r}")
         return None
     sub = sublayers(ctx, layers, "mixed", _MIXED_KEYS)
-    fixed = read_key(ctx, sub, "fixed_limit_blinds", _blinds, (*blinds, 0))
-    no_limit = read_key(ctx, sub, "no_limit_blinds", _blinds, (*blinds, 0))
+    fixed = read_key(ctx, sub, "fixed_limit_blinds", read_blinds, (*blinds, 0))
+    no_limit = read_key(ctx, sub, "no_limit_blinds", read_blinds, (*blinds, 0))
     return MixedSpec(
         block_hands=read_key(ctx, sub, "block_hands", integer(1, most=MAX_HANDS), None),
         fixed_limit_blinds=fixed[:2],
@@ -146,7 +146,7 @@ def game_config(
         "time": time,
     }
     ctx = Ctx("<options>", Path.cwd(), with_lines=False)
-    fields = mapping(ctx, _given(options, itertools.count()), "", GAME_KEYS)
+    fields = mapping(ctx, given_node(options, itertools.count()), "", GAME_KEYS)
     game = parse_game(ctx, [(fields, "")]) if fields is not None else None
     if ctx.errors or game is None:
         raise ctx.fail()

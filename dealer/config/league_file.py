@@ -128,19 +128,19 @@ from dealer.config.read import (
     MAX_JOBS,
     MAX_LIMIT,
     Ctx,
+    Layer,
     LeagueConfigError,
-    _bool,
-    _join,
-    _Layer,
-    _list,
-    _name,
-    _on_off,
-    _scalar,
     choice,
     integer,
+    key_path,
     mapping,
     parse_checked,
+    read_bool,
     read_key,
+    read_list,
+    read_name,
+    read_on_off,
+    read_scalar,
     string,
     sublayers,
 )
@@ -264,7 +264,7 @@ LIMIT_KEYS = (
 )
 
 
-def parse_limits(ctx: Ctx, layers: Sequence[_Layer]) -> Limits:
+def parse_limits(ctx: Ctx, layers: Sequence[Layer]) -> Limits:
     """Build Limits from layered ``limits:`` mappings (league defaults, then the bot's)."""
     d = Limits()
     return Limits(
@@ -278,7 +278,7 @@ def parse_limits(ctx: Ctx, layers: Sequence[_Layer]) -> Limits:
         home_mb=read_key(ctx, layers, "home_mb", integer(1, most=MAX_LIMIT), d.home_mb),
         network=read_key(ctx, layers, "network", choice(Network), d.network),
         user=read_key(ctx, layers, "user", string, d.user),
-        sandbox=read_key(ctx, layers, "sandbox", _on_off, d.sandbox),
+        sandbox=read_key(ctx, layers, "sandbox", read_on_off, d.sandbox),
     )
 
 
@@ -313,7 +313,7 @@ def _missing_scripts(ctx: Ctx, command: Sequence[str]) -> list[str]:
 def read_command(ctx: Ctx, node: Node, path: str) -> tuple[str, ...] | None:
     """Read a command: a shlex-split string or a non-empty list of strings."""
     if isinstance(node, SequenceNode):
-        read = [string(ctx, item, _join(path, i)) for i, item in enumerate(node.value)]
+        read = [string(ctx, item, key_path(path, i)) for i, item in enumerate(node.value)]
         words = [w for w in read if w is not None]
         if len(words) < len(read):
             return None
@@ -335,31 +335,31 @@ def read_command(ctx: Ctx, node: Node, path: str) -> tuple[str, ...] | None:
 _BOT_KEYS = ("name", "command", "remote", "version", "limits", "protocol")
 
 
-def _parse_bot(ctx: Ctx, node: Node, path: str, limit_layers: Sequence[_Layer]) -> LeagueBot | None:
+def _parse_bot(ctx: Ctx, node: Node, path: str, limit_layers: Sequence[Layer]) -> LeagueBot | None:
     """Build one LeagueBot; None if it has no usable name."""
     fields = mapping(ctx, node, path, _BOT_KEYS)
     if fields is None:
         return None
     layer = [(fields, path)]
-    name = read_key(ctx, layer, "name", _name, None)
+    name = read_key(ctx, layer, "name", read_name, None)
     if "name" not in fields:
-        ctx.error(node, _join(path, "name"), "missing (every bot needs a name)")
+        ctx.error(node, key_path(path, "name"), "missing (every bot needs a name)")
     label = f"bot {name!r}" if name else "bot"
     command = read_key(ctx, layer, "command", read_command, None)
-    remote = read_key(ctx, layer, "remote", _bool, False)
+    remote = read_key(ctx, layer, "remote", read_bool, False)
     if remote and "command" in fields:
-        ctx.error(fields["remote"], _join(path, "remote"), f"{label} has both a command and remote: true; give one")
+        ctx.error(fields["remote"], key_path(path, "remote"), f"{label} has both a command and remote: true; give one")
     elif not remote and "command" not in fields:
-        ctx.error(node, _join(path, "command"), f"{label}: missing command (or remote: true)")
+        ctx.error(node, key_path(path, "command"), f"{label}: missing command (or remote: true)")
     if command is not None:
         problem = program_problem(command[0], ctx.folder)
         if problem:
-            ctx.error(fields["command"], _join(path, "command"), f"{label}: program {command[0]!r} {problem}")
+            ctx.error(fields["command"], key_path(path, "command"), f"{label}: program {command[0]!r} {problem}")
         for script in _missing_scripts(ctx, command):
-            ctx.error(fields["command"], _join(path, "command"), f"{label}: script {script!r} not found")
+            ctx.error(fields["command"], key_path(path, "command"), f"{label}: script {script!r} not found")
     protocol = read_key(ctx, layer, "protocol", choice(BotProtocol), BotProtocol.GRPC)
     if remote and protocol != BotProtocol.GRPC:
-        ctx.error(fields["protocol"], _join(path, "protocol"), f"{label}: remote bots speak grpc, not {protocol}")
+        ctx.error(fields["protocol"], key_path(path, "protocol"), f"{label}: remote bots speak grpc, not {protocol}")
     limits = sublayers(ctx, layer, "limits", LIMIT_KEYS)
     return LeagueBot(
         name=name or "",
@@ -433,16 +433,16 @@ _TOP_KEYS = (
 )
 
 
-def _parse_bots(ctx: Ctx, top: Sequence[_Layer], limit_layers: Sequence[_Layer]) -> dict[str, LeagueBot]:
+def _parse_bots(ctx: Ctx, top: Sequence[Layer], limit_layers: Sequence[Layer]) -> dict[str, LeagueBot]:
     """The league's bots by name (a name given twice is an error at its second place)."""
     bots: dict[str, LeagueBot] = {}
     no_nodes: list[Node] = []
-    for i, node in enumerate(read_key(ctx, top, "bots", lambda c, n, p: _list(c, n, p, min_len=2), no_nodes)):
-        bot = _parse_bot(ctx, node, _join("bots", i), limit_layers)
+    for i, node in enumerate(read_key(ctx, top, "bots", lambda c, n, p: read_list(c, n, p, min_len=2), no_nodes)):
+        bot = _parse_bot(ctx, node, key_path("bots", i), limit_layers)
         if bot is not None and bot.name in bots:
             ctx.error(
                 node,
-                _join(_join("bots", i), "name"),
+                key_path(key_path("bots", i), "name"),
                 f"duplicate bot name {bot.name!r} (first at line {bots[bot.name].line})",
             )
         elif bot is not None and bot.name:
@@ -464,7 +464,7 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     if tls:
         for key in ("cert", "key"):
             if key not in tls[0][0]:
-                ctx.error(fields["tls"], _join("tls", key), "missing (tls needs both cert and key)")
+                ctx.error(fields["tls"], key_path("tls", key), "missing (tls needs both cert and key)")
     limit_layers = sublayers(ctx, top, "limits", LIMIT_KEYS)
     parse_limits(ctx, limit_layers)  # reports bad league limits even when every bot overrides them
 
@@ -472,12 +472,12 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
     no_nodes: list[Node] = []
     game_layers = sublayers(ctx, top, "game", GAME_KEYS)
     events: dict[str, AnyEvent] = {}
-    for i, node in enumerate(read_key(ctx, top, "events", lambda c, n, p: _list(c, n, p, min_len=1), no_nodes)):
-        event = _parse_event(ctx, node, _join("events", i), bots, game_layers)
+    for i, node in enumerate(read_key(ctx, top, "events", lambda c, n, p: read_list(c, n, p, min_len=1), no_nodes)):
+        event = _parse_event(ctx, node, key_path("events", i), bots, game_layers)
         if event is not None and event.name in events:
             ctx.error(
                 node,
-                _join(_join("events", i), "name"),
+                key_path(key_path("events", i), "name"),
                 f"duplicate event name {event.name!r} (first at line {events[event.name].line})",
             )
         elif event is not None and event.name:
@@ -494,7 +494,7 @@ def _parse_top(ctx: Ctx, root: Node, path: Path | None) -> LeagueConfig | None:
         tls_key=read_key(ctx, tls, "key", _path(ctx.folder), None),
         tokens_file=read_key(ctx, top, "tokens_file", _path(ctx.folder), None),
         fault_policy=read_key(ctx, top, "fault_policy", choice(FaultPolicy), FaultPolicy.FOLD),
-        sealed=read_key(ctx, top, "sealed", _bool, True),
+        sealed=read_key(ctx, top, "sealed", read_bool, True),
         bots=tuple(bots.values()),
         game=parse_game(ctx, game_layers),
         events=tuple(events.values()),
@@ -532,7 +532,7 @@ def parse_league(text: str, filename: str = "<string>") -> LeagueConfig:
 
 def _seed(ctx: Ctx, node: Node, path: str) -> int | str | None:
     """Read a league's seed: an integer or a string ("random" for fresh random deals)."""
-    value = _scalar(ctx, node, path, (int, str), "an integer or a string")
+    value = read_scalar(ctx, node, path, (int, str), "an integer or a string")
     return value if isinstance(value, int | str) else None
 
 

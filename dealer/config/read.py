@@ -47,7 +47,7 @@ MAX_DEAL_SETS = 1000  # deal sets a single match or comparison plays at once (de
 E = TypeVar("E", bound=StrEnum)
 
 
-def _word(kind: type[E], text: str, what: str) -> E:
+def parse_word(kind: type[E], text: str, what: str) -> E:
     """``text`` as the member of ``kind`` it names; a ValueError naming the choices if it is none."""
     if text not in list(kind):
         raise ValueError(f"{what} must be one of {', '.join(kind)}, not {str(text)!r}")
@@ -65,10 +65,10 @@ class LeagueConfigError(ConfigError):
 T = TypeVar("T")
 
 
-_Fields = dict[str, Node]
+Fields = dict[str, Node]
 
 
-_Layer = tuple[_Fields, str]  # the fields of one mapping, and its key path
+Layer = tuple[Fields, str]  # the fields of one mapping, and its key path
 
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -86,7 +86,7 @@ class Ctx:
         self.with_lines = with_lines
         self.errors: dict[tuple[int, str], None] = {}
         self.loader = yaml.SafeLoader("")
-        self.mappings: dict[tuple[int, str], _Fields | None] = {}  # a mapping reached twice is read once
+        self.mappings: dict[tuple[int, str], Fields | None] = {}  # a mapping reached twice is read once
 
     def error(self, where: Node | int, path: str, message: str) -> None:
         """Record one problem at a node (or a 1-based line) under a key path."""
@@ -134,7 +134,7 @@ def parse_checked(ctx: Ctx, parse: Callable[[], T | None]) -> T:
     return config
 
 
-def _join(path: str, key: str | int) -> str:
+def key_path(path: str, key: str | int) -> str:
     """Extend a key path with a mapping key or a list index."""
     if isinstance(key, int):
         return f"{path}[{key}]"
@@ -162,7 +162,7 @@ def _describe(ctx: Ctx, node: Node) -> str:
     return f"{kind} {node.value}"
 
 
-def mapping(ctx: Ctx, node: Node, path: str, allowed: Sequence[str]) -> _Fields | None:
+def mapping(ctx: Ctx, node: Node, path: str, allowed: Sequence[str]) -> Fields | None:
     """Return a mapping's non-null fields by key; report non-mappings, duplicate and unknown keys."""
     cache_key = (id(node), path)
     if cache_key not in ctx.mappings:
@@ -170,7 +170,7 @@ def mapping(ctx: Ctx, node: Node, path: str, allowed: Sequence[str]) -> _Fields 
     return ctx.mappings[cache_key]
 
 
-def _read_mapping(ctx: Ctx, node: Node, path: str, allowed: Sequence[str]) -> _Fields | None:
+def _read_mapping(ctx: Ctx, node: Node, path: str, allowed: Sequence[str]) -> Fields | None:
     """Do the work of ``mapping`` once per node."""
     if not isinstance(node, MappingNode):
         ctx.error(node, path, f"expected a mapping, got {_describe(ctx, node)}")
@@ -179,22 +179,22 @@ def _read_mapping(ctx: Ctx, node: Node, path: str, allowed: Sequence[str]) -> _F
     for key_node, _ in node.value:
         if key_node.tag != _MERGE_TAG and isinstance(key_node, ScalarNode):
             if key_node.value in seen:
-                ctx.error(key_node, _join(path, key_node.value), "duplicate key")
+                ctx.error(key_node, key_path(path, key_node.value), "duplicate key")
             seen.add(key_node.value)
     ctx.loader.flatten_mapping(node)  # applies `<<: *anchor` merge keys in place
-    fields: _Fields = {}
+    fields: Fields = {}
     for key_node, value_node in node.value:
         key = ctx.value(key_node) if isinstance(key_node, ScalarNode) else None
         if not isinstance(key, str):
             ctx.error(key_node, path, f"keys must be strings, got {_describe(ctx, key_node)}")
         elif key not in allowed:
-            ctx.error(key_node, _join(path, key), "unknown key" + _suggest(key, allowed))
+            ctx.error(key_node, key_path(path, key), "unknown key" + _suggest(key, allowed))
         elif value_node.tag != _NULL_TAG:
             fields[key] = value_node
     return fields
 
 
-def _list(ctx: Ctx, node: Node, path: str, min_len: int = 0) -> list[Node] | None:
+def read_list(ctx: Ctx, node: Node, path: str, min_len: int = 0) -> list[Node] | None:
     """Return a list's item nodes; report non-lists and lists that are too short."""
     if not isinstance(node, SequenceNode):
         ctx.error(node, path, f"expected a list, got {_describe(ctx, node)}")
@@ -205,7 +205,7 @@ def _list(ctx: Ctx, node: Node, path: str, min_len: int = 0) -> list[Node] | Non
     return list(node.value)
 
 
-def _scalar(ctx: Ctx, node: Node, path: str, types: tuple[type[T], ...], expected: str) -> T | None:
+def read_scalar(ctx: Ctx, node: Node, path: str, types: tuple[type[T], ...], expected: str) -> T | None:
     """Return a scalar's value if it is one of ``types`` (bool is never an int), else None."""
     value = ctx.value(node) if isinstance(node, ScalarNode) else None
     if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
@@ -221,7 +221,7 @@ def integer(
     only so that it stays within what the wire, the chips' sums or memory can hold)."""
 
     def read(ctx: Ctx, node: Node, path: str) -> int | None:
-        value = _scalar(ctx, node, path, (int,), "an integer")
+        value = read_scalar(ctx, node, path, (int,), "an integer")
         if value is None:
             return None
         if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -236,11 +236,11 @@ def integer(
     return read
 
 
-def _float(lo: float, hi: float, *, open_: bool = False) -> Callable[[Ctx, Node, str], float | None]:
+def float_between(lo: float, hi: float, *, open_: bool = False) -> Callable[[Ctx, Node, str], float | None]:
     """A reader of a number in ``lo..hi`` (exclusive bounds when ``open_``)."""
 
     def read(ctx: Ctx, node: Node, path: str) -> float | None:
-        value = _scalar(ctx, node, path, (int, float), "a number")
+        value = read_scalar(ctx, node, path, (int, float), "a number")
         if value is None:
             return None
         inside = lo < value < hi if open_ else lo <= value <= hi
@@ -256,10 +256,10 @@ def _float(lo: float, hi: float, *, open_: bool = False) -> Callable[[Ctx, Node,
     return read
 
 
-def _rake_percent(ctx: Ctx, node: Node, path: str) -> float | None:
+def read_rake_percent(ctx: Ctx, node: Node, path: str) -> float | None:
     """A rake percent in 0..100 that is a whole number of basis points (0.01%), the engine's unit:
     anything finer would be played rounded, so it is refused instead."""
-    value = _float(0, 100)(ctx, node, path)
+    value = float_between(0, 100)(ctx, node, path)
     if value is None:
         return None
     bps = Decimal(repr(value)) * 100
@@ -271,23 +271,23 @@ def _rake_percent(ctx: Ctx, node: Node, path: str) -> float | None:
     return value
 
 
-def _any_float(ctx: Ctx, node: Node, path: str) -> float | None:
+def read_float(ctx: Ctx, node: Node, path: str) -> float | None:
     """Read any finite number as a float."""
-    value = _scalar(ctx, node, path, (int, float), "a number")
+    value = read_scalar(ctx, node, path, (int, float), "a number")
     if value is not None and not math.isfinite(value):
         ctx.error(node, path, f"must be a finite number, got {value}")
         return None
     return None if value is None else float(value)
 
 
-def _bool(ctx: Ctx, node: Node, path: str) -> bool | None:
+def read_bool(ctx: Ctx, node: Node, path: str) -> bool | None:
     """Read true or false."""
-    return _scalar(ctx, node, path, (bool,), "true or false")
+    return read_scalar(ctx, node, path, (bool,), "true or false")
 
 
 def string(ctx: Ctx, node: Node, path: str) -> str | None:
     """Read a non-empty string; numbers must be quoted so that "1.10" stays "1.10"."""
-    value = _scalar(ctx, node, path, (str,), "a string" + (" (quote it)" if isinstance(node, ScalarNode) else ""))
+    value = read_scalar(ctx, node, path, (str,), "a string" + (" (quote it)" if isinstance(node, ScalarNode) else ""))
     if value == "":
         ctx.error(node, path, "must not be empty")
         return None
@@ -299,7 +299,7 @@ def choice(kind: type[E]) -> Callable[[Ctx, Node, str], E | None]:
     choices = [str(member) for member in kind]
 
     def read(ctx: Ctx, node: Node, path: str) -> E | None:
-        value = _scalar(ctx, node, path, (str,), "a string")
+        value = read_scalar(ctx, node, path, (str,), "a string")
         if value is not None and value not in choices:
             ctx.error(node, path, f"{value!r} is not one of {', '.join(choices)}" + _suggest(value, choices))
             return None
@@ -308,7 +308,7 @@ def choice(kind: type[E]) -> Callable[[Ctx, Node, str], E | None]:
     return read
 
 
-def _on_off(ctx: Ctx, node: Node, path: str) -> Switch | None:
+def read_on_off(ctx: Ctx, node: Node, path: str) -> Switch | None:
     """Read ``on`` or ``off`` (YAML also reads them, unquoted, as true and false)."""
     value = ctx.value(node) if isinstance(node, ScalarNode) else None
     if isinstance(value, bool):
@@ -316,7 +316,7 @@ def _on_off(ctx: Ctx, node: Node, path: str) -> Switch | None:
     return choice(Switch)(ctx, node, path)
 
 
-def _name(ctx: Ctx, node: Node, path: str) -> str | None:
+def read_name(ctx: Ctx, node: Node, path: str) -> str | None:
     """Read a bot or event name: 1..40 of letters, digits, '_', '.', '-'."""
     value = string(ctx, node, path)
     if value is not None and not NAME_PATTERN.fullmatch(value):
@@ -325,16 +325,16 @@ def _name(ctx: Ctx, node: Node, path: str) -> str | None:
     return value
 
 
-def _blinds(ctx: Ctx, node: Node, path: str, *, with_ante: bool = False) -> tuple[int, int, int] | None:
+def read_blinds(ctx: Ctx, node: Node, path: str, *, with_ante: bool = False) -> tuple[int, int, int] | None:
     """Read [small, big] (or [small, big, ante] when ``with_ante``) with 0 < small <= big."""
-    items = _list(ctx, node, path)
+    items = read_list(ctx, node, path)
     shape = "[small, big] or [small, big, ante]" if with_ante else "[small, big]"
     if items is None:
         return None
     if len(items) not in ((2, 3) if with_ante else (2,)):
         ctx.error(node, path, f"expected {shape}, got {len(items)} items")
         return None
-    read = [integer(most=MAX_CHIPS)(ctx, item, _join(path, i)) for i, item in enumerate(items)]
+    read = [integer(most=MAX_CHIPS)(ctx, item, key_path(path, i)) for i, item in enumerate(items)]
     values = [v for v in read if v is not None]
     if len(values) < len(read):
         return None
@@ -350,34 +350,34 @@ def _blinds(ctx: Ctx, node: Node, path: str, *, with_ante: bool = False) -> tupl
     return None
 
 
-def _pick(layers: Sequence[_Layer], key: str) -> tuple[Node, str, int] | None:
+def pick_key(layers: Sequence[Layer], key: str) -> tuple[Node, str, int] | None:
     """Return the node, path and layer index of ``key`` in the last layer that sets it."""
     for index in range(len(layers) - 1, -1, -1):
         fields, path = layers[index]
         if key in fields:
-            return fields[key], _join(path, key), index
+            return fields[key], key_path(path, key), index
     return None
 
 
 def read_key(
-    ctx: Ctx, layers: Sequence[_Layer], key: str, reader: Callable[[Ctx, Node, str], T | None], default: T
+    ctx: Ctx, layers: Sequence[Layer], key: str, reader: Callable[[Ctx, Node, str], T | None], default: T
 ) -> T:
     """Read ``key`` from the last layer that sets it; the default if unset or invalid."""
-    picked = _pick(layers, key)
+    picked = pick_key(layers, key)
     if picked is None:
         return default
     value = reader(ctx, picked[0], picked[1])
     return default if value is None else value
 
 
-def sublayers(ctx: Ctx, layers: Sequence[_Layer], key: str, allowed: Sequence[str]) -> list[_Layer]:
+def sublayers(ctx: Ctx, layers: Sequence[Layer], key: str, allowed: Sequence[str]) -> list[Layer]:
     """Return the layers of a nested mapping ``key``, one per layer that sets it."""
-    result: list[_Layer] = []
+    result: list[Layer] = []
     for fields, path in layers:
         if key in fields:
-            sub = mapping(ctx, fields[key], _join(path, key), allowed)
+            sub = mapping(ctx, fields[key], key_path(path, key), allowed)
             if sub is not None:
-                result.append((sub, _join(path, key)))
+                result.append((sub, key_path(path, key)))
     return result
 
 
@@ -390,13 +390,13 @@ class _Given(ScalarNode):
         self.given = value
 
 
-def _given(value: object, lines: Iterator[int]) -> Node:
+def given_node(value: object, lines: Iterator[int]) -> Node:
     """The node tree of a caller's value for the league file's readers (and their checks); each
     value on a line of its own, so that errors come in the order of the arguments."""
     mark = yaml.Mark("<options>", 0, next(lines), 0, None, 0)
     if isinstance(value, Mapping):
-        pairs = [(k, _given(v, lines)) for k, v in value.items()]
+        pairs = [(k, given_node(v, lines)) for k, v in value.items()]
         return MappingNode("tag:yaml.org,2002:map", [(_Given(k, v.start_mark), v) for k, v in pairs], mark, mark)
     if isinstance(value, (list, tuple)):
-        return SequenceNode("tag:yaml.org,2002:seq", [_given(v, lines) for v in value], mark, mark)
+        return SequenceNode("tag:yaml.org,2002:seq", [given_node(v, lines) for v in value], mark, mark)
     return _Given(value, mark)

@@ -28,22 +28,22 @@ from dealer.config.read import (
     MAX_POINTS,
     MAX_TABLE,
     Ctx,
+    Fields,
+    Layer,
     T,
-    _any_float,
-    _blinds,
-    _bool,
-    _Fields,
-    _float,
-    _join,
-    _Layer,
-    _list,
-    _name,
-    _pick,
     _suggest,
     choice,
+    float_between,
     integer,
+    key_path,
     mapping,
+    pick_key,
+    read_blinds,
+    read_bool,
+    read_float,
     read_key,
+    read_list,
+    read_name,
     string,
     sublayers,
 )
@@ -57,18 +57,18 @@ _EVENT_KEYS = tuple(dict.fromkeys(("name", "format", "game", *(k for ks in _FORM
 
 def _bot_names(ctx: Ctx, node: Node, path: str, known: Mapping[str, LeagueBot]) -> list[str] | None:
     """Read a list of distinct names of known bots."""
-    items = _list(ctx, node, path)
+    items = read_list(ctx, node, path)
     if items is None:
         return None
     names: list[str] = []
     for i, item in enumerate(items):
-        name = string(ctx, item, _join(path, i))
+        name = string(ctx, item, key_path(path, i))
         if name is None:
             continue
         if name not in known:
-            ctx.error(item, _join(path, i), f"unknown bot {name!r}" + _suggest(name, list(known)))
+            ctx.error(item, key_path(path, i), f"unknown bot {name!r}" + _suggest(name, list(known)))
         elif name in names:
-            ctx.error(item, _join(path, i), f"bot {name!r} is listed twice")
+            ctx.error(item, key_path(path, i), f"bot {name!r} is listed twice")
         else:
             names.append(name)
     return names
@@ -89,10 +89,10 @@ def _known_bot(known: Mapping[str, LeagueBot]) -> Callable[[Ctx, Node, str], str
 
 def _points(ctx: Ctx, node: Node, path: str) -> tuple[int, ...] | None:
     """Read a non-increasing list of integer points per finishing place."""
-    items = _list(ctx, node, path, min_len=1)
+    items = read_list(ctx, node, path, min_len=1)
     if items is None:
         return None
-    read = [integer(-MAX_POINTS, MAX_POINTS)(ctx, item, _join(path, i)) for i, item in enumerate(items)]
+    read = [integer(-MAX_POINTS, MAX_POINTS)(ctx, item, key_path(path, i)) for i, item in enumerate(items)]
     values = [v for v in read if v is not None]
     if len(values) < len(read):
         return None
@@ -104,17 +104,17 @@ def _points(ctx: Ctx, node: Node, path: str) -> tuple[int, ...] | None:
 
 def _levels(ctx: Ctx, node: Node, path: str) -> tuple[tuple[int, int, int], ...] | None:
     """Read a non-empty list of blind levels [sb, bb] or [sb, bb, ante]."""
-    items = _list(ctx, node, path, min_len=1)
+    items = read_list(ctx, node, path, min_len=1)
     if items is None:
         return None
-    levels = [_blinds(ctx, item, _join(path, i), with_ante=True) for i, item in enumerate(items)]
+    levels = [read_blinds(ctx, item, key_path(path, i), with_ante=True) for i, item in enumerate(items)]
     return None if any(v is None for v in levels) else tuple(levels)  # type: ignore[arg-type]
 
 
 class _Keys:
     """One event's mapping as it is read: its fields, where it is, and the format that requires keys."""
 
-    def __init__(self, ctx: Ctx, node: Node, path: str, fields: _Fields, fmt: Format | None) -> None:
+    def __init__(self, ctx: Ctx, node: Node, path: str, fields: Fields, fmt: Format | None) -> None:
         self.ctx, self.node, self.path, self.fields, self.fmt = ctx, node, path, fields, fmt
         self.layer = [(fields, path)]
 
@@ -125,16 +125,16 @@ class _Keys:
     def required(self, key: str, reader: Callable[[Ctx, Node, str], T | None], default: T) -> T:
         """The key's value; an error if it is unset, as the format requires it."""
         if key not in self.fields:
-            self.ctx.error(self.node, _join(self.path, key), f"missing (required for format {self.fmt})")
+            self.ctx.error(self.node, key_path(self.path, key), f"missing (required for format {self.fmt})")
         return self.read(key, reader, default)
 
     def error(self, key: str, message: str) -> None:
         """Record a problem of the value of ``key``."""
-        self.ctx.error(self.fields[key], _join(self.path, key), message)
+        self.ctx.error(self.fields[key], key_path(self.path, key), message)
 
 
 def _parse_event(
-    ctx: Ctx, node: Node, path: str, known: Mapping[str, LeagueBot], game_layers: Sequence[_Layer]
+    ctx: Ctx, node: Node, path: str, known: Mapping[str, LeagueBot], game_layers: Sequence[Layer]
 ) -> AnyEvent | None:
     """Build one event of its format's type, checking its keys against its format and its bots
     against the league; an event without a valid format is read for its errors, not kept."""
@@ -142,15 +142,15 @@ def _parse_event(
     if fields is None:
         return None
     layer = [(fields, path)]
-    name = read_key(ctx, layer, "name", _name, "")
+    name = read_key(ctx, layer, "name", read_name, "")
     if "name" not in fields:
-        ctx.error(node, _join(path, "name"), "missing (every event needs a name)")
+        ctx.error(node, key_path(path, "name"), "missing (every event needs a name)")
     fmt: Format | None = read_key(ctx, layer, "format", choice(Format), None)
     if "format" not in fields:
-        ctx.error(node, _join(path, "format"), f"missing (one of {', '.join(Format)})")
+        ctx.error(node, key_path(path, "format"), f"missing (one of {', '.join(Format)})")
     if fmt:
         for key in [k for k in fields if k not in ("name", "format", "game", *_FORMAT_KEYS[fmt])]:
-            ctx.error(fields[key], _join(path, key), f"does not apply to format {fmt}")
+            ctx.error(fields[key], key_path(path, key), f"does not apply to format {fmt}")
     game = parse_game(ctx, [*game_layers, *sublayers(ctx, layer, "game", GAME_KEYS)])
     keys = _Keys(ctx, node, path, fields, fmt)
     common = {"name": name, "game": game, "line": node.start_mark.line + 1}
@@ -178,22 +178,22 @@ def _compare(keys: _Keys, known: Mapping[str, LeagueBot], common: dict[str, Any]
     field_ = keys.read("field", _bots_of(known), no_field)
     for name_ in {new, old} & set(field_):
         keys.error("field", f"{name_!r} is compared, it cannot be in the field too")
-    if keys.read("duplicate", _bool, True) is False:
+    if keys.read("duplicate", read_bool, True) is False:
         keys.error("duplicate", "compare always plays duplicate")
     d = CompareSettings()
-    worse = keys.read("worse_than", _any_float, d.worse_than)
-    better = keys.read("better_than", _any_float, d.better_than)
+    worse = keys.read("worse_than", read_float, d.worse_than)
+    better = keys.read("better_than", read_float, d.better_than)
     if worse >= better:
-        at = _pick(keys.layer, "better_than") or _pick(keys.layer, "worse_than")
+        at = pick_key(keys.layer, "better_than") or pick_key(keys.layer, "worse_than")
         assert at is not None  # the defaults are ordered, so one of them was given
         keys.ctx.error(at[0], at[1], f"worse_than ({worse}) must be below better_than ({better})")
     settings = CompareSettings(
         worse_than=worse,
         better_than=better,
-        until_significant=keys.read("until_significant", _bool, d.until_significant),
+        until_significant=keys.read("until_significant", read_bool, d.until_significant),
         test=keys.read("test", choice(TestKind), d.test),
-        alpha=keys.read("alpha", _float(0, 0.5, open_=True), d.alpha),
-        beta=keys.read("beta", _float(0, 0.5, open_=True), d.beta),
+        alpha=keys.read("alpha", float_between(0, 0.5, open_=True), d.alpha),
+        beta=keys.read("beta", float_between(0, 0.5, open_=True), d.beta),
     )
     hands = keys.required("hands", integer(1, most=MAX_HANDS), 1)
     bots = tuple(b for b in (new, old, *field_) if b)
@@ -219,7 +219,7 @@ def _seated(keys: _Keys, known: Mapping[str, LeagueBot], common: dict[str, Any])
     if fmt == Format.FREEZEOUT:
         return _freezeout(keys, seated)
     hands = keys.required("hands", integer(1, most=MAX_HANDS), 1) if fmt else 1
-    cash = {**seated, "hands": hands, "duplicate": keys.read("duplicate", _bool, True)}
+    cash = {**seated, "hands": hands, "duplicate": keys.read("duplicate", read_bool, True)}
     meetings = keys.read("meetings", integer(1, most=MAX_MEETINGS), 1)
     if fmt == Format.GAUNTLET:
         return Gauntlet(**cash, meetings=meetings, challenger=challenger)
