@@ -32,3 +32,13 @@ def log_file(path: Path, level: str, formatter: type[logging.Formatter] = loggin
     logger.addHandler(handler)
     logger.setLevel(level.upper())
     return handler
+
+
+def log_target() -> tuple[Path, str] | None:
+    """Where this process's dealer log goes (the first file ``log_file`` set up) and at what level,
+    so that a child process (a match's worker) logs to the same file; None when there is none."""
+    logger = logging.getLogger("dealer")
+    for handler in logger.handlers:
+        if isinstance(handler, logging.FileHandler):
+            return Path(handler.baseFilename), logging.getLevelName(logger.level)
+    return None

@@ -15,7 +15,7 @@ import pytest
 from dealer.arena.config import ArenaConfig
 from dealer.arena.server import _log_to
 from dealer.cli.options import log_to
-from dealer.runtime import log_file, tune_gc
+from dealer.runtime import log_file, log_target, tune_gc
 
 DEALER = Path(__file__).resolve().parent.parent / "dealer"
 
@@ -116,3 +116,14 @@ def test_every_module_names_its_logger_logger() -> None:
     assert ("LOGGER", "__name__") in loggers["league/match.py"] and ("LOGGER", "'dealer.league.match'") in loggers[
         "league/table.py"
     ]
+
+
+def test_log_target_names_the_file_log_file_set_up_so_a_worker_can_log_there(tmp_path: Path) -> None:
+    logger = logging.getLogger("dealer")
+    assert log_target() is None  # no file yet: a worker logs nowhere but its result's tails
+    handler = log_file(tmp_path / "dealer.log", "debug")
+    try:
+        assert log_target() == (tmp_path / "dealer.log", "DEBUG")
+    finally:
+        logger.removeHandler(handler)
+        handler.close()

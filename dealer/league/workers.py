@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from dealer.engine.scheduler import Seating
 from dealer.league.plan import MatchBot, MatchPlan
-from dealer.runtime import log_file, tune_gc
+from dealer.runtime import log_file, log_target, tune_gc
 from dealer.stats.paired import PairedSums, PairedTally, Pairing
 from dealer.stats.records import MatchResult, Tally
 
@@ -173,12 +173,12 @@ class Looks:
 _shared: dict[str, Any] = {}  # a worker's stop event and message queue, set as it starts (``_start``)
 
 
-def _start(stop: Event, messages: Queue[tuple[Any, ...]], log: tuple[str, str] | None) -> None:
+def _start(stop: Event, messages: Queue[tuple[Any, ...]], log: tuple[Path, str] | None) -> None:
     """A worker process starts: keep the shared stop event and queue, log where the parent logs."""
     tune_gc()
     _shared["stop"], _shared["messages"] = stop, messages
     if log is not None:  # the parent's log file; errors reach its console through the part's result
-        log_file(Path(log[0]), log[1])
+        log_file(*log)
         logging.getLogger("dealer").propagate = False
 
 
@@ -221,15 +221,6 @@ class Reporter:
 # --------------------------------------------------------------------------- in the parent
 
 
-def _log_target() -> tuple[str, str] | None:
-    """Where this process logs the dealer's lines (its first log file) and at what level: the parts' log too."""
-    logger = logging.getLogger("dealer")
-    for handler in logger.handlers:
-        if isinstance(handler, logging.FileHandler):
-            return handler.baseFilename, logging.getLevelName(logger.level)
-    return None
-
-
 async def run_parts(
     play: Callable[[Part], MatchResult],
     parts: Sequence[Part],
@@ -259,7 +250,7 @@ async def run_parts(
 
     reader = loop.run_in_executor(None, read)
     try:
-        with ProcessPoolExecutor(len(parts), context, _start, (stop, messages, _log_target())) as pool:
+        with ProcessPoolExecutor(len(parts), context, _start, (stop, messages, log_target())) as pool:
             futures = [loop.run_in_executor(pool, play, part) for part in parts]
             try:
                 return list(await asyncio.gather(*futures))
