@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,45 @@ def test_a_sequential_comparison_on_four_workers_looks_where_one_worker_looks(tm
     played = [data.pop("hands_played") for data in (one, four)]
     assert one == four
     assert all(isinstance(n, int) and n >= int(str(one["hands"])) for n in played)
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def test_the_workers_die_with_a_killed_dealer(tmp_path: Path) -> None:
+    """A dealer killed outright (SIGKILL: no clean-up of its own) takes its worker processes with it,
+    and so their bots: no part of the match plays on unseen."""
+    command = [str(DEALER), "match", *BOTS, "--hands", "400000", "--tables", "2", "--workers", "2"]
+    env = {**os.environ, "DEALER_SEED": "workers-kill"}
+    dealer = subprocess.Popen([*command, "--out", str(tmp_path / "out")], cwd=ROOT, env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not list((tmp_path / "out" / "logs").glob("*.log")) and time.monotonic() < deadline:
+            time.sleep(0.2)  # the workers started their bots
+        workers = _children(dealer.pid)
+        assert len(workers) >= 2
+    finally:
+        dealer.kill()
+        dealer.wait()
+    deadline = time.monotonic() + 20
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(map(_alive, workers))
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie, dead but not yet reaped by init, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

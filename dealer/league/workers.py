@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import ctypes
 import dataclasses
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dealer.engine.scheduler import Seating
 from dealer.league.plan import MatchBot, MatchPlan
@@ -43,6 +45,9 @@ if TYPE_CHECKING:
     from multiprocessing.synchronize import Event
 
 LOGGER = logging.getLogger(__name__)
+T = TypeVar("T")
+R = TypeVar("R")
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 PROGRESS_EVERY_S = 0.2  # how often a part says how many hands it finished (the progress line)
 
 
@@ -173,8 +178,16 @@ class Looks:
 _shared: dict[str, Any] = {}  # a worker's stop event and message queue, set as it starts (``_start``)
 
 
-def _start(stop: Event, messages: Queue[tuple[Any, ...]], log: tuple[Path, str] | None) -> None:
-    """A worker process starts: keep the shared stop event and queue, log where the parent logs."""
+def _start(parent: int, stop: Event, messages: Queue[tuple[Any, ...] | None], log: tuple[Path, str] | None) -> None:
+    """A worker process starts: it dies with its parent (then its bots' launchers end its bots: a
+    killed dealer leaves no match playing on), keeps the shared stop event and queue, and logs
+    where the parent logs."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except AttributeError:  # not Linux
+        pass
+    if os.getppid() != parent:  # it died while this process started, before the death signal was set
+        os._exit(1)
     tune_gc()
     _shared["stop"], _shared["messages"] = stop, messages
     if log is not None:  # the parent's log file; errors reach its console through the part's result
@@ -221,6 +234,49 @@ class Reporter:
 # --------------------------------------------------------------------------- in the parent
 
 
+class Pool:
+    """Worker processes (a spawned ``ProcessPoolExecutor``: no fork of a process with gRPC's threads)
+    that play the parts of a match, or a league's whole matches, one at a time in each; they share
+    one stop event (``stopping``) and send ``on_message`` what they report (``Reporter``, a league's
+    hands). Use it as an async context manager: at its end it waits for its workers, without
+    blocking the event loop, then for their last messages."""
+
+    def __init__(self, processes: int, on_message: Callable[[tuple[Any, ...]], None] | None = None) -> None:
+        self.processes = processes
+        self.on_message = on_message
+        context = multiprocessing.get_context("spawn")
+        self.stop = context.Event()
+        self.messages: Queue[tuple[Any, ...] | None] = context.Queue()
+        self._executor = ProcessPoolExecutor(
+            processes, context, _start, (os.getpid(), self.stop, self.messages, log_target())
+        )
+        self._reader: asyncio.Future[None] | None = None
+
+    async def __aenter__(self) -> Pool:
+        loop = asyncio.get_running_loop()
+
+        def read() -> None:
+            while (message := self.messages.get()) is not None:
+                if self.on_message is not None:
+                    loop.call_soon_threadsafe(self.on_message, message)
+
+        self._reader = loop.run_in_executor(None, read)
+        LOGGER.info("%d worker processes", self.processes)
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        self.stop.set()  # nothing is in play any more, unless the caller failed: then it stops
+        await asyncio.get_running_loop().run_in_executor(None, self._executor.shutdown)
+        self.messages.put(None)
+        assert self._reader is not None
+        await self._reader
+        self.messages.close()
+
+    async def run(self, play: Callable[[T], R], item: T) -> R:
+        """``play(item)`` in a worker process, once one is free."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, play, item)
+
+
 async def run_parts(
     play: Callable[[Part], MatchResult],
     parts: Sequence[Part],
@@ -231,9 +287,7 @@ async def run_parts(
     """Play each part with ``play`` in a worker process of its own; their results in the parts'
     order. ``on_hands`` hears how many hands finished now and then; ``looks`` gets each stretch a
     part closes, and its verdict stops every part. A part's error stops the others and is raised."""
-    context = multiprocessing.get_context("spawn")  # no fork of a process with gRPC's threads
-    stop, messages = context.Event(), context.Queue()
-    loop = asyncio.get_running_loop()
+    pool = Pool(len(parts))
 
     def handle(message: tuple[Any, ...]) -> None:
         kind, part, value = message
@@ -242,23 +296,14 @@ async def run_parts(
         elif kind == "stretch" and looks is not None:
             looks.add(part, value)
             if looks.tally.stopped:
-                stop.set()
+                pool.stop.set()
 
-    def read() -> None:
-        while (message := messages.get()) is not None:
-            loop.call_soon_threadsafe(handle, message)
-
-    reader = loop.run_in_executor(None, read)
-    try:
-        with ProcessPoolExecutor(len(parts), context, _start, (stop, messages, log_target())) as pool:
-            futures = [loop.run_in_executor(pool, play, part) for part in parts]
-            try:
-                return list(await asyncio.gather(*futures))
-            except BaseException:
-                stop.set()  # the other parts stop after their hands in play
-                await asyncio.gather(*futures, return_exceptions=True)
-                raise
-    finally:
-        messages.put(None)
-        await reader
-        messages.close()
+    pool.on_message = handle
+    async with pool:
+        runs = [asyncio.ensure_future(pool.run(play, part)) for part in parts]
+        try:
+            return list(await asyncio.gather(*runs))
+        except BaseException:
+            pool.stop.set()  # the other parts stop after their hands in play
+            await asyncio.gather(*runs, return_exceptions=True)
+            raise
