@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -171,3 +172,46 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def _league(folder: Path, jobs: int) -> Path:
+    """Three bots in a heads-up duplicate round robin: three matches, ``jobs`` at once."""
+    path = folder / "league.yaml"
+    bots = ROOT / "sample_bots" / "python"
+    path.write_text(
+        f"""\
+name: workers league
+seed: 5151
+jobs: {jobs}
+out: {folder / "out"}
+bots:
+  - {{name: random, command: python {bots / "random_bot.py"}}}
+  - {{name: strength, command: python {bots / "strength_bot.py"}}}
+  - {{name: pid, command: python {ROOT / "tests" / "bots" / "dealer_pid.py"}, limits: {{sandbox: off}}}}
+game: {{variant: no-limit, blinds: [50, 100], stack: 10000}}
+events:
+  - {{name: heads-up, format: round-robin, table_size: 2, hands: 24, duplicate: true}}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_leagues_jobs_play_in_worker_processes_with_the_results_of_one(tmp_path: Path) -> None:
+    """A league's matches are whole (one deal set each): its jobs share the machine as worker
+    processes, one match at a time in each, and give what this process alone gives, byte for byte."""
+    runs = {}
+    for workers in (1, 3):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        command = [str(DEALER), "run", str(_league(folder, 3)), "--workers", str(workers)]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+        out = folder / "out"
+        files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.glob("matches/*/*/hands/*.phhs"))}
+        runs[workers] = {"results.json": (out / "results.json").read_bytes(), **files}
+        logs = "".join(p.read_text() for p in out.glob("matches/*/*/logs/pid.*.log"))
+        runs[workers, "dealers"] = set(re.findall(r"dealer pid (\d+)", logs))
+    assert len(runs[1]) == 1 + 3 * 2  # three matches of two seat rotations
+    assert runs[3] == runs[1]
+    assert len(runs[1, "dealers"]) == 1 and len(runs[3, "dealers"]) >= 2  # the pid bot's two matches

@@ -26,8 +26,9 @@ from dealer.league.journal import finished_count
 from dealer.league.match import instance_label
 from dealer.league.report import Progress
 from dealer.league.run import build_jobs, league_report, run_league
-from dealer.league.runner import LocalExecutor
+from dealer.league.runner import LocalExecutor, PoolExecutor
 from dealer.league.summary import overall_text
+from dealer.league.workers import Pool, cores
 from dealer.stats.records import MatchResult
 from dealer.text import counted, printable
 from dealer.web import write_report
@@ -102,6 +103,20 @@ async def _local_executor(
 
 
 @contextlib.asynccontextmanager
+async def _pool_executor(processes: int, view: LeagueView | None) -> AsyncIterator[Executor]:
+    """Matches played in ``processes`` worker processes, one at a time in each; with the live page,
+    the workers send it their hands."""
+
+    def on_message(message: tuple[object, ...]) -> None:
+        kind, match_id, text = message
+        if kind == "hand" and view is not None:
+            view.on_hand(str(match_id), str(text))
+
+    async with Pool(processes, on_message) as pool:
+        yield PoolExecutor(pool, hands=view is not None, on_start=view.on_start if view else None)
+
+
+@contextlib.asynccontextmanager
 async def _dask_executor(league: LeagueConfig, options: LeagueOptions) -> AsyncIterator[Executor]:
     """Matches played on a Dask cluster: a new local one, or the cluster of a scheduler (the web
     view's hands then come from finished matches' files)."""
@@ -123,10 +138,13 @@ async def _league(
     total = len(build_jobs(league))  # the seating waits for the seed (``on_jobs``), the count does not
     view = LeagueView(league, total) if options.web else None
     web = WebView(view, options.web) if view is not None and options.web else None
+    processes = min(league.jobs, options.workers or cores())
     executors = (
-        _local_executor(league, remote_tokens, options, view)
-        if options.dask is None
-        else _dask_executor(league, options)
+        _dask_executor(league, options)
+        if options.dask is not None
+        else _pool_executor(processes, view)
+        if remote_tokens is None and processes > 1
+        else _local_executor(league, remote_tokens, options, view)
     )
     async with executors as executor:
         try:
@@ -175,6 +193,7 @@ class LeagueOptions:
     web: str | None = None
     log_level: LogLevelName = "info"
     linger: bool = False  # with web: serve the final page until Ctrl-C
+    workers: int | None = None  # not on Dask: worker processes (default: the cores), jobs of them at most; 1: this one
 
 
 def _write_report(league: LeagueConfig, results: list[MatchResult], total: int) -> None:

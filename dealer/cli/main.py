@@ -245,7 +245,7 @@ def run(
     ] = "local",
     workers: Annotated[
         int | None,
-        typer.Option(help="dask: worker processes of the cluster started on this machine (default: one per core)."),
+        typer.Option(help="Worker processes playing matches, at most jobs (default: cores; 1: this one; or Dask's)."),
     ] = None,
     scheduler: Annotated[
         str | None, typer.Option(help="dask: join the running cluster of this scheduler instead, e.g. tcp://HOST:8786.")
@@ -259,8 +259,8 @@ def run(
     An output folder that already holds results is refused unless --resume or --fresh."""
     if executor not in ("local", "dask"):
         raise typer.BadParameter(f"executor must be local or dask, not {executor!r}")
-    if executor == "local" and (workers is not None or scheduler is not None):
-        raise typer.BadParameter("--workers and --scheduler need --executor dask")
+    if executor == "local" and scheduler is not None:
+        raise typer.BadParameter("--scheduler needs --executor dask")
     if workers is not None and (scheduler is not None or workers < 1):
         raise typer.BadParameter(
             "--workers must be at least 1, and sizes only the cluster started here (not a --scheduler's)"
@@ -273,7 +273,8 @@ def run(
     dask = (workers, scheduler) if executor == "dask" else None
     if linger and web is None:
         raise typer.BadParameter("--linger keeps the --web page up: give --web HOST:PORT too")
-    play_league(league, resume, None, LeagueOptions(keep_going, standings_every, dask, web, log_level, linger))
+    options = LeagueOptions(keep_going, standings_every, dask, web, log_level, linger, workers)
+    play_league(league, resume, None, options)
 
 
 @app.command()

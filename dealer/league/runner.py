@@ -20,7 +20,7 @@ from dealer.isolation.processes import isolation
 from dealer.league.jobs import MatchJob
 from dealer.league.match import Match, MatchBot, MatchPlan
 from dealer.league.seeds import commitment, guessable
-from dealer.league.workers import Looks, Part, Reporter, merged, run_parts, split, stopping
+from dealer.league.workers import Looks, Part, Pool, Reporter, merged, run_parts, send, split, stopping
 from dealer.stats.compare import (
     AnyTest,
     Comparison,
@@ -303,11 +303,42 @@ class LocalExecutor:
             return await play_job(job, self.server, sessions=self.sessions, on_hand=self.on_hand)
 
 
-def run_job(job: MatchJob, listen: str = "127.0.0.1:0") -> MatchResult:
-    """Play one job from scratch with its own server: what a cluster worker calls."""
+def run_job(job: MatchJob, listen: str = "127.0.0.1:0", **options: Any) -> MatchResult:
+    """Play one job from scratch with its own server: what a cluster worker calls (``options``:
+    ``Match``'s keywords)."""
 
     async def play() -> MatchResult:
         async with DealerServer(listen) as server:
-            return await play_job(job, server)
+            return await play_job(job, server, **options)
 
     return asyncio.run(play())
+
+
+def run_pooled_job(job: MatchJob) -> MatchResult:
+    """Play a league's match in a worker process of a ``Pool``: stopped when the league stops."""
+    return run_job(job, stop=stopping().is_set)
+
+
+def run_pooled_job_shown(job: MatchJob) -> MatchResult:
+    """``run_pooled_job``, sending each hand the live page may show (``Match``'s ``on_hand``) to the parent."""
+    return run_job(job, stop=stopping().is_set, on_hand=lambda match_id, text: send(("hand", match_id, text)))
+
+
+class PoolExecutor:
+    """Plays a league's matches in the worker processes of a ``Pool``, one whole match at a time in
+    each (a league's match is one duplicate group, one deal set: it is never parted)."""
+
+    def __init__(self, pool: Pool, *, hands: bool = False, on_start: Callable[[str], None] | None = None) -> None:
+        """``hands``: the workers send every hand the live page may show (``Pool.on_message``);
+        ``on_start`` hears each match's id as a worker takes it."""
+        self.pool = pool
+        self.slots = asyncio.Semaphore(pool.processes)
+        self.play = run_pooled_job_shown if hands else run_pooled_job
+        self.on_start = on_start
+
+    async def run(self, job: MatchJob) -> MatchResult:
+        """Wait for a free worker, then play the match there."""
+        async with self.slots:
+            if self.on_start is not None:
+                self.on_start(job.plan.match_id)
+            return await self.pool.run(self.play, job)

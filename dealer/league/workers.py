@@ -201,6 +201,12 @@ def stopping() -> Event:
     return event
 
 
+def send(message: tuple[Any, ...]) -> None:
+    """Send the parent a message (``Pool.on_message`` hears it)."""
+    messages: Queue[tuple[Any, ...]] = _shared["messages"]
+    messages.put(message)
+
+
 class Reporter:
     """What a part tells the parent as it plays: hands finished (now and then), and each stretch
     of a comparison's hands it closed."""
