@@ -476,9 +476,10 @@ def test_compare_with_progress_prints_hands_pace_and_the_running_estimate_into_a
     args = [str(DEALER), "compare", _py("call"), _py("random"), "--hands", "1000000", "--out", str(out), "--progress"]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        line = ""
+        line, shown = "", 0
         for line in proc.stderr:  # type: ignore[union-attr]
-            if "hands/s" in line:
+            shown += "hands/s" in line  # the first lines may come before two paired deals are in (worker start-ups)
+            if "new - old" in line or shown == 6:
                 break
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=60)
