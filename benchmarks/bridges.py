@@ -26,7 +26,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer.config.league_file import game_config
+from dealer.config.league_file import Limits, game_config
 from dealer.connect.server import DealerServer
 from dealer.engine.scheduler import plan_tables
 from dealer.league.match import Match, MatchBot, MatchPlan
@@ -51,9 +51,15 @@ def build(out: Path) -> dict[str, tuple[tuple[str, ...], str]]:
 
 
 async def play(
-    server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str], hands: int, tables: int
+    server: DealerServer,
+    out: Path,
+    kind: tuple[tuple[str, ...], str],
+    hands: int,
+    tables: int,
+    limits: Limits = Limits(),  # noqa: B008 - a frozen dataclass
 ) -> tuple[float, int, int]:
-    """Play ``hands`` hands over ``tables`` tables between two bots of ``kind``: (seconds, hands, decisions)."""
+    """Play ``hands`` hands over ``tables`` tables between two bots of ``kind`` (under ``limits``):
+    (seconds, hands, decisions); RuntimeError if a bot faulted."""
     command, protocol = kind
     game = game_config(
         variant="no-limit",
@@ -62,7 +68,7 @@ async def play(
         time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
     )
     plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
-    bots = {name: MatchBot(name, command, protocol=protocol) for name in ("a", "b")}
+    bots = {name: MatchBot(name, command, limits=limits, protocol=protocol) for name in ("a", "b")}
     match = Match(plan, server, bots, out=out, base=ROOT)
     started = 0.0
 

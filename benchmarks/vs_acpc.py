@@ -1,0 +1,275 @@
+"""Our dealer beside the ACPC dealer (project_acpc_server, built from source): hands/s and ratios, in one run.
+
+Heads-up no-limit (blinds 50/100, stacks 20,000: the ACPC repository's
+``holdem.nolimit.2p.reverse_blinds.game``), three workloads, each played by both dealers,
+alternated (ours first on even repeats, ACPC's first on odd ones) so that the machine's load
+falls on both alike; medians of ``--repeats``:
+
+* ``same C call bots``: the ACPC always-call player (``example_player.c`` with its fold and raise
+  probabilities set to 0) on both seats of both dealers; ours reaches it through our ACPC bridge
+  (``dealer.connect.acpc``), sandboxed and sealed as a match launches it (``--sandbox off``: on the
+  host's loopback), so only the dealers differ. An ACPC client plays one table: ours plays
+  ``--tables`` tables at once, each with its own pair of client instances (as ``dealer match
+  --tables`` does), ACPC's dealer one;
+* ``Python call bots``: our SDK's ``sample_bots/python/call_bot.py`` (gRPC, ``--py-tables``
+  tables over one instance per bot) against the ACPC dealer with the C call player;
+* ``random bots``: ``sample_bots/python/random_bot.py`` against the unmodified ``example_player``.
+
+Rates count from the moment every bot has connected to the last hand (the ACPC dealer's: from
+launching its two players, which connect within a millisecond, to its exit); ours with start-up
+is printed too. A ratio is refused when any bot of either run faulted: ours by the match's
+faults, ACPC's by its exit status, its players', a ``WARNING``/``ERROR`` on its error output,
+a missing ``SCORE`` line or a log that holds fewer hands than asked.
+
+The source comes from ``--acpc-src DIR`` (or ``$ACPC_SRC``), else is cloned from GitHub into
+``--cache`` (default ``~/.cache/dealer-bench/acpc``); it is built there with its Makefile (gcc).
+
+    python benchmarks/vs_acpc.py [--acpc-src DIR] [--hands 20000] [--tables 16] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bridges import play
+from tabulate import tabulate
+
+from dealer.config.league_file import Limits
+from dealer.connect.server import DealerServer
+from dealer.runtime import tune_gc
+
+ROOT = Path(__file__).resolve().parent.parent
+REPOSITORY = "https://github.com/Liuweiming/project_acpc_server"
+GAME = "holdem.nolimit.2p.reverse_blinds.game"
+PROBABILITIES = (  # example_player.c's, and the always-call player's
+    "  probs[ a_fold ] = 0.06;\n"
+    "  probs[ a_call ] = ( 1.0 - probs[ a_fold ] ) * 0.5;\n"
+    "  probs[ a_raise ] = ( 1.0 - probs[ a_fold ] ) * 0.5;\n",
+    "  probs[ a_fold ] = 0.0;\n  probs[ a_call ] = 1.0;\n  probs[ a_raise ] = 0.0;\n",
+)
+PYTHON_BOTS = ROOT / "sample_bots" / "python"
+
+
+@dataclass(frozen=True)
+class Acpc:
+    """The built ACPC programs: its dealer, ``example_player`` and the always-call player."""
+
+    folder: Path
+    dealer: Path
+    example_player: Path
+    call_player: Path
+
+    @property
+    def game(self) -> Path:
+        return self.folder / GAME
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of one dealer: hands/s (from every bot connected; ours also with start-up), or a fault."""
+
+    rate: float
+    with_startup: float | None = None
+    fault: str | None = None
+
+
+def source(given: Path | None, cache: Path) -> Path:
+    """The ACPC source: ``given``, else a clone of REPOSITORY in ``cache`` (made once)."""
+    if given is not None:
+        if not (given / "dealer.c").is_file():
+            sys.exit(f"error: --acpc-src {given}: no dealer.c there (a checkout of {REPOSITORY})")
+        return given
+    clone = cache / "src"
+    if not (clone / "dealer.c").is_file():
+        shutil.rmtree(clone, ignore_errors=True)
+        clone.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(["git", "clone", "--depth", "1", REPOSITORY, str(clone)], check=False)
+        if done.returncode != 0:
+            sys.exit(f"error: cannot clone {REPOSITORY} (no network?): pass --acpc-src DIR or set ACPC_SRC")
+    return clone
+
+
+def build(src: Path, out: Path) -> Acpc:
+    """Copy the source into ``out`` and build the dealer, example_player and the always-call player."""
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(src, out, ignore=shutil.ignore_patterns(".git"))
+    subprocess.run(["make", "-s", "dealer", "example_player"], cwd=out, check=True)
+    player = (out / "example_player.c").read_text()
+    if PROBABILITIES[0] not in player:
+        sys.exit(f"error: {src}/example_player.c: its action probabilities are not the ones expected")
+    (out / "call_player.c").write_text(player.replace(*PROBABILITIES))
+    subprocess.run(
+        ["gcc", "-O3", "-Wall", "-o", "call_player", "game.c", "rng.c", "call_player.c", "net.c"], cwd=out, check=True
+    )
+    return Acpc(out, out / "dealer", out / "example_player", out / "call_player")
+
+
+def run_acpc(acpc: Acpc, player: Path, hands: int, seed: int, out: Path) -> Run:
+    """Play ``hands`` hands on the ACPC dealer between two copies of ``player``; its rate, or its fault."""
+    out.mkdir(parents=True, exist_ok=True)
+    dealer = subprocess.Popen(
+        [str(acpc.dealer), "match", str(acpc.game), str(hands), str(seed), "a", "b"],
+        cwd=out,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert dealer.stdout is not None
+    ports = dealer.stdout.readline().split()
+    started = time.perf_counter()
+    players = [
+        subprocess.Popen(
+            [str(player), str(acpc.game), "127.0.0.1", port], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        for port in ports
+    ]
+    output, errors = dealer.communicate()
+    elapsed = time.perf_counter() - started
+    codes = [dealer.returncode] + [p.wait() for p in players]
+    states = sum(line.startswith("STATE:") for line in (out / "match.log").read_text().splitlines())
+    problems = [line for line in errors.splitlines() if "WARNING" in line or "ERROR" in line]
+    if any(codes) or problems or "SCORE" not in output or states != hands:
+        return Run(0.0, fault=f"ACPC: exit {codes}, {states} hands of {hands}, {problems[:2]}")
+    return Run(hands / elapsed)
+
+
+async def run_ours(
+    server: DealerServer, out: Path, kind: tuple[tuple[str, ...], str], hands: int, tables: int, limits: Limits
+) -> Run:
+    """Play ``hands`` hands over ``tables`` tables on our dealer between two bots of ``kind``."""
+    started = time.perf_counter()
+    try:
+        seconds, played, _ = await play(server, out, kind, hands, tables, limits)
+    except RuntimeError as error:  # a bot faulted
+        return Run(0.0, fault=f"ours: {str(error)[:300]}")
+    total = time.perf_counter() - started
+    if played != hands:
+        return Run(0.0, fault=f"ours: {played} hands of {hands}")
+    return Run(played / seconds, played / total)
+
+
+def workloads(acpc: Acpc, tables: int, py_tables: int) -> list[tuple[str, tuple[tuple[str, ...], str], int, Path]]:
+    """Each workload: its name, our bots' (command, protocol), our table count, ACPC's player."""
+    python = sys.executable
+    return [
+        ("same C call bots", ((str(acpc.call_player), "{game}", "{host}", "{port}"), "acpc"), tables, acpc.call_player),
+        (
+            "Python call bots / C call bots",
+            ((python, str(PYTHON_BOTS / "call_bot.py")), "grpc"),
+            py_tables,
+            acpc.call_player,
+        ),
+        ("random bots", ((python, str(PYTHON_BOTS / "random_bot.py")), "grpc"), py_tables, acpc.example_player),
+    ]
+
+
+async def measure(acpc: Acpc, out: Path, args: argparse.Namespace) -> dict[str, tuple[list[Run], list[Run]]]:
+    """Every workload ``args.repeats`` times on both dealers, alternated: {name: (our runs, ACPC's runs)}."""
+    runs: dict[str, tuple[list[Run], list[Run]]] = {}
+    limits = Limits(sandbox=args.sandbox)
+    async with DealerServer("127.0.0.1:0") as server:
+        for r in range(args.repeats):
+            for name, kind, tables, player in workloads(acpc, args.tables, args.py_tables)[: args.workloads]:
+                hands = args.hands // tables * tables
+                ours, theirs = runs.setdefault(name, ([], []))
+                where = out / f"{len(ours)}-{name.replace(' ', '-').replace('/', '')}"
+                for side in ("ours", "acpc") if r % 2 == 0 else ("acpc", "ours"):
+                    if side == "ours":
+                        ours.append(await run_ours(server, where / "ours", kind, hands, tables, limits))
+                    else:
+                        theirs.append(run_acpc(acpc, player, hands, r + 1, where / "acpc"))
+    return runs
+
+
+def report(runs: dict[str, tuple[list[Run], list[Run]]], args: argparse.Namespace, loads: list[str]) -> None:
+    """One row per workload: medians, the ratio (refused where any bot faulted), and every fault."""
+    med = statistics.median
+    rows, faults = [], []
+    for name, (ours, theirs) in runs.items():
+        failed = [run.fault for run in ours + theirs if run.fault]
+        faults += [f"{name}: {fault}" for fault in failed]
+        rate, startup, acpc = (
+            med(r.rate for r in ours),
+            med(r.with_startup or 0 for r in ours),
+            med(r.rate for r in theirs),
+        )
+        ratio = "refused: a bot faulted" if failed else f"{rate / acpc:.2f}x"
+        rows.append([name, f"{rate:,.0f}", f"{startup:,.0f}", f"{acpc:,.0f}", ratio])
+    print(
+        tabulate(
+            rows,
+            headers=[
+                f"heads-up no-limit, medians of {args.repeats}",
+                "ours hands/s",
+                "ours with start-up",
+                "ACPC hands/s",
+                "ours / ACPC",
+            ],
+            disable_numparse=True,
+        )
+    )
+    print(
+        f"method: {args.hands:,} hands a run; ours: C bots over {args.tables} tables (a client pair each, sandbox "
+        f"{args.sandbox}), Python bots over {args.py_tables} tables (one instance each); ACPC's dealer: one table "
+        f"(one client each); dealers alternated; clocks from every bot connected; {os.cpu_count()} cores"
+    )
+    print(f"load (1, 5, 15 min) before: {loads[0]}, after: {loads[1]}")
+    for fault in faults:
+        print(f"FAULT {fault}")
+
+
+def load() -> str:
+    """The machine's load averages, as os.getloadavg gives them."""
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--acpc-src",
+        type=Path,
+        default=os.environ.get("ACPC_SRC") or None,
+        help="a checkout of project_acpc_server (default: $ACPC_SRC, else cloned)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path.home() / ".cache" / "dealer-bench" / "acpc",
+        help="where the clone and the build go",
+    )
+    parser.add_argument(
+        "--hands", type=int, default=20000, help="hands per run (rounded down to a multiple of the tables)"
+    )
+    parser.add_argument(
+        "--tables", type=int, default=16, help="our tables for the C bots: a pair of client instances each"
+    )
+    parser.add_argument(
+        "--py-tables", type=int, default=256, help="our tables for the Python bots (one instance per bot)"
+    )
+    parser.add_argument(
+        "--sandbox", choices=("on", "off"), default="on", help="our bots' sandbox (on: sealed, as a match runs them)"
+    )
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--workloads", type=int, choices=(1, 2, 3), default=3, help="the first N workloads only")
+    args = parser.parse_args()
+    acpc = build(source(args.acpc_src, args.cache), args.cache / "build")
+    tune_gc()  # as the ``dealer`` command does
+    loads = [load()]
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = asyncio.run(measure(acpc, Path(tmp), args))
+    loads.append(load())
+    report(runs, args, loads)
+
+
+if __name__ == "__main__":
+    main()
