@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -215,3 +216,23 @@ def test_a_leagues_jobs_play_in_worker_processes_with_the_results_of_one(tmp_pat
     assert len(runs[1]) == 1 + 3 * 2  # three matches of two seat rotations
     assert runs[3] == runs[1]
     assert len(runs[1, "dealers"]) == 1 and len(runs[3, "dealers"]) >= 2  # the pid bot's two matches
+
+
+def test_a_fixed_listen_address_plays_in_one_process_unless_workers_are_asked_for(tmp_path: Path) -> None:
+    """Each worker has a server of its own: a match on a fixed --listen port is not spread by default
+    (it plays as before workers), and asking for workers there is a one-line usage error."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{free.getsockname()[1]}"
+    asked = _match(tmp_path / "asked", 2, "--listen", address)
+    assert asked.returncode == 2
+    assert asked.stderr.strip().splitlines()[-1] == (
+        f"error: a match spread over worker processes listens on port 0, not {address}: give --workers 1"
+    )
+    command = [str(DEALER), "match", *BOTS, "--hands", "16", "--tables", "4", "--listen", address]
+    command += ["--out", str(tmp_path / "fixed")]
+    env = {**os.environ, "DEALER_SEED": "workers-listen"}
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    logs = {p.name for p in (tmp_path / "fixed" / "logs").glob("*.log")}
+    assert logs == {f"{bot}.{k}.log" for bot in ("random_bot", "strength_bot") for k in range(2)}  # one process

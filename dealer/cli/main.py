@@ -176,7 +176,8 @@ def match(
         for name, argv, protocol in zip(names, commands, protocols, strict=True)
     }
     log_to(out, log_level)
-    shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress, "workers": workers or cores()}
+    spread = workers or (cores() if listen.endswith(":0") else 1)  # a fixed address: one server, unless asked
+    shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress, "workers": spread}
     result = _play_match_shown(plan, entries, listen, out, **shown)
     typer.echo(standings_table(standings([result])))
     record = match_record(plan, result, entries, duplicate=duplicate)

@@ -291,7 +291,12 @@ MatchFaultPolicy = Annotated[
     FaultPolicy, typer.Option(help="A failed bot folds its hands, forfeits the match, or restarts.")
 ]
 MatchListen = Annotated[
-    str, typer.Option(metavar="HOST:PORT", help="Address the dealer listens on.", callback=check_address)
+    str,
+    typer.Option(
+        metavar="HOST:PORT",
+        help="Address the dealer listens on (a fixed port: one worker process unless --workers).",
+        callback=check_address,
+    ),
 ]
 MatchName = Annotated[
     list[str] | None,
