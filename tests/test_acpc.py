@@ -8,10 +8,12 @@ with ``dealer export --acpc`` of the same histories; what ACPC cannot express is
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -21,8 +23,8 @@ import pytest
 
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from dealer.config.acpc_game import export_states, game_definition, unsupported
-from dealer.config.league_file import game_config
-from dealer.connect.acpc import AcpcView
+from dealer.config.league_file import Limits, game_config
+from dealer.connect.acpc import GAME_PATH, HOST, AcpcView, _launch_client
 from dealer.connect.server import Fault
 from test_e2e import check_match
 
@@ -190,6 +192,40 @@ def test_acpc_stdio_and_grpc_bots_at_one_three_handed_table(tmp_path: Path, acpc
     bots = {"acpc": acpc(acpc_client), "json": ("python", str(STDIO_BOT), "raise"), "grpc": bot_command("strength")}
     run = run_match(tmp_path, bots, protocols={"acpc": "acpc", "json": "stdio"}, hands=10, seed="three-protocols")
     check_match(run)
+
+
+def test_a_sealed_clients_connection_is_handed_to_the_dealer(tmp_path: Path, acpc_client: Path) -> None:
+    """A sealed client's launcher hands the connection it took on the sandbox's port to the dealer
+    (SCM_RIGHTS): the dealer writes to the client's own TCP socket, with TCP_NODELAY (as the ACPC
+    dealer sets it), and no byte is copied through the launcher. (Its relay without TCP_NODELAY
+    held lines back for delayed acks: 0.03x the ACPC dealer's hands/s in benchmarks/vs_acpc.py.)"""
+    game_file = tmp_path / "match.game"
+    game_file.write_text(game_definition(game_config(), 2))
+    argv = (str(acpc_client), GAME_PATH, HOST, "{port}")
+
+    async def scenario() -> tuple[bytes, int, int]:
+        client = await _launch_client(
+            "c",
+            argv,
+            str(tmp_path / "0.sock"),
+            ROOT,
+            tmp_path / "c",
+            tmp_path / "c.log",
+            Limits(),
+            {GAME_PATH: game_file},
+        )
+        try:
+            reader, writer = await asyncio.wait_for(client.connected, 20)
+            line = await asyncio.wait_for(reader.readline(), 20)
+            own = writer.get_extra_info("socket")
+            return line, own.family, own.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        finally:
+            client.server.close()
+            await client.process.stop(0.2)
+
+    line, family, nodelay = asyncio.run(scenario())
+    assert line.startswith(b"VERSION:2."), line
+    assert family == socket.AF_INET and nodelay, (family, nodelay)
 
 
 def test_dealer_match_plays_an_acpc_bot_and_export_prints_its_states(tmp_path: Path, acpc_client: Path) -> None:

@@ -11,8 +11,8 @@ state, as the ACPC dealer sends them), and each answer ``<state>:<f|c|r[N]>`` go
 request of that state. Clocks, faults and the fault policy are the session's and the match's.
 
 Sealed (the default: sandboxed with ``network: none``), each client runs in a network namespace of
-its own: its launcher listens on ``PORT`` of that namespace's loopback and relays the connection to
-a Unix socket of the dealer's bound into the sandbox, and the game file is bound read-only at
+its own: its launcher listens on ``PORT`` of that namespace's loopback and hands the connection over
+(SCM_RIGHTS) on a Unix socket of the dealer's bound into the sandbox, and the game file is bound read-only at
 ``GAME_PATH``; no other process can reach the port. With ``network: host`` or ``sandbox: off`` the
 dealer listens on a port of the host's loopback instead, where any local process can dial it first.
 
@@ -32,8 +32,9 @@ import logging
 import os
 import re
 import shutil
+import socket as stdsocket
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,7 @@ class _Client:
     """One launched ACPC client: its process, the dealer's end of its port, its table's view once assigned."""
 
     process: BotProcess
-    server: asyncio.Server
+    server: asyncio.Server | _HandOff
     connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
     view: AcpcView | None = None
 
@@ -293,8 +294,8 @@ class AcpcBot:
         one cannot start.
 
         Sealed (sandboxed with ``network: none``), each client runs in a network namespace of its own:
-        its launcher listens on ``PORT`` of that namespace's loopback and relays the connection to a
-        Unix socket of the dealer's bound into the sandbox, so no other process reaches its port.
+        its launcher listens on ``PORT`` of that namespace's loopback and hands the connection over to
+        a Unix socket of the dealer's bound into the sandbox, so no other process reaches its port.
         Otherwise the dealer listens on a port of the host's loopback (``network: host``)."""
         sealed = is_sealed(limits)
         sandboxed = limits.sandbox == "on"
@@ -449,14 +450,14 @@ async def _launch_client(
     limits: Limits,
     files: dict[str, Path] | None,
 ) -> _Client:
-    """Open one client's port (a Unix ``socket`` its sealed launcher relays ``PORT`` to, else a port
+    """Open one client's port (a Unix ``socket`` its sealed launcher hands ``PORT``'s connection to, else a port
     of the host's loopback), then launch it with ``{port}`` in ``argv`` replaced; the port is
     closed again if the launch fails."""
     connected: asyncio.Future[_Streams] = asyncio.get_running_loop().create_future()
     accept = functools.partial(_accept, connected=connected)
+    server: asyncio.Server | _HandOff
     if socket is not None:
-        server = await asyncio.start_unix_server(accept, socket, limit=MAX_LINE_BYTES)
-        port, local = PORT, f"unix:{socket}"
+        server, port, local = _HandOff(socket, accept), PORT, f"unix:{socket}"
     else:
         server = await asyncio.start_server(accept, HOST, 0, limit=MAX_LINE_BYTES)
         port, local = server.sockets[0].getsockname()[1], None
@@ -478,6 +479,69 @@ async def _launch_client(
         server.close()
         raise
     return _Client(process, server, connected)
+
+
+class _HandOff:
+    """A sealed client's way in: the dealer's Unix socket at ``path``, where the client's launcher
+    hands over the connection it took on the sandbox's port (SCM_RIGHTS), so the dealer reads and
+    writes the client's own socket (``TCP_NODELAY``, as asyncio sets it) with no copy between; each
+    connection that hands over a connected stream socket goes to ``accept``, any other is closed."""
+
+    def __init__(
+        self, path: str, accept: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+    ) -> None:
+        self._listener = stdsocket.socket(stdsocket.AF_UNIX, stdsocket.SOCK_STREAM)
+        self._listener.setblocking(False)
+        self._listener.bind(path)
+        self._listener.listen(8)
+        self._task = asyncio.create_task(self._serve(accept))
+
+    async def _serve(self, accept: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            connection, _ = await loop.sock_accept(self._listener)
+            with connection:
+                handed = await _handed_socket(connection)
+            if handed is not None:
+                await accept(*await asyncio.open_connection(sock=handed, limit=MAX_LINE_BYTES))
+
+    def close(self) -> None:
+        """Stop taking connections."""
+        self._task.cancel()
+        self._listener.close()
+
+
+def _ready(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _handed_socket(connection: stdsocket.socket) -> stdsocket.socket | None:
+    """The connected stream socket handed over on ``connection`` (SCM_RIGHTS), or None where it
+    carries none (or something else: its descriptor is closed)."""
+    loop = asyncio.get_running_loop()
+    readable: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(connection, _ready, readable)
+    try:
+        await readable
+        _, fds, _, _ = stdsocket.recv_fds(connection, 1, 1)
+    except OSError:
+        return None
+    finally:
+        loop.remove_reader(connection)
+    for fd in fds:
+        try:
+            handed = stdsocket.socket(fileno=fd)
+        except OSError:  # not a socket
+            os.close(fd)
+            continue
+        try:
+            if handed.type == stdsocket.SOCK_STREAM and handed.getpeername():
+                return handed
+        except OSError:  # not connected
+            pass
+        handed.close()
+    return None
 
 
 async def _accept(

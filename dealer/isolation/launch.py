@@ -29,8 +29,9 @@ environment is imported) stays as the bot's parent:
   a tenth of its inodes, at most ``INODES_LEFT``, free), so a bot's files stay readable after it ends;
 * ``relay=PORT:PATH`` (an ACPC bot in a network namespace of its own): before the bot starts, it
   listens on 127.0.0.1:PORT of the sandbox's loopback; it takes the bot's first connection, closes
-  the port (every later connection is refused) and copies bytes between that connection and the
-  dealer's Unix socket at PATH until either side ends.
+  the port (every later connection is refused) and hands that connection to the dealer over the
+  dealer's Unix socket at PATH (SCM_RIGHTS), keeping no end of it: the dealer talks to the bot's
+  socket directly, no byte crosses the launcher.
 
 Options are ``name=value`` pairs: ``memory_mb``, ``cpu_seconds``, ``open_files``, ``file_size_mb``,
 ``processes`` (rlimits), ``user=UID:GID``, ``cgroup_fd=N,M,...``, ``relay=PORT:PATH``, ``keep=FD``,
@@ -225,36 +226,21 @@ def _listen(port: int) -> socket.socket:
     return server
 
 
-def _copy(source: socket.socket, target: socket.socket) -> None:
-    """Copy bytes one way until ``source`` ends, then end ``target``'s writing side."""
-    try:
-        while data := source.recv(1 << 16):
-            target.sendall(data)
-    except OSError:
-        pass
-    try:
-        target.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
-
-
-def _relay(server: socket.socket, path: str) -> None:
-    """Take the bot's first connection, refuse the rest (the port is closed), and join it to the
-    dealer's Unix socket at ``path``: one thread per direction."""
+def _hand_over(server: socket.socket, path: str) -> None:
+    """Take the bot's first connection, refuse the rest (the port is closed), and hand it to the
+    dealer over its Unix socket at ``path`` (SCM_RIGHTS): the dealer reads and writes the bot's
+    connection itself, with no copy through the launcher, and the launcher keeps no end of it."""
     try:
         bot, _ = server.accept()
     except OSError:
         return
     server.close()
-    dealer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        dealer.connect(path)
-    except OSError as error:
-        print(f"[dealer launcher] cannot reach the dealer: {error.strerror}", file=sys.stderr, flush=True)
-        bot.close()
-        return
-    threading.Thread(target=_copy, args=(dealer, bot), daemon=True).start()
-    _copy(bot, dealer)
+    with bot, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dealer:
+        try:
+            dealer.connect(path)
+            socket.send_fds(dealer, [b"\0"], [bot.fileno()])
+        except OSError as error:
+            print(f"[dealer launcher] cannot reach the dealer: {error.strerror}", file=sys.stderr, flush=True)
 
 
 def _descendants(root: int) -> list[int]:
@@ -477,7 +463,7 @@ def main(argv: list[str]) -> None:
     if bot == 0:
         _child(options, command)
     if relay is not None:  # after the fork: the bot's process starts with one thread
-        threading.Thread(target=_relay, args=relay, daemon=True).start()
+        threading.Thread(target=_hand_over, args=relay, daemon=True).start()
     for fd in _cgroup_fds(options):
         os.close(fd)  # the launcher itself stays out of the bot's cgroups
     status: int | None = None
