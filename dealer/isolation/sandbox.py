@@ -122,10 +122,15 @@ def _system_args() -> list[str]:
     return [*args, "--proc", "/proc", "--dev", "/dev"]
 
 
+def probe_command() -> list[str]:
+    """A sandbox around ``true``: its namespaces and read-only system view, as a bot's has them."""
+    return [bwrap_path(), *_namespace_args(network=False, keep_setuid=False), *_system_args(), "true"]
+
+
 @functools.cache
 def check() -> None:
     """Raise SandboxError (once per process; cached) if bubblewrap cannot make a sandbox here."""
-    argv = [bwrap_path(), *_namespace_args(network=False, keep_setuid=False), *_system_args(), "true"]
+    argv = probe_command()
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
