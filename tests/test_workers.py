@@ -18,7 +18,8 @@ from conftest import ROOT
 from dealer.config.league_file import game_config
 from dealer.engine.scheduler import compare_tables, plan_tables
 from dealer.league.plan import MatchPlan
-from dealer.league.workers import merged, split
+from dealer.league.workers import Looks, merged, split
+from dealer.stats.paired import PairedSums, PairedTally, Pairing, sample_of
 from dealer.stats.records import HandRecord, result_of
 
 DEALER = Path(sys.executable).with_name("dealer")
@@ -236,3 +237,26 @@ def test_a_fixed_listen_address_plays_in_one_process_unless_workers_are_asked_fo
     assert done.returncode == 0, done.stderr
     logs = {p.name for p in (tmp_path / "fixed" / "logs").glob("*.log")}
     assert logs == {f"{bot}.{k}.log" for bot in ("random_bot", "strength_bot") for k in range(2)}  # one process
+
+
+def test_a_comparisons_looks_keep_only_the_stretches_not_yet_closed() -> None:
+    """The parent closes the whole's stretch ``k`` once every part sent its own, and keeps nothing of
+    it after: a comparison's memory does not grow with its length, spread or not."""
+    pairing = Pairing("new", "old", "raw", 1)
+    looks = Looks(PairedTally(pairing, {}), 2)
+
+    def stretch(hand: int, deal_set: str) -> PairedSums:
+        records = [HandRecord(t, deal_set, hand, 100, {"new": 10 * hand + t, "old": -10 * hand - t}) for t in (0, 1)]
+        sample = sample_of(("compare", deal_set, hand), records, "new", "old")
+        assert sample is not None
+        return PairedSums.of([sample], "raw")
+
+    for hand in range(3):
+        looks.add(0, stretch(hand, "c/0"))
+    assert looks.tally.sums.deals == 0 and len(looks.stretches[0]) == 3  # the other part has closed none yet
+    for hand in range(3):
+        looks.add(1, stretch(hand, "c/1"))
+    assert looks.tally.sums.deals == 6 and not any(looks.stretches)
+    looks.add(0, stretch(3, "c/0"))
+    looks.leave([result_of("compare", ("new", "old"), []), result_of("compare", ("new", "old"), [])])
+    assert looks.tally.rest.deals == 1 and not any(looks.stretches)

@@ -24,7 +24,6 @@ from dealer.league.workers import Looks, Part, Pool, Reporter, merged, run_parts
 from dealer.stats.compare import (
     AnyTest,
     Comparison,
-    compare_results,
     deal_sets_for,
     finish,
     looker,
@@ -248,9 +247,10 @@ async def play_comparison(
         parts = [Part(k, p, entries, out, base, address, stop_unstarted, pairing) for k, p in enumerate(plans)]
         count = None if on_hands is None else (lambda hands: on_hands(hands, looks.tally))
         results = await run_parts(play_part, parts, on_hands=count, looks=looks)
+        looks.leave(results)
         whole = merged(results)
-        names = [f.name for f in field]
-        comparison = reported(compare_results(results, new.name, old.name, settings, names), [whole])
+        sums = finish(looks.tally, test)
+        comparison = reported(summarize(sums, new.name, old.name, settings, [f.name for f in field], test), [whole])
         comparison.result = whole
         return comparison
     async with DealerServer(listen) as server:

@@ -155,22 +155,31 @@ def _joined(lists: object) -> list[str]:
 class Looks:
     """A comparison's looks over parts played apart: stretch ``k`` of the whole closes once every part
     has closed its own stretch ``k`` (its deal sets' groups of those hand numbers), as one process
-    would have closed it; ``tally`` looks (its sequential test) and is the running estimate."""
+    would have closed it; ``tally`` looks (its sequential test) and is the running estimate. A
+    stretch is kept only until the whole's closes: memory that does not grow with the comparison."""
 
     def __init__(self, tally: PairedTally, parts: int) -> None:
         self.tally = tally
-        self.stretches: list[list[PairedSums]] = [[] for _ in range(parts)]
-        self.closed = 0  # the whole's stretches closed
+        self.stretches: list[collections.deque[PairedSums]] = [collections.deque() for _ in range(parts)]
 
     def add(self, part: int, stretch: PairedSums) -> None:
         """Part ``part`` closed its next stretch; close the whole's stretches now complete."""
         self.stretches[part].append(stretch)
-        while not self.tally.stopped and all(len(s) > self.closed for s in self.stretches):
+        while not self.tally.stopped and all(self.stretches):
             whole = PairedSums(self.tally.pairing.estimator)
             for stretches in self.stretches:
-                whole.merge(stretches[self.closed])
+                whole.merge(stretches.popleft())
             self.tally.close(whole)
-            self.closed += 1
+
+    def leave(self, results: Sequence[MatchResult]) -> None:
+        """The parts are over (``results``, in their order): what no stretch of the whole holds goes
+        to the tally's ``rest``, the stretches some part never closed and each part's own rest."""
+        for stretches, result in zip(self.stretches, results, strict=True):
+            for stretch in stretches:
+                self.tally.rest.merge(stretch)
+            if result.paired is not None:
+                self.tally.rest.merge(result.paired.rest)
+            stretches.clear()
 
 
 # --------------------------------------------------------------------------- in a worker process
@@ -215,13 +224,12 @@ class Reporter:
         self.part = part
         self.paired = paired
         self.hands = 0
-        self.sent = 0  # stretches sent
         self.shown = time.monotonic()
 
     def __call__(self, *_: object) -> None:
         """A hand finished (its record is not read)."""
         self.hands += 1
-        closed = self.paired is not None and len(self.paired.checks) > self.sent
+        closed = self.paired is not None and bool(self.paired.checks)
         if closed or time.monotonic() - self.shown >= PROGRESS_EVERY_S:
             self.flush()
 
@@ -232,9 +240,9 @@ class Reporter:
             messages.put(("hands", self.part, self.hands))
             self.hands, self.shown = 0, time.monotonic()
         checks = self.paired.checks if self.paired is not None else []
-        for stretch in checks[self.sent :]:
+        for stretch in checks:
             messages.put(("stretch", self.part, stretch))
-        self.sent = len(checks)
+        checks.clear()  # sent: the parent keeps them (``Looks``), this part need not
 
 
 # --------------------------------------------------------------------------- in the parent
