@@ -17,6 +17,7 @@ import pytest
 from conftest import ROOT
 from dealer.config.league_file import game_config
 from dealer.engine.scheduler import compare_tables, plan_tables
+from dealer.league import workers
 from dealer.league.plan import MatchPlan
 from dealer.league.workers import Looks, merged, split
 from dealer.stats.paired import PairedSums, PairedTally, Pairing, sample_of
@@ -203,17 +204,17 @@ def test_a_leagues_jobs_play_in_worker_processes_with_the_results_of_one(tmp_pat
     """A league's matches are whole (one deal set each): its jobs share the machine as worker
     processes, one match at a time in each, and give what this process alone gives, byte for byte."""
     runs = {}
-    for workers in (1, 3):
-        folder = tmp_path / f"w{workers}"
+    for count in (1, 3):
+        folder = tmp_path / f"w{count}"
         folder.mkdir()
-        command = [str(DEALER), "run", str(_league(folder, 3)), "--workers", str(workers)]
+        command = [str(DEALER), "run", str(_league(folder, 3)), "--workers", str(count)]
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
         assert done.returncode == 0, done.stderr[-3000:]
         out = folder / "out"
         files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.glob("matches/*/*/hands/*.phhs"))}
-        runs[workers] = {"results.json": (out / "results.json").read_bytes(), **files}
+        runs[count] = {"results.json": (out / "results.json").read_bytes(), **files}
         logs = "".join(p.read_text() for p in out.glob("matches/*/*/logs/pid.*.log"))
-        runs[workers, "dealers"] = set(re.findall(r"dealer pid (\d+)", logs))
+        runs[count, "dealers"] = set(re.findall(r"dealer pid (\d+)", logs))
     assert len(runs[1]) == 1 + 3 * 2  # three matches of two seat rotations
     assert runs[3] == runs[1]
     assert len(runs[1, "dealers"]) == 1 and len(runs[3, "dealers"]) >= 2  # the pid bot's two matches
@@ -260,3 +261,24 @@ def test_a_comparisons_looks_keep_only_the_stretches_not_yet_closed() -> None:
     looks.add(0, stretch(3, "c/0"))
     looks.leave([result_of("compare", ("new", "old"), []), result_of("compare", ("new", "old"), [])])
     assert looks.tally.rest.deals == 1 and not any(looks.stretches)
+
+
+def test_a_worker_looks_at_the_shared_stop_now_and_then_not_after_every_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match asks whether to stop after every hand: the shared event's lock is looked at once every
+    STOP_LOOK_S at most, and a stop is still heard within that."""
+
+    class Event:
+        looks = 0
+        flag = False
+
+        def is_set(self) -> bool:
+            self.looks += 1
+            return self.flag
+
+    event = Event()
+    monkeypatch.setitem(workers._shared, "stop", event)
+    stopped = workers.Stopped()
+    assert not any(stopped() for _ in range(10000)) and event.looks <= 2
+    event.flag = True
+    time.sleep(workers.STOP_LOOK_S)
+    assert stopped() and stopped() and event.looks <= 3

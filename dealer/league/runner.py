@@ -20,7 +20,7 @@ from dealer.isolation.processes import isolation
 from dealer.league.jobs import MatchJob
 from dealer.league.match import Match, MatchBot, MatchPlan
 from dealer.league.seeds import commitment, guessable
-from dealer.league.workers import Looks, Part, Pool, Reporter, merged, run_parts, send, split, stopping
+from dealer.league.workers import Looks, Part, Pool, Reporter, Stopped, merged, run_parts, send, split, stopping
 from dealer.stats.compare import (
     AnyTest,
     Comparison,
@@ -119,9 +119,8 @@ def play_part(part: Part) -> MatchResult:
 
 
 async def _play_part(part: Part) -> MatchResult:
-    stop = stopping()
     options: dict[str, Any] = {"out": part.out, "base": part.base, "stop_unstarted": part.stop_unstarted}
-    options.update(stop=stop.is_set, on_halt=stop.set)
+    options.update(stop=Stopped(), on_halt=stopping().set)
     report = Reporter(part.index)
     async with DealerServer(part.listen) as server:
         if part.pairing is None:
@@ -316,12 +315,12 @@ def run_job(job: MatchJob, listen: str = "127.0.0.1:0", **options: Any) -> Match
 
 def run_pooled_job(job: MatchJob) -> MatchResult:
     """Play a league's match in a worker process of a ``Pool``: stopped when the league stops."""
-    return run_job(job, stop=stopping().is_set)
+    return run_job(job, stop=Stopped())
 
 
 def run_pooled_job_shown(job: MatchJob) -> MatchResult:
     """``run_pooled_job``, sending each hand the live page may show (``Match``'s ``on_hand``) to the parent."""
-    return run_job(job, stop=stopping().is_set, on_hand=lambda match_id, text: send(("hand", match_id, text)))
+    return run_job(job, stop=Stopped(), on_hand=lambda match_id, text: send(("hand", match_id, text)))
 
 
 class PoolExecutor:

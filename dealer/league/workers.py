@@ -48,6 +48,7 @@ LOGGER = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
+STOP_LOOK_S = 0.02  # how often a worker looks at the shared stop event, at most
 PROGRESS_EVERY_S = 0.2  # how often a part says how many hands it finished (the progress line)
 
 
@@ -208,6 +209,22 @@ def stopping() -> Event:
     """The event every part of the match shares: set, every part stops after its hands in play."""
     event: Event = _shared["stop"]
     return event
+
+
+class Stopped:
+    """Whether the shared event is set, looked at once every ``STOP_LOOK_S`` at most: a match asks
+    after every hand, and the event's lock costs microseconds (a stop is heard at most that late)."""
+
+    def __init__(self) -> None:
+        self.event = stopping()
+        self.seen = False
+        self.next = 0.0  # when to look again
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if not self.seen and now >= self.next:
+            self.seen, self.next = self.event.is_set(), now + STOP_LOOK_S
+        return self.seen
 
 
 def send(message: tuple[Any, ...]) -> None:
