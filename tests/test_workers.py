@@ -282,3 +282,16 @@ def test_a_worker_looks_at_the_shared_stop_now_and_then_not_after_every_hand(mon
     event.flag = True
     time.sleep(workers.STOP_LOOK_S)
     assert stopped() and stopped() and event.looks <= 3
+
+
+def test_a_short_match_plays_in_one_process_unless_workers_are_asked_for(tmp_path: Path) -> None:
+    """By default a match spreads over one more worker per HANDS_PER_WORKER hands only, up to the cores:
+    a worker's start costs about what a dealer deals in a second, so a short match stays in one."""
+    assert workers.default_workers(workers.HANDS_PER_WORKER - 1) == 1
+    assert workers.default_workers(10**9) == workers.cores()
+    command = [str(DEALER), "match", *BOTS, "--hands", "64", "--tables", "4", "--out", str(tmp_path / "out")]
+    env = {**os.environ, "DEALER_SEED": "workers-short"}
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    logs = {p.name for p in (tmp_path / "out" / "logs").glob("*.log")}
+    assert logs == {f"{bot}.{k}.log" for bot in ("random_bot", "strength_bot") for k in range(2)}  # one process

@@ -97,7 +97,7 @@ from dealer.league.run import (
 )
 from dealer.league.runner import Dealing, comparison_record, match_record, play_comparison, play_match
 from dealer.league.seeds import commitment, verify
-from dealer.league.workers import cores
+from dealer.league.workers import default_workers
 from dealer.runtime import tune_gc
 from dealer.stats.compare import BATCH, Comparison, deal_sets_for
 from dealer.stats.compare_text import RunningEstimate, comparison_text
@@ -176,7 +176,7 @@ def match(
         for name, argv, protocol in zip(names, commands, protocols, strict=True)
     }
     log_to(out, log_level)
-    spread = workers or (cores() if listen.endswith(":0") else 1)  # a fixed address: one server, unless asked
+    spread = workers or (default_workers(hands) if listen.endswith(":0") else 1)  # a fixed address: one server
     shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress, "workers": spread}
     result = _play_match_shown(plan, entries, listen, out, **shown)
     typer.echo(standings_table(standings([result])))
@@ -471,8 +471,8 @@ def compare(
     log_to(out, log_level)
     dealing = Dealing(hands, tables, seed_text, batch, sealed)
     versions = (entries[0], entries[1], entries[2:])
-    shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress, "workers": workers or cores()}
-    comparison = _play_comparison_shown(versions, game, settings, dealing, out, **shown)
+    shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress}
+    comparison = _play_comparison_shown(versions, game, settings, dealing, out, workers=workers, **shown)
     data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
     write_atomically(out / "compare.json", json.dumps(data, indent=2) + "\n", mode=PRIVATE)
     _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)
@@ -512,12 +512,13 @@ def _play_comparison_shown(
     *,
     keep_going: bool,
     progress: bool,
-    workers: int,
+    workers: int | None,
 ) -> Comparison:
-    """Play the comparison on ``workers`` processes with its progress line (hands, pace, the running
-    estimate); Ctrl-C says in one line that nothing is kept to go on from."""
+    """Play the comparison on ``workers`` processes (None: ``default_workers``) with its progress line
+    (hands, pace, the running estimate); Ctrl-C says in one line that nothing is kept to go on from."""
     running = RunningEstimate()
-    options: dict[str, Any] = {"out": out, "stop_unstarted": not keep_going, "workers": workers}
+    options: dict[str, Any] = {"out": out, "stop_unstarted": not keep_going}
+    options["workers"] = workers or default_workers(dealing.max_hands)
     try:
         with HandsDisplay(dealing.max_hands, plain=progress, status=running.text) as display:
 

@@ -281,8 +281,8 @@ Workers = Annotated[
     int | None,
     typer.Option(
         min=1,
-        help="Worker processes the deal sets are spread over (default: this machine's cores); the results "
-        "and histories are the same for any number.",
+        help="Worker processes the deal sets are spread over (default: the cores, one per 5,000 hands at "
+        "most); the results and histories are the same for any number.",
     ),
 ]
 MatchGraceMs = Annotated[int, typer.Option(min=0, max=MAX_MS, help="Transport margin not charged to bots (ms).")]

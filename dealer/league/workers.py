@@ -48,13 +48,21 @@ LOGGER = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
+HANDS_PER_WORKER = 5000  # the fewest hands a match spreads over one more worker by default
 STOP_LOOK_S = 0.02  # how often a worker looks at the shared stop event, at most
 PROGRESS_EVERY_S = 0.2  # how often a part says how many hands it finished (the progress line)
 
 
 def cores() -> int:
-    """The cores this process may run on: the default number of a match's worker processes."""
+    """The cores this process may run on: the default number of a league's worker processes."""
     return len(os.sched_getaffinity(0))
+
+
+def default_workers(hands: int) -> int:
+    """A match's worker processes unless told: the cores, but no more than one per
+    ``HANDS_PER_WORKER`` hands (a worker's start, an interpreter importing the dealer, costs about
+    what a dealer deals in a second: a short match is quicker in one process)."""
+    return max(1, min(cores(), hands // HANDS_PER_WORKER))
 
 
 @dataclasses.dataclass(frozen=True)
