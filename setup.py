@@ -26,6 +26,7 @@ COMPILED = [
     "dealer/stats/aivat.py",
     "dealer/engine/equity.py",
     "dealer/league/table.py",
+    "dealer/league/seeds.py",
 ]
 WEB = Path(__file__).resolve().parent / "dealer" / "web"
 VENDORED = {"uPlot.iife.min.js": "uplot/dist/uPlot.iife.min.js", "uPlot.min.css": "uplot/dist/uPlot.min.css"}

@@ -52,8 +52,9 @@ def _varint(value: int) -> bytes:
         if value < 0x4000:
             return bytes((value & 0x7F | 0x80, value >> 7))
         return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
-    value &= _MASK64
-    out = bytearray()
+    if value < 0:
+        value &= _MASK64
+    out: list[int] = []  # not a bytearray: compiled, its appends are calls; a list's are inline (decision seeds)
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
         value >>= 7
