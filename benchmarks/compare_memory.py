@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
@@ -50,19 +51,24 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
     from dealer.connect.server import BotSession, DealerServer
     from poker.v1 import dealer_pb2 as pb
 
+    def connection_side(session: BotSession) -> Any:
+        """The session's link, or the session itself in a baseline from before it had one."""
+        return getattr(session, "link", session)
+
     async def answer(session: BotSession) -> None:
         """Stand in for a bot (as ``benchmarks/dealer_core.py`` does): answer each batch with check/call."""
         loop = asyncio.get_running_loop()
+        link = connection_side(session)
         while session.live:
-            await session._wake.wait()
-            requests = [request_id for request_id, _ in session._outbox.requests]
-            session._take_batch(loop.time())
+            await link._wake.wait()
+            requests = [request_id for request_id, _ in link._outbox.requests]
+            link._take_batch(loop.time())
             if requests:
                 replies = [
-                    pb.ActionReply(table=session._clocks.open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
+                    pb.ActionReply(table=link._clocks.open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
                     for r in requests
                 ]
-                session._receive(pb.BotMessage(actions=replies))
+                link._receive(pb.BotMessage(actions=replies))
 
     server = DealerServer("127.0.0.1:0", local_socket=False)
     game = game_config(blinds=(50, 100), stack=20000, time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000})
@@ -77,7 +83,7 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
     settings = compare.Settings(until_significant=mode == "compare")
     sessions = {instance_label(name, 0): server.session(name) for name in ("new", "old")}
     for session in sessions.values():
-        session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
+        connection_side(session)._attach(object(), "in-process")  # live, with no stream: answered here
     pumps = [asyncio.create_task(answer(s)) for s in sessions.values()]
     bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     common: dict = {"sessions": sessions, "base": ROOT}
@@ -125,7 +131,7 @@ async def child(hands: int, tables: int, mode: str, batch: int, luck: bool) -> N
             comparison = compare.compare_results([result], "new", "old", settings)
         seconds = time.perf_counter() - started
     for session in sessions.values():
-        session._detach()
+        connection_side(session)._detach()
     await asyncio.gather(*pumps)
     print(result.hands, comparison.as_json()["deals"], seconds)
 

@@ -93,15 +93,15 @@ async def _answer(session: BotSession, decide) -> None:
     """Stand in for a bot's process and stream: each batch's requests answered by the SDK with ``decide``."""
     loop = asyncio.get_running_loop()
     while session.live:
-        await session._wake.wait()
-        batch = session._take_batch(loop.time())
+        await session.link._wake.wait()
+        batch = session.link._take_batch(loop.time())
         replies = [
             pokerbot.answer(decide, item.table, item.request)
             for item in pb.DealerMessage.FromString(batch).items
             if item.WhichOneof("kind") == "request"
         ]
         if replies:
-            session._receive(pb.BotMessage(actions=replies))
+            session.link._receive(pb.BotMessage(actions=replies))
 
 
 async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) -> MatchResult:
@@ -121,13 +121,13 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) ->
     server = DealerServer("127.0.0.1:0", local_socket=False)
     sessions = {instance_label(name, 0): server.session(name) for name in ("new", "old")}
     for session in sessions.values():
-        session._attach(object(), "in-process")  # live, answered here
+        session.link._attach(object(), "in-process")  # live, answered here
     decides = dict(zip(("new", "old"), PAIRS[pair], strict=True))
     pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
     bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions, records=True).run()
     for session in sessions.values():
-        session._detach()
+        session.link._detach()
     await asyncio.gather(*pumps)
     return result
 

@@ -36,15 +36,15 @@ async def answer(session: BotSession) -> None:
     """Stand in for a bot and its stream: take each batch, answer its requests with check/call."""
     loop = asyncio.get_running_loop()
     while session.live:
-        await session._wake.wait()
-        requests = [request_id for request_id, _ in session._outbox.requests]
-        session._take_batch(loop.time())
+        await session.link._wake.wait()
+        requests = [request_id for request_id, _ in session.link._outbox.requests]
+        session.link._take_batch(loop.time())
         if requests:
-            session._receive(
+            session.link._receive(
                 pb.BotMessage(
                     actions=[
                         pb.ActionReply(
-                            table=session._clocks.open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL
+                            table=session.link._clocks.open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL
                         )
                         for r in requests
                     ]
@@ -65,14 +65,14 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int, luck: b
     )
     sessions = {instance_label(name, 0): server.session(name) for name in ("a", "b")}  # one instance each
     for session in sessions.values():
-        session._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
+        session.link._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
     pumps = [asyncio.create_task(answer(s)) for s in sessions.values()]
     bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     start = time.process_time()
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions).run()
     cpu = time.process_time() - start
     for session in sessions.values():
-        session._detach()
+        session.link._detach()
     await asyncio.gather(*pumps)
     return cpu, result.hands, sum(s.requests for s in sessions.values())
 

@@ -51,10 +51,10 @@ class Bot:
     async def serve(self, session: BotSession) -> None:
         """Take each batch the dealer sends, as bytes, and answer it through the SDK."""
         while session.live:
-            await session.wait_batch()
+            await session.link.wait_batch()
             if not session.live:
                 break
-            data, _ = session.take_batch()
+            data, _ = session.link.take_batch()
             start = time.process_time()
             message = pb.DealerMessage.FromString(data)
             replies, _, _ = pokerbot.answers(message, self.decide)
@@ -62,7 +62,7 @@ class Bot:
             self.cpu += time.process_time() - start
             self.decisions += len(replies.actions)
             if replies.actions:
-                await session.receive(pb.BotMessage.FromString(out))
+                await session.link.receive(pb.BotMessage.FromString(out))
 
 
 async def play(server: DealerServer, out: Path, hands: int, tables: int, decide: Decide) -> tuple[float, float, int]:
@@ -78,14 +78,14 @@ async def play(server: DealerServer, out: Path, hands: int, tables: int, decide:
     sessions = {instance_label(name, 0): server.session(name) for name in ("a", "b")}
     bots = [Bot(decide) for _ in sessions]
     for session in sessions.values():
-        session._attach(object(), "in-process")  # live, with no stream: served here
+        session.link._attach(object(), "in-process")  # live, with no stream: served here
     pumps = [asyncio.create_task(bot.serve(s)) for bot, s in zip(bots, sessions.values(), strict=True)]
     entries = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     start = time.process_time()
     result = await Match(plan, server, entries, out=out, base=ROOT, sessions=sessions).run()
     cpu = time.process_time() - start
     for session in sessions.values():
-        session._detach()
+        session.link._detach()
     await asyncio.gather(*pumps)
     if any(result.faults.values()):
         raise RuntimeError(f"bots faulted: {result.faults}")

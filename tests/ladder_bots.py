@@ -66,20 +66,20 @@ async def _answer(session: BotSession, owner: object, strategy: Strategy) -> Non
     """Stand in for a bot and its stream: take each batch, answer its requests by ``strategy``."""
     loop = asyncio.get_running_loop()
     while session.live:
-        await session._wake.wait()
+        await session.link._wake.wait()
         if not session.live:
             return
-        batch = session._take_batch(loop.time())
+        batch = session.link._take_batch(loop.time())
         replies = []
         for item in pb.DealerMessage.FromString(batch).items:
             if item.HasField("request"):
                 kind = strategy(item.request)
                 if kind is None:  # the bot hangs up: a disconnect
-                    session.close(owner, "the in-process bot hung up")
+                    session.link.close(owner, "the in-process bot hung up")
                     return
                 replies.append(pb.ActionReply(table=item.table, request_id=item.request.request_id, type=kind))
         if replies:
-            session._receive(pb.BotMessage(actions=replies))
+            session.link._receive(pb.BotMessage(actions=replies))
 
 
 class InProcessExecutor:
@@ -98,7 +98,7 @@ class InProcessExecutor:
             sessions = {label: self.server.session(label) for label in labels}
             owners = {label: object() for label in sessions}
             for label, session in sessions.items():
-                session._attach(owners[label], "in-process")
+                session.link._attach(owners[label], "in-process")
             pumps = [
                 asyncio.create_task(_answer(s, owners[label], self.strategies[label.rsplit("-v", 1)[0]]))
                 for label, s in sessions.items()
@@ -110,8 +110,8 @@ class InProcessExecutor:
             finally:
                 for session in sessions.values():
                     if session.live:
-                        session._detach()
-                    session._wake.set()
+                        session.link._detach()
+                    session.link._wake.set()
                     self.server.close_session(session)
                 await asyncio.gather(*pumps)
             self.played += 1

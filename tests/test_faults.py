@@ -411,16 +411,16 @@ def test_a_silent_bot_is_disqualified_once_and_then_sent_only_its_match_ends(tmp
 def test_a_dealer_error_in_the_read_path_stops_the_match_loudly_and_is_not_the_bots_fault(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from dealer.connect.server import BotSession
+    from dealer.connect.link import Link
 
-    receive = BotSession._receive
+    receive = Link._receive
 
-    def buggy(self: BotSession, message):  # a dealer bug, tripped by the bot's marked replies
+    def buggy(self: Link, message):  # a dealer bug, tripped by the bot's marked replies
         if any(reply.amount == 4242 for reply in message.actions):
             raise ZeroDivisionError("a bug of the dealer's own")
         return receive(self, message)
 
-    monkeypatch.setattr(BotSession, "_receive", buggy)
+    monkeypatch.setattr(Link, "_receive", buggy)
     with pytest.raises(RuntimeError, match="the dealer failed") as raised:
         play(tmp_path, bot("faulty.py", "marked"))
     assert isinstance(raised.value.__cause__, ZeroDivisionError)
@@ -457,7 +457,7 @@ def test_session_batches_are_split_at_the_message_limit_and_the_backlog_is_bound
         session = BotSession("bot", "token")
 
         async def attach() -> None:  # from a task of its own, which is what a cut-off cancels
-            session._attach(object(), "test")  # type: ignore[arg-type]
+            session.link._attach(object(), "test")  # type: ignore[arg-type]
 
         await asyncio.create_task(attach())
         items = [bytes([k % 256]) * 1000 for k in range(3500)]  # 3.5 MB of items
@@ -468,17 +468,17 @@ def test_session_batches_are_split_at_the_message_limit_and_the_backlog_is_bound
         for item in items[2000:]:
             session.send_framed(item)
         batches = []
-        while session._wake.is_set():
-            batches.append(session._take_batch(loop.time()))
+        while session.link._wake.is_set():
+            batches.append(session.link._take_batch(loop.time()))
         assert len(batches) == 4 and all(len(b) <= MAX_MESSAGE_BYTES for b in batches)
         assert b"".join(batches) == b"".join(items[:2000]) + b"R" * 10 + b"".join(items[2000:])
-        assert session._clocks.open[99].sent_at > 0  # its clock started with the message that carried it
+        assert session.link._clocks.open[99].sent_at > 0  # its clock started with the message that carried it
         await asyncio.sleep(0.1)
         assert answered == [None] and session.faults == {Fault.TIMEOUT: 1}
         for _ in range(MAX_BACKLOG_BYTES // 1000 + 1):  # a bot that never reads: cut off, counted once
             session.send_framed(items[0])
         assert session.faults == {Fault.TIMEOUT: 1, Fault.STALLED: 1}
-        assert session._cut is not None
+        assert session.link._cut is not None
 
     asyncio.run(scenario())
 

@@ -159,7 +159,7 @@ def test_statistics_start_no_process() -> None:
     )
 
 
-CONNECTION_LAYER = ("connect/session.py", "connect/pump.py")
+CONNECTION_LAYER = ("connect/session.py", "connect/link.py", "connect/pump.py")
 TRANSPORTS = (
     "connect/server.py",
     "connect/stdio.py",

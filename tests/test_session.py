@@ -18,7 +18,7 @@ from poker.v1 import dealer_pb2 as pb
 def live_session() -> BotSession:
     """A session that counts as connected, whose batches are taken by the test."""
     session = BotSession("bot", "token")
-    session._attach(object(), "test")
+    session.link._attach(object(), "test")
     return session
 
 
@@ -40,8 +40,8 @@ def test_each_request_of_a_batch_keeps_its_own_clock() -> None:
                 table=1,
             )
         sent = loop.time()
-        assert session._take_batch(sent) == b"\x02\x03\x04"  # one message for the three
-        assert session._receive(reply(4))  # answered in time: settles 4 only
+        assert session.link._take_batch(sent) == b"\x02\x03\x04"  # one message for the three
+        assert session.link._receive(reply(4))  # answered in time: settles 4 only
         assert answers[4][0][0] is not None and answers[4][0][0].request_id == 4
         await asyncio.sleep(0.12)
         assert answers[2] and answers[2][0][0] is None and 0.05 <= answers[2][0][1] < 0.12
@@ -49,8 +49,8 @@ def test_each_request_of_a_batch_keeps_its_own_clock() -> None:
         await asyncio.sleep(0.2)
         assert answers[3] and answers[3][0][0] is None and answers[3][0][1] >= 0.25
         assert session.faults[Fault.TIMEOUT] == 2
-        assert session._receive(reply(2))  # too late: already a timeout, not also unexpected
-        assert session._receive(reply(9))  # never asked: unexpected
+        assert session.link._receive(reply(2))  # too late: already a timeout, not also unexpected
+        assert session.link._receive(reply(9))  # never asked: unexpected
         assert session.faults[Fault.UNEXPECTED] == 1
         assert all(len(a) == 1 for a in answers.values())  # each request answered exactly once
 
@@ -63,9 +63,9 @@ def test_a_lost_connection_answers_open_requests_once_without_a_timeout() -> Non
         session = live_session()
         answers: list[tuple[int, pb.ActionReply | None]] = []
         session.request(2, b"a", 0.05, lambda r, e: answers.append((2, r)), table=1)
-        session._take_batch(loop.time())
+        session.link._take_batch(loop.time())
         session.request(3, b"b", 0.05, lambda r, e: answers.append((3, r)), table=1)  # queued, never sent
-        session._detach()
+        session.link._detach()
         assert sorted(answers) == [(2, None), (3, None)]
         await asyncio.sleep(0.1)  # past the allowance: no timeout is charged for a lost request
         assert len(answers) == 2 and session.faults[Fault.TIMEOUT] == 0
@@ -105,7 +105,7 @@ def test_a_message_of_many_replies_is_routed_in_slices_with_other_work_between()
         answers: list[tuple[object, float]] = []
         session.request(5, b"R", 5.0, lambda r, e: answers.append((r, e)), table=1)
         sent = loop.time()
-        session._take_batch(sent)
+        session.link._take_batch(sent)
         strays = [pb.ActionReply(table=1, request_id=1000 + k) for k in range(3 * REPLY_SLICE)]
         real = pb.ActionReply(table=1, request_id=5, type=pb.ACTION_TYPE_CHECK_CALL)
         between: list[tuple[int, float]] = []
@@ -115,7 +115,7 @@ def test_a_message_of_many_replies_is_routed_in_slices_with_other_work_between()
             time.sleep(0.05)
 
         loop.call_soon(other_work)
-        assert await session._receive_sliced(pb.BotMessage(actions=[*strays, real]))
+        assert await session.link._receive_sliced(pb.BotMessage(actions=[*strays, real]))
         assert [count for count, _ in between] == [REPLY_SLICE]  # after the first slice, before the rest
         assert session.faults[Fault.UNEXPECTED] == 3 * REPLY_SLICE and Fault.FLOOD not in session.faults
         ((reply, elapsed),) = answers
@@ -124,14 +124,14 @@ def test_a_message_of_many_replies_is_routed_in_slices_with_other_work_between()
 
         flooder = live_session()
         flood = pb.BotMessage(actions=[pb.ActionReply(table=1, request_id=k) for k in range(3 * FLOOD_LIMIT)])
-        assert not await flooder._receive_sliced(flood)
+        assert not await flooder.link._receive_sliced(flood)
         assert flooder.faults == {Fault.UNEXPECTED: FLOOD_LIMIT + 1, Fault.FLOOD: 1}
 
     asyncio.run(scenario())
 
 
 def test_the_outbox_sends_a_large_backlog_in_pieces_each_request_with_the_piece_that_carries_it() -> None:
-    from dealer.connect.session import MAX_MESSAGE_BYTES, Outbox
+    from dealer.connect.link import MAX_MESSAGE_BYTES, Outbox
 
     outbox = Outbox()
     half = b"x" * (MAX_MESSAGE_BYTES // 2)
@@ -154,7 +154,7 @@ def test_the_outbox_sends_a_large_backlog_in_pieces_each_request_with_the_piece_
 
 
 def test_the_clocks_share_a_timer_per_allowance_and_remember_only_the_last_late_requests() -> None:
-    from dealer.connect.session import LATE_MEMORY, Clocks, _Deadline, _Pending
+    from dealer.connect.link import LATE_MEMORY, Clocks, _Deadline, _Pending
 
     async def scenario() -> None:
         loop = asyncio.get_running_loop()

@@ -104,15 +104,15 @@ async def _answer(session: BotSession, decide) -> None:
     """Stand in for a bot and its stream in this process: each batch's requests answered by the SDK."""
     loop = asyncio.get_running_loop()
     while session.live:
-        await session._wake.wait()
-        batch = session._take_batch(loop.time())
+        await session.link._wake.wait()
+        batch = session.link._take_batch(loop.time())
         replies = [
             pokerbot.answer(decide, item.table, item.request)
             for item in pb.DealerMessage.FromString(batch).items
             if item.WhichOneof("kind") == "request"
         ]
         if replies:
-            session._receive(pb.BotMessage(actions=replies))
+            session.link._receive(pb.BotMessage(actions=replies))
 
 
 async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: int = 40):
@@ -129,12 +129,12 @@ async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: in
     )
     sessions = {instance_label(name, 0): server.session(name) for name in decides}
     for session in sessions.values():
-        session._attach(object(), "in-process")  # type: ignore[arg-type]
+        session.link._attach(object(), "in-process")  # type: ignore[arg-type]
     pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
     bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions, records=True).run()
     for session in sessions.values():
-        session._detach()
+        session.link._detach()
     await asyncio.gather(*pumps)
     return result
 

@@ -5,10 +5,10 @@ the dealer writes the match's ``.game`` file into its own output folder (never i
 folder), opens K ports and launches the bot's command K times (``{game}``, ``{host}`` and
 ``{port}`` replaced), each through the same launcher, limits and scratch folders as any bot. Once
 every client has connected and said ``VERSION:2.0.0``, the clients are one connection of
-``dealer.connect.pump``, as a gRPC stream is: each batch the bot's ``BotSession`` releases is translated,
+``dealer.connect.pump``, as a gRPC stream is: each batch the bot's ``BotSession`` (its ``link``) releases is translated,
 table by table, into ``MATCHSTATE:<position>:<hand>:<betting>:<cards>`` lines (one per change of
 state, as the ACPC dealer sends them), and each answer ``<state>:<f|c|r[N]>`` goes back to the
-request of that state. Clocks, faults and the fault policy are the session's and the match's.
+request of that state. Clocks, faults and the fault policy are the link's, the session's and the match's.
 
 Sealed (the default: sandboxed with ``network: none``), each client runs in a network namespace of
 its own: its launcher listens on ``PORT`` of that namespace's loopback and hands the connection over
@@ -364,7 +364,7 @@ class AcpcBot:
         connections = await self._handshake(session, startup_s)
         if connections:
             LOGGER.info("bot %s connected over its table ports", session.name)
-            await pump(session, _Clients(self.clients, connections, no_limit))
+            await pump(session.link, _Clients(self.clients, connections, no_limit))
 
     # ------------------------------------------------------------- as the match sees a bot process
 

@@ -1,6 +1,6 @@
 """A person at the table (``dealer play``): their browser is a connection of ``dealer.connect.pump``, as a
-gRPC stream or a launched bot's pipes are. The pump attaches the seat's ``BotSession``, writes each
-batch the session releases (the request's clock starts then, whether or not the page is open: a
+gRPC stream or a launched bot's pipes are. The pump attaches the seat's ``BotSession`` (its ``link``), writes each
+batch the link releases (the request's clock starts then, whether or not the page is open: a
 person who walks away times out, and three timeouts in a row fail the seat under the match's fault
 policy, as for any bot), and routes the replies back. This module only hands batches, as the stdio
 contract's objects (``dealer.connect.wire_json``), to a ``Desk`` (the page's side: ``dealer.web.seat``) and
@@ -36,7 +36,7 @@ class Desk(Protocol):
 async def serve(session: BotSession, desk: Desk) -> Ended:
     """Drive ``session`` over ``desk`` until the goodbye or a cut-off."""
     LOGGER.info("a person takes the seat of %s", session.name)
-    return await pump(session, _Seat(session.name, desk), "browser")
+    return await pump(session.link, _Seat(session.name, desk), "browser")
 
 
 class _Seat:

@@ -2,8 +2,9 @@
 
 A bot opens one ``Dealer.Play`` stream and sends ``Hello`` with its seat token first. Each
 token belongs to one ``BotSession`` (``dealer.connect.session``) and is good for one connection at a
-time. The session's batches are written as ``DealerMessage``s: items are serialized once, framed
-as the ``items`` field of a ``DealerMessage``, and shared by every session that receives them.
+time. The batches of its link (``dealer.connect.link``) are written as ``DealerMessage``s: items are
+serialized once, framed as the ``items`` field of a ``DealerMessage``, and shared by every session
+that receives them.
 
 Error boundary: what a bot can cause on its stream (a broken or cancelled stream, a malformed
 or oversized message, a flood) is counted against that bot by one reason (``Fault``) and ends
@@ -31,17 +32,17 @@ import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2
 
-from dealer.connect.pump import Inbox, pump
-from dealer.connect.session import (
+from dealer.connect.link import (
     FLOOD_LIMIT,
     MAX_BACKLOG_BYTES,
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
     REPLY_SLICE,
     Answered,
-    BotSession,
     Cut,
 )
+from dealer.connect.pump import Inbox, pump
+from dealer.connect.session import BotSession
 from dealer.stats.faults import Fault
 from poker.v1 import dealer_pb2 as pb
 from poker.v1 import dealer_pb2_grpc
@@ -57,7 +58,7 @@ _BROKEN = (asyncio.CancelledError, grpc.RpcError, grpc.aio.BaseError)  # a strea
 
 LOGGER = logging.getLogger(__name__)
 
-__all__ = [  # the session's names, as they were imported from here before dealer.connect.session
+__all__ = [  # the session's and link's names, as they were imported from here before dealer.connect.session
     "FLOOD_LIMIT",
     "MAX_BACKLOG_BYTES",
     "MAX_MESSAGE_BYTES",
@@ -232,7 +233,7 @@ class DealerService(dealer_pb2_grpc.DealerServicer):
             )
             return
         LOGGER.info("bot %s connected from %s (version %r)", session.name, peer, first.hello.version[:64])
-        ended = await pump(session, _Stream(context), first.hello.version[:64])
+        ended = await pump(session.link, _Stream(context), first.hello.version[:64])
         if ended.failed:
             await context.abort(grpc.StatusCode.INTERNAL, "the dealer failed; the organiser has its log")
         if ended.cut is not None:  # tell the bot why its stream ends (its fault is counted already)

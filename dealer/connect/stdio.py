@@ -1,10 +1,10 @@
 """Bots that speak JSON lines on stdin/stdout (``protocol: stdio``; the contract: docs/bots-stdio.md).
 
 The dealer launched the bot with pipes; they are a connection of ``dealer.connect.pump``, as a gRPC
-stream is: the pump attaches the bot's ``BotSession``, writes each batch the session releases
+stream is: the pump attaches the bot's ``BotSession`` (its ``link``), writes each batch the link releases
 (its requests' clocks start then), here as JSON lines, routes the reply lines read back to their
 requests, and detaches when either side ends. Clocks, faults, cut-offs, batching and the table
-logic are the pump's, the session's and the match's, the same for every transport: this module
+logic are the pump's, the link's, the session's and the match's, the same for every transport: this module
 only reads and writes lines. The JSON text itself is made and read in ``dealer.connect.wire``.
 
 Faults: a line that is not a well-formed reply is a ``protocol`` fault (with a notice; the
@@ -36,7 +36,7 @@ READ_CHUNK = 1 << 16
 async def serve(session: BotSession, stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter) -> None:
     """Drive ``session`` over a launched bot's pipes until the goodbye, the end of its output or a cut-off."""
     LOGGER.info("bot %s connected over its pipes", session.name)
-    await pump(session, _Pipes(session.name, stdout, stdin))
+    await pump(session.link, _Pipes(session.name, stdout, stdin))
 
 
 class _Pipes:
