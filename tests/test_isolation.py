@@ -167,7 +167,8 @@ def test_a_sandboxed_bot_sees_a_read_only_system_its_home_and_its_own_processes_
     assert len(processes) == 3, processes  # the sandbox's init, the launcher, the bot itself
     assert (
         "bwrap --args" in processes[0]
-        and "dealer.isolation.launch" in processes[1]
+        and " -I -S " in processes[1]  # the launcher: the standard library only, no site (a shorter start)
+        and "/dealer/isolation/launch.py " in processes[1]
         and "sandbox_view.py" in processes[2]
     )
     assert_gone(tmp_path)
@@ -1123,6 +1124,8 @@ def test_a_live_sandboxed_instance_is_found_by_the_leftover_check_and_keeps_its_
 
     running, after = asyncio.run(scenario())
     commands = " | ".join(command for _, command in running)
-    assert "dealer.isolation.launch" in commands and "time.sleep(3600)" in commands, running  # the launcher and the bot
+    assert "dealer/isolation/launch.py" in commands and "time.sleep(3600)" in commands, (
+        running
+    )  # the launcher and the bot
     assert after == [], after
     assert (tmp_path / "scratch" / "sleeper.0" / "notes.txt").read_text() == "kept"

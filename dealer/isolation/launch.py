@@ -1,9 +1,10 @@
-"""Run a bot under its limits and reap everything it starts: ``python -I -m dealer.isolation.launch OPTIONS -- ARGV``.
+"""Run a bot under its limits and reap everything it starts: ``python -I -S .../launch.py OPTIONS -- ARGV``.
 
 The dealer starts bots through this tiny program instead of a ``preexec_fn``: forking the
 dealer (a process with gRPC threads) and running Python in the child is unsafe, while a plain
-spawn of this launcher is not. The launcher (run with ``-I``, so nothing in the bot's folder or
-environment is imported) stays as the bot's parent:
+spawn of this launcher is not. The launcher (run as a file with ``-I -S``, so nothing in the bot's
+folder or environment is imported, and no ``site``: it needs the standard library only, and
+each bot instance's start is the shorter by the site-packages' path hooks) stays as the bot's parent:
 
 * it becomes a *child subreaper*: every process the bot starts, even one that calls ``setsid``
   or double-forks to leave the bot's process group, is re-parented to the launcher when its own

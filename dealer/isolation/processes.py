@@ -36,13 +36,14 @@ from typing import BinaryIO
 
 from dealer.config.confined import BOT_FOLDER, Command, TeamCommand, confine, resolve_command
 from dealer.config.league_file import Limits, program_problem
-from dealer.isolation import sandbox
+from dealer.isolation import launch, sandbox
 from dealer.isolation.launch import limit_args
 
 LOGGER = logging.getLogger(__name__)
 
 STOP_GRACE_S = 1.0
 STREAM_LIMIT = 1 << 16  # asyncio's default buffer limit of a subprocess's pipes, as create_subprocess_exec sets it
+LAUNCHER = os.path.abspath(launch.__file__)  # run as a file with ``-I -S``: the standard library only, no site
 LAUNCHER_STOP_S = 1.5  # time for the launcher to kill the bot's descendants and keep its HOME after SIGTERM
 CGROUP_REMOVE_S = 5.0  # time for the kernel to end the last processes of a stopped bot's sandbox
 CPU_POLL_S = 0.25  # how often a bot's CPU cgroup is read: it may overrun cpu_seconds by about this x cores
@@ -474,7 +475,7 @@ def _launcher(
         "keep": keep,
         "keep_mb": None if keep is None else limits.home_mb,  # what its HOME's copy back out may take
     }
-    return [sys.executable, "-I", "-m", "dealer.isolation.launch", *limit_args(options), "--", *argv]
+    return [sys.executable, "-I", "-S", LAUNCHER, *limit_args(options), "--", *argv]
 
 
 async def _spawn(
