@@ -95,17 +95,32 @@ async def start_together(server: DealerServer, out: Path, mode: str, count: int)
 
 
 def parts(starts: int) -> list[list[str]]:
-    """What one start is made of: ms to run each of these to its exit, median of ``starts``."""
+    """What one start is made of: ms to run each of these to its exit, median of ``starts``; and the
+    dealer's own CPU to make one sandbox's command line (``sandbox.wrap``)."""
     python = sys.executable
+    launcher = processes._launcher(["true"], Limits(), None, [], None, None, memory_cgroup=False)
     commands = {
         "python -I -S -c pass": [python, "-I", "-S", "-c", "pass"],
-        "python -I -c pass": [python, "-I", "-c", "pass"],
-        "launcher -- true (no sandbox)": processes._launcher(
-            ["true"], Limits(), None, [], None, None, memory_cgroup=False
-        ),
+        "python -I -c pass (with site)": [python, "-I", "-c", "pass"],
+        "launcher -- true (no sandbox; python -I -S, as bots start)": launcher,
+        "the same launcher with site (python -I -m)": [python, "-I", "-m", "dealer.isolation.launch", *launcher[4:]],
         "bwrap (namespaces, system binds) true": sandbox.probe_command(),
     }
-    rows = []
+    started = time.process_time()
+    for _ in range(starts):
+        os.close(
+            sandbox.wrap(
+                BOT,
+                program=BOT,
+                private=[ROOT],
+                socket=None,
+                host_network=False,
+                tmp_mb=64,
+                home_mb=64,
+                keep_setuid=False,
+            )[1]
+        )
+    rows = [["sandbox.wrap (the dealer's CPU)", f"{1000 * (time.process_time() - started) / starts:.1f}"]]
     for name, argv in commands.items():
         times = []
         for _ in range(starts):

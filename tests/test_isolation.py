@@ -1129,3 +1129,14 @@ def test_a_live_sandboxed_instance_is_found_by_the_leftover_check_and_keeps_its_
     )  # the launcher and the bot
     assert after == [], after
     assert (tmp_path / "scratch" / "sleeper.0" / "notes.txt").read_text() == "kept"
+
+
+def test_binds_skip_only_paths_inside_a_folder_already_bound() -> None:
+    """What the sandbox binds: a path below a bound folder is skipped, a sibling whose name merely
+    begins like it (``app`` beside ``application``) is bound too, and the root holds every path."""
+    app, lib, application = Path("/work/apps/app"), Path("/work/apps/app/lib"), Path("/work/apps/application")
+    assert sandbox._within(lib, [app]) and sandbox._within(app, [app]) and sandbox._within(app, [Path("/")])
+    assert not sandbox._within(application, [app])
+    args = sandbox._bind_args([app, lib, application], {"/"})
+    bound = [args[k + 1] for k, arg in enumerate(args) if arg == "--ro-bind"]
+    assert bound == [str(app), str(application)], args

@@ -155,8 +155,10 @@ def version() -> str:
     return done.stdout.strip() or "bubblewrap"
 
 
-def _public_folders() -> list[Path]:
-    """The dealer's Python (interpreter, venv) and this project's packages and wire contract."""
+@functools.cache
+def _public_folders() -> tuple[Path, ...]:
+    """The dealer's Python (interpreter, venv) and this project's packages and wire contract (found
+    once: the same for every bot instance the dealer launches)."""
     folders = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     folders.add(Path(os.path.realpath(sys.executable)).parent.parent)
     for name in _PUBLIC_PACKAGES:
@@ -169,11 +171,14 @@ def _public_folders() -> list[Path]:
                 folders.add(Path(location).parent / "proto")
             if name == "dealer":  # the shared library of the mypyc-compiled modules, beside the packages
                 folders.update(Path(location).parent.glob("*__mypyc.*"))
-    return sorted(folders)
+    return tuple(sorted(folders))
 
 
 def _within(path: Path, folders: Iterable[Path]) -> bool:
-    return any(path == f or f in path.parents for f in folders)
+    """Whether ``path`` is one of ``folders`` or inside one (compared as text: ``Path.parents`` made
+    this most of a launch's own CPU)."""
+    text = str(path)
+    return any(text == str(f) or text.startswith(str(f).rstrip("/") + "/") for f in folders)
 
 
 def program_paths(argv: Sequence[str], private: Sequence[Path]) -> list[Path]:
