@@ -14,6 +14,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy import select
 
+from dealer.arena import ladder_loop
 from dealer.arena.config import ArenaConfig, LadderSettings
 from dealer.arena.http import API, make_app
 from dealer.arena.ladder import (
@@ -348,7 +349,34 @@ class _Outage:
         return call
 
 
-def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_nothing(tmp_path: Path) -> None:
+def _count_steps(ladder: Ladder) -> list[int]:
+    """Count the ladder's steps (each a look at the database and the matches), in a list of one."""
+    count, step = [0], ladder.step
+
+    async def counted() -> None:
+        count[0] += 1
+        await step()
+
+    ladder.step = counted  # type: ignore[method-assign]
+    return count
+
+
+async def _steps(count: list[int], n: int, playing: asyncio.Task[None]) -> None:
+    """Wait until the ladder has taken ``n`` more steps (60 s at most)."""
+    until, deadline = count[0] + n, asyncio.get_running_loop().time() + 60
+    while count[0] < until:
+        assert asyncio.get_running_loop().time() < deadline, (
+            f"the ladder took {n - until + count[0]} of {n} steps in 60 s"
+        )
+        await asyncio.sleep(0.01)
+        if playing.done():
+            playing.result()
+
+
+def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ladder_loop, "RETRY_S", 0.05)  # retried every 50 ms, not every second
     database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
     asyncio.run(migrate(database))
     settings = LadderSettings(jobs=2, hands=5, house=False, seed="outage-seed-0123456789")
@@ -372,6 +400,7 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
             store = LadderStore(repository)
             flaky = _Outage(store)
             ladder = Ladder(flaky, config)  # type: ignore[arg-type]
+            steps = _count_steps(ladder)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), settings.seed or ""))
                 while await store.applied_count() < 5:
@@ -379,9 +408,9 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
                     if playing.done():
                         playing.result()
                 flaky.down = True
-                await asyncio.sleep(0.5)
+                await _steps(steps, 2, playing)  # the step under way ends, the next finds the database down
                 stopped_at = await store.applied_count()
-                await asyncio.sleep(2.5)  # retried every second: still one line
+                await _steps(steps, 5, playing)  # tried again and again: still one line
                 assert await store.applied_count() == stopped_at, "nothing is applied while it is down"
                 assert not playing.done()
                 flaky.down = False
@@ -408,9 +437,12 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
     assert "the database answers again: the ladder goes on" in lines
 
 
-def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_more(tmp_path: Path) -> None:
+def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 33 (12): the standings stop moving at the freeze (the finals' standings are the ladder's
     last): the matches picked before it are played and applied, no ranked match is picked after it."""
+    monkeypatch.setattr(ladder_loop, "POLL_S", 0.05)  # the ladder looks again every 50 ms, not every second
     database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
     asyncio.run(migrate(database))
     settings = LadderSettings(jobs=2, hands=5, house=False, seed="freeze-seed-0123456789")
@@ -433,6 +465,7 @@ def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_m
                 await repository.activate(team, 1)
             store = LadderStore(repository)
             ladder = Ladder(store, config)
+            steps = _count_steps(ladder)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), settings.seed or ""))
                 while await store.applied_count() < 3:
@@ -446,7 +479,7 @@ def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_m
                     await asyncio.sleep(0.05)
                     if playing.done():
                         playing.result()
-                await asyncio.sleep(2.5)  # the ladder looks again every second
+                await _steps(steps, 5, playing)  # the ladder looks again, and again
                 assert await store.next_seq() == picked, "a ranked match picked after the freeze"
                 assert await store.applied_count() == picked
                 playing.cancel()
