@@ -26,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -1025,7 +1026,13 @@ def test_an_instance_holding_idle_streams_cannot_get_its_siblings_fresh_stream_d
     (64 per peer) counts its streams alone: a sibling that holds 80 idle streams evicts only its own.
     The contrast: on the shared socket (every client one peer) the same flood drops the fresh stream."""
 
-    async def main(shared: bool) -> tuple[bool, int]:
+    async def until(condition: Callable[[], bool], what: str) -> None:
+        deadline = asyncio.get_running_loop().time() + 30
+        while not condition():
+            assert asyncio.get_running_loop().time() < deadline, what
+            await asyncio.sleep(0.01)
+
+    async def main(shared: bool) -> tuple[bool, int, grpc.StatusCode | None]:
         async with DealerServer() as server:
             session = server.session("bot")
             addresses = [server.local_address if shared else await server.instance_socket(f"bot.{k}") for k in (0, 1)]
@@ -1041,29 +1048,36 @@ def test_an_instance_holding_idle_streams_cannot_get_its_siblings_fresh_stream_d
                 with contextlib.suppress(grpc.RpcError):
                     await call.read()
 
+            def dropped() -> int:
+                return server.auth_failures["dropped: too many streams waiting for Hello"]
+
             fresh = open_stream(sibling)  # open, its Hello not yet written
-            await asyncio.sleep(0.3)
+            await until(lambda: server.service._waiting_total == 1, "the fresh stream never reached the dealer")
             held = [asyncio.ensure_future(idle(open_stream(flooder))) for _ in range(MAX_WAITING_PER_PEER + 16)]
-            await asyncio.sleep(1.0)
+            await until(lambda: dropped() >= 16, f"{dropped()} streams dropped of the 16 over the cap")
             hello = pb.BotMessage(hello=pb.Hello(token=session.token, name="sibling", version="t"))
             with contextlib.suppress(grpc.RpcError, asyncio.InvalidStateError):  # dropped already
                 await fresh.write(hello.SerializeToString())
-            try:
-                await asyncio.wait_for(session.connected.wait(), 5)
-                connected = True
-            except TimeoutError:
-                connected = False
-            dropped = server.auth_failures["dropped: too many streams waiting for Hello"]
+            # It connects, or its stream has ended (dropped): nothing later can connect it.
+            ended = asyncio.ensure_future(fresh.code())
+            await asyncio.wait(
+                {ended, asyncio.ensure_future(session.connected.wait())},
+                timeout=30,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            connected = session.connected.is_set()
+            code = ended.result() if ended.done() else None
             for task in held:
                 task.cancel()
             fresh.cancel()
             await flooder.close()
             await sibling.close()
-            return connected, dropped
+            return connected, dropped(), code
 
-    connected, dropped = asyncio.run(main(shared=True))
+    connected, dropped, code = asyncio.run(main(shared=True))
     assert not connected and dropped >= 16  # the contrast: one peer for all, the oldest stream went
-    connected, dropped = asyncio.run(main(shared=False))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED, code
+    connected, dropped, _ = asyncio.run(main(shared=False))
     assert dropped >= 16  # the flooder's own oldest streams went
     assert connected, "the sibling's fresh stream was dropped for the flooder's streams"
 
