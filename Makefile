@@ -44,11 +44,18 @@ setup: $(BIN)/dealer $(NODE_BOT)/node_modules $(CHROMIUM) sample_bots/c/bot
 league: setup  ## run the league in tournaments.yaml on the sample bots
 	$(BIN)/dealer run tournaments.yaml --fresh
 
+# The suite mostly waits (bots and servers starting, clocks running out, browsers), so it runs its
+# files in two processes at once (pytest-xdist; TEST_JOBS=0 runs them in this one). Each file stays
+# whole in one process (--dist loadfile): its module fixtures (a league run, an arena server, a
+# browser) are made once, and the checks across its tests (the ladder's two databases) see each other.
+TEST_JOBS ?= 2
+XDIST = -n $(TEST_JOBS) --dist loadfile
+
 test: setup postgres  ## the default test run (the long runs are marked slow), its 15 slowest tests listed
-	$(BIN)/pytest -q --durations=15
+	$(BIN)/pytest -q $(XDIST) --durations=15
 
 test-all: setup postgres  ## every test, the slow ones included
-	$(BIN)/pytest -q -m '' --durations=15
+	$(BIN)/pytest -q -m '' $(XDIST) --durations=15
 
 # The unit tests of the modules setup.py compiles, run once more on their plain Python source
 # (a copy without the compiled .so files, first on the path): compiled and pure semantics must agree.
