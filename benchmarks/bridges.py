@@ -80,7 +80,7 @@ async def play(
 
     clock = asyncio.create_task(start_clock())
     result = await match.run()
-    await clock
+    clock.cancel()  # still waiting where a bot never connected: its fault is raised below
     elapsed = time.perf_counter() - started
     if any(result.faults.values()):
         raise RuntimeError(f"bots failed: {result.faults} {result.log_tails}")

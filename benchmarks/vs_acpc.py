@@ -118,7 +118,7 @@ def run_acpc(acpc: Acpc, player: Path, hands: int, seed: int, out: Path) -> Run:
     """Play ``hands`` hands on the ACPC dealer between two copies of ``player``; its rate, or its fault."""
     out.mkdir(parents=True, exist_ok=True)
     dealer = subprocess.Popen(
-        [str(acpc.dealer), "match", str(acpc.game), str(hands), str(seed), "a", "b"],
+        [str(acpc.dealer), "match", str(acpc.game), str(hands), str(seed), "a", "b", "--start_timeout", "20000"],
         cwd=out,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -133,7 +133,12 @@ def run_acpc(acpc: Acpc, player: Path, hands: int, seed: int, out: Path) -> Run:
         )
         for port in ports
     ]
-    output, errors = dealer.communicate()
+    try:
+        output, errors = dealer.communicate(timeout=60 + hands / 100)
+    except subprocess.TimeoutExpired:
+        for process in (dealer, *players):
+            process.kill()
+        return Run(0.0, fault=f"ACPC: no end within {60 + hands / 100:.0f} s")
     elapsed = time.perf_counter() - started
     codes = [dealer.returncode] + [p.wait() for p in players]
     states = sum(line.startswith("STATE:") for line in (out / "match.log").read_text().splitlines())
