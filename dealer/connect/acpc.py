@@ -188,6 +188,7 @@ class _Clients:
         self._connections = connections
         self._no_limit = no_limit
         self._by_table: dict[int, _Client] = {}
+        self._writers = {id(client): writer for client, (_, writer) in zip(clients, connections, strict=True)}
 
     async def read(self, inbox: Inbox) -> None:
         """Read every client's answers until one of them closes (one client down ends the bot's connection)."""
@@ -229,8 +230,9 @@ class _Clients:
                 return
 
     async def write(self, batch: bytes) -> int:
-        """Write each client the MATCHSTATE lines of its table's items and wait until they are sent."""
-        written: dict[int, list[str]] = {}
+        """Write each client the MATCHSTATE lines of its table's items and wait until they are sent:
+        only the clients the batch has items for (with many tables, most batches hold one table's)."""
+        written: dict[int, tuple[_Client, list[str]]] = {}
         for item in wire_json.item_dicts(batch):
             table = item["table"]
             assert isinstance(table, int)
@@ -244,15 +246,14 @@ class _Clients:
                 self._by_table[table] = seated
                 seated.view = AcpcView(table, self._no_limit)
             assert seated.view is not None
-            seated.view.feed(item, written.setdefault(id(seated), []))
-        for client, (_, writer) in zip(self._clients, self._connections, strict=True):
-            lines = written.get(id(client), [])
-            if client.view is not None:
-                client.view.flush(lines)
+            seated.view.feed(item, written.setdefault(id(seated), (seated, []))[1])
+        for key, (client, lines) in written.items():
+            assert client.view is not None
+            client.view.flush(lines)
             if lines:
-                writer.write("".join(f"{line}\r\n" for line in lines).encode())
-        for _, writer in self._connections:
-            await writer.drain()
+                self._writers[key].write("".join(f"{line}\r\n" for line in lines).encode())
+        for key in written:
+            await self._writers[key].drain()
         return 0
 
     def close(self) -> None:
