@@ -21,8 +21,9 @@ is printed too. A ratio is refused when any bot of either run faulted: ours by t
 faults, ACPC's by its exit status, its players', a ``WARNING``/``ERROR`` on its error output,
 a missing ``SCORE`` line or a log that holds fewer hands than asked.
 
-The source comes from ``--acpc-src DIR`` (or ``$ACPC_SRC``), else is cloned from GitHub into
-``--cache`` (default ``~/.cache/dealer-bench/acpc``); it is built there with its Makefile (gcc).
+The source comes from ``--acpc-src DIR`` (or ``$ACPC_SRC``): a checkout, or a git repository
+(bare too) cloned into ``--cache`` (default ``~/.cache/dealer-bench/acpc``); without it, GitHub's
+is cloned there. It is built in the cache with its own Makefile (gcc).
 
     python benchmarks/vs_acpc.py [--acpc-src DIR] [--hands 20000] [--tables 16] [--repeats 3]
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import os
 import shutil
 import statistics
@@ -84,18 +86,19 @@ class Run:
 
 
 def source(given: Path | None, cache: Path) -> Path:
-    """The ACPC source: ``given``, else a clone of REPOSITORY in ``cache`` (made once)."""
-    if given is not None:
-        if not (given / "dealer.c").is_file():
-            sys.exit(f"error: --acpc-src {given}: no dealer.c there (a checkout of {REPOSITORY})")
+    """The ACPC source: ``given`` where it is a checkout, else a clone (made once, in ``cache``) of
+    ``given`` (a git repository, bare or not) or of REPOSITORY."""
+    if given is not None and (given / "dealer.c").is_file():
         return given
-    clone = cache / "src"
+    origin = str(given) if given is not None else REPOSITORY
+    clone = cache / f"src-{hashlib.sha256(origin.encode()).hexdigest()[:12]}"
     if not (clone / "dealer.c").is_file():
         shutil.rmtree(clone, ignore_errors=True)
         clone.parent.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(["git", "clone", "--depth", "1", REPOSITORY, str(clone)], check=False)
+        shallow = [] if given is not None else ["--depth", "1"]  # a local repository is cloned by links
+        done = subprocess.run(["git", "clone", "--quiet", *shallow, origin, str(clone)], check=False)
         if done.returncode != 0:
-            sys.exit(f"error: cannot clone {REPOSITORY} (no network?): pass --acpc-src DIR or set ACPC_SRC")
+            sys.exit(f"error: cannot clone {origin} (no network?): pass --acpc-src DIR (a checkout) or set ACPC_SRC")
     return clone
 
 
