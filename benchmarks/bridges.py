@@ -50,6 +50,17 @@ def build(out: Path) -> dict[str, tuple[tuple[str, ...], str]]:
     }
 
 
+def heads_up(hands: int, tables: int) -> MatchPlan:
+    """The match measured: heads-up no-limit, blinds 50/100, stacks 20,000, ``hands`` over ``tables``."""
+    game = game_config(
+        variant="no-limit",
+        blinds=(50, 100),
+        stack=20000,
+        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
+    )
+    return MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
+
+
 async def play(
     server: DealerServer,
     out: Path,
@@ -61,13 +72,7 @@ async def play(
     """Play ``hands`` hands over ``tables`` tables between two bots of ``kind`` (under ``limits``):
     (seconds, hands, decisions); RuntimeError if a bot faulted."""
     command, protocol = kind
-    game = game_config(
-        variant="no-limit",
-        blinds=(50, 100),
-        stack=20000,
-        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
-    )
-    plan = MatchPlan("bench", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
+    plan = heads_up(hands, tables)
     bots = {name: MatchBot(name, command, limits=limits, protocol=protocol) for name in ("a", "b")}
     match = Match(plan, server, bots, out=out, base=ROOT)
     started = 0.0

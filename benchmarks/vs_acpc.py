@@ -43,11 +43,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bridges import play
+from bridges import heads_up, play
 from tabulate import tabulate
 
 from dealer.config.league_file import Limits
 from dealer.connect.server import DealerServer
+from dealer.league.match import MatchBot
+from dealer.league.runner import play_match
 from dealer.runtime import tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,6 +168,21 @@ async def run_ours(
     return Run(played / seconds, played / total)
 
 
+async def run_workers(
+    out: Path, kind: tuple[tuple[str, ...], str], hands: int, tables: int, limits: Limits, workers: int
+) -> Run:
+    """As ``run_ours``, the match's tables spread over ``workers`` processes (``dealer.league.workers``):
+    one clock for the whole match, start-up included."""
+    command, protocol = kind
+    bots = {name: MatchBot(name, command, limits=limits, protocol=protocol) for name in ("a", "b")}
+    started = time.perf_counter()
+    result = await play_match(heads_up(hands, tables), bots, "127.0.0.1:0", out, stop_unstarted=True, workers=workers)
+    rate = result.hands / (time.perf_counter() - started)
+    if any(result.faults.values()) or result.hands != hands:
+        return Run(0.0, fault=f"ours: {result.hands} hands of {hands}, faults {result.faults}")
+    return Run(rate, rate)
+
+
 def workloads(acpc: Acpc, tables: int, py_tables: int) -> list[tuple[str, tuple[tuple[str, ...], str], int, Path]]:
     """Each workload: its name, our bots' (command, protocol), our table count, ACPC's player."""
     python = sys.executable
@@ -192,7 +209,9 @@ async def measure(acpc: Acpc, out: Path, args: argparse.Namespace) -> dict[str, 
                 ours, theirs = runs.setdefault(name, ([], []))
                 where = out / f"{len(ours)}-{name.replace(' ', '-').replace('/', '')}"
                 for side in ("ours", "acpc") if r % 2 == 0 else ("acpc", "ours"):
-                    if side == "ours":
+                    if side == "ours" and args.workers > 1:
+                        ours.append(await run_workers(where / "ours", kind, hands, tables, limits, args.workers))
+                    elif side == "ours":
                         ours.append(await run_ours(server, where / "ours", kind, hands, tables, limits))
                     else:
                         theirs.append(run_acpc(acpc, player, hands, r + 1, where / "acpc"))
@@ -229,7 +248,9 @@ def report(runs: dict[str, tuple[list[Run], list[Run]]], args: argparse.Namespac
     print(
         f"method: {args.hands:,} hands a run; ours: C bots over {args.tables} tables (a client pair each, sandbox "
         f"{args.sandbox}), Python bots over {args.py_tables} tables (one instance each); ACPC's dealer: one table "
-        f"(one client each); dealers alternated; clocks from every bot connected; {os.cpu_count()} cores"
+        f"(one client each); dealers alternated; clocks from every bot connected"
+        f"{f' (ours: from the start, over {args.workers} worker processes)' if args.workers > 1 else ''}; "
+        f"{os.cpu_count()} cores"
     )
     print(f"load (1, 5, 15 min) before: {loads[0]}, after: {loads[1]}")
     for fault in faults:
@@ -268,6 +289,9 @@ def main() -> None:
         "--sandbox", choices=("on", "off"), default="on", help="our bots' sandbox (on: sealed, as a match runs them)"
     )
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="our match's worker processes (>1: start-up in the rate)"
+    )
     parser.add_argument("--workloads", type=int, choices=(1, 2, 3), default=3, help="the first N workloads only")
     args = parser.parse_args()
     acpc = build(source(args.acpc_src, args.cache), args.cache / "build")
