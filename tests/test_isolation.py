@@ -575,7 +575,7 @@ def acpc_bot(name: str, client: Path, mode: str, **options: object) -> MatchBot:
 
 
 def test_two_instances_of_one_acpc_bot_cannot_meet_on_the_loopback(tmp_path: Path, acpc_client: Path) -> None:
-    """Each ACPC instance has a network namespace of its own (its table port relayed inside its
+    """Each ACPC instance has a network namespace of its own (its table port handed over inside its
     sandbox): one listens on a loopback port, the other finds it free in its own namespace and
     listens too, so they never meet; ``network: host`` (the contrast) shares the host's loopback.
     results.json's sealing says which bots are sealed, and how."""
@@ -639,7 +639,10 @@ events:
     bots = sealing(parse_league(league.read_text(), str(league)))["bots"]
     assert bots["g"].startswith("sealed: own sandbox and network namespace") and "Unix socket" in bots["g"]
     assert bots["s"].startswith("sealed: own sandbox and network namespace") and "its pipes" in bots["s"]
-    assert bots["a"].startswith("sealed: own sandbox and network namespace") and "table port, relayed" in bots["a"]
+    assert (
+        bots["a"].startswith("sealed: own sandbox and network namespace")
+        and "table port, its connection handed over" in bots["a"]
+    )
     assert bots["h"].startswith("own sandbox, host network: its instances can meet") and "dial its table" in bots["h"]
     assert bots["o"].startswith("not sealed: no sandbox") and bots["r"].startswith("not sealed: a remote bot")
     unsealed = parse_league(league.read_text().replace("events:", "sealed: false\nevents:"), str(league))

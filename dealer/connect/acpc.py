@@ -437,7 +437,7 @@ class AcpcBot:
 
 def is_sealed(limits: Limits) -> bool:
     """Whether an ACPC bot with these limits runs in a network namespace of its own (its port
-    relayed inside its sandbox), rather than on a port of the host's loopback."""
+    handed over inside its sandbox), rather than on a port of the host's loopback."""
     return limits.sandbox == "on" and limits.network == "none"
 
 

@@ -102,7 +102,7 @@ def _prepare_scratch(workdir: Path, owner: tuple[int, int] | None, *, reach: boo
 _CHANNELS = {
     "grpc": "the dealer's Unix socket",
     "stdio": "its pipes",
-    "acpc": "its table port, relayed inside its sandbox to a Unix socket of the dealer's",
+    "acpc": "its table port, its connection handed over inside its sandbox on a Unix socket of the dealer's",
 }
 
 
