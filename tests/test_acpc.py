@@ -24,7 +24,7 @@ import pytest
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from dealer.config.acpc_game import export_states, game_definition, unsupported
 from dealer.config.league_file import Limits, game_config
-from dealer.connect.acpc import GAME_PATH, HOST, AcpcView, _launch_client
+from dealer.connect.acpc import GAME_PATH, HOST, AcpcView, _launch_client, _share_game_file
 from dealer.connect.server import Fault
 from test_e2e import check_match
 
@@ -344,3 +344,18 @@ def test_a_long_or_silent_first_line_is_one_fault_and_the_match_ends_on_time(
     for k in range(2):
         text = (tmp_path / "logs" / f"bad.{k}.log").read_text()
         assert f"{mode}: connected" in text, text
+
+
+def test_every_instance_of_a_match_binds_the_one_game_file_never_a_replaced_one(tmp_path: Path) -> None:
+    """Sealed rotations start several ACPC instances of a bot at once, each binding ``match.game``
+    into its sandbox: a later instance must not replace the file (a new inode) while an earlier
+    one's bwrap is binding it, which failed that start with 'Can't bind mount ... No such file'."""
+    game_file = tmp_path / "match.game"
+    text = game_definition(game_config(blinds=(50, 100), stack=20000), 3)
+    _share_game_file(game_file, text)
+    inode = game_file.stat().st_ino
+    _share_game_file(game_file, text)  # the next instance, or another worker process of the match
+    assert game_file.stat().st_ino == inode and game_file.read_text() == text
+    game_file.write_text("GAMEDEF\nlimit\nnumPlayers = 2\nEND GAMEDEF\n")  # an older match's game, same folder
+    _share_game_file(game_file, text)
+    assert game_file.read_text() == text

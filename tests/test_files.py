@@ -68,3 +68,13 @@ def test_no_module_but_files_writes_a_partial_file_of_its_own() -> None:
     ]
     # The scan sees the owner's own partial name, so a copy elsewhere would be seen too.
     assert writers == ["files.py"], "write through dealer.files.write_atomically instead"
+
+
+def test_replace_false_creates_the_file_once_and_leaves_one_already_there(tmp_path: Path) -> None:
+    target = tmp_path / "match.game"
+    assert write_atomically(target, "first\n", replace=False) is True
+    inode = target.stat().st_ino
+    assert write_atomically(target, "second\n", replace=False) is False  # in use elsewhere: left alone
+    assert target.read_text() == "first\n" and target.stat().st_ino == inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match.game"]  # no partial left behind
+    assert write_atomically(target, "second\n") is True and target.read_text() == "second\n"

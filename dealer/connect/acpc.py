@@ -262,6 +262,16 @@ class _Clients:
             writer.close()
 
 
+def _share_game_file(path: Path, text: str) -> None:
+    """Write the match's game file (0644: a bot's own user reads it) unless it already holds ``text``.
+    Every ACPC instance of a match, in any of its worker processes, binds this one file into its
+    sandbox: replacing it while another instance's sandbox starts would unlink the very file that
+    sandbox is binding (bwrap: "Can't bind mount ... No such file or directory")."""
+    if write_atomically(path, text, replace=False) or path.read_text(encoding="utf-8") == text:
+        return
+    write_atomically(path, text)  # another game's file (an output folder used again): this match's
+
+
 class AcpcBot:
     """A bot's ACPC clients, one per table, seen by the match as one bot process."""
 
@@ -302,7 +312,7 @@ class AcpcBot:
         sandboxed = limits.sandbox == "on"
         if not sealed:
             limits = dataclasses.replace(limits, network=Network.HOST)  # the loopback port is the way in
-        write_atomically(game_file, game_definition(game, players))  # 0644: the bot's own user reads it
+        _share_game_file(game_file, game_definition(game, players))
         sockets = tempfile.mkdtemp(prefix="dealer-acpc-") if sealed else None
         clients: list[_Client] = []
         game_path = GAME_PATH if sandboxed else str(game_file)
