@@ -153,7 +153,8 @@ def test_the_live_view_needs_its_key_and_shows_only_cards_shown_down() -> None:
         try:
             async with aiohttp.ClientSession() as stranger:
                 refused = {r: await _get(stranger, base / r) for r in routes}
-                refused["bad key"] = await _get(stranger, (base / "state").with_query(key="x" + key[1:]))
+                wrong = ("y" if key.startswith("x") else "x") + key[1:]  # one character off, never the key itself
+                refused["bad key"] = await _get(stranger, (base / "state").with_query(key=wrong))
             async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as organiser:  # on an IP
                 served = {"": await _get(organiser, url)}  # the key in the URL, then the cookie
                 served["other"] = await _get(organiser, other_url)  # cookies ignore ports: each keeps its own
