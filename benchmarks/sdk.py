@@ -18,21 +18,20 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from tabulate import tabulate
 
-from dealer.config.league_file import game_config
 from dealer.connect.server import BotSession, DealerServer
-from dealer.engine.scheduler import plan_tables
-from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.runtime import tune_gc
 from poker.v1 import dealer_pb2 as pb
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sample_bots" / "python"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 import call_bot  # noqa: E402 - the sample bots import pokerbot from the repository
+import dealer_core  # noqa: E402 - the match every benchmark here drives in-process
 import random_bot  # noqa: E402
 
 import pokerbot  # noqa: E402
@@ -66,31 +65,17 @@ class Bot:
 
 
 async def play(server: DealerServer, out: Path, hands: int, tables: int, decide: Decide) -> tuple[float, float, int]:
-    """Play ``hands`` hands over ``tables`` tables, both seats deciding with ``decide``; return
-    (the SDK's CPU seconds per decision, the dealer's per hand, hands)."""
-    game = game_config(
-        variant="no-limit",
-        blinds=(50, 100),
-        stack=20000,
-        time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
-    )
-    plan = MatchPlan("sdk", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1)
-    sessions = {instance_label(name, 0): server.session(name) for name in ("a", "b")}
-    bots = [Bot(decide) for _ in sessions]
-    for session in sessions.values():
-        session.link._attach(object(), "in-process")  # live, with no stream: served here
-    pumps = [asyncio.create_task(bot.serve(s)) for bot, s in zip(bots, sessions.values(), strict=True)]
-    entries = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
-    start = time.process_time()
-    result = await Match(plan, server, entries, out=out, base=ROOT, sessions=sessions).run()
-    cpu = time.process_time() - start
-    for session in sessions.values():
-        session.link._detach()
-    await asyncio.gather(*pumps)
-    if any(result.faults.values()):
-        raise RuntimeError(f"bots faulted: {result.faults}")
+    """Play ``hands`` hands over ``tables`` tables (``dealer_core``'s match), both seats deciding with
+    ``decide`` through the SDK; return (the SDK's CPU seconds per decision, the dealer's per hand, hands)."""
+    bots: list[Bot] = []
+
+    def serve(session: BotSession) -> Awaitable[None]:
+        bots.append(Bot(decide))
+        return bots[-1].serve(session)
+
+    cpu, played, _ = await dealer_core.play(server, out, hands, tables, False, serve)
     sdk, decisions = sum(b.cpu for b in bots), sum(b.decisions for b in bots)
-    return sdk / decisions, (cpu - sdk) / result.hands, result.hands
+    return sdk / decisions, (cpu - sdk) / played, played
 
 
 async def main(hands: int, tables: int, repeats: int) -> None:
