@@ -27,6 +27,7 @@ from dealer.config.league_file import game_config
 from dealer.engine.scheduler import plan_tables
 from dealer.league.match import MatchBot, MatchPlan
 from dealer.league.runner import play_match
+from dealer.league.workers import cores
 from dealer.runtime import tune_gc
 from dealer.stats.standings import standings
 
@@ -75,7 +76,7 @@ def main() -> None:
     headers = ["workers", *(f"run {k + 1}" for k in range(args.repeats)), "median hands/s", f"vs {counts[0]}"]
     print(tabulate(rows, headers=headers))
     print(
-        f"{args.hands} hands on {args.tables} deal sets; cores {len(os.sched_getaffinity(0))}; load before "
+        f"{args.hands} hands on {args.tables} deal sets; cores {cores()}; load before "
         f"{load[0]:.1f}, after {os.getloadavg()[0]:.1f}; the same standings at every count"
     )
 

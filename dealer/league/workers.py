@@ -29,7 +29,7 @@ import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -156,9 +156,9 @@ def merged(results: Sequence[MatchResult]) -> MatchResult:
     )
 
 
-def _joined(lists: object) -> list[str]:
+def _joined(lists: Iterable[Iterable[str]]) -> list[str]:
     """Names from lists in order, each once."""
-    return list(dict.fromkeys(name for names in lists for name in names))  # type: ignore[attr-defined]
+    return list(dict.fromkeys(name for names in lists for name in names))
 
 
 class Looks:
@@ -260,13 +260,12 @@ class Reporter:
 
     def flush(self) -> None:
         """Send what is not sent yet."""
-        messages: Queue[tuple[Any, ...]] = _shared["messages"]
         if self.hands:
-            messages.put(("hands", self.part, self.hands))
+            send(("hands", self.part, self.hands))
             self.hands, self.shown = 0, time.monotonic()
         checks = self.paired.checks if self.paired is not None else []
         for stretch in checks:
-            messages.put(("stretch", self.part, stretch))
+            send(("stretch", self.part, stretch))
         checks.clear()  # sent: the parent keeps them (``Looks``), this part need not
 
 
