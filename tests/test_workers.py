@@ -295,3 +295,48 @@ def test_a_short_match_plays_in_one_process_unless_workers_are_asked_for(tmp_pat
     assert done.returncode == 0, done.stderr
     logs = {p.name for p in (tmp_path / "out" / "logs").glob("*.log")}
     assert logs == {f"{bot}.{k}.log" for bot in ("random_bot", "strength_bot") for k in range(2)}  # one process
+
+
+def test_a_worker_that_dies_is_one_line_charged_to_no_bot_and_the_league_resumes(tmp_path: Path) -> None:
+    """A worker process killed outright (here by a bot run without its sandbox, standing for the
+    out-of-memory killer) stops the league with one line that blames no bot and says what is kept;
+    ``--resume`` then plays the rest, and no bot has a fault for it."""
+    path = _league(tmp_path, 2)
+    killer = f"python {ROOT / 'tests' / 'bots' / 'kills_its_dealer.py'} {tmp_path / 'killed-once'}"
+    text = path.read_text(encoding="utf-8").replace(f"python {ROOT / 'tests' / 'bots' / 'dealer_pid.py'}", killer)
+    path.write_text(text, encoding="utf-8")
+    command = [str(DEALER), "run", str(path), "--workers", "2"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2, done.stderr[-3000:]
+    lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert re.fullmatch(
+        r"error: a worker process died abruptly \(killed from outside, or out of memory\) while playing match "
+        r"heads-up/\d+: a dealer failure, charged to no bot; [0-2] of 3 matches finished and kept in "
+        rf"{re.escape(str(tmp_path / 'out' / 'journal.sqlite'))}: "
+        r"run the same command with --resume to play the others",
+        lines[0],
+    ), lines[0]
+    assert "died abruptly" in (tmp_path / "out" / "dealer.log").read_text(encoding="utf-8")
+    again = subprocess.run([*command, "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert again.returncode == 0, again.stderr[-3000:]
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["matches"] == {"finished": 3, "total": 3}
+    assert results["failures"] == {} and results["forfeits"] == []
+    lost = re.search(r"while playing match (\S+):", lines[0])
+    assert lost is not None and lost[1] in results["replayed"]  # played again from its start
+    assert all(bot["faults"] == {} and bot["stopped"] == 0 for bot in results["events"]["heads-up"])
+
+
+def test_a_match_part_whose_worker_dies_is_one_line_naming_the_part(tmp_path: Path) -> None:
+    """``dealer match`` spread over workers: a part's worker killed outright is one line naming the
+    part, exit code 2, no traceback."""
+    killer = f"python {ROOT / 'tests' / 'bots' / 'kills_its_dealer.py'} {tmp_path / 'killed-once'}"
+    command = [str(DEALER), "match", killer, BOTS[1], "--hands", "400", "--tables", "4", "--workers", "2"]
+    command += ["--sandbox", "off", "--out", str(tmp_path / "out")]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert re.search(
+        r"^error: a worker process died abruptly .* while playing part [12] of 2 of the match: ", done.stderr, re.M
+    )
+    assert "Traceback" not in done.stderr

@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 from typing import Protocol
 
+from dealer.errors import RunError
 from dealer.league.match import MatchBot, MatchPlan
 from dealer.stats.paired import Pairing
 from dealer.stats.records import MatchResult
@@ -32,3 +33,8 @@ class Executor(Protocol):
     async def run(self, job: MatchJob) -> MatchResult:
         """Play one match and return its result."""
         ...
+
+
+class PlayLostError(RunError):
+    """An executor lost the matches it had in play (a worker process died): a dealer failure, charged
+    to no bot; nothing of those matches is recorded, and a league stops with what it has finished kept."""

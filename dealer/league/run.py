@@ -38,7 +38,7 @@ from dealer.errors import RunError
 from dealer.files import PRIVATE, write_atomically
 from dealer.isolation import sandbox
 from dealer.isolation.processes import isolation
-from dealer.league.jobs import Executor, MatchJob
+from dealer.league.jobs import Executor, MatchJob, PlayLostError
 from dealer.league.journal import Journal
 from dealer.league.match import MatchBot, MatchPlan, instance_label
 from dealer.league.report import LeagueReport, Progress, Share
@@ -423,6 +423,11 @@ def _seeded(config: LeagueConfig, journal: Journal, on_seed: Callable[[str, str 
     return config
 
 
+def _kept(results: Sequence[MatchResult], jobs: Sequence[MatchJob]) -> str:
+    """What the journal keeps of a league stopped early: ``N of M matches finished and kept``."""
+    return f"{len(results)} of {counted(len(jobs), 'match', 'matches')} finished and kept"
+
+
 async def _played(executor: Executor, job: MatchJob) -> tuple[MatchJob, MatchResult]:
     """Play one job on the executor; the job comes back with its result (matches finish in any order)."""
     return job, await executor.run(job)
@@ -475,8 +480,12 @@ async def _run_league(
         except (OSError, sqlite3.OperationalError) as error:
             if not disk_full(error):
                 raise
-            kept = f"{len(results)} of {counted(len(jobs), 'match', 'matches')} finished and kept"
-            raise full_disk(config, error, kept) from None
+            raise full_disk(config, error, _kept(results, jobs)) from None
+        except PlayLostError as error:
+            raise RunError(
+                f"{error}; {_kept(results, jobs)} in {config.out / 'journal.sqlite'}: "
+                "run the same command with --resume to play the others"
+            ) from None
         finally:
             with contextlib.suppress(OSError, sqlite3.OperationalError):  # the error in flight says more
                 outputs.write(now=True)  # what a skipped write left out (the journal has it anyway)

@@ -340,4 +340,4 @@ class PoolExecutor:
         async with self.slots:
             if self.on_start is not None:
                 self.on_start(job.plan.match_id)
-            return await self.pool.run(self.play, job)
+            return await self.pool.run(self.play, job, f"match {job.plan.match_id}")

@@ -31,10 +31,12 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dealer.engine.scheduler import Seating
+from dealer.league.jobs import PlayLostError
 from dealer.league.plan import MatchBot, MatchPlan
 from dealer.runtime import log_file, log_target, tune_gc
 from dealer.stats.paired import PairedSums, PairedTally, Pairing
@@ -272,6 +274,11 @@ class Reporter:
 # --------------------------------------------------------------------------- in the parent
 
 
+class WorkerDiedError(PlayLostError):
+    """A worker process ended without a word (SIGKILL, the kernel's out-of-memory killer): every
+    worker of its pool stops with it, so what they had in play is lost and not recorded."""
+
+
 class Pool:
     """Worker processes (a spawned ``ProcessPoolExecutor``: no fork of a process with gRPC's threads)
     that play the parts of a match, or a league's whole matches, one at a time in each; they share
@@ -310,9 +317,17 @@ class Pool:
         await self._reader
         self.messages.close()
 
-    async def run(self, play: Callable[[T], R], item: T) -> R:
-        """``play(item)`` in a worker process, once one is free."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, play, item)
+    async def run(self, play: Callable[[T], R], item: T, what: str) -> R:
+        """``play(item)`` in a worker process, once one is free; ``what`` names the item in the
+        ``WorkerDiedError`` error if a worker process dies under it."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, play, item)
+        except BrokenProcessPool:
+            LOGGER.error("a worker process died abruptly while playing %s: a dealer failure, charged to no bot", what)
+            raise WorkerDiedError(
+                f"a worker process died abruptly (killed from outside, or out of memory) while playing {what}: "
+                "a dealer failure, charged to no bot"
+            ) from None
 
 
 async def run_parts(
@@ -338,7 +353,10 @@ async def run_parts(
 
     pool.on_message = handle
     async with pool:
-        runs = [asyncio.ensure_future(pool.run(play, part)) for part in parts]
+        runs = [
+            asyncio.ensure_future(pool.run(play, part, f"part {part.index + 1} of {len(parts)} of the match"))
+            for part in parts
+        ]
         try:
             return list(await asyncio.gather(*runs))
         except BaseException:
