@@ -21,13 +21,16 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 """A line of a dealer's log file: when, how grave, which module, what."""
 
 
-def log_file(path: Path, level: str, formatter: type[logging.Formatter] = logging.Formatter) -> logging.Handler:
+def log_file(
+    path: Path, level: str, formatter: type[logging.Formatter] = logging.Formatter, *, label: str = ""
+) -> logging.Handler:
     """Append the dealer's log (the ``dealer`` logger and every module's under it) to ``path`` at
-    ``level``, through ``formatter``; a new file is created mode 0600, readable by the dealer's user
-    only. Returns the handler, for a caller that removes it at its end."""
+    ``level``, through ``formatter``, each line marked ``[label]`` when given (the worker process
+    that wrote it, in a log several processes share); a new file is created mode 0600, readable by
+    the dealer's user only. Returns the handler, for a caller that removes it at its end."""
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
     handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(formatter(LOG_FORMAT))
+    handler.setFormatter(formatter(LOG_FORMAT.replace("%(name)s", f"[{label}] %(name)s") if label else LOG_FORMAT))
     logger = logging.getLogger("dealer")
     logger.addHandler(handler)
     logger.setLevel(level.upper())

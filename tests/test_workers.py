@@ -215,9 +215,11 @@ def test_a_leagues_jobs_play_in_worker_processes_with_the_results_of_one(tmp_pat
         runs[count] = {"results.json": (out / "results.json").read_bytes(), **files}
         logs = "".join(p.read_text() for p in out.glob("matches/*/*/logs/pid.*.log"))
         runs[count, "dealers"] = set(re.findall(r"dealer pid (\d+)", logs))
+        runs[count, "marked"] = set(re.findall(r"\[worker (\d+)\] dealer\.", (out / "dealer.log").read_text()))
     assert len(runs[1]) == 1 + 3 * 2  # three matches of two seat rotations
     assert runs[3] == runs[1]
     assert len(runs[1, "dealers"]) == 1 and len(runs[3, "dealers"]) >= 2  # the pid bot's two matches
+    assert runs[1, "marked"] == set() and runs[3, "dealers"] <= runs[3, "marked"]  # whose log line is whose
 
 
 def test_a_fixed_listen_address_plays_in_one_process_unless_workers_are_asked_for(tmp_path: Path) -> None:

@@ -201,7 +201,7 @@ _shared: dict[str, Any] = {}  # a worker's stop event and message queue, set as 
 def _start(parent: int, stop: Event, messages: Queue[tuple[Any, ...] | None], log: tuple[Path, str] | None) -> None:
     """A worker process starts: it dies with its parent (then its bots' launchers end its bots: a
     killed dealer leaves no match playing on), keeps the shared stop event and queue, and logs
-    where the parent logs."""
+    where the parent logs, each line marked with its pid ("[worker N]")."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except AttributeError:  # not Linux
@@ -211,7 +211,7 @@ def _start(parent: int, stop: Event, messages: Queue[tuple[Any, ...] | None], lo
     tune_gc()
     _shared["stop"], _shared["messages"] = stop, messages
     if log is not None:  # the parent's log file; errors reach its console through the part's result
-        log_file(*log)
+        log_file(*log, label=f"worker {os.getpid()}")
         logging.getLogger("dealer").propagate = False
 
 
