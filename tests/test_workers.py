@@ -148,9 +148,18 @@ def _children(pid: int) -> set[int]:
     return found
 
 
+def _mapped(pid: int) -> str:
+    """The files process ``pid`` has mapped: its compiled extension modules among them."""
+    try:
+        return Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return ""
+
+
 def test_the_workers_die_with_a_killed_dealer(tmp_path: Path) -> None:
     """A dealer killed outright (SIGKILL: no clean-up of its own) takes its worker processes with it,
-    and so their bots: no part of the match plays on unseen."""
+    and so their bots: no part of the match plays on unseen. The workers, which run the ``dealer``
+    script again as they start, import no more of the command line than its light entry point."""
     command = [str(DEALER), "match", *BOTS, "--hands", "400000", "--tables", "2", "--workers", "2"]
     env = {**os.environ, "DEALER_SEED": "workers-kill"}
     dealer = subprocess.Popen([*command, "--out", str(tmp_path / "out")], cwd=ROOT, env=env, stderr=subprocess.PIPE)
@@ -160,6 +169,8 @@ def test_the_workers_die_with_a_killed_dealer(tmp_path: Path) -> None:
             time.sleep(0.2)  # the workers started their bots
         workers = _children(dealer.pid)
         assert len(workers) >= 2
+        assert "aiohttp" in _mapped(dealer.pid)  # the dealer command has its web server ...
+        assert not any("aiohttp" in _mapped(pid) for pid in workers)  # not its workers
     finally:
         dealer.kill()
         dealer.wait()
