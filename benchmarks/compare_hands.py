@@ -120,7 +120,7 @@ def sprt_hands(draws, settings: Settings, max_samples: int) -> tuple[str, int]:
         delta = x - mean
         mean += delta / n
         m2 += delta * (x - mean)
-        if n < m or informative < settings.min_informative:
+        if n < m or 0 < informative < settings.min_informative:  # as dealer.stats.compare's may_decide
             continue
         var = m2 / (n - 1)
         if better is None:

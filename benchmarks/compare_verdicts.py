@@ -153,6 +153,14 @@ def batched(draws: Iterable[float], batch: int) -> Iterator[list[float]]:
         yield [next(it) for _ in range(batch)]
 
 
+def may_decide(n: int, informative: int, settings: Settings) -> bool:
+    """As ``dealer.stats.compare``'s tests: at least ``min_samples`` deals, and enough that did not
+    cancel exactly to estimate a variance, or none at all (zero variance, the interval [0, 0])."""
+    if n < max(2, settings.min_samples):
+        return False
+    return informative >= settings.min_informative or informative == 0
+
+
 def cs_hands(draws: Iterable[float], settings: Settings, max_samples: int, batch: int) -> tuple[str, int]:
     """``ConfidenceSequenceTest`` fed ``batch`` samples at a time until its verdict: (verdict, samples)."""
     cs = ConfidenceSequence(settings.alpha, settings.cs_horizon, settings.min_samples)
@@ -167,17 +175,17 @@ def cs_hands(draws: Iterable[float], settings: Settings, max_samples: int, batch
             delta = x - mean
             mean += delta / n
             m2 += delta * (x - mean)
-        if n < settings.min_samples or informative < settings.min_informative:
-            continue
-        t = n * rho2 + 1
-        half = math.sqrt(m2 / (n - 1)) * math.sqrt(2 * t * math.log(math.sqrt(t) / alpha) / (n * n * rho2))
-        low, high = mean - half, mean + half
-        if low > 0:
-            return "better", n
-        if high < 0:
-            return "worse", n
-        if low > lo_bound and high < hi_bound:
-            return "not worse", n
+        low = -math.inf
+        if may_decide(n, informative, settings):
+            t = n * rho2 + 1
+            half = math.sqrt(m2 / (n - 1)) * math.sqrt(2 * t * math.log(math.sqrt(t) / alpha) / (n * n * rho2))
+            low, high = mean - half, mean + half
+            if low > 0:
+                return "better", n
+            if high < 0:
+                return "worse", n
+            if low > lo_bound and high < hi_bound:
+                return "not worse", n
         if n >= max_samples:
             break
     return ("not worse" if low > lo_bound else "inconclusive"), n
@@ -241,19 +249,19 @@ def learned_cs_hands(
             sums.add(y, z)
             informative += y != 0
         n = sums.n
-        if n < settings.min_samples or informative < settings.min_informative:
-            continue
-        moments = sums.moments()
-        _, mean, m2 = moments
-        t = n * rho2 + 1
-        half = math.sqrt(m2 / (n - 1)) * math.sqrt(2 * t * math.log(math.sqrt(t) / alpha) / (n * n * rho2))
-        low, high = mean - half, mean + half
-        if low > 0:
-            return "better", n, moments
-        if high < 0:
-            return "worse", n, moments
-        if low > settings.worse_than and high < settings.better_than:
-            return "not worse", n, moments
+        low = -math.inf
+        if may_decide(n, informative, settings):
+            moments = sums.moments()
+            _, mean, m2 = moments
+            t = n * rho2 + 1
+            half = math.sqrt(m2 / (n - 1)) * math.sqrt(2 * t * math.log(math.sqrt(t) / alpha) / (n * n * rho2))
+            low, high = mean - half, mean + half
+            if low > 0:
+                return "better", n, moments
+            if high < 0:
+                return "worse", n, moments
+            if low > settings.worse_than and high < settings.better_than:
+                return "not worse", n, moments
         if n >= max_samples:
             break
     return ("not worse" if low > settings.worse_than else "inconclusive"), sums.n, moments
