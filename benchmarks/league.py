@@ -12,6 +12,10 @@ not inflate), their peak memory (tracemalloc), and the pickled size of the jobs 
 coordinator hands to Dask).
 
     python benchmarks/league.py [--bots 4] [--hands 400] [--jobs 2] [--repeats 3]
+
+With ``--pool-jobs 1,16`` it plays instead the league once per ``jobs`` count in that many worker
+processes, as ``dealer run`` does by default, and prints each count's time and its speed-up over
+the first (issue 32: ``--bots 8 --hands 400 --pool-jobs 1,16`` on 16 cores, at least 8x).
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from dealer.connect.server import DealerServer
 from dealer.league.cluster import dask_executor
 from dealer.league.jobs import MatchJob
 from dealer.league.run import build_jobs, run_league
-from dealer.league.runner import LocalExecutor
+from dealer.league.runner import LocalExecutor, PoolExecutor
+from dealer.league.workers import Pool
 from dealer.runtime import tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,6 +81,56 @@ def dask_run(workers: int) -> Callable[[LeagueConfig], object]:
             return started - begun, time.perf_counter() - started, sum(r.hands for r in results)
 
     return run
+
+
+def pool_run(processes: int) -> Callable[[LeagueConfig], object]:
+    async def run(config: LeagueConfig) -> tuple[float, float, int]:
+        """(0, league s, hands) on ``processes`` worker processes, as ``dealer run`` plays ``jobs``
+        (their start is in the league's time: a worker starts as it takes its first match)."""
+        started = time.perf_counter()
+        async with Pool(processes) as pool:
+            results = await run_league(config, PoolExecutor(pool))
+        faulted = [r.match_id for r in results if any(r.faults.values())]
+        if faulted:  # a bot that failed makes a league fast: no figure then
+            raise SystemExit(f"refused: a bot faulted in {', '.join(faulted)}")
+        return 0.0, time.perf_counter() - started, sum(r.hands for r in results)
+
+    return run
+
+
+def pool_scaling(args: argparse.Namespace) -> None:
+    """The league with ``jobs: J`` for each J of ``--pool-jobs``, in J worker processes (``dealer
+    run``'s default), alternated over the repeats; seconds, hands/s and the ratio to the first J."""
+    counts = [int(j) for j in args.pool_jobs.split(",")]
+    seconds: dict[int, list[float]] = {j: [] for j in counts}
+    with tempfile.TemporaryDirectory(prefix="bench-league-pool-") as tmp:
+        for k in range(args.repeats):
+            for jobs in counts if k % 2 == 0 else counts[::-1]:
+                config = league(Path(tmp) / f"pool{jobs}-{k}", args.bots, args.hands, jobs)
+                _, took, hands = asyncio.run(pool_run(jobs)(config))  # type: ignore[arg-type]
+                seconds[jobs].append(took)
+    base = statistics.median(seconds[counts[0]])
+    matches = args.bots * (args.bots - 1) // 2
+    print(
+        f"league: {args.bots} call bots, {matches} heads-up duplicate matches of 2 x {args.hands} hands, "
+        "in worker processes"
+    )
+    rows = [
+        [
+            f"jobs: {jobs}",
+            " ".join(f"{s:.1f}" for s in seconds[jobs]),
+            f"{hands / statistics.median(seconds[jobs]):,.0f}",
+            f"{base / statistics.median(seconds[jobs]):.2f}x",
+        ]
+        for jobs in counts
+    ]
+    print(
+        tabulate(
+            rows,
+            headers=["jobs", "league s per run", "hands/s (median)", f"vs jobs: {counts[0]}"],
+            disable_numparse=True,
+        )
+    )
 
 
 def throughput(args: argparse.Namespace) -> None:
@@ -158,8 +213,12 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=400, help="hands per table")
     parser.add_argument("--jobs", type=int, default=2, help="matches at once with the local executor")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--pool-jobs", help="instead: the league with jobs J in J worker processes, e.g. 1,16")
     args = parser.parse_args()
     tune_gc()
+    if args.pool_jobs:
+        pool_scaling(args)
+        return
     throughput(args)
     planning()
 
