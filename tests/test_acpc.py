@@ -24,7 +24,7 @@ import pytest
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from dealer.config.acpc_game import export_states, game_definition, unsupported
 from dealer.config.league_file import Limits, game_config
-from dealer.connect.acpc import GAME_PATH, HOST, AcpcView, _launch_client, _share_game_file
+from dealer.connect.acpc import GAME_PATH, HOST, AcpcView, _HandOff, _launch_client, _share_game_file
 from dealer.connect.server import Fault
 from test_e2e import check_match
 
@@ -359,3 +359,31 @@ def test_every_instance_of_a_match_binds_the_one_game_file_never_a_replaced_one(
     game_file.write_text("GAMEDEF\nlimit\nnumPlayers = 2\nEND GAMEDEF\n")  # an older match's game, same folder
     _share_game_file(game_file, text)
     assert game_file.read_text() == text
+
+
+def test_a_closed_hand_off_leaves_its_descriptor_to_the_next_connection_unwatched(tmp_path: Path) -> None:
+    """A sealed client's hand-off socket closes when its connection came; the next connection may
+    take the same descriptor number. It must read: a listener closed while the loop still watched
+    it left the new connection unread (a client of another table then never connected)."""
+
+    async def main() -> bytes:
+        errors: list[object] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: errors.append(context))
+
+        async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.close()
+
+        hand_off = _HandOff(str(tmp_path / "hand-off"), accept)
+        await asyncio.sleep(0.01)  # it waits for a connection
+        hand_off.close()
+        mine, theirs = socket.socketpair()  # at once, as the next table's client connects
+        reader, writer = await asyncio.open_connection(sock=mine)
+        theirs.sendall(b"MATCHSTATE\n")
+        line = await asyncio.wait_for(reader.readline(), 5)
+        writer.close()
+        theirs.close()
+        await asyncio.sleep(0.01)
+        assert errors == [] and hand_off._listener.fileno() == -1  # closed, and no callback failed
+        return line
+
+    assert asyncio.run(main()) == b"MATCHSTATE\n"

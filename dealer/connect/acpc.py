@@ -517,9 +517,11 @@ class _HandOff:
                 await accept(*await asyncio.open_connection(sock=handed, limit=MAX_LINE_BYTES))
 
     def close(self) -> None:
-        """Stop taking connections."""
+        """Stop taking connections. The listener is closed once the accepting task has ended: the
+        event loop drops its watch on the listener's descriptor only then, and a descriptor closed
+        before would be reused by the next connection while still watched, which then never reads."""
         self._task.cancel()
-        self._listener.close()
+        self._task.add_done_callback(lambda _: self._listener.close())
 
 
 def _ready(future: asyncio.Future[None]) -> None:
