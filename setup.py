@@ -27,6 +27,8 @@ COMPILED = [
     "dealer/engine/equity.py",
     "dealer/league/table.py",
     "dealer/league/seeds.py",
+    "dealer/connect/link.py",
+    "dealer/connect/session.py",
 ]
 WEB = Path(__file__).resolve().parent / "dealer" / "web"
 VENDORED = {"uPlot.iife.min.js": "uplot/dist/uPlot.iife.min.js", "uPlot.min.css": "uplot/dist/uPlot.min.css"}

@@ -411,16 +411,16 @@ def test_a_silent_bot_is_disqualified_once_and_then_sent_only_its_match_ends(tmp
 def test_a_dealer_error_in_the_read_path_stops_the_match_loudly_and_is_not_the_bots_fault(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from dealer.connect.link import Link
+    from dealer.connect.pump import Inbox
 
-    receive = Link._receive
+    receive = Inbox.receive  # where every transport's reader hands a bot's message to its link (compiled: not patched)
 
-    def buggy(self: Link, message):  # a dealer bug, tripped by the bot's marked replies
+    async def buggy(self: Inbox, message):  # a dealer bug, tripped by the bot's marked replies
         if any(reply.amount == 4242 for reply in message.actions):
             raise ZeroDivisionError("a bug of the dealer's own")
-        return receive(self, message)
+        return await receive(self, message)
 
-    monkeypatch.setattr(Link, "_receive", buggy)
+    monkeypatch.setattr(Inbox, "receive", buggy)
     with pytest.raises(RuntimeError, match="the dealer failed") as raised:
         play(tmp_path, bot("faulty.py", "marked"))
     assert isinstance(raised.value.__cause__, ZeroDivisionError)
@@ -432,16 +432,16 @@ def test_a_dealer_error_in_the_read_path_stops_the_match_loudly_and_is_not_the_b
 def test_an_error_in_a_batch_timer_never_leaves_a_table_waiting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dealer.connect.server import BotSession
+    from dealer.league.roster import Roster, Seat
 
-    notice = BotSession.notice
+    fail = Roster.fail  # called from the answer to a request (here: its third timeout, in the batch's timer)
 
-    def buggy(self: BotSession, reason: str, detail: str, request_id: int = 0) -> None:
-        if reason == Fault.TIMEOUT and self.name == "bad":
+    def buggy(self: Roster, seat: Seat) -> None:
+        if seat.entry.name == "bad":
             raise KeyError("a bug of the dealer's own, in a timeout's callback")
-        notice(self, reason, detail, request_id)
+        fail(self, seat)
 
-    monkeypatch.setattr(BotSession, "notice", buggy)
+    monkeypatch.setattr(Roster, "fail", buggy)
     started = time.monotonic()
     with pytest.raises(RuntimeError, match="the dealer failed") as raised:
         play(tmp_path, bot("hangs.py"))  # before: the timer's error left the tables waiting for ever
