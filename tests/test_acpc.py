@@ -24,8 +24,18 @@ import pytest
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from dealer.config.acpc_game import export_states, game_definition, unsupported
 from dealer.config.league_file import Limits, game_config
-from dealer.connect.acpc import GAME_PATH, HOST, AcpcView, _HandOff, _launch_client, _share_game_file
+from dealer.connect.acpc import (
+    GAME_PATH,
+    HOST,
+    AcpcView,
+    _Client,
+    _Clients,
+    _HandOff,
+    _launch_client,
+    _share_game_file,
+)
 from dealer.connect.server import Fault
+from poker.v1 import dealer_pb2 as pb
 from test_e2e import check_match
 
 STDIO_BOT = ROOT / "tests" / "bots" / "stdio_bot.py"
@@ -156,6 +166,58 @@ def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed(
         view.feed(it, out)
     view.feed(item(4, "hand_end", shown=[{"seat": 0, "cards": ["Qs", "Qd"]}, {"seat": 1, "cards": ["Ah", "Kh"]}]), out)
     assert out[-1] == "MATCHSTATE:0:3:r300cc/r700fr1500c//:AhKh||QsQd/2c3c4c/9d/Td"
+
+
+class RecordingWriter:
+    """The dealer's end of a client's connection, reduced to what it is written: one entry per write."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    async def drain(self) -> None:
+        pass
+
+
+def framed(*items: pb.Item) -> bytes:
+    return pb.DealerMessage(items=items).SerializeToString()
+
+
+def test_a_tables_lines_wait_for_its_request_and_go_in_one_write() -> None:
+    """A bot's batch holds every table's news: a client is written only when its table has a
+    request (or its match ends, or the goodbye), with every line it missed, in order, in one write.
+    (Writing each touched client at each batch cost about two sends per decision instead of one.)"""
+    writers = [RecordingWriter(), RecordingWriter()]
+    clients = [_Client(None, None, None) for _ in writers]  # type: ignore[arg-type]
+    bridge = _Clients(clients, [(None, w) for w in writers], no_limit=True)  # type: ignore[misc]
+
+    def deal(table: int) -> list[pb.Item]:
+        return [
+            pb.Item(table=table, match_start=pb.MatchStart(seat=0, players=["me", "them"])),
+            pb.Item(table=table, hand_start=pb.HandStart(hand=0, button=0, hole_cards=["Ah", "Kh"])),
+            pb.Item(table=table, event=pb.Event(type=pb.EVENT_TYPE_SMALL_BLIND, seat=0, to=50)),
+            pb.Item(table=table, event=pb.Event(type=pb.EVENT_TYPE_BIG_BLIND, seat=1, to=100)),
+        ]
+
+    called = pb.Item(table=1, event=pb.Event(type=pb.EVENT_TYPE_CALL, seat=0, to=100))
+    checked = pb.Item(table=1, event=pb.Event(type=pb.EVENT_TYPE_CHECK, seat=1))
+    board = pb.Item(table=1, event=pb.Event(type=pb.EVENT_TYPE_BOARD, cards=["2c", "3c", "4c"]))
+
+    async def scenario() -> None:
+        await bridge.write(framed(*deal(0), pb.Item(table=0, request=pb.ActionRequest(request_id=1))))
+        await bridge.write(framed(*deal(1), called))  # table 1 asks nothing yet
+        assert [len(w.writes) for w in writers] == [1, 0]
+        await bridge.write(framed(checked, board, pb.Item(table=1, request=pb.ActionRequest(request_id=2))))
+        await bridge.write(framed(pb.Item(table=0, event=pb.Event(type=pb.EVENT_TYPE_FOLD, seat=0))))
+        await bridge.write(framed(pb.Item(goodbye=pb.Goodbye(reason="over"))))
+
+    asyncio.run(scenario())
+    assert writers[0].writes == [b"MATCHSTATE:1:0::|AhKh\r\n", b"MATCHSTATE:1:0:f:|AhKh\r\n"]
+    assert writers[1].writes == [
+        b"MATCHSTATE:1:0::|AhKh\r\nMATCHSTATE:1:0:c:|AhKh\r\nMATCHSTATE:1:0:cc/:|AhKh/2c3c4c\r\n"
+    ]
 
 
 # ------------------------------------------------------------------------- real matches

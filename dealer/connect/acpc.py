@@ -174,6 +174,7 @@ class _Client:
     server: asyncio.Server | _HandOff
     connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
     view: AcpcView | None = None
+    held: list[str] = dataclasses.field(default_factory=list)  # its table's lines not sent yet
 
 
 class _Clients:
@@ -230,31 +231,48 @@ class _Clients:
                 return
 
     async def write(self, batch: bytes) -> int:
-        """Write each client the MATCHSTATE lines of its table's items and wait until they are sent:
-        only the clients the batch has items for (with many tables, most batches hold one table's)."""
-        written: dict[int, tuple[_Client, list[str]]] = {}
+        """Translate a batch into each client's MATCHSTATE lines and send the lines a client must have
+        now: those of a table with a request in the batch (or its match's end, or every table's at
+        the goodbye). A table's other lines wait, in order, until then: the client sees the same
+        text (ACPC's dealer sends every state at once), and one write carries several states."""
+        touched: dict[int, _Client] = {}  # the clients the batch has items for
+        due: dict[int, _Client] = {}  # those whose lines go out now
         for item in wire_json.item_dicts(batch):
-            table = item["table"]
-            assert isinstance(table, int)
-            seated = self._by_table.get(table)
+            kind = item["type"]
+            if kind == "goodbye":
+                due.update((id(client), client) for client in self._clients)
+                continue
+            seated = self._seated(item)
             if seated is None:
-                if item["type"] != "match_start":
-                    continue  # connection-level items (welcome, notices, goodbye): ACPC has none
-                seated = next((c for c in self._clients if c.view is None), None)
-                if seated is None:
-                    continue
-                self._by_table[table] = seated
-                seated.view = AcpcView(table, self._no_limit)
+                continue
             assert seated.view is not None
-            seated.view.feed(item, written.setdefault(id(seated), (seated, []))[1])
-        for key, (client, lines) in written.items():
+            seated.view.feed(item, seated.held)
+            touched[id(seated)] = seated
+            if kind == "request" or kind == "match_end":
+                due[id(seated)] = seated
+        for client in touched.values():
             assert client.view is not None
-            client.view.flush(lines)
-            if lines:
-                self._writers[key].write("".join(f"{line}\r\n" for line in lines).encode())
-        for key in written:
+            client.view.flush(client.held)
+        for key, client in due.items():
+            if client.held:
+                self._writers[key].write("".join(f"{line}\r\n" for line in client.held).encode())
+                client.held.clear()
+        for key in due:
             await self._writers[key].drain()
         return 0
+
+    def _seated(self, item: dict[str, object]) -> _Client | None:
+        """The client of the item's table (a free one is seated at its match's start), or None for
+        an item of no table (welcome, notices: ACPC has none) or of a table no client has."""
+        table = item["table"]
+        assert isinstance(table, int)
+        seated = self._by_table.get(table)
+        if seated is None and item["type"] == "match_start":
+            seated = next((c for c in self._clients if c.view is None), None)
+            if seated is not None:
+                self._by_table[table] = seated
+                seated.view = AcpcView(table, self._no_limit)
+        return seated
 
     def close(self) -> None:
         """Close every client's connection."""
