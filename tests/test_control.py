@@ -15,7 +15,9 @@ from dealer.engine.cards import parse_cards
 from dealer.engine.evaluator import evaluate
 from dealer.engine.rules import Hand, TableConfig
 from dealer.stats.control import FOLDS, MIN_FIT, RIDGE, ControlSums, solve
-from dealer.stats.luck_features import FEATURES, luck_features
+from dealer.stats.luck_features import DUEL_COLUMNS, FEATURES, luck_features
+from dealer.stats.paired import sample_of
+from dealer.stats.records import HandRecord
 
 HU = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100)
 
@@ -96,6 +98,33 @@ def test_learned_columns_are_not_zero_and_the_deal_column_is_exchangeable():
     a, b = luck_features(hand), luck_features(swapped)
     assert a[0][deal] == pytest.approx(-b[0][deal]) and a[0][deal] != 0
     assert sum(abs(x) for x in a[0]) > 100
+
+
+def test_duel_columns_are_split_by_the_new_versions_seat_so_that_the_two_seatings_do_not_cancel():
+    # Both seatings of a duplicate deal played alike (the same reactive play by position): each
+    # seat's duel terms are equal and opposite, so new - old summed over the two hands would be 0.
+    # Split by the seat the new version held, they say which version the turn's two pair favoured.
+    holes, board = [parse_cards("AhKh"), parse_cards("QsQd")], parse_cards("2h7hJcJh3d")
+    records = []
+    for table, names in enumerate((("new", "old"), ("old", "new"))):
+        hand = Hand(HU, _deck(holes, board))
+        hand.check_call(), hand.check_call(), hand.check_call(), hand.check_call()
+        _reactive(hand)
+        rows = luck_features(hand)
+        net = {name: hand.final_stacks()[s] - HU.stacks[s] for s, name in enumerate(names)}
+        features = {name: tuple(rows[s]) for s, name in enumerate(names)}  # by engine seat, as a table's record
+        records.append(HandRecord(table, "d", 0, 100, net, None, {k: float(v) for k, v in net.items()}, None, features))
+    duel = [FEATURES.index(f) for f in FEATURES if f.startswith("duel")]
+    assert duel == list(DUEL_COLUMNS) == list(range(len(FEATURES) - len(duel), len(FEATURES)))
+    turn = FEATURES.index("duel two pair turn")
+    assert rows[0][turn] == pytest.approx(-rows[1][turn]) and abs(rows[0][turn]) > 1000  # Jh: flush against two pair
+    sample = sample_of(("m", "d", 0), records, "new", "old")
+    assert sample is not None and sample.controls is not None
+    assert len(sample.controls) == len(FEATURES) + len(duel)
+    first, second = sample.controls[duel[0] : len(FEATURES)], sample.controls[len(FEATURES) :]
+    assert first[1] == pytest.approx(100 * (2 * rows[0][turn] / 100) / 2)  # bb/100 over the two hands: new held seat 0
+    assert second == pytest.approx([-x for x in first])  # the other seating: the same terms, opposite
+    assert sample.raw == 0  # the versions played alike: nothing to correct, the columns only split
 
 
 def _samples(rng: random.Random, n: int, mean: float) -> list[tuple[int, float, list[float]]]:

@@ -13,7 +13,17 @@ weight, the pot so far. Here every node gives several columns (``FEATURES``):
 * ``behind`` by street (deal, flop, turn, river): the chips still behind (the smallest stack left
   among the seats not folded) times the change of share: the betting a card can still unlock;
 * ``button`` by street after the deal: ``behind`` again, only for the seat on the button, which acts
-  last after the flop and wins more of what is behind.
+  last after the flop and wins more of what is behind;
+* ``duel`` on the turn and the river (``DUELS``): the chips behind times the change a card made to
+  ``duel_k x (share - 1 / m)``, where ``duel_k`` says that every one of the ``m`` seats still in holds
+  a hand of category ``k`` or better (a pair, two pair) that uses a hole card (better than the board
+  alone), and ``share`` is the seat's showdown share among them. This is the betting war the shares
+  alone do not see: measured on the benchmark pairs, nearly all the variance left is in the few
+  deals where a turn or river gives both seats a hand worth stacks. Its "before" is the exact mean
+  over every card that could have come (cards in nobody's hand, not on the board), so it too has
+  expectation zero. A duplicate comparison splits these columns by the seat the new version held
+  (``dealer.stats.paired``): at a node both seatings reached alike they are equal and opposite, and
+  only split do they tell which version the card favoured.
 
 A comparison weights the columns by coefficients fitted on other deals (``dealer.stats.control``): a
 learned value function, linear in these features; since every column has mean zero, any fixed
@@ -23,6 +33,10 @@ river, the pre-flop sample for the flop's "before", an even share before the dea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
+
+from dealer.engine.evaluator import evaluate, hand_category
 from dealer.engine.rules import Hand
 from dealer.stats.aivat import Cache, chance_changes
 
@@ -37,10 +51,17 @@ FEATURES: tuple[str, ...] = (
     "button flop",
     "button turn",
     "button river",
+    "duel pair turn",
+    "duel two pair turn",
+    "duel pair river",
+    "duel two pair river",
 )
+DUELS = (1, 2)  # the hand categories of the duel columns: a pair, two pair (``evaluator.hand_category``)
+DUEL_COLUMNS: tuple[int, ...] = tuple(k for k, name in enumerate(FEATURES) if name.startswith("duel"))
 _POT = {1: 0, 2: 1, 3: 2}  # node index (0 the deal) -> column of its pot feature
 _BEHIND = {0: 3, 1: 4, 2: 5, 3: 6}
 _BUTTON = {1: 7, 2: 8, 3: 9}
+_DUEL = {2: 10, 3: 10 + len(DUELS)}  # node -> first duel column
 
 
 def luck_features(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
@@ -61,4 +82,67 @@ def luck_features(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
             row[_BEHIND[node]] += behind * change
             if node in _BUTTON and s == button:
                 row[_BUTTON[node]] += behind * change
+        if node in _DUEL:
+            _add_duels(rows, hand, node, [s for s in range(n) if not folded[s]], behind)
     return rows
+
+
+def _add_duels(rows: list[list[float]], hand: Hand, node: int, live: list[int], behind: float) -> None:
+    """Add the duel columns of the turn (node 2) or river (node 3): behind x (after - exact mean before)."""
+    holes = tuple(hand.hole[s] for s in live)
+    dead = frozenset(c for s in range(hand.n) for c in hand.hole[s])
+    board = tuple(hand.board[: node + 2])
+    after = _duel(holes, board, dead)
+    before = _duel_mean(holes, board[:-1], dead)
+    first = _DUEL[node]
+    for k, s in enumerate(live):
+        for j in range(len(DUELS)):
+            rows[s][first + j] += behind * (after[k][j] - before[k][j])
+
+
+def _board_category(board: Sequence[int]) -> int:
+    """The category of the board's own best hand (pairs and sets only below five cards)."""
+    if len(board) >= 5:
+        return hand_category(evaluate(board))
+    counts = sorted((sum(1 for c in board if c >> 2 == r) for r in {c >> 2 for c in board}), reverse=True)
+    if counts[0] >= 3:
+        return 7 if counts[0] == 4 else 3
+    return 0 if counts[0] < 2 else 2 if len(counts) > 1 and counts[1] == 2 else 1
+
+
+def _shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], dead: frozenset[int]) -> list[float]:
+    """Each seat's showdown share among ``holes`` on ``board``, over every river for a turn board."""
+    shares = [0.0] * len(holes)
+    rivers: list[tuple[int, ...]] = (
+        [()] if len(board) == 5 else [(c,) for c in range(52) if c not in dead and c not in board]
+    )
+    for river in rivers:
+        values = [evaluate((*h, *board, *river)) for h in holes]
+        best = max(values)
+        winners = [k for k, v in enumerate(values) if v == best]
+        for k in winners:
+            shares[k] += 1 / len(winners) / len(rivers)
+    return shares
+
+
+def _duel(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], dead: frozenset[int]) -> list[list[float]]:
+    """``duel_k x (share - 1 / m)`` by seat (rows) and ``DUELS`` category (columns) on a turn or river board."""
+    floor = _board_category(board)
+    categories = [hand_category(evaluate((*h, *board))) for h in holes]
+    least = min(categories)
+    if least <= floor or least < DUELS[0]:
+        return [[0.0] * len(DUELS) for _ in holes]
+    shares = _shares(holes, board, dead)
+    return [[float(least >= k) * (share - 1 / len(holes)) for k in DUELS] for share in shares]
+
+
+@lru_cache(maxsize=4096)
+def _duel_mean(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], dead: frozenset[int]) -> list[list[float]]:
+    """The exact mean of ``_duel`` over every card that may follow ``board`` (in nobody's hand)."""
+    cards = [c for c in range(52) if c not in dead and c not in board]
+    total = [[0.0] * len(DUELS) for _ in holes]
+    for card in cards:
+        for row, values in zip(total, _duel(holes, (*board, card), dead), strict=True):
+            for j, v in enumerate(values):
+                row[j] += v / len(cards)
+    return total

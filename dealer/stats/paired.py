@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from dealer.config.choices import Estimator
 from dealer.stats.control import FOLDS, ControlSums
+from dealer.stats.luck_features import DUEL_COLUMNS
 from dealer.stats.stats import GroupedSums
 
 if TYPE_CHECKING:
@@ -101,17 +102,26 @@ def sample_of(key: tuple[str, str, int], records: Iterable[HandRecord], new: str
 
 
 def _add_features(features: list[list[float]], record: HandRecord, new: str, old: str) -> bool:
-    """Add a hand's luck features (new's minus old's, in big blinds) by column; False without them."""
+    """Add a hand's luck features (new's minus old's, in big blinds) by column; False without them.
+
+    The duel columns (``luck_features.DUEL_COLUMNS``, the last ones) go twice, once for the hands in
+    which the new version (or, against a field, the version in the hand) held the first engine seat
+    and once for the others: where both seatings of a deal reached a card alike, their columns are
+    equal and opposite, and only split do they say which version the card favoured. The seating is
+    fixed before the deal, so each split column keeps expectation zero."""
     if record.features is None:
         return False
+    seats = list(record.features)  # by engine seat (dealer.league.table builds it in seat order)
+    block = 0 if seats.index(new if new in record.features else old) == 0 else 1
     for name, sign in ((new, 1), (old, -1)):
         row = record.features.get(name)
         if row is None:
             continue
         if not features:
-            features.extend([] for _ in row)
-        for column, x in zip(features, row, strict=True):
-            column.append(sign * x / record.big_blind)
+            features.extend([] for _ in range(len(row) + len(DUEL_COLUMNS)))
+        for k, x in enumerate(row):
+            column = k if k < DUEL_COLUMNS[0] else k + block * len(DUEL_COLUMNS)
+            features[column].append(sign * x / record.big_blind)
     return True
 
 
