@@ -18,20 +18,20 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Final, Protocol
 
 from dealer.connect import wire
 from dealer.connect.wire import Reply
 from dealer.stats.faults import Fault
 
-PROTOCOL_VERSION = 1
-MAX_MESSAGE_BYTES = 1 << 20  # the largest message either way: a bot's larger one is a protocol fault
-MAX_BACKLOG_BYTES = 32 * MAX_MESSAGE_BYTES  # queued for a bot that does not read its stream: cut off
-FLOOD_LIMIT = 2000  # replies not matching any open request before a bot is cut off
-REPLY_SLICE = 256  # replies of one message routed between two yields to the event loop
-LATE_MEMORY = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
+PROTOCOL_VERSION: Final = 1
+MAX_MESSAGE_BYTES: Final = 1 << 20  # the largest message either way: a bot's larger one is a protocol fault
+MAX_BACKLOG_BYTES: Final = 32 * MAX_MESSAGE_BYTES  # queued for a bot that does not read its stream: cut off
+FLOOD_LIMIT: Final = 2000  # replies not matching any open request before a bot is cut off
+REPLY_SLICE: Final = 256  # replies of one message routed between two yields to the event loop
+LATE_MEMORY: Final = 256  # timed-out request ids remembered, so a late answer is not also "unexpected"
 
-LOGGER = logging.getLogger(__name__)
+LOGGER: Final = logging.getLogger(__name__)
 
 
 Answered = Callable[[Reply | None, float], None]
@@ -46,8 +46,8 @@ class Cut:
     detail: str
 
 
-STALLED = Cut("RESOURCE_EXHAUSTED", "the bot does not read its stream")
-FLOODED = Cut("RESOURCE_EXHAUSTED", "too many messages that answer no request")
+STALLED: Final = Cut("RESOURCE_EXHAUSTED", "the bot does not read its stream")
+FLOODED: Final = Cut("RESOURCE_EXHAUSTED", "too many messages that answer no request")
 
 
 @dataclass(slots=True)

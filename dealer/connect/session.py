@@ -17,13 +17,14 @@ import collections
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Final
 
 from dealer.connect import wire
 from dealer.connect.link import Answered, Link
 
-FAULTS_LOGGED = 20  # faults of one reason logged per session; the rest are only counted
+FAULTS_LOGGED: Final = 20  # faults of one reason logged per session; the rest are only counted
 
-LOGGER = logging.getLogger(__name__)
+LOGGER: Final = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)

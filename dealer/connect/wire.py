@@ -17,7 +17,7 @@ classes byte for byte.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from dealer.engine.cards import CARD_NAMES
 from dealer.engine.rules import (
@@ -39,8 +39,8 @@ from poker.v1 import dealer_pb2 as pb
 T = TypeVar("T")
 # Bytes are joined, never chained with ``+`` (a + b + c): compiled by mypyc 1.19, the chain's
 # intermediate is never freed: a leak of every hand's items (``benchmarks/memory.py`` shows it as growth).
-_ITEMS_TAG = b"\x0a"  # DealerMessage.items is field 1, length-delimited
-_MASK64 = (1 << 64) - 1
+_ITEMS_TAG: Final = b"\x0a"  # DealerMessage.items is field 1, length-delimited
+_MASK64: Final = (1 << 64) - 1
 _MEMO_LIMIT = 1 << 14  # values remembered per encoding table, about 2 MB at most (others: encoded at each use)
 
 
@@ -91,9 +91,9 @@ class _Encodings(dict[int, bytes]):
         return encoded
 
 
-_VARINT = _Encodings()  # bare varints: lengths and packed elements
-_ITEM_TABLE = _Encodings(1)  # Item.table
-_FIELDS = [_Encodings(number) for number in range(20)]  # varint fields by number (of any message)
+_VARINT: Final = _Encodings()  # bare varints: lengths and packed elements
+_ITEM_TABLE: Final = _Encodings(1)  # Item.table
+_FIELDS: Final = [_Encodings(number) for number in range(20)]  # varint fields by number (of any message)
 
 
 def _card_field(number: int) -> tuple[bytes, ...]:
@@ -103,14 +103,18 @@ def _card_field(number: int) -> tuple[bytes, ...]:
 
 
 # Enum values, the wire's numbers of the engine's names.
-_VARIANTS = {
+_VARIANTS: Final = {
     Variant.NO_LIMIT: pb.VARIANT_NO_LIMIT,
     Variant.POT_LIMIT: pb.VARIANT_POT_LIMIT,
     Variant.FIXED_LIMIT: pb.VARIANT_FIXED_LIMIT,
 }
-_STREETS = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
-_POSTS = {"ante": pb.EVENT_TYPE_ANTE, "small_blind": pb.EVENT_TYPE_SMALL_BLIND, "big_blind": pb.EVENT_TYPE_BIG_BLIND}
-_ACTS = {
+_STREETS: Final = (pb.STREET_PREFLOP, pb.STREET_FLOP, pb.STREET_TURN, pb.STREET_RIVER)
+_POSTS: Final = {
+    "ante": pb.EVENT_TYPE_ANTE,
+    "small_blind": pb.EVENT_TYPE_SMALL_BLIND,
+    "big_blind": pb.EVENT_TYPE_BIG_BLIND,
+}
+_ACTS: Final = {
     "fold": pb.EVENT_TYPE_FOLD,
     "check": pb.EVENT_TYPE_CHECK,
     "call": pb.EVENT_TYPE_CALL,
@@ -120,38 +124,56 @@ _ACTS = {
 
 # The message fields of Item (its oneof ``kind``), then the fields of those messages, by number.
 # Table seats are below MAX_SEATS, so a seat's varint is the one byte of its value.
-_ITEM_HAND_START, _ITEM_EVENT, _ITEM_REQUEST, _ITEM_HAND_END = (_tag(n, 2) for n in (4, 5, 6, 7))
+_ITEM_HAND_START: Final = _tag(4, 2)
+_ITEM_EVENT: Final = _tag(5, 2)
+_ITEM_REQUEST: Final = _tag(6, 2)
+_ITEM_HAND_END: Final = _tag(7, 2)
 # HandStart: hand 1, button 2, seat 3, hole_cards 4, stacks 5, variant 6, small_blind 7,
 # big_blind 8, ante 9, small_bet 10, big_bet 11, cap 12.
-_START_HOLE = _card_field(4)
-_START_STACKS = _tag(5, 2)
+_START_HOLE: Final = _card_field(4)
+_START_STACKS: Final = _tag(5, 2)
 # Event: type 1, seat 2, amount 3, to 4, all_in 5, cards 6, street 7, hand 8.
-_EVENT_HEADS = {  # type then seat, by Acted or Posted kind and table seat
+_EVENT_HEADS: Final = {  # type then seat, by Acted or Posted kind and table seat
     kind: tuple(_FIELDS[1][kind_type] + _FIELDS[2][seat] for seat in range(MAX_SEATS))
     for kind, kind_type in (*_ACTS.items(), *_POSTS.items())
 }
-_RETURNED_HEADS = tuple(_FIELDS[1][pb.EVENT_TYPE_RETURNED] + _FIELDS[2][seat] for seat in range(MAX_SEATS))
-_AMOUNT, _TO = _FIELDS[3], _FIELDS[4]
-_ALL_IN = (b"", _tag(5, 0) + b"\x01")  # by the bool
-_EVENT_BOARD = _FIELDS[1][pb.EVENT_TYPE_BOARD]
-_EVENT_CARD = _card_field(6)
-_EVENT_STREETS = tuple(_FIELDS[7][street] for street in _STREETS)
+_RETURNED_HEADS: Final = tuple(_FIELDS[1][pb.EVENT_TYPE_RETURNED] + _FIELDS[2][seat] for seat in range(MAX_SEATS))
+_AMOUNT: Final = _FIELDS[3]
+_TO: Final = _FIELDS[4]
+_ALL_IN: Final = (b"", _tag(5, 0) + b"\x01")  # by the bool
+_EVENT_BOARD: Final = _FIELDS[1][pb.EVENT_TYPE_BOARD]
+_EVENT_CARD: Final = _card_field(6)
+_EVENT_STREETS: Final = tuple(_FIELDS[7][street] for street in _STREETS)
 # ActionRequest: request_id 1, hand 2, street 3, seat 4, hole_cards 5, board 6, stacks 7, bets 8,
 # folded 9, pot 10, can_fold 11, call_amount 12, min_raise_to 13, max_raise_to 14, time_ms 15,
 # bank_ms 16, variant 17, big_blind 18, button 19, decision_seed 20.
-_REQUEST_ID = _tag(1, 0)  # then the id's varint, not remembered: ids only grow over a session
-_DECISION_SEED = _tag(20, 0)  # then the seed's varint (dealer.league.seeds.decision_seed): the request's last field
-_REQUEST_STREETS = tuple(_FIELDS[3][street] for street in _STREETS)
-_REQUEST_HOLE, _REQUEST_BOARD = _card_field(5), _card_field(6)
-_REQUEST_STACKS, _REQUEST_BETS, _REQUEST_FOLDED = (_tag(n, 2) for n in (7, 8, 9))
-_REQUEST_CAN_FOLD = (b"", _tag(11, 0) + b"\x01")  # by the bool
-_POT, _CALL, _MIN_TO, _MAX_TO, _TIME, _BANK = (_FIELDS[n] for n in (10, 12, 13, 14, 15, 16))
+_REQUEST_ID: Final = _tag(1, 0)  # then the id's varint, not remembered: ids only grow over a session
+# the decision seed's key, then the seed's varint (dealer.league.seeds.decision_seed): the request's last field
+_DECISION_SEED: Final = _tag(20, 0)
+_REQUEST_STREETS: Final = tuple(_FIELDS[3][street] for street in _STREETS)
+_REQUEST_HOLE: Final = _card_field(5)
+_REQUEST_BOARD: Final = _card_field(6)
+_REQUEST_STACKS: Final = _tag(7, 2)
+_REQUEST_BETS: Final = _tag(8, 2)
+_REQUEST_FOLDED: Final = _tag(9, 2)
+_REQUEST_CAN_FOLD: Final = (b"", _tag(11, 0) + b"\x01")  # by the bool
+_POT: Final = _FIELDS[10]
+_CALL: Final = _FIELDS[12]
+_MIN_TO: Final = _FIELDS[13]
+_MAX_TO: Final = _FIELDS[14]
+_TIME: Final = _FIELDS[15]
+_BANK: Final = _FIELDS[16]
 # HandEnd: hand 1, shown 2 (ShownHand: seat 1, cards 2), pots 3 (Pot: amount 1, winners 2,
 # shares 3), stacks 4, net 5, board 6, rake 7.
-_SETTLED = frozenset((Shown, Raked, Awarded))  # the records HandEnd reports
-_END_SHOWN, _END_POT, _END_STACKS, _END_NET = (_tag(n, 2) for n in (2, 3, 4, 5))
-_END_BOARD, _SHOWN_CARD = _card_field(6), _card_field(2)
-_POT_WINNERS, _POT_SHARES = _tag(2, 2), _tag(3, 2)
+_SETTLED: Final = frozenset((Shown, Raked, Awarded))  # the records HandEnd reports
+_END_SHOWN: Final = _tag(2, 2)
+_END_POT: Final = _tag(3, 2)
+_END_STACKS: Final = _tag(4, 2)
+_END_NET: Final = _tag(5, 2)
+_END_BOARD: Final = _card_field(6)
+_SHOWN_CARD: Final = _card_field(2)
+_POT_WINNERS: Final = _tag(2, 2)
+_POT_SHARES: Final = _tag(3, 2)
 
 
 def frame(item: pb.Item) -> bytes:
@@ -404,21 +426,24 @@ class HandWire:
 # ---------------------------------------------------------------------------------------------
 # The stdio contract's names of a reply's actions (dealer.connect.wire_json writes and reads its JSON lines).
 
-ACTION_TYPES = {  # a reply's action type by its name in the stdio contract
+ACTION_TYPES: Final = {  # a reply's action type by its name in the stdio contract
     "fold": pb.ACTION_TYPE_FOLD,
     "check_call": pb.ACTION_TYPE_CHECK_CALL,
     "bet_raise": pb.ACTION_TYPE_BET_RAISE,
 }
-_REPLY_ACTIONS = {number: name for name, number in ACTION_TYPES.items()}
+_REPLY_ACTIONS: Final = {number: name for name, number in ACTION_TYPES.items()}
 
 
 # ---------------------------------------------------------------------------------------------
 # The match's side of the wire: what a bot answered, the notices it is sent, each table's
 # MatchStart and MatchEnd. The match speaks these plain values; protobuf stays here and in server.py.
 
-FOLD, CHECK_CALL, BET_RAISE = "fold", "check_call", "bet_raise"  # a reply's actions, as the stdio contract names them
-DISQUALIFIED = "disqualified"  # the notice that a bot no longer decides in a match (no fault of its own)
-_NOTICE_REASONS = {  # a Notice's reason by its name in the stdio contract
+# a reply's actions, as the stdio contract names them
+FOLD: Final = "fold"
+CHECK_CALL: Final = "check_call"
+BET_RAISE: Final = "bet_raise"
+DISQUALIFIED: Final = "disqualified"  # the notice that a bot no longer decides in a match (no fault of its own)
+_NOTICE_REASONS: Final = {  # a Notice's reason by its name in the stdio contract
     "timeout": pb.FAULT_REASON_TIMEOUT,
     "illegal_action": pb.FAULT_REASON_ILLEGAL_ACTION,
     "unexpected_reply": pb.FAULT_REASON_UNEXPECTED_REPLY,
@@ -426,8 +451,8 @@ _NOTICE_REASONS = {  # a Notice's reason by its name in the stdio contract
     DISQUALIFIED: pb.FAULT_REASON_DISQUALIFIED,
 }
 
-_MATCH_MODES = {"reset": pb.MATCH_MODE_RESET, "freezeout": pb.MATCH_MODE_FREEZEOUT}
-_MATCH_VARIANTS = {
+_MATCH_MODES: Final = {"reset": pb.MATCH_MODE_RESET, "freezeout": pb.MATCH_MODE_FREEZEOUT}
+_MATCH_VARIANTS: Final = {
     "no-limit": pb.MATCH_VARIANT_NO_LIMIT,
     "pot-limit": pb.MATCH_VARIANT_POT_LIMIT,
     "fixed-limit": pb.MATCH_VARIANT_FIXED_LIMIT,

@@ -20,24 +20,25 @@ import operator
 import secrets
 import struct
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from dealer.errors import CardError
 
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
-DECK_SIZE = 52
-CARD_NAMES: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
-_CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
+RANKS: Final = "23456789TJQKA"
+SUITS: Final = "cdhs"
+DECK_SIZE: Final = 52
+CARD_NAMES: Final[tuple[str, ...]] = tuple(r + s for r in RANKS for s in SUITS)
+_CARD_INDEX: Final = {name: i for i, name in enumerate(CARD_NAMES)}
 # Shuffle step i draws ``uniform(_MODULI[i])``, whose words from ``_BOUNDS[i]`` up are rejected.
-_MODULI = tuple(range(DECK_SIZE, 1, -1))
+_MODULI: Final = tuple(range(DECK_SIZE, 1, -1))
 _BOUNDS = tuple(2**32 - 2**32 % m for m in _MODULI)
 _NEVER_REJECTED = min(_BOUNDS)  # a word below every bound
 # The unpackers of ``_words``: a shuffle first takes at most 7 blocks (51 words), then one more
 # block at a time on the rare rejections.
-_WORDS = [struct.Struct(f">{8 * count}I") for count in range(8)]
-_COUNTERS = [k.to_bytes(8, "big") for k in range(8)]  # the counters of those first blocks
-_CANONICAL = tuple(range(DECK_SIZE))  # the deck before the shuffle
-_DECK_SET = frozenset(_CANONICAL)
+_WORDS: Final = [struct.Struct(f">{8 * count}I") for count in range(8)]
+_COUNTERS: Final = [k.to_bytes(8, "big") for k in range(8)]  # the counters of those first blocks
+_CANONICAL: Final = tuple(range(DECK_SIZE))  # the deck before the shuffle
+_DECK_SET: Final = frozenset(_CANONICAL)
 
 
 def parse_card(text: str) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import combinations_with_replacement
+from typing import Final
 
 CATEGORY_NAMES: tuple[str, ...] = (
     "high card",
@@ -28,13 +29,13 @@ CATEGORY_NAMES: tuple[str, ...] = (
 )
 _HIGH_CARD, _PAIR, _TWO_PAIR, _TRIPS, _STRAIGHT, _FLUSH, _FULL_HOUSE, _QUADS, _STRAIGHT_FLUSH = range(9)
 
-_POW5 = tuple(5**rank for rank in range(13))
-_SUIT_SHIFT = 16  # the rank multiset key sits above the four suit counters
-_SUIT_START = 0x3333
-_FIVE_OF_A_SUIT = 0x8888
-_CARD_KEY = tuple(_POW5[card >> 2] << _SUIT_SHIFT | 1 << 4 * (card & 3) for card in range(52))
-_CARD_BIT = tuple(1 << (card >> 2) for card in range(52))
-_FLUSH_SUIT = {0x8 << 4 * suit: suit for suit in range(4)}
+_POW5: Final = tuple(5**rank for rank in range(13))
+_SUIT_SHIFT: Final = 16  # the rank multiset key sits above the four suit counters
+_SUIT_START: Final = 0x3333
+_FIVE_OF_A_SUIT: Final = 0x8888
+_CARD_KEY: Final = tuple(_POW5[card >> 2] << _SUIT_SHIFT | 1 << 4 * (card & 3) for card in range(52))
+_CARD_BIT: Final = tuple(1 << (card >> 2) for card in range(52))
+_FLUSH_SUIT: Final = {0x8 << 4 * suit: suit for suit in range(4)}
 
 # Rank bitmasks of the ten straights, best first, each with the rank of its top card.
 _STRAIGHTS = (*((0x1F << low, low + 4) for low in range(8, -1, -1)), (0x100F, 3))
@@ -112,8 +113,8 @@ def _plain_table() -> dict[int, int]:
     return table
 
 
-_FLUSH_VALUES = _flush_table()
-_PLAIN_VALUES = _plain_table()
+_FLUSH_VALUES: Final = _flush_table()
+_PLAIN_VALUES: Final = _plain_table()
 
 
 def evaluate(cards: Sequence[int]) -> int:

@@ -25,6 +25,7 @@ import json
 from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring
 from pathlib import Path
+from typing import Final
 
 from dealer.engine.cards import CARD_NAMES
 from dealer.engine.rules import (
@@ -38,25 +39,25 @@ from dealer.engine.rules import (
     Variant,
 )
 
-VARIANT_CODES = {Variant.NO_LIMIT: "NT", Variant.FIXED_LIMIT: "FT", Variant.POT_LIMIT: "PLT"}
-FORBIDDEN_FIELDS = frozenset({"_seed", "_deck"})
+VARIANT_CODES: Final = {Variant.NO_LIMIT: "NT", Variant.FIXED_LIMIT: "FT", Variant.POT_LIMIT: "PLT"}
+FORBIDDEN_FIELDS: Final = frozenset({"_seed", "_deck"})
 
 Value = bool | int | float | str | Sequence[bool | int | float | str]
-_json = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one a call
-_int = int.__repr__  # JSON's text of an int or int subclass, without an encoder call (a bool gives 1/0)
-_FIELD_ERROR = "extra PHH field {!r} must start with '_' and not be " + f"{sorted(FORBIDDEN_FIELDS)} or ours"
+_json: Final = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps with options builds one a call
+_int: Final = int.__repr__  # JSON's text of an int or int subclass, without an encoder call (a bool gives 1/0)
+_FIELD_ERROR: Final = "extra PHH field {!r} must start with '_' and not be " + f"{sorted(FORBIDDEN_FIELDS)} or ours"
 # The action texts of position k, precomputed: decisions, and the prefixes of deals and shows.
-_PLAYERS = tuple(f"p{k + 1}" for k in range(MAX_SEATS))
-_DEALS = tuple(f"d dh {p} " for p in _PLAYERS)
-_SHOWS = tuple(f"{p} sm " for p in _PLAYERS)
-_BETS = tuple(f"{p} cbr " for p in _PLAYERS)
-_DECISIONS = {
+_PLAYERS: Final = tuple(f"p{k + 1}" for k in range(MAX_SEATS))
+_DEALS: Final = tuple(f"d dh {p} " for p in _PLAYERS)
+_SHOWS: Final = tuple(f"{p} sm " for p in _PLAYERS)
+_BETS: Final = tuple(f"{p} cbr " for p in _PLAYERS)
+_DECISIONS: Final = {
     "fold": tuple(f"{p} f" for p in _PLAYERS),
     "check": tuple(f"{p} cc" for p in _PLAYERS),
     "call": tuple(f"{p} cc" for p in _PLAYERS),
 }  # bets and raises are written with their totals: ``_BETS``
-_HEADERS: dict[tuple[object, ...], str] = {}  # the lines of ``_header`` by the stakes they depend on
-_HEADERS_KEPT = 4096  # the cache is cleared when it grows past this (stakes rarely vary)
+_HEADERS: Final[dict[tuple[object, ...], str]] = {}  # the lines of ``_header`` by the stakes they depend on
+_HEADERS_KEPT: Final = 4096  # the cache is cleared when it grows past this (stakes rarely vary)
 
 
 def _actions(hand: Hand) -> tuple[list[str], int]:

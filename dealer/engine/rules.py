@@ -32,13 +32,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from dealer.engine.cards import check_distinct
 from dealer.engine.evaluator import evaluate
 from dealer.errors import ConfigError, IllegalActionError
 
-MAX_SEATS = 10
+MAX_SEATS: Final = 10
 
 
 class Variant(enum.Enum):
@@ -199,7 +199,7 @@ Event = Posted | Acted | Dealt | Returned | Raked | Shown | Awarded
 
 # Builds a record from a tuple of all its fields, as ``Acted(*fields)`` does but without the
 # NamedTuple's Python-level ``__new__`` (half the cost of a record; used on the hot paths).
-_record = tuple.__new__
+_record: Final = tuple.__new__
 
 
 def _rotations(n: int) -> tuple[tuple[int, ...], ...]:
@@ -207,7 +207,7 @@ def _rotations(n: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple((first + k) % n for k in range(n)) for first in range(n))
 
 
-_ROTATIONS = tuple(_rotations(n) for n in range(MAX_SEATS + 1))  # by table size, then first seat
+_ROTATIONS: Final = tuple(_rotations(n) for n in range(MAX_SEATS + 1))  # by table size, then first seat
 
 
 @dataclass(slots=True, init=False)

@@ -17,7 +17,7 @@ import itertools
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from dealer.connect import wire
 from dealer.connect.wire import BET_RAISE, CHECK_CALL, FOLD, Reply
@@ -37,8 +37,8 @@ from dealer.stats.records import HandRecord, MatchResult
 if TYPE_CHECKING:  # the roster is passed in: the table imports nothing that launches a process
     from dealer.league.roster import Roster, Seat
 
-STRIKES = 3  # consecutive timeouts after which a bot is treated as failed
-LOGGER = logging.getLogger("dealer.league.match")  # the match's log, as before the table was a module of its own
+STRIKES: Final = 3  # consecutive timeouts after which a bot is treated as failed
+LOGGER: Final = logging.getLogger("dealer.league.match")  # the match's log, as before the table was a module of its own
 
 
 class Table:
