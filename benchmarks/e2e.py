@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import resource
+import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -111,10 +112,12 @@ async def main(hands: int, tables: list[int], repeats: int) -> None:
                 single.append(n / seconds)
                 per_decision.append(seconds / decisions)
                 for count in tables:
-                    dealer, bots = time.process_time(), _children_cpu()
+                    sampler, dealer = Descendants(), time.process_time()
+                    sampler.start()
                     seconds, n, _ = await play(server, out / f"many{k}-{count}", hands, count)
+                    bots = sampler.stop()
                     many[count].append(n / seconds)
-                    cpu[count].append(((time.process_time() - dealer) / n, (_children_cpu() - bots) / n))
+                    cpu[count].append(((time.process_time() - dealer - sampler.cost) / n, bots / n))
     rows = [["one table", f"{statistics.median(single):,.0f}", "", ""]]
     for count in tables:
         dealer = statistics.median(c[0] for c in cpu[count]) * 1e6
@@ -142,10 +145,42 @@ async def main(hands: int, tables: list[int], repeats: int) -> None:
     print(f"e2e many-table hands/s: {statistics.median(many[best]):.0f}")
 
 
-def _children_cpu() -> float:
-    """CPU seconds of finished child processes (the bots, once they have exited)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+class Descendants(threading.Thread):
+    """The CPU seconds the descendants of this process use (the bots, their launchers and sandboxes),
+    read from /proc every 50 ms while they run, in a thread whose own CPU (``cost``) the caller takes
+    off the dealer's. No rusage of ours gets a bot's time: its launcher kills its sandbox at the end
+    rather than waiting for it. What a process used in its last 50 ms is missed."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.seen: dict[int, float] = {}
+        self.cost = 0.0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        while not self.done.wait(0.05):
+            parents: dict[int, tuple[int, float]] = {}
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                try:
+                    fields = stat.read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                parents[int(stat.parent.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+            mine, grew = {os.getpid()}, True
+            while grew:
+                found = {pid for pid, (parent, _) in parents.items() if parent in mine} - mine
+                mine |= found
+                grew = bool(found)
+            for pid in mine - {os.getpid()}:
+                self.seen[pid] = max(self.seen.get(pid, 0.0), parents[pid][1])
+        self.cost = time.thread_time()
+
+    def stop(self) -> float:
+        """Stop sampling; the descendants' CPU seconds."""
+        self.done.set()
+        self.join()
+        return sum(self.seen.values())
 
 
 if __name__ == "__main__":
