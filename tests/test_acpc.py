@@ -24,6 +24,7 @@ import pytest
 from conftest import ROOT, bot_command, history_path, read_phhs, run_match
 from dealer.config.acpc_game import export_states, game_definition, unsupported
 from dealer.config.league_file import Limits, game_config
+from dealer.connect import wire_json
 from dealer.connect.acpc import (
     GAME_PATH,
     HOST,
@@ -183,6 +184,37 @@ class RecordingWriter:
 
 def framed(*items: pb.Item) -> bytes:
     return pb.DealerMessage(items=items).SerializeToString()
+
+
+def test_the_bridges_lean_items_hold_the_full_items_values_of_every_field_it_reads() -> None:
+    """The ACPC bridge decodes each batch into items with only the fields AcpcView reads
+    (``acpc_item_dicts``); each is the full item's (``item_dicts``, the stdio lines) value."""
+    batch = framed(
+        pb.Item(table=3, match_start=pb.MatchStart(match_id="m", seat=1, players=["a", "b", "c"], hands=9)),
+        pb.Item(table=3, hand_start=pb.HandStart(hand=4, button=2, seat=1, hole_cards=["Ah", "Kh"], stacks=[5, 6])),
+        pb.Item(table=3, event=pb.Event(type=pb.EVENT_TYPE_RAISE, seat=2, amount=300, to=400, hand=4)),
+        pb.Item(table=3, event=pb.Event(type=pb.EVENT_TYPE_BOARD, cards=["2c", "3c", "4c"], street=pb.STREET_FLOP)),
+        pb.Item(table=3, request=pb.ActionRequest(request_id=7, hand=4, min_raise_to=800, pot=900, bets=[1, 2])),
+        pb.Item(table=3, hand_end=pb.HandEnd(hand=4, shown=[pb.ShownHand(seat=2, cards=["Qs", "Qd"])], net=[1])),
+        pb.Item(table=3, match_end=pb.MatchEnd(match_id="m", hands=9)),
+        pb.Item(goodbye=pb.Goodbye(reason="over")),
+    )
+    read = {
+        "match_start": ("seat", "players"),
+        "hand_start": ("hand", "button", "hole_cards"),
+        "event": ("type", "seat", "to", "cards"),
+        "request": ("request_id", "min_raise_to"),
+        "hand_end": ("shown",),
+        "match_end": (),
+        "goodbye": (),
+    }
+    lean, full = wire_json.acpc_item_dicts(batch), wire_json.item_dicts(batch)
+    assert [(i["type"], i["table"]) for i in lean] == [(i["type"], i["table"]) for i in full]
+    for small, whole in zip(lean, full, strict=True):
+        kind = str(whole["type"])
+        body, whole_body = small[kind], whole[kind]
+        assert isinstance(body, dict) and isinstance(whole_body, dict)
+        assert body == {key: whole_body[key] for key in read[kind]}, kind
 
 
 def test_a_tables_lines_wait_for_its_request_and_go_in_one_write() -> None:

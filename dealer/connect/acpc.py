@@ -237,7 +237,7 @@ class _Clients:
         text (ACPC's dealer sends every state at once), and one write carries several states."""
         touched: dict[int, _Client] = {}  # the clients the batch has items for
         due: dict[int, _Client] = {}  # those whose lines go out now
-        for item in wire_json.item_dicts(batch):
+        for item in wire_json.acpc_item_dicts(batch):
             kind = item["type"]
             if kind == "goodbye":
                 due.update((id(client), client) for client in self._clients)

@@ -84,13 +84,41 @@ def _json_body(kind: str, item: pb.Item) -> dict[str, object]:
 
 def item_dicts(batch: bytes) -> list[dict[str, object]]:
     """A serialized DealerMessage (a batch of framed items) as one object per item, ``{"type":
-    <oneof name>, "table": T, <oneof name>: {fields}}``: the stdio lines before they are text, and
-    what the ACPC bridge translates."""
+    <oneof name>, "table": T, <oneof name>: {fields}}``: the stdio lines before they are text
+    (the ACPC bridge reads fewer fields: ``acpc_item_dicts``)."""
     out: list[dict[str, object]] = []
     for item in pb.DealerMessage.FromString(batch).items:
         kind = item.WhichOneof("kind")
         assert kind is not None
         out.append({"type": kind, "table": item.table, kind: _json_body(kind, item)})
+    return out
+
+
+def acpc_item_dicts(batch: bytes) -> list[dict[str, object]]:
+    """``item_dicts`` with only the fields the ACPC bridge reads (``dealer.connect.acpc.AcpcView``):
+    a request's id and minimum raise, an event's type, seat, total and cards, a hand's number,
+    button and hole cards, the cards shown, the seats. Every decision's batch is translated so,
+    and the full objects cost about as much as the rest of the bridge's work."""
+    out: list[dict[str, object]] = []
+    for item in pb.DealerMessage.FromString(batch).items:
+        kind = item.WhichOneof("kind")
+        assert kind is not None
+        body: dict[str, object]
+        if kind == "event":
+            e = item.event
+            body = {"type": _JSON_EVENTS[e.type], "seat": e.seat, "to": e.to, "cards": list(e.cards)}
+        elif kind == "request":
+            body = {"request_id": item.request.request_id, "min_raise_to": item.request.min_raise_to}
+        elif kind == "hand_start":
+            s = item.hand_start
+            body = {"hand": s.hand, "button": s.button, "hole_cards": list(s.hole_cards)}
+        elif kind == "hand_end":
+            body = {"shown": [{"seat": x.seat, "cards": list(x.cards)} for x in item.hand_end.shown]}
+        elif kind == "match_start":
+            body = {"seat": item.match_start.seat, "players": list(item.match_start.players)}
+        else:
+            body = {}
+        out.append({"type": kind, "table": item.table, kind: body})
     return out
 
 
