@@ -28,13 +28,13 @@ from dealer.connect import wire_json
 from dealer.connect.acpc import (
     GAME_PATH,
     HOST,
-    AcpcView,
     _Client,
     _Clients,
     _HandOff,
     _launch_client,
     _share_game_file,
 )
+from dealer.connect.acpc_view import AcpcView
 from dealer.connect.server import Fault
 from poker.v1 import dealer_pb2 as pb
 from test_e2e import check_match

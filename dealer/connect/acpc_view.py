@@ -1,0 +1,120 @@
+"""One ACPC seat's view of one table (``dealer.connect.acpc``'s translation, no I/O): the items a
+bot's batch holds for the table in, the ``MATCHSTATE`` lines of the ACPC dealer protocol 2.0.0 out,
+one per change of state as the ACPC dealer sends them, and each answer line back to the request
+of the state it answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from dealer.config.acpc_game import position
+
+ASKED_KEPT = 64  # states remembered per seat, so that a late answer is told apart from a stray one
+_ACTION = re.compile(r"(f|c|r)(\d*)")
+
+
+class AcpcView:
+    """One ACPC seat's view of one table: items in, MATCHSTATE lines out, answers back to replies."""
+
+    def __init__(self, table: int, no_limit: bool) -> None:
+        self.table = table
+        self.no_limit = no_limit
+        self.players = 0
+        self.seat = 0
+        self._asked: dict[str, tuple[int, int, int]] = {}  # state -> request id, min raise-to, chips before the round
+        self._new_hand(0, 0, [])
+
+    def _new_hand(self, number: int, button: int, hole: Sequence[str]) -> None:
+        n = max(self.players, 1)
+        self.number, self.button = number, button
+        self.position = position(self.seat, button, n)
+        self.holes = [""] * n
+        self.holes[self.position] = "".join(hole)
+        self.rounds: list[str] = [""]
+        self.board: list[str] = []
+        self.before = [0] * n  # chips in earlier rounds, by position
+        self.street = [0] * n  # chips in this round, by position
+        self.pending = False  # a state not yet sent
+
+    def state(self) -> str:
+        """The current MATCHSTATE string (without the line end)."""
+        cards = "|".join(self.holes) + "".join(f"/{cards}" for cards in self.board)
+        return f"MATCHSTATE:{self.position}:{self.number}:{'/'.join(self.rounds)}:{cards}"
+
+    def feed(self, item: dict[str, object], out: list[str]) -> None:
+        """Take in one item of this table; append the lines it makes to ``out``."""
+        kind = item["type"]
+        body: dict[str, Any] = item[kind]  # type: ignore[assignment, index]
+        if kind == "event":
+            self._event(body, out)
+        elif kind == "request":
+            state = self.flush(out) or self.state()
+            self._asked[state] = (body["request_id"], body["min_raise_to"], self.before[self.position])
+            if len(self._asked) > ASKED_KEPT:
+                del self._asked[next(iter(self._asked))]
+        elif kind == "hand_start":
+            self._new_hand(body["hand"], body["button"], body["hole_cards"])
+        elif kind == "hand_end":
+            for shown in body["shown"]:
+                self.holes[position(shown["seat"], self.button, self.players)] = "".join(shown["cards"])
+            self.pending = True
+            self.flush(out)
+        elif kind == "match_start":
+            self.players, self.seat = len(body["players"]), body["seat"]
+
+    def _event(self, event: dict[str, Any], out: list[str]) -> None:
+        kind = event["type"]
+        if kind == "board":
+            self.board.append("".join(event["cards"]))
+            self.rounds.append("")
+            self.before = [b + s for b, s in zip(self.before, self.street, strict=True)]
+            self.street = [0] * self.players
+            return
+        if kind == "returned" or kind == "ante":
+            return
+        p = position(event["seat"], self.button, self.players)
+        if kind in ("small_blind", "big_blind"):
+            self.street[p] = event["to"]
+            self.pending = True
+            return
+        self.flush(out)  # the state before this action
+        if kind == "fold":
+            self.rounds[-1] += "f"
+        elif kind in ("check", "call"):
+            self.street[p] = event["to"] if kind == "call" else self.street[p]
+            self.rounds[-1] += "c"
+        else:  # bet, raise: no-limit sizes are the total for the hand
+            self.street[p] = event["to"]
+            self.rounds[-1] += f"r{self.before[p] + event['to']}" if self.no_limit else "r"
+        self.pending = True
+
+    def flush(self, out: list[str]) -> str | None:
+        """Send the pending state, if any; return it."""
+        if not self.pending:
+            return None
+        self.pending = False
+        state = self.state()
+        out.append(state)
+        return state
+
+    def answer(self, line: str) -> tuple[int, int, str, int]:
+        """An answer line ``<state>:<action>`` as a reply (table, request_id, action, amount): request id
+        0 when that state asked nothing. ValueError with a one-line reason when it is malformed."""
+        state, colon, action = line.rpartition(":")
+        match = _ACTION.fullmatch(action)
+        if not colon or not state.startswith("MATCHSTATE:") or match is None:
+            raise ValueError(f"not a MATCHSTATE answer ending in :f, :c or :r[N]: {line[:80]!r}")
+        request_id, min_to, before = self._asked.get(state, (0, 0, 0))
+        letter, size = match.groups()
+        if letter == "f":
+            return self.table, request_id, "fold", 0
+        if letter == "c":
+            return self.table, request_id, "check_call", 0
+        if not self.no_limit:
+            return self.table, request_id, "bet_raise", min_to
+        if not size:
+            raise ValueError(f"a no-limit raise needs its size, the total for the hand (r<N>): {line[:80]!r}")
+        return self.table, request_id, "bet_raise", int(size) - before
