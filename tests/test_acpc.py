@@ -28,10 +28,12 @@ from dealer.connect import wire_json
 from dealer.connect.acpc import (
     GAME_PATH,
     HOST,
+    MAX_LINE_BYTES,
     _Client,
     _Clients,
     _HandOff,
     _launch_client,
+    _Line,
     _share_game_file,
 )
 from dealer.connect.acpc_view import AcpcView
@@ -170,7 +172,7 @@ def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed(
 
 
 class RecordingWriter:
-    """The dealer's end of a client's connection, reduced to what it is written: one entry per write."""
+    """The dealer's end of a client's connection (a ``_Line``), reduced to what it is written: one entry per write."""
 
     def __init__(self) -> None:
         self.writes: list[bytes] = []
@@ -179,6 +181,9 @@ class RecordingWriter:
         self.writes.append(data)
 
     async def drain(self) -> None:
+        pass
+
+    def attach(self, heard: object) -> None:
         pass
 
 
@@ -223,7 +228,7 @@ def test_a_tables_lines_wait_for_its_request_and_go_in_one_write() -> None:
     (Writing each touched client at each batch cost about two sends per decision instead of one.)"""
     writers = [RecordingWriter(), RecordingWriter()]
     clients = [_Client(None, None, None) for _ in writers]  # type: ignore[arg-type]
-    bridge = _Clients(clients, [(None, w) for w in writers], no_limit=True)  # type: ignore[misc]
+    bridge = _Clients(clients, writers, no_limit=True)  # type: ignore[arg-type]
 
     def deal(table: int) -> list[pb.Item]:
         return [
@@ -250,6 +255,81 @@ def test_a_tables_lines_wait_for_its_request_and_go_in_one_write() -> None:
     assert writers[1].writes == [
         b"MATCHSTATE:1:0::|AhKh\r\nMATCHSTATE:1:0:c:|AhKh\r\nMATCHSTATE:1:0:cc/:|AhKh/2c3c4c\r\n"
     ]
+
+
+class RecordingTransport(asyncio.Transport):
+    """A client connection's transport reduced to what the dealer writes to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = b""
+        self.reading = True
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.written += bytes(data)
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+
+class RecordingInbox:
+    """The pump's inbox reduced to what it is handed: each message's replies, each malformed line."""
+
+    def __init__(self) -> None:
+        self.messages: list[list[tuple[int, int, int]]] = []
+        self.malformed_lines: list[tuple[str, bool]] = []
+
+    async def receive(self, message: pb.BotMessage) -> bool:
+        self.messages.append([(a.table, a.request_id, a.type) for a in message.actions])
+        return True
+
+    def malformed(self, detail: str, *, fatal: bool = False) -> bool:
+        self.malformed_lines.append((detail, fatal))
+        return not fatal
+
+
+def test_answers_of_one_loop_turn_go_to_the_link_as_one_message_and_a_line_too_long_ends_the_bot() -> None:
+    """Each client's bytes are cut into lines by its connection (a line may come in pieces; comments
+    are skipped); the answers that came from any of the bot's clients before the reader runs go to
+    the link as one message, in order. A line longer than MAX_LINE_BYTES is a fatal ``protocol``."""
+
+    async def scenario() -> tuple[RecordingInbox, list[RecordingTransport]]:
+        loop = asyncio.get_running_loop()
+        lines = [_Line(loop.create_future()) for _ in range(2)]
+        transports = [RecordingTransport() for _ in lines]
+        for line, transport in zip(lines, transports, strict=True):
+            line.connection_made(transport)
+            line.data_received(b"VERSION:2.0.0\r\n")
+            assert await line.first == b"VERSION:2.0.0\r\n"
+        clients = [_Client(None, None, None) for _ in lines]  # type: ignore[arg-type]
+        bridge = _Clients(clients, lines, no_limit=True)
+        batch = [
+            pb.Item(table=table, **kind)  # type: ignore[arg-type]
+            for table in (5, 6)
+            for kind in (
+                {"match_start": pb.MatchStart(seat=1, players=["a", "b"])},
+                {"hand_start": pb.HandStart(hand=0, button=0, hole_cards=["Ah", "Kh"])},
+                {"event": pb.Event(type=pb.EVENT_TYPE_SMALL_BLIND, seat=0, to=50)},
+                {"event": pb.Event(type=pb.EVENT_TYPE_BIG_BLIND, seat=1, to=100)},
+                {"request": pb.ActionRequest(request_id=10 + table)},
+            )
+        ]
+        await bridge.write(framed(*batch))
+        assert transports[0].written == b"MATCHSTATE:0:0::AhKh|\r\n"
+        lines[1].data_received(b"# thinking\nMATCHSTATE:0:0::Ah")
+        lines[0].data_received(b"MATCHSTATE:0:0::AhKh|:c\r\n")
+        lines[1].data_received(b"Kh|:f\r\n")
+        inbox = RecordingInbox()
+        reader = asyncio.create_task(bridge.read(inbox))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        lines[0].data_received(b"x" * (MAX_LINE_BYTES + 1))
+        await asyncio.wait_for(reader, 5)
+        return inbox, transports
+
+    inbox, transports = asyncio.run(scenario())
+    assert inbox.messages == [[(5, 15, pb.ACTION_TYPE_CHECK_CALL), (6, 16, pb.ACTION_TYPE_FOLD)]]
+    assert inbox.malformed_lines == [(f"a line longer than {MAX_LINE_BYTES} bytes", True)]
+    assert not transports[0].reading and transports[1].reading
 
 
 # ------------------------------------------------------------------------- real matches
@@ -309,9 +389,10 @@ def test_a_sealed_clients_connection_is_handed_to_the_dealer(tmp_path: Path, acp
             {GAME_PATH: game_file},
         )
         try:
-            reader, writer = await asyncio.wait_for(client.connected, 20)
-            line = await asyncio.wait_for(reader.readline(), 20)
-            own = writer.get_extra_info("socket")
+            connection = await asyncio.wait_for(client.connected, 20)
+            line = await asyncio.wait_for(connection.first, 20)
+            assert line is not None and connection.transport is not None
+            own = connection.transport.get_extra_info("socket")
             return line, own.family, own.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
         finally:
             client.server.close()
@@ -464,10 +545,7 @@ def test_a_closed_hand_off_leaves_its_descriptor_to_the_next_connection_unwatche
         errors: list[object] = []
         asyncio.get_running_loop().set_exception_handler(lambda _, context: errors.append(context))
 
-        async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            writer.close()
-
-        hand_off = _HandOff(str(tmp_path / "hand-off"), accept)
+        hand_off = _HandOff(str(tmp_path / "hand-off"), asyncio.Protocol)
         await asyncio.sleep(0.01)  # it waits for a connection
         hand_off.close()
         mine, theirs = socket.socketpair()  # at once, as the next table's client connects

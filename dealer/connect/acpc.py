@@ -33,7 +33,7 @@ import os
 import shutil
 import socket as stdsocket
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 from dealer.config.acpc_game import game_definition
@@ -56,18 +56,120 @@ VERSION = "VERSION:2."
 MAX_LINE_BYTES = 1 << 12
 
 
-_Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]  # a client's connection, the dealer's end
-
-
 @dataclasses.dataclass(eq=False)
 class _Client:
     """One launched ACPC client: its process, the dealer's end of its port, its table's view once assigned."""
 
     process: BotProcess
     server: asyncio.Server | _HandOff
-    connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]]
+    connected: asyncio.Future[_Line]
     view: AcpcView | None = None
     held: list[str] = dataclasses.field(default_factory=list)  # its table's lines not sent yet
+
+
+class _Line(asyncio.Protocol):
+    """The dealer's end of one client's connection: what it sends, cut into lines (a line longer than
+    MAX_LINE_BYTES ends it), the first for the handshake (``first``), every later one handed to the
+    bot's ``_Clients`` (``attach``); written lines go straight to its socket."""
+
+    def __init__(self, connected: asyncio.Future[_Line]) -> None:
+        self._connected = connected
+        self.transport: asyncio.Transport | None = None
+        self.first: asyncio.Future[bytes | None] = connected.get_loop().create_future()
+        self._buffer = b""
+        self._heard: Callable[[bytes | None], None] | None = None
+        self._early: list[bytes | None] = []  # heard before ``attach``
+        self._ended = False
+        self._lost = False
+        self._paused: asyncio.Future[None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Keep a port's first connection; close any other (charged to no bot: it cannot be told whose)."""
+        assert isinstance(transport, asyncio.Transport)
+        if self._connected.done():
+            transport.close()
+        else:
+            self.transport = transport
+            self._connected.set_result(self)
+
+    def data_received(self, data: bytes) -> None:
+        """Cut the bytes into lines (the line end kept); a line too long is the end of the client."""
+        if self._ended:
+            return
+        buffer, start = self._buffer + data, 0
+        while (end := buffer.find(b"\n", start)) >= 0:
+            if end - start > MAX_LINE_BYTES:
+                break
+            self._hear(buffer[start : end + 1])
+            start = end + 1
+        self._buffer = buffer[start:]
+        if len(self._buffer) > MAX_LINE_BYTES:
+            self._end(None)
+
+    def eof_received(self) -> bool:
+        """The client's side ended: a last line without its end is still a line (as readline reads it);
+        the connection stays open until the dealer closes it."""
+        if self._buffer and not self._ended:
+            self._hear(self._buffer)
+        self._end(b"")
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The connection ended (either side): the end of the client's lines, and of any wait to write."""
+        self._lost = True
+        self._end(b"")
+        if self._paused is not None and not self._paused.done():
+            self._paused.set_result(None)
+
+    def pause_writing(self) -> None:
+        """The client reads slower than it is written: ``drain`` waits."""
+        self._paused = self.first.get_loop().create_future()
+
+    def resume_writing(self) -> None:
+        """``drain`` waits no more."""
+        if self._paused is not None and not self._paused.done():
+            self._paused.set_result(None)
+        self._paused = None
+
+    def _hear(self, line: bytes | None) -> None:
+        """A line (b"": the end, None: a line too long) to the handshake first, then to the bot's reader."""
+        if not self.first.done():
+            self.first.set_result(line)
+        elif self._heard is not None:
+            self._heard(line)
+        else:
+            self._early.append(line)
+
+    def _end(self, why: bytes | None) -> None:
+        if not self._ended:
+            self._ended = True
+            self._hear(why)
+            if why is None and self.transport is not None:
+                self.transport.pause_reading()  # nothing more is read from it
+
+    def attach(self, heard: Callable[[bytes | None], None]) -> None:
+        """From now on every line goes to ``heard`` (those heard since the handshake first)."""
+        self._heard = heard
+        for line in self._early:
+            heard(line)
+        self._early.clear()
+
+    def write(self, data: bytes) -> None:
+        """Send ``data`` to the client."""
+        assert self.transport is not None
+        self.transport.write(data)
+
+    async def drain(self) -> None:
+        """Wait while the client leaves too much unread; ConnectionResetError once the connection is lost."""
+        if self._paused is not None:
+            await self._paused
+        if self._lost:
+            raise ConnectionResetError("Connection lost")
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self.transport is not None:
+            self.transport.close()
 
 
 class _Clients:
@@ -77,51 +179,56 @@ class _Clients:
     lost = "its output ended without Goodbye"
     broken: tuple[type[BaseException], ...] = (BrokenPipeError, ConnectionResetError)
 
-    def __init__(self, clients: list[_Client], connections: list[_Streams], no_limit: bool) -> None:
+    def __init__(self, clients: list[_Client], lines: list[_Line], no_limit: bool) -> None:
         self._clients = clients
-        self._connections = connections
         self._no_limit = no_limit
         self._by_table: dict[int, _Client] = {}
-        self._writers = {id(client): writer for client, (_, writer) in zip(clients, connections, strict=True)}
+        self._lines = {id(client): line for client, line in zip(clients, lines, strict=True)}
+        self._heard: list[tuple[_Client, bytes | None]] = []  # every client's lines, as they came
+        self._news = asyncio.Event()
+        for client, line in zip(clients, lines, strict=True):
+            line.attach(functools.partial(self._hear, client))
+
+    def _hear(self, client: _Client, line: bytes | None) -> None:
+        self._heard.append((client, line))
+        self._news.set()
 
     async def read(self, inbox: Inbox) -> None:
-        """Read every client's answers until one of them closes (one client down ends the bot's connection)."""
-        readers = [
-            asyncio.create_task(self._read(inbox, client, reader))
-            for client, (reader, _) in zip(self._clients, self._connections, strict=True)
-        ]
-        try:
-            done, _ = await asyncio.wait(readers, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for reader_task in readers:
-                reader_task.cancel()
-        for reader_task in done:
-            reader_task.result()  # a reader's own error, if the dealer had one
+        """Read every client's answers until one of them closes (one client down ends the bot's
+        connection): the answers that came in one turn of the event loop, whichever clients sent
+        them, go to the link as one message."""
+        while True:
+            await self._news.wait()
+            self._news.clear()
+            heard, self._heard = self._heard, []
+            if not await self._answers(inbox, heard):
+                return
 
     @staticmethod
-    async def _read(inbox: Inbox, client: _Client, reader: asyncio.StreamReader) -> None:
-        """Read one client's answers until it closes or the bot is cut off."""
-        while True:
-            try:
-                raw = await reader.readline()
-            except (asyncio.LimitOverrunError, ValueError):
-                inbox.malformed(f"a line longer than {MAX_LINE_BYTES} bytes", fatal=True)
-                return
-            if not raw:
-                return
+    async def _answers(inbox: Inbox, heard: list[tuple[_Client, bytes | None]]) -> bool:
+        """Route the answers of ``heard`` in order; False when a client ended or the bot is cut off."""
+        replies: list[tuple[int, int, str, int]] = []
+        for client, raw in heard:
+            if not raw:  # the end of a client, or a line too long
+                if replies and not await inbox.receive(wire_json.reply_message(replies)):
+                    return False
+                if raw is None:
+                    inbox.malformed(f"a line longer than {MAX_LINE_BYTES} bytes", fatal=True)
+                return False
             line = raw.decode("utf-8", "replace").strip()
             if not line or line[0] in "#;":  # comments, as the ACPC dealer allows
                 continue
             try:
                 if client.view is None:
                     raise ValueError("an answer before any state was sent")
-                reply = client.view.answer(line)
+                replies.append(client.view.answer(line))
             except ValueError as error:
+                if replies and not await inbox.receive(wire_json.reply_message(replies)):
+                    return False
+                replies = []
                 if not inbox.malformed(str(error)):
-                    return
-                continue
-            if not await inbox.receive(wire_json.reply_message([reply])):
-                return
+                    return False
+        return not replies or await inbox.receive(wire_json.reply_message(replies))
 
     async def write(self, batch: bytes) -> int:
         """Translate a batch into each client's MATCHSTATE lines and send the lines a client must have
@@ -148,10 +255,10 @@ class _Clients:
             client.view.flush(client.held)
         for key, client in due.items():
             if client.held:
-                self._writers[key].write("".join(f"{line}\r\n" for line in client.held).encode())
+                self._lines[key].write("".join(f"{line}\r\n" for line in client.held).encode())
                 client.held.clear()
         for key in due:
-            await self._writers[key].drain()
+            await self._lines[key].drain()
         return 0
 
     def _seated(self, item: dict[str, object]) -> _Client | None:
@@ -169,8 +276,8 @@ class _Clients:
 
     def close(self) -> None:
         """Close every client's connection."""
-        for _, writer in self._connections:
-            writer.close()
+        for line in self._lines.values():
+            line.close()
 
 
 def _share_game_file(path: Path, text: str) -> None:
@@ -192,7 +299,7 @@ class AcpcBot:
         self.killed = False
         self._bridge: asyncio.Task[None] | None = None
         self._sockets = sockets  # the folder of the dealer's Unix sockets for sealed clients
-        self._writers: list[asyncio.StreamWriter] = []
+        self._lines: list[_Line] = []  # the clients' connections, as they came
 
     @classmethod
     async def launch(
@@ -246,9 +353,7 @@ class AcpcBot:
         bot._bridge = asyncio.create_task(bot._serve(session, game.variant != "fixed-limit", startup_s))
         return bot
 
-    async def _handshake(
-        self, session: BotSession, startup_s: float
-    ) -> list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    async def _handshake(self, session: BotSession, startup_s: float) -> list[_Line]:
         """Wait (until ``startup_s``) for every client's connection and its ``VERSION:2.x`` line; the
         connections, or none. A first line that is something else, or longer than MAX_LINE_BYTES, is a
         ``protocol`` fault, and the clients are stopped (so the match counts no ``no_connect``); a
@@ -258,19 +363,17 @@ class AcpcBot:
         for client in self.clients:
             try:
                 async with asyncio.timeout_at(deadline):
-                    reader, writer = await client.connected
+                    line = await client.connected
                     client.server.close()  # one connection per port
-                    self._writers.append(writer)
-                    first = await reader.readline()
+                    self._lines.append(line)
+                    first = await line.first
             except TimeoutError:
                 return []
-            except ValueError:  # asyncio's LimitOverrunError, as readline raises it
-                first, wrong = b"", f"its first line is longer than {MAX_LINE_BYTES} bytes"
-            except (ConnectionResetError, BrokenPipeError):
+            if first is None:
+                wrong = f"its first line is longer than {MAX_LINE_BYTES} bytes"
+            elif not first:
                 return []
             else:
-                if not first:
-                    return []
                 wrong = "" if first.startswith(VERSION.encode()) else f"not {first.decode('utf-8', 'replace')[:80]!r}"
             if wrong:
                 session.fault(Fault.PROTOCOL, f"an ACPC client must say VERSION:2.0.0 first: {wrong}")
@@ -278,7 +381,7 @@ class AcpcBot:
                 for other in self.clients:
                     other.process.terminate()
                 return []
-            connections.append((reader, writer))
+            connections.append(line)
         return connections
 
     async def _serve(self, session: BotSession, no_limit: bool, startup_s: float) -> None:
@@ -328,8 +431,8 @@ class AcpcBot:
             client.server.close()
             if not client.connected.done():
                 client.connected.cancel()
-        for writer in self._writers:
-            writer.close()
+        for line in self._lines:
+            line.close()
         if self._bridge is not None:
             await asyncio.wait([self._bridge], timeout=grace_s)
             if not self._bridge.done():  # a connection held open by a process that left the sandbox
@@ -375,13 +478,14 @@ async def _launch_client(
     """Open one client's port (a Unix ``socket`` its sealed launcher hands ``PORT``'s connection to, else a port
     of the host's loopback), then launch it with ``{port}`` in ``argv`` replaced; the port is
     closed again if the launch fails."""
-    connected: asyncio.Future[_Streams] = asyncio.get_running_loop().create_future()
-    accept = functools.partial(_accept, connected=connected)
+    loop = asyncio.get_running_loop()
+    connected: asyncio.Future[_Line] = loop.create_future()
+    line = functools.partial(_Line, connected)
     server: asyncio.Server | _HandOff
     if socket is not None:
-        server, port, local = _HandOff(socket, accept), PORT, f"unix:{socket}"
+        server, port, local = _HandOff(socket, line), PORT, f"unix:{socket}"
     else:
-        server = await asyncio.start_server(accept, HOST, 0, limit=MAX_LINE_BYTES)
+        server = await loop.create_server(line, HOST, 0)
         port, local = server.sockets[0].getsockname()[1], None
     try:
         process = await BotProcess.launch(
@@ -407,25 +511,26 @@ class _HandOff:
     """A sealed client's way in: the dealer's Unix socket at ``path``, where the client's launcher
     hands over the connection it took on the sandbox's port (SCM_RIGHTS), so the dealer reads and
     writes the client's own socket (``TCP_NODELAY``, as asyncio sets it) with no copy between; each
-    connection that hands over a connected stream socket goes to ``accept``, any other is closed."""
+    connection that hands over a connected stream socket is served by a ``line()`` protocol, any
+    other is closed."""
 
-    def __init__(
-        self, path: str, accept: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
-    ) -> None:
+    def __init__(self, path: str, line: Callable[[], asyncio.Protocol]) -> None:
         self._listener = stdsocket.socket(stdsocket.AF_UNIX, stdsocket.SOCK_STREAM)
         self._listener.setblocking(False)
         self._listener.bind(path)
         self._listener.listen(8)
-        self._task = asyncio.create_task(self._serve(accept))
+        self._task = asyncio.create_task(self._serve(line))
 
-    async def _serve(self, accept: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]) -> None:
+    async def _serve(self, line: Callable[[], asyncio.Protocol]) -> None:
         loop = asyncio.get_running_loop()
         while True:
             connection, _ = await loop.sock_accept(self._listener)
             with connection:
                 handed = await _handed_socket(connection)
             if handed is not None:
-                await accept(*await asyncio.open_connection(sock=handed, limit=MAX_LINE_BYTES))
+                # shielded: the handshake closes this hand-off as soon as the line says it is connected,
+                # which is before connect_accepted_socket returns; cancelled, it would close the connection
+                await asyncio.shield(loop.connect_accepted_socket(line, handed))
 
     def close(self) -> None:
         """Stop taking connections. The listener is closed once the accepting task has ended: the
@@ -466,15 +571,3 @@ async def _handed_socket(connection: stdsocket.socket) -> stdsocket.socket | Non
             pass
         handed.close()
     return None
-
-
-async def _accept(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    connected: asyncio.Future[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
-) -> None:
-    """Keep a port's first connection; close any other (charged to no bot: it cannot be told whose)."""
-    if connected.done():
-        writer.close()
-    else:
-        connected.set_result((reader, writer))
