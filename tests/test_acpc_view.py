@@ -1,0 +1,88 @@
+"""One ACPC seat's view of a table (``dealer.connect.acpc_view``): items into MATCHSTATE lines,
+checked on the ACPC protocol's own worked example, and answers back into replies. No I/O, so it also
+runs on the plain source (``make test-pure``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dealer.connect.acpc_view import AcpcView
+
+
+def item(table: int, kind: str, **body: object) -> dict[str, object]:
+    return {"type": kind, "table": table, kind: body}
+
+
+def event(kind: str, seat: int, to: int = 0, cards: tuple[str, ...] = ()) -> dict[str, object]:
+    return item(
+        1, "event", type=kind, seat=seat, to=to, amount=0, all_in=False, cards=list(cards), street="preflop", hand=0
+    )
+
+
+def test_items_become_the_protocol_examples_states_and_answers_become_replies() -> None:
+    """The protocol's limit example: position 0 (the big blind heads-up) holds TdAs."""
+    view, out = AcpcView(1, no_limit=False), []
+    for it in (
+        item(1, "match_start", seat=0, players=["me", "them"]),
+        item(1, "hand_start", hand=0, button=1, seat=0, hole_cards=["Td", "As"]),
+        event("small_blind", 1, 50),
+        event("big_blind", 0, 100),
+    ):
+        view.feed(it, out)
+    view.flush(out)
+    view.feed(event("raise", 1, 200), out)
+    view.feed(item(1, "request", request_id=7, min_raise_to=300), out)
+    assert out == ["MATCHSTATE:0:0::TdAs|", "MATCHSTATE:0:0:r:TdAs|"]
+    assert view.answer("MATCHSTATE:0:0:r:TdAs|:r") == (1, 7, "bet_raise", 300)
+    for it in (event("raise", 0, 300), event("call", 1, 300), event("board", 0, cards=("2c", "8c", "3h"))):
+        view.feed(it, out)
+    view.flush(out)
+    assert out[2:] == ["MATCHSTATE:0:0:rr:TdAs|", "MATCHSTATE:0:0:rrc/:TdAs|/2c8c3h"]
+    view.feed(item(1, "request", request_id=8, min_raise_to=100), out)
+    assert view.answer("MATCHSTATE:0:0:rrc/:TdAs|/2c8c3h:c") == (1, 8, "check_call", 0)
+    assert view.answer("MATCHSTATE:0:0:r:TdAs|:f")[1] == 7  # a late answer names its request
+    assert view.answer("MATCHSTATE:0:0:rrcc/:TdAs|:c")[1] == 0  # a state that asked nothing
+    view.feed(event("check", 0), out)
+    view.feed(event("bet", 1, 100), out)
+    view.feed(event("fold", 0), out)
+    view.feed(item(1, "hand_end", shown=[]), out)
+    assert out[4:] == [
+        "MATCHSTATE:0:0:rrc/c:TdAs|/2c8c3h",
+        "MATCHSTATE:0:0:rrc/cr:TdAs|/2c8c3h",
+        "MATCHSTATE:0:0:rrc/crf:TdAs|/2c8c3h",
+    ]
+    for bad in ("MATCHSTATE:0:0:r:TdAs|", "MATCHSTATE:0:0:r:TdAs|:x", "hello:c", "MATCHSTATE:0:0:r:TdAs|:r1x"):
+        with pytest.raises(ValueError):
+            view.answer(bad)
+
+
+def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed() -> None:
+    view, out = AcpcView(4, no_limit=True), []
+    for it in (
+        item(4, "match_start", seat=1, players=["a", "b", "c"]),
+        item(4, "hand_start", hand=3, button=0, seat=1, hole_cards=["Ah", "Kh"]),
+        event("small_blind", 1, 50),
+        event("big_blind", 2, 100),
+        event("raise", 0, 300),
+        event("call", 1, 300),
+        event("call", 2, 300),
+        event("board", 0, cards=("2c", "3c", "4c")),
+    ):
+        view.feed(it, out)
+    view.feed(item(4, "request", request_id=2, min_raise_to=100), out)
+    assert out[-1] == "MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c"  # seat 1 is position 0, the small blind
+    assert view.answer("MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c:r700") == (4, 2, "bet_raise", 400)
+    with pytest.raises(ValueError, match="needs its size"):
+        view.answer("MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c:r")
+    for it in (
+        event("bet", 1, 400),
+        event("fold", 2),
+        event("raise", 0, 1200),
+        event("call", 1, 1200),
+        event("board", 0, cards=("9d",)),
+        event("board", 0, cards=("Td",)),
+    ):
+        view.feed(it, out)
+    view.feed(item(4, "hand_end", shown=[{"seat": 0, "cards": ["Qs", "Qd"]}, {"seat": 1, "cards": ["Ah", "Kh"]}]), out)
+    assert out[-1] == "MATCHSTATE:0:3:r300cc/r700fr1500c//:AhKh||QsQd/2c3c4c/9d/Td"
