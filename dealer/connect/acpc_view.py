@@ -33,16 +33,18 @@ class AcpcView:
         self.position = position(self.seat, button, n)
         self.holes = [""] * n
         self.holes[self.position] = "".join(hole)
-        self.rounds: list[str] = [""]
         self.board: list[str] = []
+        # the state in parts, each grown as the hand goes, not joined again for every line
+        self.head = f"MATCHSTATE:{self.position}:{number}:"
+        self.betting = ""  # every round's actions, a "/" before each new round's
+        self.cards = "|".join(self.holes)  # the hole cards by position, then "/" and each board
         self.before = [0] * n  # chips in earlier rounds, by position
         self.street = [0] * n  # chips in this round, by position
         self.pending = False  # a state not yet sent
 
     def state(self) -> str:
         """The current MATCHSTATE string (without the line end)."""
-        cards = "|".join(self.holes) + "".join(f"/{cards}" for cards in self.board)
-        return f"MATCHSTATE:{self.position}:{self.number}:{'/'.join(self.rounds)}:{cards}"
+        return f"{self.head}{self.betting}:{self.cards}"
 
     def feed(self, item: dict[str, object], out: list[str]) -> None:
         """Take in one item of this table; append the lines it makes to ``out``."""
@@ -60,6 +62,7 @@ class AcpcView:
         elif kind == "hand_end":
             for shown in body["shown"]:
                 self.holes[position(shown["seat"], self.button, self.players)] = "".join(shown["cards"])
+            self.cards = "|".join(self.holes) + "".join(f"/{cards}" for cards in self.board)
             self.pending = True
             self.flush(out)
         elif kind == "match_start":
@@ -68,8 +71,10 @@ class AcpcView:
     def _event(self, event: dict[str, Any], out: list[str]) -> None:
         kind = event["type"]
         if kind == "board":
-            self.board.append("".join(event["cards"]))
-            self.rounds.append("")
+            cards = "".join(event["cards"])
+            self.board.append(cards)
+            self.betting += "/"
+            self.cards += f"/{cards}"
             self.before = [b + s for b, s in zip(self.before, self.street, strict=True)]
             self.street = [0] * self.players
             return
@@ -82,13 +87,13 @@ class AcpcView:
             return
         self.flush(out)  # the state before this action
         if kind == "fold":
-            self.rounds[-1] += "f"
+            self.betting += "f"
         elif kind in ("check", "call"):
             self.street[p] = event["to"] if kind == "call" else self.street[p]
-            self.rounds[-1] += "c"
+            self.betting += "c"
         else:  # bet, raise: no-limit sizes are the total for the hand
             self.street[p] = event["to"]
-            self.rounds[-1] += f"r{self.before[p] + event['to']}" if self.no_limit else "r"
+            self.betting += f"r{self.before[p] + event['to']}" if self.no_limit else "r"
         self.pending = True
 
     def flush(self, out: list[str]) -> str | None:
