@@ -30,7 +30,6 @@ from dealer.connect.acpc import (
     GAME_PATH,
     HOST,
     MAX_LINE_BYTES,
-    _Client,
     _Clients,
     _HandOff,
     _launch_client,
@@ -149,8 +148,7 @@ def test_a_tables_lines_wait_for_its_request_and_go_in_one_write() -> None:
     request (or its match ends, or the goodbye), with every line it missed, in order, in one write.
     (Writing each touched client at each batch cost about two sends per decision instead of one.)"""
     writers = [RecordingWriter(), RecordingWriter()]
-    clients = [_Client(None, None, None) for _ in writers]  # type: ignore[arg-type]
-    bridge = _Clients(clients, writers, no_limit=True)  # type: ignore[arg-type]
+    bridge = _Clients(writers, no_limit=True)  # type: ignore[arg-type]
 
     def deal(table: int) -> list[pb.Item]:
         return [
@@ -223,8 +221,7 @@ def test_answers_of_one_loop_turn_go_to_the_link_as_one_message_and_a_line_too_l
             line.connection_made(transport)
             line.data_received(b"VERSION:2.0.0\r\n")
             assert await line.first == b"VERSION:2.0.0\r\n"
-        clients = [_Client(None, None, None) for _ in lines]  # type: ignore[arg-type]
-        bridge = _Clients(clients, lines, no_limit=True)
+        bridge = _Clients(lines, no_limit=True)
         batch = [
             pb.Item(table=table, **kind)  # type: ignore[arg-type]
             for table in (5, 6)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from dealer.connect.acpc_view import AcpcView
+from dealer.connect.acpc_view import AcpcSeats, AcpcView
 
 
 def item(table: int, kind: str, **body: object) -> dict[str, object]:
@@ -86,3 +86,29 @@ def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed(
         view.feed(it, out)
     view.feed(item(4, "hand_end", shown=[{"seat": 0, "cards": ["Qs", "Qd"]}, {"seat": 1, "cards": ["Ah", "Kh"]}]), out)
     assert out[-1] == "MATCHSTATE:0:3:r300cc/r700fr1500c//:AhKh||QsQd/2c3c4c/9d/Td"
+
+
+def test_seats_send_a_tables_lines_when_it_asks_and_seat_clients_in_order_of_match_start() -> None:
+    """A bot's clients are seated at tables in the order their matches start (a table beyond the
+    clients, or an item of a table never started, is ignored); a client is sent its lines, in one
+    piece, when its table has a request or its match ends, or at the goodbye."""
+    seats = AcpcSeats(2, no_limit=False)
+
+    def deal(table: int) -> list[dict[str, object]]:
+        return [
+            item(table, "match_start", seat=0, players=["me", "them"]),
+            item(table, "hand_start", hand=0, button=1, seat=0, hole_cards=["Td", "As"]),
+            {**event("small_blind", 1, 50), "table": table},
+            {**event("big_blind", 0, 100), "table": table},
+        ]
+
+    first = seats.translate([*deal(9), *deal(7), item(9, "request", request_id=1, min_raise_to=200)])
+    assert first == [(0, b"MATCHSTATE:0:0::TdAs|\r\n")]  # table 9 asks; table 7 (client 1) waits
+    assert seats.translate([*deal(5), {**event("raise", 1, 200), "table": 4}]) == []  # no client, no table
+    assert seats.translate([{**event("raise", 1, 200), "table": 7}, item(7, "match_end")]) == [
+        (1, b"MATCHSTATE:0:0::TdAs|\r\nMATCHSTATE:0:0:r:TdAs|\r\n")
+    ]
+    assert seats.translate([{**event("call", 0, 100), "table": 9}, item(0, "goodbye")]) == [
+        (0, b"MATCHSTATE:0:0:c:TdAs|\r\n")
+    ]
+    assert [view.table if view else None for view in seats.views] == [9, 7]

@@ -41,7 +41,7 @@ from dealer.config.choices import Network
 from dealer.config.confined import Command, replaced
 from dealer.config.league_file import GameConfig, Limits
 from dealer.connect import wire_json
-from dealer.connect.acpc_view import AcpcView
+from dealer.connect.acpc_view import AcpcSeats
 from dealer.connect.pump import Inbox, pump
 from dealer.connect.session import BotSession
 from dealer.files import write_atomically
@@ -58,13 +58,11 @@ MAX_LINE_BYTES = 1 << 12
 
 @dataclasses.dataclass(eq=False)
 class _Client:
-    """One launched ACPC client: its process, the dealer's end of its port, its table's view once assigned."""
+    """One launched ACPC client: its process, the dealer's end of its port."""
 
     process: BotProcess
     server: asyncio.Server | _HandOff
     connected: asyncio.Future[_Line]
-    view: AcpcView | None = None
-    held: list[str] = dataclasses.field(default_factory=list)  # its table's lines not sent yet
 
 
 class _Line(asyncio.Protocol):
@@ -179,17 +177,15 @@ class _Clients:
     lost = "its output ended without Goodbye"
     broken: tuple[type[BaseException], ...] = (BrokenPipeError, ConnectionResetError)
 
-    def __init__(self, clients: list[_Client], lines: list[_Line], no_limit: bool) -> None:
-        self._clients = clients
-        self._no_limit = no_limit
-        self._by_table: dict[int, _Client] = {}
-        self._lines = {id(client): line for client, line in zip(clients, lines, strict=True)}
-        self._heard: list[tuple[_Client, bytes | None]] = []  # every client's lines, as they came
+    def __init__(self, lines: list[_Line], no_limit: bool) -> None:
+        self._lines = lines  # the clients' connections, in the order they are seated at tables
+        self._seats = AcpcSeats(len(lines), no_limit)
+        self._heard: list[tuple[int, bytes | None]] = []  # every client's lines, as they came
         self._news = asyncio.Event()
-        for client, line in zip(clients, lines, strict=True):
+        for client, line in enumerate(lines):
             line.attach(functools.partial(self._hear, client))
 
-    def _hear(self, client: _Client, line: bytes | None) -> None:
+    def _hear(self, client: int, line: bytes | None) -> None:
         self._heard.append((client, line))
         self._news.set()
 
@@ -204,8 +200,7 @@ class _Clients:
             if not await self._answers(inbox, heard):
                 return
 
-    @staticmethod
-    async def _answers(inbox: Inbox, heard: list[tuple[_Client, bytes | None]]) -> bool:
+    async def _answers(self, inbox: Inbox, heard: list[tuple[int, bytes | None]]) -> bool:
         """Route the answers of ``heard`` in order; False when a client ended or the bot is cut off."""
         replies: list[tuple[int, int, str, int]] = []
         for client, raw in heard:
@@ -219,9 +214,10 @@ class _Clients:
             if not line or line[0] in "#;":  # comments, as the ACPC dealer allows
                 continue
             try:
-                if client.view is None:
+                view = self._seats.views[client]
+                if view is None:
                     raise ValueError("an answer before any state was sent")
-                replies.append(client.view.answer(line))
+                replies.append(view.answer(line))
             except ValueError as error:
                 if replies and not await inbox.receive(wire_json.reply_message(replies)):
                     return False
@@ -231,52 +227,18 @@ class _Clients:
         return not replies or await inbox.receive(wire_json.reply_message(replies))
 
     async def write(self, batch: bytes) -> int:
-        """Translate a batch into each client's MATCHSTATE lines and send the lines a client must have
-        now: those of a table with a request in the batch (or its match's end, or every table's at
-        the goodbye). A table's other lines wait, in order, until then: the client sees the same
-        text (ACPC's dealer sends every state at once), and one write carries several states."""
-        touched: dict[int, _Client] = {}  # the clients the batch has items for
-        due: dict[int, _Client] = {}  # those whose lines go out now
-        for item in wire_json.acpc_item_dicts(batch):
-            kind = item["type"]
-            if kind == "goodbye":
-                due.update((id(client), client) for client in self._clients)
-                continue
-            seated = self._seated(item)
-            if seated is None:
-                continue
-            assert seated.view is not None
-            seated.view.feed(item, seated.held)
-            touched[id(seated)] = seated
-            if kind == "request" or kind == "match_end":
-                due[id(seated)] = seated
-        for client in touched.values():
-            assert client.view is not None
-            client.view.flush(client.held)
-        for key, client in due.items():
-            if client.held:
-                self._lines[key].write("".join(f"{line}\r\n" for line in client.held).encode())
-                client.held.clear()
-        for key in due:
-            await self._lines[key].drain()
+        """Translate a batch into each client's MATCHSTATE lines and send those a client must have
+        now (``AcpcSeats.translate``: its table asks something), then wait until they are sent."""
+        due = self._seats.translate(wire_json.acpc_item_dicts(batch))
+        for client, data in due:
+            self._lines[client].write(data)
+        for client, _ in due:
+            await self._lines[client].drain()
         return 0
-
-    def _seated(self, item: dict[str, object]) -> _Client | None:
-        """The client of the item's table (a free one is seated at its match's start), or None for
-        an item of no table (welcome, notices: ACPC has none) or of a table no client has."""
-        table = item["table"]
-        assert isinstance(table, int)
-        seated = self._by_table.get(table)
-        if seated is None and item["type"] == "match_start":
-            seated = next((c for c in self._clients if c.view is None), None)
-            if seated is not None:
-                self._by_table[table] = seated
-                seated.view = AcpcView(table, self._no_limit)
-        return seated
 
     def close(self) -> None:
         """Close every client's connection."""
-        for line in self._lines.values():
+        for line in self._lines:
             line.close()
 
 
@@ -389,7 +351,7 @@ class AcpcBot:
         connections = await self._handshake(session, startup_s)
         if connections:
             LOGGER.info("bot %s connected over its table ports", session.name)
-            await pump(session.link, _Clients(self.clients, connections, no_limit))
+            await pump(session.link, _Clients(connections, no_limit))
 
     # ------------------------------------------------------------- as the match sees a bot process
 

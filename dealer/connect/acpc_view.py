@@ -123,3 +123,57 @@ class AcpcView:
         if not size:
             raise ValueError(f"a no-limit raise needs its size, the total for the hand (r<N>): {line[:80]!r}")
         return self.table, request_id, "bet_raise", int(size) - before
+
+
+class AcpcSeats:
+    """A bot's ACPC views, one per client (each client plays one table): a batch's items in, the
+    bytes each client must be sent now out. A table's lines wait, in order, until its table has a
+    request (or its match ends, or the goodbye): the client reads the same text (ACPC's dealer sends
+    every state at once), and one write carries several states."""
+
+    def __init__(self, clients: int, no_limit: bool) -> None:
+        self.no_limit = no_limit
+        self.views: list[AcpcView | None] = [None] * clients  # by client, once seated at a table
+        self._held: list[list[str]] = [[] for _ in range(clients)]  # each client's lines not sent yet
+        self._by_table: dict[int, int] = {}
+        self._seated = 0  # the clients seated so far (in order, at their tables' match starts)
+
+    def translate(self, items: list[dict[str, object]]) -> list[tuple[int, bytes]]:
+        """The items of a batch (``wire_json.acpc_item_dicts``) into (client, bytes to write now)."""
+        touched: dict[int, AcpcView] = {}  # the clients the batch has items for
+        due: dict[int, None] = {}  # those whose lines go out now
+        for item in items:
+            kind = item["type"]
+            if kind == "goodbye":
+                due.update(dict.fromkeys(range(len(self.views))))
+                continue
+            client = self._client(item)
+            if client < 0:
+                continue
+            view = self.views[client]
+            assert view is not None
+            view.feed(item, self._held[client])
+            touched[client] = view
+            if kind == "request" or kind == "match_end":
+                due[client] = None
+        for client, view in touched.items():
+            view.flush(self._held[client])
+        out = []
+        for client in due:
+            held = self._held[client]
+            if held:
+                out.append((client, "".join([f"{line}\r\n" for line in held]).encode()))
+                held.clear()
+        return out
+
+    def _client(self, item: dict[str, object]) -> int:
+        """The client of the item's table (a free one is seated at its match's start), or -1 for an
+        item of no table (welcome, notices: ACPC has none) or of a table no client has."""
+        table = item["table"]
+        assert isinstance(table, int)
+        client = self._by_table.get(table, -1)
+        if client < 0 and item["type"] == "match_start" and self._seated < len(self.views):
+            client, self._seated = self._seated, self._seated + 1
+            self._by_table[table] = client
+            self.views[client] = AcpcView(table, self.no_limit)
+        return client
