@@ -89,6 +89,9 @@ class Table:
         self.live: list[int] = []  # table seats dealt in, by engine seat
         self.decisions: dict[int, Decision] = {}  # known strategies by Acted record index
         self._configs: dict[tuple[object, ...], TableConfig] = {}  # hands' configurations, made once
+        time = plan.game.time  # the clock's settings, read once here rather than at every decision
+        self._per_action_ms, self._grace_ms = time.per_action_ms, time.grace_ms
+        self._free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
 
     def _hand_config(self, number: int, stacks: tuple[int, ...], button: int) -> TableConfig:
         """The rules of hand ``number``: the variant's block in mixed games, the blind level in freezeouts."""
@@ -225,7 +228,7 @@ class Table:
                 legal, seat, reply = answer
                 index, bet = len(hand.events), hand.bets[hand.actors[0]]
                 self._apply(hand, legal, seat, reply)
-                if reply is not None and seat.entry.name in self._trusted and reply.strategy:
+                if reply is not None and reply.strategy and seat.entry.name in self._trusted:
                     self._note_strategy(seat, legal, bet, index, reply)
             while True:
                 published = encoder.publish()
@@ -259,20 +262,20 @@ class Table:
 
     def _ask(self, legal: Legal, seat: Seat) -> None:
         """Send the actor its request; its answer (or the lack of one) continues the table in ``_advance``."""
-        time = self.plan.game.time
+        per_action_ms, grace_ms, free_s = self._per_action_ms, self._grace_ms, self._free_s
         session = seat.session
         request_id = session.next_request_id()
         bank = seat.bank
+        bank_ms = bank.ms
         hand = self.encoder.hand
         seed = self._decision_seeds.seed(self._deal_point, hand.actors[0], self._actions_so_far(hand))
-        framed = self.encoder.request(request_id, legal, time.per_action_ms, bank.ms, seed)
-        allowance = (time.per_action_ms + bank.ms + time.grace_ms) / 1000
-        free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
+        framed = self.encoder.request(request_id, legal, per_action_ms, bank_ms, seed)
+        allowance = (per_action_ms + bank_ms + grace_ms) / 1000
 
         def answered(reply: Reply | None, elapsed: float) -> None:
             if elapsed >= free_s:  # past the per-action limit: the bank pays
-                used_ms = max(0, round(elapsed * 1000) - time.grace_ms)
-                bank.ms = max(0, bank.ms - max(0, used_ms - time.per_action_ms))
+                used_ms = max(0, round(elapsed * 1000) - grace_ms)
+                bank.ms = max(0, bank.ms - max(0, used_ms - per_action_ms))
             if reply is None:
                 if session.live:
                     seat.strikes += 1
