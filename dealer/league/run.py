@@ -423,6 +423,17 @@ def _seeded(config: LeagueConfig, journal: Journal, on_seed: Callable[[str, str 
     return config
 
 
+def _stopped_early(config: LeagueConfig, error: BaseException, kept: str) -> RunError | None:
+    """The one line for a league stopped before its end by ``error``, saying what is ``kept`` and
+    what to do: a full output filesystem, or matches an executor lost (a worker process died);
+    None for any other error, which stays itself."""
+    if isinstance(error, PlayLostError):
+        return RunError(
+            f"{error}; {kept} in {config.out / 'journal.sqlite'}: run the same command with --resume to play the others"
+        )
+    return full_disk(config, error, kept) if disk_full(error) else None
+
+
 def _kept(results: Sequence[MatchResult], jobs: Sequence[MatchJob]) -> str:
     """What the journal keeps of a league stopped early: ``N of M matches finished and kept``."""
     return f"{len(results)} of {counted(len(jobs), 'match', 'matches')} finished and kept"
@@ -477,15 +488,11 @@ async def _run_league(
                 if on_progress is not None:
                     event_done = job.event if left[job.event] == 0 else None
                     on_progress(pace.progress(len(results), report, result, event_done))
-        except (OSError, sqlite3.OperationalError) as error:
-            if not disk_full(error):
+        except (OSError, sqlite3.OperationalError, PlayLostError) as error:
+            stopped = _stopped_early(config, error, _kept(results, jobs))
+            if stopped is None:
                 raise
-            raise full_disk(config, error, _kept(results, jobs)) from None
-        except PlayLostError as error:
-            raise RunError(
-                f"{error}; {_kept(results, jobs)} in {config.out / 'journal.sqlite'}: "
-                "run the same command with --resume to play the others"
-            ) from None
+            raise stopped from None
         finally:
             with contextlib.suppress(OSError, sqlite3.OperationalError):  # the error in flight says more
                 outputs.write(now=True)  # what a skipped write left out (the journal has it anyway)
