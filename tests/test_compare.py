@@ -552,6 +552,47 @@ def test_one_match_and_a_league_split_into_matches_give_the_same_comparison(kind
     assert looks * 17 * 3 == data["deals"] and replay.as_json() == test.as_json()
 
 
+def test_a_journal_whose_learned_sums_have_other_columns_is_one_line_not_a_traceback(tmp_path):
+    # A league journaled with ``estimator: learned`` by a dealer that kept other luck features:
+    # resuming it would join sums of different widths; it is refused in one line naming the match.
+    from dealer.errors import RunError
+    from dealer.league.journal import Journal, result_to_json
+    from dealer.stats.control import ControlSums
+    from dealer.stats.paired import CONTROL_COLUMNS
+
+    rng = random.Random(5)
+    records = _with_features(_deals(rng, "one", ["d/0"], 40, False), rng)
+    pairing = Pairing.looking("new", "old", "learned", 50, 1)
+    tally = PairedTally(pairing, {"d/0": 2}, match_id="d/0", keep=True)
+    for record in records:
+        tally.add(record)
+    tally.finish()
+    result = dataclasses.replace(result_of("d/0", ("new", "old"), records), paired=tally)
+    data = result_to_json(result)
+
+    def narrowed(node):  # every control sums object of the row, as 10 columns
+        if isinstance(node, dict):
+            if set(node) >= {"columns", "counts", "sums", "products"}:
+                assert node["columns"] == CONTROL_COLUMNS
+                return ControlSums(10).as_json()
+            return {k: narrowed(v) for k, v in node.items()}
+        return [narrowed(v) for v in node] if isinstance(node, list) else node
+
+    journal = Journal(tmp_path / "journal.sqlite", "fingerprint")
+    journal.commit("hu", result)
+    assert list(journal.done()) == ["d/0"]  # its own width: read back
+    with journal.db:
+        journal.db.execute("UPDATE matches SET result = ?", (json.dumps(narrowed(data)),))
+    with pytest.raises(RunError) as error:
+        journal.done()
+    assert str(error.value) == (
+        f"{tmp_path / 'journal.sqlite'}: match d/0: its learned correction's sums have 10 columns where this "
+        f"dealer keeps {CONTROL_COLUMNS}: they were written by another version of the dealer; use another "
+        "output folder or run without --resume"
+    )
+    journal.close()
+
+
 def test_the_test_looks_at_every_sample_from_sums_as_from_values():
     # Exact sums: the same state whatever order the samples come in, and that of feeding them one by one.
     rng = random.Random(2)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from dealer.config.choices import Estimator
 from dealer.stats.control import FOLDS, ControlSums
-from dealer.stats.luck_features import DUEL_COLUMNS
+from dealer.stats.luck_features import DUEL_COLUMNS, FEATURES
 from dealer.stats.stats import GroupedSums
 
 if TYPE_CHECKING:
@@ -101,6 +101,10 @@ def sample_of(key: tuple[str, str, int], records: Iterable[HandRecord], new: str
     )
 
 
+CONTROL_COLUMNS = len(FEATURES) + len(DUEL_COLUMNS)
+"""The learned correction's columns: every luck feature, the duel columns twice (``_add_features``)."""
+
+
 def _add_features(features: list[list[float]], record: HandRecord, new: str, old: str) -> bool:
     """Add a hand's luck features (new's minus old's, in big blinds) by column; False without them.
 
@@ -118,7 +122,7 @@ def _add_features(features: list[list[float]], record: HandRecord, new: str, old
         if row is None:
             continue
         if not features:
-            features.extend([] for _ in range(len(row) + len(DUEL_COLUMNS)))
+            features.extend([] for _ in range(CONTROL_COLUMNS))
         for k, x in enumerate(row):
             column = k if k < DUEL_COLUMNS[0] else k + block * len(DUEL_COLUMNS)
             features[column].append(sign * x / record.big_blind)
@@ -251,6 +255,11 @@ class PairedSums:
         if len(data) > end:  # written before plain and controls were kept: neither
             sums.plain = GroupedSums.from_json(data[end])
             sums.controls = None if data[end + 1] is None else ControlSums.from_json(data[end + 1])
+        if sums.controls is not None and sums.controls.columns != CONTROL_COLUMNS:
+            raise ValueError(
+                f"its learned correction's sums have {sums.controls.columns} columns where this dealer keeps "
+                f"{CONTROL_COLUMNS}: they were written by another version of the dealer"
+            )
         return sums
 
 
