@@ -50,23 +50,38 @@ STALLED: Final = Cut("RESOURCE_EXHAUSTED", "the bot does not read its stream")
 FLOODED: Final = Cut("RESOURCE_EXHAUSTED", "too many messages that answer no request")
 
 
-@dataclass(slots=True)
 class _Deadline:
-    """One timer for the requests of a batch that share a time allowance."""
+    """One timer for the requests of a batch that share a time allowance.
 
-    handle: asyncio.TimerHandle | None = None
-    left: int = 0  # requests still open: the timer is cancelled when none is
+    Plain classes, not dataclasses, here and in ``_Pending``: compiled by mypyc, a dataclass's
+    ``__init__`` is still the interpreted one the dataclasses module writes (7x the cost of this
+    one), and a ``_Pending`` is made for every request."""
+
+    __slots__ = ("handle", "left")
+
+    def __init__(self, handle: asyncio.TimerHandle | None = None, left: int = 0) -> None:
+        self.handle = handle
+        self.left = left  # requests still open: the timer is cancelled when none is
 
 
-@dataclass(slots=True)
 class _Pending:
     """An open ActionRequest: who to tell, its table, its time allowance, when it was sent, its timer."""
 
-    answered: Answered
-    table: int
-    allowance_s: float
-    sent_at: float = 0.0
-    deadline: _Deadline | None = None
+    __slots__ = ("allowance_s", "answered", "deadline", "sent_at", "table")
+
+    def __init__(
+        self,
+        answered: Answered,
+        table: int,
+        allowance_s: float,
+        sent_at: float = 0.0,
+        deadline: _Deadline | None = None,
+    ) -> None:
+        self.answered = answered
+        self.table = table
+        self.allowance_s = allowance_s
+        self.sent_at = sent_at
+        self.deadline = deadline
 
 
 @dataclass(slots=True)
