@@ -114,7 +114,8 @@ def framed(*items: pb.Item) -> bytes:
 
 def test_the_bridges_lean_items_hold_the_full_items_values_of_every_field_it_reads() -> None:
     """The ACPC bridge decodes each batch into items with only the fields AcpcView reads
-    (``acpc_item_dicts``); each is the full item's (``item_dicts``, the stdio lines) value."""
+    (``acpc_item_dicts``, from the wire bytes); each is the full item's (``item_dicts``, through
+    protobuf, the stdio lines) value: kinds without a field read, a table past 32 bits, negative int64s."""
     batch = framed(
         pb.Item(table=3, match_start=pb.MatchStart(match_id="m", seat=1, players=["a", "b", "c"], hands=9)),
         pb.Item(table=3, hand_start=pb.HandStart(hand=4, button=2, seat=1, hole_cards=["Ah", "Kh"], stacks=[5, 6])),
@@ -123,6 +124,9 @@ def test_the_bridges_lean_items_hold_the_full_items_values_of_every_field_it_rea
         pb.Item(table=3, request=pb.ActionRequest(request_id=7, hand=4, min_raise_to=800, pot=900, bets=[1, 2])),
         pb.Item(table=3, hand_end=pb.HandEnd(hand=4, shown=[pb.ShownHand(seat=2, cards=["Qs", "Qd"])], net=[1])),
         pb.Item(table=3, match_end=pb.MatchEnd(match_id="m", hands=9)),
+        pb.Item(table=1 << 40, event=pb.Event(type=pb.EVENT_TYPE_RETURNED, seat=1, amount=-2, to=-1)),  # int64s
+        pb.Item(welcome=pb.Welcome(name="b", protocol_version=1)),
+        pb.Item(notice=pb.Notice(detail="d", request_id=3)),
         pb.Item(goodbye=pb.Goodbye(reason="over")),
     )
     read = {
@@ -132,6 +136,8 @@ def test_the_bridges_lean_items_hold_the_full_items_values_of_every_field_it_rea
         "request": ("request_id", "min_raise_to"),
         "hand_end": ("shown",),
         "match_end": (),
+        "welcome": (),
+        "notice": (),
         "goodbye": (),
     }
     lean, full = wire_json.acpc_item_dicts(batch), wire_json.item_dicts(batch)

@@ -6,6 +6,8 @@ reason for every malformed one (the bot's ``protocol`` fault).
 
 from __future__ import annotations
 
+from typing import Final
+
 import orjson
 
 from dealer.connect.wire import ACTION_TYPES
@@ -94,31 +96,124 @@ def item_dicts(batch: bytes) -> list[dict[str, object]]:
     return out
 
 
-def acpc_item_dicts(batch: bytes) -> list[dict[str, object]]:
-    """``item_dicts`` with only the fields the ACPC bridge reads (``dealer.connect.acpc.AcpcView``):
-    a request's id and minimum raise, an event's type, seat, total and cards, a hand's number,
-    button and hole cards, the cards shown, the seats. Every decision's batch is translated so,
-    and the full objects cost about as much as the rest of the bridge's work."""
-    out: list[dict[str, object]] = []
-    for item in pb.DealerMessage.FromString(batch).items:
-        kind = item.WhichOneof("kind")
-        assert kind is not None
-        body: dict[str, object]
-        if kind == "event":
-            e = item.event
-            body = {"type": _JSON_EVENTS[e.type], "seat": e.seat, "to": e.to, "cards": list(e.cards)}
-        elif kind == "request":
-            body = {"request_id": item.request.request_id, "min_raise_to": item.request.min_raise_to}
-        elif kind == "hand_start":
-            s = item.hand_start
-            body = {"hand": s.hand, "button": s.button, "hole_cards": list(s.hole_cards)}
-        elif kind == "hand_end":
-            body = {"shown": [{"seat": x.seat, "cards": list(x.cards)} for x in item.hand_end.shown]}
-        elif kind == "match_start":
-            body = {"seat": item.match_start.seat, "players": list(item.match_start.players)}
+_STRINGS: Final = {"hand_start": 4, "match_start": 3}
+_KINDS: Final = {2: "welcome", 3: "match_start", 4: "hand_start", 5: "event", 6: "request", 7: "hand_end",
+                  8: "match_end", 9: "notice", 10: "goodbye"}  # Item's oneof by field number  # fmt: skip
+
+
+def _varint_at(data: bytes, at: int) -> tuple[int, int]:
+    """The varint at ``at`` and where it ends."""
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def _fields(data: bytes, at: int, end: int) -> list[tuple[int, int, int]]:
+    """The fields of the message in ``data[at:end]``, as (number, value, -1) for a varint and
+    (number, start, end) for a length-delimited field; fixed-size fields are skipped."""
+    out: list[tuple[int, int, int]] = []
+    while at < end:
+        key, at = _varint_at(data, at)
+        kind = key & 7
+        if kind == 0:
+            value, at = _varint_at(data, at)
+            out.append((key >> 3, value, -1))
+        elif kind == 2:
+            size, at = _varint_at(data, at)
+            out.append((key >> 3, at, at + size))
+            at += size
+        elif kind == 1 or kind == 5:
+            at += 8 if kind == 1 else 4
         else:
-            body = {}
-        out.append({"type": kind, "table": item.table, kind: body})
+            raise ValueError(f"protobuf wire type {kind} at byte {at}")
+    return out
+
+
+def _int64(value: int) -> int:
+    """A varint read as int64 (a negative one is its 64-bit two's complement)."""
+    return value - _UINT64 if value >= _INT64 else value
+
+
+def _acpc_body(kind: str, data: bytes, at: int, end: int) -> dict[str, object]:
+    """The fields the ACPC bridge reads of an item's ``kind`` message in ``data[at:end]``."""
+    if kind == "event":
+        event: dict[str, object] = {"type": _JSON_EVENTS[0], "seat": 0, "to": 0}
+        cards: list[str] = []
+        for number, value, stop in _fields(data, at, end):
+            if number == 1:
+                event["type"] = _JSON_EVENTS[value]
+            elif number == 2:
+                event["seat"] = value
+            elif number == 4:
+                event["to"] = _int64(value)
+            elif number == 6:
+                cards.append(data[value:stop].decode())
+        event["cards"] = cards
+        return event
+    if kind == "request":
+        request_id = min_raise_to = 0
+        for number, value, _ in _fields(data, at, end):
+            if number == 1:
+                request_id = value
+            elif number == 13:
+                min_raise_to = _int64(value)
+        return {"request_id": request_id, "min_raise_to": min_raise_to}
+    strings = _STRINGS.get(kind, 0)  # the field of the repeated strings read (hole_cards, players)
+    numbers: dict[int, int] = {}
+    texts: list[str] = []
+    shown: list[dict[str, object]] = []
+    for number, value, stop in _fields(data, at, end):
+        if stop < 0:
+            numbers[number] = value
+        elif kind == "hand_end" and number == 2:
+            shown.append(_shown(data, value, stop))
+        elif number == strings:
+            texts.append(data[value:stop].decode())
+    if kind == "hand_start":
+        return {"hand": numbers.get(1, 0), "button": numbers.get(2, 0), "hole_cards": texts}
+    if kind == "hand_end":
+        return {"shown": shown}
+    if kind == "match_start":
+        return {"seat": numbers.get(2, 0), "players": texts}
+    return {}
+
+
+def _shown(data: bytes, at: int, end: int) -> dict[str, object]:
+    """A ShownHand's seat and cards."""
+    seat, cards = 0, []
+    for number, value, stop in _fields(data, at, end):
+        if number == 1 and stop < 0:
+            seat = value
+        elif number == 2:
+            cards.append(data[value:stop].decode())
+    return {"seat": seat, "cards": cards}
+
+
+def acpc_item_dicts(batch: bytes) -> list[dict[str, object]]:
+    """``item_dicts`` with only the fields the ACPC bridge reads (``dealer.connect.acpc_view``): a
+    request's id and minimum raise, an event's type, seat, total and cards, a hand's number, button
+    and hole cards, the cards shown, the seats. Read from the wire bytes directly (as
+    ``dealer.connect.wire`` writes them), not through protobuf objects: every decision's batch is
+    translated so, and the objects' attributes cost more than the rest of the bridge's work."""
+    out: list[dict[str, object]] = []
+    for number, at, end in _fields(batch, 0, len(batch)):
+        if number != 1 or end < 0:
+            continue
+        table, kind, body = 0, "", {}
+        for field, value, stop in _fields(batch, at, end):
+            if field == 1 and stop < 0:
+                table = value
+            elif stop >= 0 and field in _KINDS:
+                kind = _KINDS[field]
+                body = _acpc_body(kind, batch, value, stop)
+        if not kind:
+            raise ValueError("an Item holding none of its kinds")
+        out.append({"type": kind, "table": table, kind: body})
     return out
 
 
