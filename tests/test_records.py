@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json
+import pickle
 import random
 import subprocess
 import sys
@@ -168,3 +169,17 @@ def test_a_journal_of_an_unknown_format_is_refused(tmp_path: Path) -> None:
         journal.done()
     message = str(refused.value)
     assert "\n" not in message and str(path) in message and "match m/1" in message and "format 99" in message
+
+
+def test_a_result_and_its_records_cross_processes_pickled() -> None:
+    """A match's parts come back from worker processes and Dask workers pickled, hand records (frozen,
+    with slots) and running sums included."""
+    records = [
+        HandRecord(1, "t1", 0, 100, {"a": 50, "b": -50}, ev_net={"a": 12.5, "b": -12.5}),
+        HandRecord(2, "t1", 0, 100, {"a": -20, "b": 20}, luck_net={"a": -3.25, "b": 3.25}, features={"a": (1.0,)}),
+    ]
+    result = result_of("m", ("a", "b"), records, keep=True, faults={"b": {"timeout": 1}})
+    back = pickle.loads(pickle.dumps(result))
+    assert back.records == records and back.records[1].features == {"a": (1.0,)}
+    assert back.tally.as_json() == result.tally.as_json() and back.net() == {"a": 30, "b": -30}
+    assert (back.match_id, back.bots, back.faults) == ("m", ("a", "b"), {"b": {"timeout": 1}})

@@ -380,25 +380,33 @@ class Table:
         self.history.add(text)
         if self._on_hand is not None:
             self._on_hand(spec.deal_set, self.id, text)
-        self._on_record(
-            HandRecord(
-                table=self.id,
-                deal_set=spec.deal_set,
-                hand=number,
-                big_blind=self.plan.chip_unit or hand.config.big_blind,
-                net={spec.seats[s]: net[s] for s in live},
-                ev_net=None if adjusted is None else {spec.seats[s]: adjusted[k] for k, s in enumerate(live)},
-                luck_net=None
-                if luck is None
-                else {spec.seats[s]: round(net[s] - luck[k], 2) for k, s in enumerate(live)},
-                full_net=None
-                if luck is None or known is None or not self.decisions
-                else {spec.seats[s]: round(net[s] - luck[k] - known[k], 2) for k, s in enumerate(live)},
-                features=None
-                if features is None
-                else {spec.seats[s]: tuple(round(x, 2) for x in features[k]) for k, s in enumerate(live)},
-            )
+        names = spec.seats
+        ev_net = None if adjusted is None else {names[s]: adjusted[k] for k, s in enumerate(live)}
+        luck_net = None if luck is None else {names[s]: round(net[s] - luck[k], 2) for k, s in enumerate(live)}
+        full_net = (
+            None
+            if luck is None or known is None or not self.decisions
+            else {names[s]: round(net[s] - luck[k] - known[k], 2) for k, s in enumerate(live)}
         )
+        by_name = (
+            None
+            if features is None
+            else {names[s]: tuple(round(x, 2) for x in features[k]) for k, s in enumerate(live)}
+        )
+        big_blind = self.plan.chip_unit or hand.config.big_blind
+        # positional, in its fields' order: by keyword, a dataclass's interpreted __init__ takes twice as long
+        record = HandRecord(
+            self.id,
+            spec.deal_set,
+            number,
+            big_blind,
+            {names[s]: net[s] for s in live},
+            ev_net,
+            luck_net,
+            full_net,
+            by_name,
+        )
+        self._on_record(record)
 
 
 def _luck(hand: Hand, decisions: dict[int, Decision]) -> tuple[list[float], list[float], list[list[float]]]:

@@ -20,9 +20,10 @@ if TYPE_CHECKING:
     from dealer.stats.paired import PairedTally
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HandRecord:
-    """The outcome of one hand for the statistics: net chips by bot name."""
+    """The outcome of one hand for the statistics: net chips by bot name (one made at every hand's end:
+    slots, so that its frozen fields are set in a fraction of the time a ``__dict__`` takes)."""
 
     table: int
     deal_set: str
