@@ -5,10 +5,12 @@ sessions, batching, clocks, hand histories), but each batch's requests are answe
 same process with check/call, as soon as the batch is taken. Prints CPU µs per hand and per
 decision, median of ``--repeats``; run under a profiler to see the split.
 
-    python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3] [--luck]
+    python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3] [--luck] [--learned]
 
 ``--luck`` records every hand's luck-corrected nets too (``dealer.stats.aivat``, as a comparison does):
 check/call bots see every hand to the river, the most expensive case (all four chance nodes).
+``--learned`` also records every hand's luck features, as a comparison whose verdict comes from
+``learned`` does (``dealer.stats.luck_features``).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ async def play(
     tables: int,
     luck: bool,
     serve: Callable[[BotSession], Awaitable[None]] = answer,
+    features: bool = False,
 ) -> tuple[float, int, int]:
     """Play ``hands`` hands over ``tables`` tables, each seat's batches answered in this process by
     ``serve`` (check/call by default); return (CPU seconds, hands, decisions). Raises if a bot faulted."""
@@ -70,7 +73,13 @@ async def play(
         time={"per_action_ms": 5000, "bank_ms": 0, "startup_ms": 20000},
     )
     plan = MatchPlan(
-        "core", plan_tables(("a", "b"), duplicate=False, tables=tables), game, hands // tables, seed=1, luck=luck
+        "core",
+        plan_tables(("a", "b"), duplicate=False, tables=tables),
+        game,
+        hands // tables,
+        seed=1,
+        luck=luck,
+        features=features,
     )
     sessions = {instance_label(name, 0): server.session(name) for name in ("a", "b")}  # one instance each
     for session in sessions.values():
@@ -88,12 +97,12 @@ async def play(
     return cpu, result.hands, sum(s.requests for s in sessions.values())
 
 
-async def main(hands: int, tables: int, repeats: int, luck: bool) -> None:
+async def main(hands: int, tables: int, repeats: int, luck: bool, features: bool) -> None:
     server = DealerServer("127.0.0.1:0", local_socket=False)
     per_hand, per_decision = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(repeats):
-            cpu, n, decisions = await play(server, Path(tmp) / f"r{k}", hands, tables, luck)
+            cpu, n, decisions = await play(server, Path(tmp) / f"r{k}", hands, tables, luck, features=features)
             per_hand.append(cpu / n)
             per_decision.append(cpu / decisions)
     rows = [
@@ -101,7 +110,7 @@ async def main(hands: int, tables: int, repeats: int, luck: bool) -> None:
         ["CPU per decision (µs)", f"{statistics.median(per_decision) * 1e6:,.1f}"],
         ["hands/s of dealer CPU", f"{1 / statistics.median(per_hand):,.0f}"],
     ]
-    what = ", luck corrected (aivat)" if luck else ""
+    what = ", luck corrected (aivat) with luck features" if features else ", luck corrected (aivat)" if luck else ""
     print(
         tabulate(
             rows,
@@ -116,6 +125,7 @@ if __name__ == "__main__":
     parser.add_argument("--tables", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--luck", action="store_true", help="record luck-corrected nets (dealer.stats.aivat)")
+    parser.add_argument("--learned", action="store_true", help="with them, the luck features of estimator learned")
     args = parser.parse_args()
     tune_gc()  # as the ``dealer`` command does
-    asyncio.run(main(args.hands, args.tables, args.repeats, args.luck))
+    asyncio.run(main(args.hands, args.tables, args.repeats, args.luck or args.learned, args.learned))

@@ -5,6 +5,7 @@ records for the compared versions only."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 import sys
@@ -115,7 +116,7 @@ async def _answer(session: BotSession, decide) -> None:
             session.link._receive(pb.BotMessage(actions=replies))
 
 
-async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: int = 40):
+async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: int = 40, features: bool = False):
     server = DealerServer("127.0.0.1:0", local_socket=False)
     plan = MatchPlan(
         "known",
@@ -126,6 +127,7 @@ async def _play(decides: dict, strategies: tuple[str, ...], out: Path, hands: in
         luck=True,
         strategies=strategies,
         sealed=False,
+        features=features,
     )
     sessions = {instance_label(name, 0): server.session(name) for name in decides}
     for session in sessions.values():
@@ -161,3 +163,16 @@ def test_a_match_corrects_the_compared_bots_decisions_and_drops_a_bad_strategy_w
         return sorted((h.deal_set, h.hand, sorted(h.net.items())) for h in r.records)
 
     assert plays(again) == plays(result)  # the same play: strategies change no decision
+
+
+def test_luck_features_are_recorded_only_for_the_learned_correction_and_change_nothing_else(tmp_path):
+    """A hand's luck features cost the dealer about 1.4 ms: a comparison records them only when its
+    verdict comes from ``learned`` (``MatchPlan.features``); every other figure of the hand is the same."""
+    plain = asyncio.run(_play({"mix": _mixed, "other": _mixed}, ("mix", "other"), tmp_path / "a", hands=20))
+    learned = asyncio.run(
+        _play({"mix": _mixed, "other": _mixed}, ("mix", "other"), tmp_path / "b", hands=20, features=True)
+    )
+    assert plain.records is not None and learned.records is not None
+    assert all(h.features is None for h in plain.records)
+    assert all(h.features is not None and set(h.features) == set(h.net) for h in learned.records)
+    assert [dataclasses.replace(h, features=None) for h in learned.records] == plain.records

@@ -31,6 +31,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from enum import StrEnum
 from pathlib import Path
 
+from dealer.config.choices import Estimator
 from dealer.config.events import AnyEvent, Compare, CompareSettings, Freezeout, Gauntlet, RoundRobin
 from dealer.config.league_file import LeagueBot, LeagueConfig
 from dealer.engine.scheduler import Seating
@@ -72,6 +73,7 @@ def _plan(event: AnyEvent, match_id: str, tables: tuple[Seating, ...], config: L
         sealed=config.sealed,
         luck=isinstance(event, Compare),
         strategies=event.strategies,
+        features=isinstance(event, Compare) and event.settings.estimator == Estimator.LEARNED,
         first_table=first,
     )
 

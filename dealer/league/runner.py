@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dealer.config.choices import Estimator
 from dealer.config.league_file import CompareSettings as Settings
 from dealer.config.league_file import GameConfig
 from dealer.connect.server import BotSession, DealerServer
@@ -190,7 +191,7 @@ class Dealing:
     sealed: bool = True
 
 
-def _comparison_plan(names: Sequence[str], game: GameConfig, dealing: Dealing) -> MatchPlan:
+def _comparison_plan(names: Sequence[str], game: GameConfig, dealing: Dealing, *, features: bool) -> MatchPlan:
     """The one match of a comparison of ``names`` (new, old, then the field); ValueError for names
     that are not distinct or hands too few for two paired deals."""
     if len(set(names)) != len(names):
@@ -207,6 +208,7 @@ def _comparison_plan(names: Sequence[str], game: GameConfig, dealing: Dealing) -
         sealed=dealing.sealed,
         luck=True,
         strategies=(new, old),
+        features=features,
     )
 
 
@@ -234,7 +236,8 @@ async def play_comparison(
     many hands finished, now and then, and the pairing's running sums (the progress line)."""
     settings.check()
     entries = {e.name: e for e in (new, old, *field)}
-    plan = _comparison_plan([new.name, old.name, *(f.name for f in field)], game, dealing)
+    names = [new.name, old.name, *(f.name for f in field)]
+    plan = _comparison_plan(names, game, dealing, features=settings.estimator == Estimator.LEARNED)
     test = sequential_test(settings) if settings.until_significant else None
     deal_sets = len({t.deal_set for t in plan.tables})
     pairing = Pairing.looking(new.name, old.name, settings.estimator, dealing.batch, deal_sets)

@@ -367,7 +367,9 @@ class Table:
             if not seat.failed:
                 seat.session.send_framed(end)
         adjusted = adjusted_net(hand)
-        luck, known, features = _luck(hand, self.decisions) if self.plan.luck else (None, None, None)
+        luck, known, features = (
+            _luck(hand, self.decisions, self.plan.features) if self.plan.luck else (None, None, None)
+        )
         self.played += 1
         text = phh_text(
             hand,
@@ -409,13 +411,15 @@ class Table:
         self._on_record(record)
 
 
-def _luck(hand: Hand, decisions: dict[int, Decision]) -> tuple[list[float], list[float], list[list[float]]]:
-    """A finished hand's chance luck, decision luck (``dealer.stats.aivat``) and luck features
-    (``dealer.stats.luck_features``) by engine seat, the showdown shares computed once for all three."""
+def _luck(
+    hand: Hand, decisions: dict[int, Decision], features: bool
+) -> tuple[list[float], list[float], list[list[float]] | None]:
+    """A finished hand's chance luck, decision luck (``dealer.stats.aivat``) and, if ``features``, its
+    luck features (``dealer.stats.luck_features``) by engine seat, the showdown shares computed once for all."""
     cache: Cache = {}
     luck = [0.0] * hand.n
     for row in chance_terms(hand, cache):
         for s in range(hand.n):
             luck[s] += row[s]
     known = decision_luck(hand, decisions, cache) if decisions else [0.0] * hand.n
-    return luck, known, luck_features(hand, cache)
+    return luck, known, luck_features(hand, cache) if features else None
