@@ -367,9 +367,7 @@ class Table:
             if not seat.failed:
                 seat.session.send_framed(end)
         adjusted = adjusted_net(hand)
-        luck, known, features = (
-            _luck(hand, self.decisions, self.plan.features) if self.plan.luck else (None, None, None)
-        )
+        luck, known, features = _luck(hand, self.decisions, self.plan.features) if self.plan.luck else _NO_LUCK
         self.played += 1
         text = phh_text(
             hand,
@@ -409,6 +407,9 @@ class Table:
             by_name,
         )
         self._on_record(record)
+
+
+_NO_LUCK: Final = (None, None, None)  # a hand of a match that records no luck
 
 
 def _luck(
