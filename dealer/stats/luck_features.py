@@ -38,7 +38,7 @@ from functools import lru_cache
 
 from dealer.engine.evaluator import evaluate, hand_category
 from dealer.engine.rules import Hand
-from dealer.stats.aivat import Cache, chance_changes
+from dealer.stats.aivat import Cache, chance_changes, shares
 
 FEATURES: tuple[str, ...] = (
     "pot flop",
@@ -89,11 +89,9 @@ def luck_features(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
 
 def _add_duels(rows: list[list[float]], hand: Hand, node: int, live: list[int], behind: float) -> None:
     """Add the duel columns of the turn (node 2) or river (node 3): behind x (after - exact mean before)."""
-    holes = tuple(hand.hole[s] for s in live)
-    dead = frozenset(c for s in range(hand.n) for c in hand.hole[s])
-    board = tuple(hand.board[: node + 2])
-    after = _duel(holes, board, dead)
-    before = _duel_mean(holes, board[:-1], dead)
+    seats, board = tuple(live), tuple(hand.board[: node + 2])
+    after = _duel(hand.hole, seats, board)
+    before = _duel_mean(hand.hole, seats, board[:-1])
     first = _DUEL[node]
     for k, s in enumerate(live):
         for j in range(len(DUELS)):
@@ -110,39 +108,25 @@ def _board_category(board: Sequence[int]) -> int:
     return 0 if counts[0] < 2 else 2 if len(counts) > 1 and counts[1] == 2 else 1
 
 
-def _shares(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], dead: frozenset[int]) -> list[float]:
-    """Each seat's showdown share among ``holes`` on ``board``, over every river for a turn board."""
-    shares = [0.0] * len(holes)
-    rivers: list[tuple[int, ...]] = (
-        [()] if len(board) == 5 else [(c,) for c in range(52) if c not in dead and c not in board]
-    )
-    for river in rivers:
-        values = [evaluate((*h, *board, *river)) for h in holes]
-        best = max(values)
-        winners = [k for k, v in enumerate(values) if v == best]
-        for k in winners:
-            shares[k] += 1 / len(winners) / len(rivers)
-    return shares
-
-
-def _duel(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], dead: frozenset[int]) -> list[list[float]]:
-    """``duel_k x (share - 1 / m)`` by seat (rows) and ``DUELS`` category (columns) on a turn or river board."""
+def _duel(hole: tuple[tuple[int, int], ...], live: tuple[int, ...], board: tuple[int, ...]) -> list[list[float]]:
+    """``duel_k x (share - 1 / m)`` by seat of ``live`` (rows) and ``DUELS`` category (columns) on a
+    turn or river board, the share over every river of a turn board (``aivat.shares``)."""
     floor = _board_category(board)
-    categories = [hand_category(evaluate((*h, *board))) for h in holes]
-    least = min(categories)
+    least = min(hand_category(evaluate((*hole[s], *board))) for s in live)
     if least <= floor or least < DUELS[0]:
-        return [[0.0] * len(DUELS) for _ in holes]
-    shares = _shares(holes, board, dead)
-    return [[float(least >= k) * (share - 1 / len(holes)) for k in DUELS] for share in shares]
+        return [[0.0] * len(DUELS) for _ in live]
+    share = shares(hole, board, (live,))[0]
+    return [[float(least >= k) * (share[s] - 1 / len(live)) for k in DUELS] for s in live]
 
 
 @lru_cache(maxsize=4096)
-def _duel_mean(holes: tuple[tuple[int, ...], ...], board: tuple[int, ...], dead: frozenset[int]) -> list[list[float]]:
+def _duel_mean(hole: tuple[tuple[int, int], ...], live: tuple[int, ...], board: tuple[int, ...]) -> list[list[float]]:
     """The exact mean of ``_duel`` over every card that may follow ``board`` (in nobody's hand)."""
+    dead = {c for pair in hole for c in pair}
     cards = [c for c in range(52) if c not in dead and c not in board]
-    total = [[0.0] * len(DUELS) for _ in holes]
+    total = [[0.0] * len(DUELS) for _ in live]
     for card in cards:
-        for row, values in zip(total, _duel(holes, (*board, card), dead), strict=True):
+        for row, values in zip(total, _duel(hole, live, (*board, card)), strict=True):
             for j, v in enumerate(values):
                 row[j] += v / len(cards)
     return total
