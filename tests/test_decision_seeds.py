@@ -1,6 +1,6 @@
 """Common random numbers (issue 35): every ActionRequest carries a decision seed, the same at the same
-decision point of a deal whoever sits there, derived by HMAC from the event's secret and that public
-point only; two instances of a bot drawing through ``pokerbot.seeded`` then play a duplicate deal
+decision point of a deal whoever sits there, derived by keyed BLAKE2b from the event's secret and that
+public point only; two instances of a bot drawing through ``pokerbot.seeded`` then play a duplicate deal
 alike in both seatings, however differently their own generators were seeded."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import random
 import sys
 
 from conftest import PY_BOTS
-from dealer.league.seeds import DecisionSeeds, decision_key, decision_seed
+from dealer.league.seeds import DecisionSeeds, deal_key, decision_key, decision_seed, seed_in
 from dealer.stats.paired import paired_samples
 from test_strategies import _play
 
@@ -22,36 +22,59 @@ import random_bot
 import pokerbot
 
 
-def test_decision_seed_is_an_hmac_of_the_public_decision_point_under_a_key_of_the_secret():
+def _blake2b_seed(key: bytes, point: bytes, word: int) -> int:
+    """Word ``word`` of keyed BLAKE2b-512 of ``point``, its first 53 bits, as the docstring of DecisionSeeds says."""
+    digest = hashlib.blake2b(point, key=key).digest()
+    return int.from_bytes(digest[8 * word : 8 * word + 8], "big") >> 11 or 1
+
+
+def test_decision_seed_is_keyed_blake2b_of_the_public_decision_point_under_a_key_of_the_secret():
     key = decision_key("event-secret-0123456789")
     assert key == hmac.new(b"event-secret-0123456789", b"dealer decision seeds v1", hashlib.sha256).digest()
-    seed = decision_seed(key, "/0/7", 1, "0c100,1c0")
-    digest = hmac.new(key, b"/0/7|1|0c100,1c0", hashlib.sha256).digest()
-    assert seed == int.from_bytes(digest[:8], "big") >> 11 and 0 < seed < 2**53
+    seed = decision_seed(key, "/0/7", 1, 2)  # the third decision of the cards' position 1 in deal /0/7
+    assert seed == _blake2b_seed(key, b"/0/7|1|0", 2) and 0 < seed < 2**53
+    assert decision_seed(key, "/0/7", 1, 10) == _blake2b_seed(key, b"/0/7|1|1", 2)  # eight seeds a hash
     others = {
-        decision_seed(decision_key("another-secret-0123456789"), "/0/7", 1, "0c100,1c0"),  # another event
-        decision_seed(key, "/0/8", 1, "0c100,1c0"),  # another deal
-        decision_seed(key, "/0/7", 0, "0c100,1c0"),  # another seat
-        decision_seed(key, "/0/7", 1, "0c100"),  # another point of the hand
+        decision_seed(decision_key("another-secret-0123456789"), "/0/7", 1, 2),  # another event
+        decision_seed(key, "/0/8", 1, 2),  # another deal
+        decision_seed(key, "/0/7", 0, 2),  # another seat
+        decision_seed(key, "/0/7", 1, 1),  # another point of the hand
+        decision_seed(key, "/0/7", 1, 10),  # the same word of the next block
     }
-    assert seed not in others and len(others) == 4
+    assert seed not in others and len(others) == 5
 
 
-def test_decision_seeds_of_one_key_are_the_hmac_of_every_point_for_keys_of_any_length():
-    # A table asks DecisionSeeds, its padded key blocks hashed once: the same seed as hmac.new, for the
-    # event keys decision_key makes (32 bytes) and for keys as long as a block and longer (hashed first).
+def test_decision_seeds_of_one_key_are_decision_seed_at_every_point():
     rng = random.Random(7)
-    for length in (0, 1, 32, 63, 64, 65, 200):
-        key = rng.randbytes(length)
-        seeds = DecisionSeeds(key)
-        for _ in range(20):
-            deal, seat = f"/{rng.randrange(9)}/{rng.randrange(10**6)}", rng.randrange(10)
-            actions = ",".join(
-                f"{rng.randrange(10)}{rng.choice('fcbr')}{rng.randrange(10**5)}" for _ in range(rng.randrange(12))
-            )
-            digest = hmac.new(key, f"{deal}|{seat}|{actions}".encode(), hashlib.sha256).digest()
-            expected = int.from_bytes(digest[:8], "big") >> 11 or 1
-            assert seeds.seed(deal, seat, actions) == decision_seed(key, deal, seat, actions) == expected
+    key = decision_key("event-secret-0123456789")
+    seeds = DecisionSeeds(key)
+    for _ in range(200):
+        deal, seat, index = f"/{rng.randrange(9)}/{rng.randrange(10**6)}", rng.randrange(10), rng.randrange(40)
+        expected = _blake2b_seed(key, f"{deal}|{seat}|{index // 8}".encode(), index % 8)
+        assert seeds.seed(deal, seat, index) == decision_seed(key, deal, seat, index) == expected
+        assert seed_in(seeds.block(deal, seat, index // 8), index) == expected
+
+
+def test_a_table_sends_each_seat_the_seed_of_its_count_of_actions_so_far(tmp_path):
+    # Call bots act once a street each, every action asked: a seat's k-th request of a hand is its
+    # decision k. Both seatings of a deal get the same seeds (common random numbers).
+    log: list[tuple[int, int, int]] = []
+
+    def call(request):
+        log.append((request.hand, request.seat, request.decision_seed))
+        return pokerbot.check_call()
+
+    result = asyncio.run(_play({"a": call, "b": call}, (), tmp_path, hands=12))
+    assert not any(result.faults.values()) and result.records is not None
+    (deal_set,) = {h.deal_set for h in result.records}
+    key = decision_key("4")  # _play's match seed
+    seen: dict[tuple[int, int], list[int]] = {}
+    for hand, seat, seed in log:
+        seen.setdefault((hand, seat), []).append(seed)
+    assert len(seen) == 24
+    for (hand, seat), sent in seen.items():
+        deal = deal_key("", deal_set, hand)
+        assert sorted(sent) == sorted(decision_seed(key, deal, seat, k) for k in range(4) for _ in range(2))
 
 
 def _instance(name: str, log: list):

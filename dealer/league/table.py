@@ -28,7 +28,7 @@ from dealer.engine.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.engine.scheduler import Seating
 from dealer.errors import IllegalActionError
 from dealer.league.plan import MatchPlan
-from dealer.league.seeds import DecisionSeeds, deal_key, decision_key
+from dealer.league.seeds import SEEDS_PER_BLOCK, DecisionSeeds, deal_key, decision_key, seed_in
 from dealer.stats.aivat import Cache, Decision, chance_terms, decision_luck, read_strategy
 from dealer.stats.faults import Fault
 from dealer.stats.luck_features import luck_features
@@ -75,8 +75,10 @@ class Table:
         self.secret = secret
         self._decision_seeds = DecisionSeeds(decision_key(secret))
         self._deal_point = ""  # the current hand's deal key: its decisions' seeds are keyed by it
-        self._actions = ""  # the hand's actions so far as decision seeds name them, and of how many events
+        self._acted: list[int] = []  # by engine seat, its actions so far in the hand (from events read)
         self._events_read = 0
+        self._seed_blocks: list[bytes] = []  # by engine seat, its current block of seeds (DecisionSeeds.block)
+        self._seed_block_numbers: list[int] = []  # and that block's number (-1: none yet)
         self._trusted = trusted
         self._stopped = stopped
         self._on_record = on_record
@@ -189,7 +191,8 @@ class Table:
         key = deal_key(self.secret, spec.deal_set, number, self.plan.attempt)
         hand = Hand(config, shuffled_deck(key, 2 * n + 8))
         self._deal_point = deal_key("", spec.deal_set, number, self.plan.attempt)  # public: the seed left out
-        self._actions, self._events_read = "", 0
+        self._acted, self._events_read = [0] * len(live), 0
+        self._seed_blocks, self._seed_block_numbers = [b""] * len(live), [-1] * len(live)
         self.live = live
         self.decisions = {}
         self.encoder = wire.HandWire(self.id, hand, number, live, n)
@@ -268,7 +271,7 @@ class Table:
         bank = seat.bank
         bank_ms = bank.ms
         hand = self.encoder.hand
-        seed = self._decision_seeds.seed(self._deal_point, hand.actors[0], self._actions_so_far(hand))
+        seed = self._decision_seed(hand)
         framed = self.encoder.request(request_id, legal, per_action_ms, bank_ms, seed)
         allowance = (per_action_ms + bank_ms + grace_ms) / 1000
 
@@ -289,16 +292,22 @@ class Table:
 
         session.request(request_id, framed, allowance, answered, table=self.id)
 
-    def _actions_so_far(self, hand: Hand) -> str:
-        """The hand's actions so far as a decision seed names them ("0c100,1f0"), extended by the
-        events since the last decision instead of rebuilt from the first at every one."""
-        events = hand.events
+    def _decision_seed(self, hand: Hand) -> int:
+        """The seed of the actor's decision (``dealer.league.seeds.decision_seed``): its index is the
+        actor's actions so far, counted from the events since the last decision; one hash gives a
+        block of eight of its seeds."""
+        acted, events = self._acted, hand.events
         for event in events[self._events_read :]:
-            if isinstance(event, Acted):
-                item = f"{event.seat}{event.kind[0]}{event.amount}"
-                self._actions = f"{self._actions},{item}" if self._actions else item
+            if type(event) is Acted:
+                acted[event.seat] += 1
         self._events_read = len(events)
-        return self._actions
+        seat = hand.actors[0]
+        index = acted[seat]
+        block = index // SEEDS_PER_BLOCK
+        if self._seed_block_numbers[seat] != block:
+            self._seed_blocks[seat] = self._decision_seeds.block(self._deal_point, seat, block)
+            self._seed_block_numbers[seat] = block
+        return seed_in(self._seed_blocks[seat], index)
 
     def _apply(self, hand: Hand, legal: Legal, seat: Seat, reply: Reply | None) -> None:
         """Apply the bot's answer, or the policy's default (check, else fold) when it has none or
