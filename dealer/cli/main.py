@@ -18,6 +18,7 @@ import typer
 import yaml
 
 from dealer.arena.cli import app as arena_app
+from dealer.cli.compare_bots import compare_entries
 from dealer.cli.league import LeagueOptions, load, play_league, serve_view
 from dealer.cli.options import (
     BankMs,
@@ -84,7 +85,7 @@ from dealer.cli.terminal import HandsDisplay
 from dealer.config.acpc_game import export_states, unsupported
 from dealer.config.choices import BotProtocol, Estimator, FaultPolicy, Switch, VariantName
 from dealer.config.league_file import CompareSettings as Settings
-from dealer.config.league_file import GameConfig, Limits, game_config, split_protocol
+from dealer.config.league_file import GameConfig, game_config, split_protocol
 from dealer.engine.scheduler import plan_tables
 from dealer.errors import ConfigError, DealerError
 from dealer.files import PRIVATE, write_atomically
@@ -467,7 +468,7 @@ def compare(
         raise typer.BadParameter("a bot's command line is empty")
     claim(out, fresh=fresh, resumable=False)
     seed_text = event_seed(seed_file, seed)
-    entries = _compare_entries(commands, sandbox_limits(sandbox))
+    entries = compare_entries(commands, sandbox_limits(sandbox))
     log_to(out, log_level)
     dealing = Dealing(hands, tables, seed_text, batch, sealed)
     versions = (entries[0], entries[1], entries[2:])
@@ -565,13 +566,6 @@ def _settings(until_significant: bool, estimator: str, test: str, asked: dict[st
         return Settings.read(until_significant=until_significant, estimator=estimator, test=test, **asked)
     except ValueError as error:
         fail(str(error))
-
-
-def _compare_entries(commands: list[list[str]], limits: Limits) -> list[MatchBot]:
-    """New, old and the field as bots: new and old named so, the field by its command lines."""
-    field = commands[2:]
-    names = ["new", "old", *(n if n not in ("new", "old") else f"{n}-field" for n in bot_names(field))]
-    return [MatchBot(n, tuple(c), limits=limits) for n, c in zip(names, commands, strict=True)]
 
 
 @app.command("verify")
