@@ -66,9 +66,10 @@ from dealer.config.league_file import game_config
 from dealer.connect.server import BotSession, DealerServer
 from dealer.engine.scheduler import plan_tables
 from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
+from dealer.league.runner import baseline_tables
 from dealer.stats.compare import ConfidenceSequenceTest, SequentialTest, Settings
 from dealer.stats.control import FOLDS, ControlSums, cross_fit
-from dealer.stats.paired import Sample, paired_samples, sample_of
+from dealer.stats.paired import FITTED, Sample, paired_samples, sample_of
 from dealer.stats.records import MatchResult
 from dealer.stats.stats import ConfidenceSequence
 from poker.v1 import dealer_pb2 as pb
@@ -88,6 +89,7 @@ PAIRS = {
     "loose": (strength_bot.decide, loose_bot.decide),
     "mixed": (mixed_bot.decide, loose_mixed_bot.decide),
 }
+REFERENCE = "reference"  # the baseline's reference bot: the sample strength bot, dealer compare's default
 MAX_HANDS = 2_000_000  # per method and repetition: beyond it the run is "inconclusive"
 
 
@@ -108,23 +110,26 @@ async def _answer(session: BotSession, decide) -> None:
 
 async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) -> MatchResult:
     """Play ``deals`` duplicate deals of the pair's new version against its old one, in this
-    process; luck and the compared versions' strategies recorded as ``dealer compare`` does."""
+    process; luck and the compared versions' strategies recorded as ``dealer compare`` does, and the
+    baseline's tables too (``dealer.league.runner.baseline_tables``: the reference bot, the sample
+    strength bot, in new's seat against old on each deal and on its twin)."""
     game = game_config(time={"per_action_ms": 60_000, "bank_ms": 0})  # in process: no clock to beat
     plan = MatchPlan(
         "pool",
-        plan_tables(["new", "old"], duplicate=True, tables=tables),
+        baseline_tables(plan_tables(["new", "old"], duplicate=True, tables=tables), "new", REFERENCE),
         game,
         hands=deals // tables,
         seed=seed,
         luck=True,
         strategies=("new", "old"),
+        features=True,
         sealed=False,
     )
     server = DealerServer("127.0.0.1:0", local_socket=False)
-    sessions = {instance_label(name, 0): server.session(name) for name in ("new", "old")}
+    sessions = {instance_label(name, 0): server.session(name) for name in ("new", "old", REFERENCE)}
     for session in sessions.values():
         session.link._attach(object(), "in-process")  # live, answered here
-    decides = dict(zip(("new", "old"), PAIRS[pair], strict=True))
+    decides = {**dict(zip(("new", "old"), PAIRS[pair], strict=True)), REFERENCE: strength_bot.decide}
     pumps = [asyncio.create_task(_answer(s, decides[s.name])) for s in sessions.values()]
     bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions, records=True).run()
@@ -141,7 +146,7 @@ def plain_samples(result: MatchResult) -> list[Sample]:
         first_table[r.deal_set] = min(first_table.get(r.deal_set, r.table), r.table)
     out = []
     for r in result.records:
-        if r.table == first_table[r.deal_set]:
+        if r.table == first_table[r.deal_set] and REFERENCE not in r.net:  # the baseline's tables are not plain play
             sample = sample_of(("pool", r.deal_set, r.hand), [r], "new", "old")
             assert sample is not None  # one hand of each version
             out.append(sample)
@@ -311,7 +316,7 @@ def run_method(
     runs = []
     for rep in range(reps):
         state = rng.getstate()
-        if settings.estimator == "learned":
+        if settings.estimator in FITTED:
             columns = len(values[0][1])
             kept: list[Draw] = []
             pulled = pair_flipped(resample(values, rng), rng) if null else resample(values, rng)
@@ -363,6 +368,9 @@ def main() -> None:
         help="leave out the plain-play baselines (slow: their runs go to --max-hands); the duplicate methods only",
     )
     parser.add_argument("--cache", type=Path, help="folder keeping each played pool (pickled) for the next run")
+    parser.add_argument(
+        "--only", help="comma-separated estimators: only their duplicate confidence-sequence runs (e.g. full,learned)"
+    )
     args = parser.parse_args()
     deals = args.deals or (3000 if args.quick else 12000)
     power_reps = args.power_reps or args.reps
@@ -382,7 +390,7 @@ def main() -> None:
         played = time.perf_counter() - t0
         if any(result.faults.values()):
             print(f"warning: faults during the pool: {result.faults}")
-        duplicate = paired_samples([result], "new", "old")
+        duplicate = paired_samples([result], "new", "old", REFERENCE)
         plain = plain_samples(result)
         edge_values = [s.value("full") for s in duplicate]
         edge = statistics.fmean(edge_values)
@@ -416,6 +424,12 @@ def main() -> None:
             pool_controls.add(s.key[2] % FOLDS, s.value("full"), s.controls or ())
         n_pool, _, m2_pool = pool_controls.moments()
         learned_left = m2_pool / (n_pool - 1) * duplicate[0].hands / base_var
+        pool_baseline = ControlSums(len(duplicate[0].baseline or ()))
+        for s in duplicate:
+            pool_baseline.add(s.key[2] % FOLDS, s.value("full"), s.baseline or ())
+        n_pool, _, m2_pool = pool_baseline.moments()
+        per_baseline = duplicate[0].hands + duplicate[0].reference_hands  # the reference's hands counted
+        baseline_left = m2_pool / (n_pool - 1) * per_baseline / base_var
         full_left = statistics.variance([s.value("full") for s in duplicate]) * duplicate[0].hands / base_var
         print(
             "variance per hand, share of plain raw left: "
@@ -431,7 +445,8 @@ def main() -> None:
                     ("dup full", duplicate, "full"),
                 )
             )
-            + f", dup learned (cross-fitted on the pool) {learned_left:.1%}"
+            + f", dup learned (cross-fitted on the pool) {learned_left:.1%}, dup baseline (cross-fitted, its "
+            f"{per_baseline} hands a deal counted) {baseline_left:.1%}"
         )
         methods = [
             ("plain, raw", plain, "raw", "sprt"),
@@ -445,9 +460,13 @@ def main() -> None:
             ("duplicate, full", duplicate, "full", "sprt"),
             ("duplicate, full", duplicate, "full", "cs"),
             ("duplicate, learned", duplicate, "learned", "cs"),
+            ("duplicate, baseline", duplicate, "baseline", "cs"),
         ]
         if args.skip_plain:
             methods = [m for m in methods if not m[0].startswith("plain")]
+        if args.only:
+            only = args.only.split(",")
+            methods = [m for m in methods if m[0].startswith("duplicate") and m[2] in only and m[3] == "cs"]
         rows = []
         for label, samples, estimator, test in methods:
             settings = Settings(
@@ -455,13 +474,14 @@ def main() -> None:
             )
             values: list = [s.value(estimator) for s in samples]
             shift = edge - statistics.fmean(values)
-            per = samples[0].hands
+            per = samples[0].hands + (samples[0].reference_hands if estimator == "baseline" else 0)
             t1 = time.perf_counter()
             reps = baseline_reps if (label, test) == ("plain, raw", "sprt") else power_reps
             draws = f"{args.seed}/{pair}/{label.split(',')[0]}/{test}"  # the same deals for every estimator
-            if estimator == "learned":  # the full values with their features (the same shift as full's)
-                null_values: list = [(v, s.controls) for v, s in zip(values, samples, strict=True)]
-                shifted: list = [(v + shift, s.controls) for v, s in zip(values, samples, strict=True)]
+            if estimator in FITTED:  # the full values with their columns (the same shift as full's)
+                z = [s.controls if estimator == "learned" else s.baseline for s in samples]
+                null_values: list = [(v, c) for v, c in zip(values, z, strict=True)]
+                shifted: list = [(v + shift, c) for v, c in zip(values, z, strict=True)]
             else:
                 null_values, shifted = values, [v + shift for v in values]
             runs = run_method(shifted, per, settings, reps, args.batch, draws, null=False, cap=args.max_hands)
@@ -507,20 +527,26 @@ def main() -> None:
                 f"{spread:9.1f}x"
             )
         verdicts = {label: median for label, median, *_ in rows}
-        best = verdicts["duplicate, full, cs"]
+        best = verdicts.get("duplicate, full, cs", math.nan)
         print(
             f"goal: duplicate + full + cs needs {best:.0f} hands (median), {plain_cs / best:.1f}x fewer than plain "
             f"play with the same test and {base / best:.1f}x fewer than plain play with the SPRTs "
             f"(goal: >= 10x, and <= 10,000 hands at about 40 bb/100)"
         )
-        today, new = (next(r for r in rows if r[0] == f"duplicate, {e}, cs") for e in ("full", "learned"))
-        print(
-            f"issue 35: learned cs median {new[1]:.0f} hands vs full cs (today's default) {today[1]:.0f}: "
-            f"{new[1] / today[1]:.2f} of today's (goal <= 0.5); its longest run {new[6]:.1f}x its median (goal <= 3; "
-            f"today's {today[6]:.1f}x); variance per hand left of plain raw {learned_left:.1%} "
-            f"(today's {full_left:.1%}; goal <= 2% on the deterministic pairs); "
-            f"A/A false {new[3]:.3f} over {args.reps} runs (today's {today[3]:.3f}; goal <= 0.05)"
-        )
+        by_label = {r[0]: r for r in rows}
+        today = by_label.get("duplicate, full, cs")
+        lefts = {"learned": learned_left, "baseline": baseline_left}
+        for e in ("learned", "baseline"):
+            new = by_label.get(f"duplicate, {e}, cs")
+            if today is None or new is None:
+                continue
+            print(
+                f"issue 35: {e} cs median {new[1]:.0f} hands vs full cs (today's default) {today[1]:.0f}: "
+                f"{new[1] / today[1]:.2f} of today's (goal <= 0.5); its longest run {new[6]:.1f}x its median "
+                f"(goal <= 3; today's {today[6]:.1f}x); variance per hand left of plain raw {lefts[e]:.1%} "
+                f"(today's {full_left:.1%}; goal <= 2% on the deterministic pairs); "
+                f"A/A false {new[3]:.3f} over {args.reps} runs (today's {today[3]:.3f}; goal <= 0.05)"
+            )
         print(
             f"resampling {sum(r[5] for r in rows):.0f} s; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
         )

@@ -18,13 +18,14 @@ import typer
 import yaml
 
 from dealer.arena.cli import app as arena_app
-from dealer.cli.compare_bots import compare_entries
+from dealer.cli.compare_bots import compare_entries, reference_entry
 from dealer.cli.league import LeagueOptions, load, play_league, serve_view
 from dealer.cli.options import (
     BankMs,
     Blinds,
     CompareAdjust,
     CompareAlpha,
+    CompareBaselineBot,
     CompareBatch,
     CompareBeta,
     CompareBetterThan,
@@ -431,6 +432,7 @@ def compare(
     worse_than: CompareWorseThan = Settings.worse_than,
     better_than: CompareBetterThan = Settings.better_than,
     estimator: CompareEstimator = Settings.estimator,
+    baseline_bot: CompareBaselineBot = None,
     adjust: CompareAdjust = True,
     variant: Variant = VariantName.NO_LIMIT,
     blinds: Blinds = "50/100",
@@ -460,21 +462,22 @@ def compare(
     settings = _settings(until_significant, estimator if adjust else Estimator.RAW, test, asked)
     clock = {"per_action_ms": per_action_ms, "bank_ms": bank_ms}
     game = _game(variant=variant, blinds=parse_blinds(blinds), stack=stack, time=clock)
-    _check_hands(hands, tables, field or [])
+    _check_hands(hands, tables, field or [], baseline=settings.estimator == Estimator.BASELINE)
     lines = [new, old, *(field or [])]
-    field_commands = [split_command(line) for line in lines[2:]]
-    commands = [split_command(new), split_command(old), *field_commands]
+    commands = [split_command(line) for line in lines]
     if not all(commands):
         raise typer.BadParameter("a bot's command line is empty")
     claim(out, fresh=fresh, resumable=False)
     seed_text = event_seed(seed_file, seed)
     entries = compare_entries(commands, sandbox_limits(sandbox))
+    reference = reference_entry(baseline_bot, settings.estimator, sandbox_limits(sandbox))
     log_to(out, log_level)
     dealing = Dealing(hands, tables, seed_text, batch, sealed)
     versions = (entries[0], entries[1], entries[2:])
-    shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress}
+    shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress, "reference": reference}
     comparison = _play_comparison_shown(versions, game, settings, dealing, out, workers=workers, **shown)
     data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
+    data["baseline_bot"] = None if reference is None else reference[0]
     write_atomically(out / "compare.json", json.dumps(data, indent=2) + "\n", mode=PRIVATE)
     _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)
 
@@ -514,12 +517,14 @@ def _play_comparison_shown(
     keep_going: bool,
     progress: bool,
     workers: int | None,
+    reference: tuple[str, MatchBot] | None,
 ) -> Comparison:
     """Play the comparison on ``workers`` processes (None: ``default_workers``) with its progress line
     (hands, pace, the running estimate); Ctrl-C says in one line that nothing is kept to go on from."""
     running = RunningEstimate()
     options: dict[str, Any] = {"out": out, "stop_unstarted": not keep_going}
     options["workers"] = workers or default_workers(dealing.max_hands)
+    options["reference"] = None if reference is None else reference[1]
     try:
         with HandsDisplay(dealing.max_hands, plain=progress, status=running.text) as display:
 
@@ -552,10 +557,10 @@ def _say_comparison(
     raise typer.Exit(comparison.exit_code)
 
 
-def _check_hands(hands: int, tables: int, field: list[str]) -> None:
+def _check_hands(hands: int, tables: int, field: list[str], *, baseline: bool) -> None:
     """``--hands`` must make at least two paired deals; else the command ends (exit 2)."""
     try:
-        deal_sets_for(hands, tables, field)
+        deal_sets_for(hands, tables, field, baseline)
     except ValueError as error:
         fail(f"--hands: {error}")
 

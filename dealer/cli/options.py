@@ -347,7 +347,16 @@ CompareEstimator = Annotated[
     typer.Option(
         help="Figures the verdict is taken from: full (aivat, and the versions' own draws corrected where they "
         "report their strategy), aivat (card luck corrected at every deal), all-in (all-in hands scored by "
-        "equity) or raw."
+        "equity), raw, learned (full minus fitted luck features) or baseline (full minus the fitted result of "
+        "a reference bot on the same deals, --baseline-bot: it plays 2 more hands per hand of the versions)."
+    ),
+]
+CompareBaselineBot = Annotated[
+    str | None,
+    typer.Option(
+        help="Command line of the baseline's reference bot (--estimator baseline; default: the sample "
+        "strength bot). It plays each deal in the new version's seat against the same opponent, and again on "
+        "a twin deal."
     ),
 ]
 CompareAdjust = Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")]

@@ -31,6 +31,7 @@ class Estimator(StrEnum):
     """The figures a comparison's verdict is taken from (``dealer.stats.compare``), least noisy first."""
 
     LEARNED = "learned"
+    BASELINE = "baseline"
     FULL = "full"
     AIVAT = "aivat"
     ALL_IN = "all-in"

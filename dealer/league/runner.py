@@ -16,7 +16,7 @@ from dealer.config.choices import Estimator
 from dealer.config.league_file import CompareSettings as Settings
 from dealer.config.league_file import GameConfig
 from dealer.connect.server import BotSession, DealerServer
-from dealer.engine.scheduler import compare_tables
+from dealer.engine.scheduler import Seating, compare_tables
 from dealer.isolation.processes import isolation
 from dealer.league.jobs import MatchJob
 from dealer.league.match import Match, MatchBot, MatchPlan
@@ -32,7 +32,7 @@ from dealer.stats.compare import (
     sequential_test,
     summarize,
 )
-from dealer.stats.paired import PairedTally, Pairing
+from dealer.stats.paired import TWIN, PairedTally, Pairing, group_of
 from dealer.stats.records import HandRecord, MatchResult
 from dealer.stats.standings import standings
 
@@ -191,14 +191,19 @@ class Dealing:
     sealed: bool = True
 
 
-def _comparison_plan(names: Sequence[str], game: GameConfig, dealing: Dealing, *, features: bool) -> MatchPlan:
-    """The one match of a comparison of ``names`` (new, old, then the field); ValueError for names
-    that are not distinct or hands too few for two paired deals."""
-    if len(set(names)) != len(names):
-        raise ValueError(f"bot names must be distinct: {list(names)}")
+def _comparison_plan(
+    names: Sequence[str], game: GameConfig, dealing: Dealing, *, features: bool, reference: str | None = None
+) -> MatchPlan:
+    """The one match of a comparison of ``names`` (new, old, then the field), with the tables of the
+    ``reference`` bot of the baseline estimator if one is named (``baseline_tables``); ValueError for
+    names that are not distinct or hands too few for two paired deals."""
+    if len(set(names)) != len(names) or reference in names:
+        raise ValueError(f"bot names must be distinct: {[*names, *([reference] if reference else [])]}")
     new, old, *field = names
-    deal_sets = deal_sets_for(dealing.max_hands, dealing.deal_sets, field)
+    deal_sets = deal_sets_for(dealing.max_hands, dealing.deal_sets, field, baseline=reference is not None)
     tables = compare_tables(new, old, field, deal_sets)
+    if reference is not None:
+        tables = baseline_tables(tables, new, reference)
     return MatchPlan(
         match_id="compare",
         tables=tables,
@@ -210,6 +215,24 @@ def _comparison_plan(names: Sequence[str], game: GameConfig, dealing: Dealing, *
         strategies=(new, old),
         features=features,
     )
+
+
+def baseline_tables(tables: Sequence[Seating], new: str, reference: str) -> tuple[Seating, ...]:
+    """A comparison's tables with the baseline's (``dealer.stats.paired``): after each deal set's own,
+    every table where ``new`` sits again with ``reference`` in its seat (the same seat against the same
+    opponent, the same cards), then once more on the deal set's twin (fresh cards: what the reference's
+    result is measured against, so that the control has mean zero). A deal set's tables stay side by side."""
+    out: list[Seating] = []
+    by_set: dict[str, list[Seating]] = {}
+    for table in tables:
+        by_set.setdefault(table.deal_set, []).append(table)
+    for deal_set, own in by_set.items():
+        swapped = [tuple(reference if name == new else name for name in t.seats) for t in own if new in t.seats]
+        rotations = [t.rotation for t in own if new in t.seats]
+        out += own
+        out += [Seating(seats, deal_set, r) for seats, r in zip(swapped, rotations, strict=True)]
+        out += [Seating(seats, deal_set + TWIN, r) for seats, r in zip(swapped, rotations, strict=True)]
+    return tuple(out)
 
 
 async def play_comparison(
@@ -226,6 +249,7 @@ async def play_comparison(
     stop_unstarted: bool = False,
     on_hands: Callable[[int, PairedTally], None] | None = None,
     workers: int = 1,
+    reference: MatchBot | None = None,
 ) -> Comparison:
     """Play a comparison of two bots (bots named by their entries) as ``dealing`` says and return its
     result, its deal sets spread over up to ``workers`` processes (``dealer.league.workers``).
@@ -233,14 +257,16 @@ async def play_comparison(
     Sequential tests stop all tables at their first decision; only the samples the test saw are
     reported (so the same seed gives the same answer, whatever the timing and the workers). ``stop_unstarted``: a
     bot that never starts stops it at once (``Comparison.result`` says who). ``on_hands`` hears how
-    many hands finished, now and then, and the pairing's running sums (the progress line)."""
+    many hands finished, now and then, and the pairing's running sums (the progress line). ``reference``:
+    the baseline estimator's reference bot, which then plays its tables too (``baseline_tables``)."""
     settings.check()
-    entries = {e.name: e for e in (new, old, *field)}
+    entries = {e.name: e for e in (new, old, *field, *([reference] if reference else []))}
     names = [new.name, old.name, *(f.name for f in field)]
-    plan = _comparison_plan(names, game, dealing, features=settings.estimator == Estimator.LEARNED)
+    ref = None if reference is None else reference.name
+    plan = _comparison_plan(names, game, dealing, features=settings.estimator == Estimator.LEARNED, reference=ref)
     test = sequential_test(settings) if settings.until_significant else None
-    deal_sets = len({t.deal_set for t in plan.tables})
-    pairing = Pairing.looking(new.name, old.name, settings.estimator, dealing.batch, deal_sets)
+    deal_sets = len({group_of(t.deal_set) for t in plan.tables})
+    pairing = Pairing.looking(new.name, old.name, settings.estimator, dealing.batch, deal_sets, ref)
     base = base or Path.cwd()
     plans = split(plan, workers)
     if len(plans) > 1:

@@ -39,7 +39,7 @@ from dealer.engine.scheduler import Seating
 from dealer.league.jobs import PlayLostError
 from dealer.league.plan import MatchBot, MatchPlan
 from dealer.runtime import log_file, log_target, tune_gc
-from dealer.stats.paired import PairedSums, PairedTally, Pairing
+from dealer.stats.paired import PairedSums, PairedTally, Pairing, group_of
 from dealer.stats.records import MatchResult, Tally
 
 if TYPE_CHECKING:
@@ -89,12 +89,13 @@ def _deal_set_runs(tables: Sequence[Seating]) -> list[tuple[int, int]] | None:
     runs: list[tuple[int, int]] = []
     seen: set[str] = set()
     for index, table in enumerate(tables):
-        if runs and tables[runs[-1][0]].deal_set == table.deal_set:
+        group = group_of(table.deal_set)  # a twin deal set's tables go with their deal's (the baseline's)
+        if runs and group_of(tables[runs[-1][0]].deal_set) == group:
             runs[-1] = (runs[-1][0], index + 1)
             continue
-        if table.deal_set in seen:
+        if group in seen:
             return None
-        seen.add(table.deal_set)
+        seen.add(group)
         runs.append((index, index + 1))
     return runs
 

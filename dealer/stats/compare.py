@@ -67,7 +67,7 @@ from dealer.config.league_file import CompareSettings as Settings
 from dealer.engine.scheduler import compare_tables
 from dealer.stats.control import stderr_of
 from dealer.stats.faults import voided
-from dealer.stats.paired import ESTIMATORS, PairedSums, PairedTally, Pairing
+from dealer.stats.paired import ESTIMATORS, FITTED, PairedSums, PairedTally, Pairing
 from dealer.stats.records import MatchResult, fault_totals
 from dealer.stats.stats import SPRT, ConfidenceSequence, Estimate, GroupedSums, two_sided_p_value
 
@@ -104,12 +104,12 @@ def figures(sums: PairedSums, estimator: str, level: float = 0.95) -> Figures:
     if not sums.deals:
         nan = float("nan")
         return Figures(Estimate(nan, math.inf, 0), (nan, nan), nan)
-    moments = sums.learned_moments() if estimator == Estimator.LEARNED else None
+    moments = sums.fitted_moments(estimator)
     if moments is not None:
         n, mean, m2 = moments
         est = Estimate(mean, stderr_of(n, mean, m2), n)
     else:
-        est = sums.totals[Estimator.FULL if estimator == Estimator.LEARNED else estimator].bb_per_100(1)
+        est = sums.totals[Estimator.FULL if estimator in FITTED else estimator].bb_per_100(1)
     z = NormalDist().inv_cdf(0.5 + level / 2)
     ci = (est.mean - z * est.stderr, est.mean + z * est.stderr)
     if est.stderr == 0:
@@ -313,8 +313,9 @@ class Comparison:
 
     @property
     def hands(self) -> int:
-        """Hands used: every hand of the samples (both versions' tables, the field's included)."""
-        return self.sums.hands * (2 if self.field else 1)
+        """Hands used: every hand of the samples (both versions' tables, the field's included, and the
+        reference bot's of the ``baseline`` estimator)."""
+        return self.sums.hands * (2 if self.field else 1) + self.sums.reference_hands
 
     @property
     def failed(self) -> dict[str, dict[str, int]]:
@@ -373,10 +374,12 @@ class Comparison:
         return (4 if self.field else 1) * plain / stderr**2
 
     def variance_left(self, estimator: str) -> float | None:
-        """The share of plain play's variance per hand that ``estimator`` leaves: hands used over the
-        hands a plain run would need for the same precision (its hands counted as this run's are)."""
+        """The share of plain play's variance per hand that ``estimator`` leaves: the hands it needed over
+        the hands a plain run would need for the same precision (its hands counted as this run's are;
+        the reference bot's only for ``baseline``, the one estimator that needs them)."""
         plain = self.plain_hands(estimator)
-        return None if plain is None or plain == 0 else self.hands / plain
+        hands = self.hands - (self.sums.reference_hands if estimator != Estimator.BASELINE else 0)
+        return None if plain is None or plain == 0 else hands / plain
 
     def as_json(self) -> dict[str, object]:
         """One JSON-ready dict (the ``--json`` output)."""
@@ -398,9 +401,7 @@ class Comparison:
             "ci_level": round(1 - s.alpha, 6),
             "raw": self.raw.as_json(),
             "adjusted": self.adjusted.as_json(),
-            "aivat": self.by_estimator["aivat"].as_json(),
-            "full": self.by_estimator["full"].as_json(),
-            "learned": self.by_estimator["learned"].as_json(),
+            **{e: self.by_estimator[e].as_json() for e in ("aivat", "full", "learned", "baseline")},
             "verdict_from": s.estimator,
             "variance_removed": {
                 e: _r(v, 4) if (v := self.variance_removed(e)) is not None else None
@@ -414,6 +415,7 @@ class Comparison:
             },
             "cost": {
                 "hands_used": self.hands,
+                "reference_hands": self.sums.reference_hands,
                 "plain_variance_per_hand": _r(v, 1) if (v := self.plain_variance) is not None else None,
                 "plain_hands": {e: round(v) if (v := self.plain_hands(e)) is not None else None for e in ESTIMATORS},
                 "variance_left_per_hand": {
@@ -553,11 +555,13 @@ def _tally(result: MatchResult, pairing: Pairing) -> PairedTally:
 # --------------------------------------------------------------------------- the size of a comparison
 
 
-def deal_sets_for(max_hands: int, deal_sets: int, field: Sequence[str] = ()) -> int:
+def deal_sets_for(max_hands: int, deal_sets: int, field: Sequence[str] = (), baseline: bool = False) -> int:
     """The deal sets a comparison of at most ``max_hands`` hands plays at once: ``deal_sets``, fewer when
     the hands do not fill that many (so no more hands are played than asked). ValueError below two
-    paired deals, each played at every table of its duplicate group: one deal gives no interval."""
-    per_set = len(compare_tables("new", "old", [f"f{k}" for k in range(len(field))], 1))
+    paired deals, each played at every table of its duplicate group (``baseline``: with the reference
+    bot's tables on the deal and its twin): one deal gives no interval."""
+    tables = compare_tables("new", "old", [f"f{k}" for k in range(len(field))], 1)
+    per_set = len(tables) + (2 * sum("new" in t.seats for t in tables) if baseline else 0)  # its twin's too
     if max_hands < 2 * per_set:
         raise ValueError(
             f"{max_hands} hands cannot make two paired deals, the fewest that give an interval: each deal is "

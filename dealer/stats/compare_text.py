@@ -15,6 +15,7 @@ from dealer.stats.paired import PairedTally
 
 LABELS = {
     Estimator.LEARNED: "learned luck correction (learned)",
+    Estimator.BASELINE: "reference bot's baseline (baseline)",
     Estimator.FULL: "luck + known strategies (full)",
     Estimator.AIVAT: "luck corrected (aivat)",
     Estimator.ALL_IN: "all-in adjusted",
@@ -80,11 +81,13 @@ def cost_line(comparison: Comparison) -> str:
     plain, left = comparison.plain_hands(e), comparison.variance_left(e)
     would = (
         f"a plain run (one seating per deal, raw chips) would have needed about {plain:,.0f} hands for the "
-        f"same precision ({comparison.hands / plain:.1%} of its variance per hand left by {e})"
+        f"same precision ({left:.1%} of its variance per hand left by {e})"
         if plain is not None and left is not None
         else "no estimate yet of the hands a plain run would have needed"
     )
-    return f"cost: {comparison.hands_played:,} hands played, {comparison.hands:,} used; {would}"
+    reference = comparison.sums.reference_hands
+    by = f" ({reference:,} of them by the reference bot of the baseline)" if reference else ""
+    return f"cost: {comparison.hands_played:,} hands played, {comparison.hands:,} used{by}; {would}"
 
 
 def decided_line(comparison: Comparison) -> str:

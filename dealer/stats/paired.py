@@ -19,7 +19,17 @@ if TYPE_CHECKING:
 ESTIMATORS: tuple[str, ...] = tuple(Estimator)  # in the order results.json lists them
 # The estimators whose value each sample has on its own, in the order the journal lists their sums;
 # ``learned`` is fitted over the samples (``dealer.stats.control``).
-SAMPLE_ESTIMATORS: tuple[str, ...] = tuple(e for e in Estimator if e != Estimator.LEARNED)
+SAMPLE_ESTIMATORS: tuple[str, ...] = tuple(e for e in Estimator if e not in (Estimator.LEARNED, Estimator.BASELINE))
+FITTED: tuple[str, ...] = (Estimator.LEARNED, Estimator.BASELINE)  # ``full`` minus controls fitted on other folds
+TWIN = "~twin"
+"""A deal set's twin (``dealer.league.runner``): the reference bot of the ``baseline`` estimator plays its
+tables on ``D`` and again on ``D + TWIN``, fresh cards dealt alike; both join ``D``'s duplicate group."""
+BASELINE_COLUMNS = 2  # the baseline control by the engine seat the reference bot held (heads-up tables)
+
+
+def group_of(deal_set: str) -> str:
+    """The deal set whose duplicate group a table's hands join: its own, or the one it is the twin of."""
+    return deal_set.removesuffix(TWIN)
 
 
 @dataclass(frozen=True)
@@ -37,11 +47,13 @@ class Sample:
     known: int = 0  # hands of the group with a decision corrected by a known strategy
     plain: tuple[float, ...] = ()  # each hand's own difference new - old in bb/100 units (100 * bb): plain play
     controls: tuple[float, ...] | None = None  # luck features new - old (dealer.stats.luck_features), bb/100 units
+    baseline: tuple[float, ...] | None = None  # the reference bot's control by seat (``sample_of``), bb/100 units
+    reference_hands: int = 0  # hands the reference bot played for it (its deal and its twin)
 
     def value(self, estimator: str) -> float:
         """The difference in bb/100 units (100 * bb / hands) by an estimator of ``SAMPLE_ESTIMATORS``
         (``learned``: the ``full`` value, which the fitted correction starts from)."""
-        if estimator in (Estimator.FULL, Estimator.LEARNED):
+        if estimator == Estimator.FULL or estimator in FITTED:
             total = self.luck if self.full is None else self.full
         else:
             by: dict[str, float] = {Estimator.AIVAT: self.luck, Estimator.ALL_IN: self.adjusted}
@@ -49,7 +61,7 @@ class Sample:
         return 100 * total / self.hands
 
 
-def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[Sample]:
+def paired_samples(results: Iterable[MatchResult], new: str, old: str, reference: str | None = None) -> list[Sample]:
     """The paired samples of finished matches that kept their hand records, by hand number then match
     and deal set (an analysis of a pool of deals: a comparison streams them, ``PairedTally``).
 
@@ -61,23 +73,31 @@ def paired_samples(results: Iterable[MatchResult], new: str, old: str) -> list[S
         if result.records is None:
             raise ValueError(f"match {result.match_id} kept no hand records to pair (Match(records=True))")
         for record in result.records:
-            groups.setdefault((result.match_id, record.deal_set, record.hand), []).append(record)
-    samples = [s for key, records in groups.items() if (s := sample_of(key, records, new, old)) is not None]
+            groups.setdefault((result.match_id, group_of(record.deal_set), record.hand), []).append(record)
+    samples = [s for key, records in groups.items() if (s := sample_of(key, records, new, old, reference)) is not None]
     samples.sort(key=lambda s: (s.key[2], s.key[0], s.key[1]))
     return samples
 
 
-def sample_of(key: tuple[str, str, int], records: Iterable[HandRecord], new: str, old: str) -> Sample | None:
+def sample_of(
+    key: tuple[str, str, int], records: Iterable[HandRecord], new: str, old: str, reference: str | None = None
+) -> Sample | None:
     """A group's sample from its hands, each difference summed exactly (``math.fsum``): the same floats
     whatever order the hands ended in, and exactly zero when the two versions did exactly the same
     (a bot compared with itself), never a rounding residue; ``None`` when the versions did not play
-    the same number of hands in it."""
+    the same number of hands in it. The hands of ``reference`` (the baseline's bot) make the
+    sample's ``baseline`` control (``_add_reference``), not its figures."""
     terms: tuple[list[float], ...] = ([], [], [], [])  # raw, all-in, luck corrected, full
     counts = [0, 0, 0, 0, 0]  # new's hands, old's hands, all-in hands, corrected hands, known-strategy hands
     plain: list[float] = []
     features: list[list[float]] = []  # by column, each hand's terms
     complete = True  # every hand brought its luck features
+    baseline: list[list[float]] = [[] for _ in range(BASELINE_COLUMNS)]  # by the reference's seat, D minus twin
+    reference_hands = [0, 0]  # on the deal, on its twin
     for record in records:
+        if reference is not None and reference in record.net:
+            _add_reference(baseline, reference_hands, record, reference)
+            continue
         _add(terms, counts, record, new, old)
         sign_net = [sign * record.net[name] for name, sign in ((new, 1), (old, -1)) if name in record.net]
         plain.append(100 * math.fsum(sign_net) / record.big_blind)
@@ -86,6 +106,8 @@ def sample_of(key: tuple[str, str, int], records: Iterable[HandRecord], new: str
         return None
     raw, adjusted, luck, full = (math.fsum(t) for t in terms)
     controls = tuple(100 * math.fsum(c) / counts[0] for c in features) if complete and features else None
+    twin = reference_hands[0] > 0 and reference_hands[0] == reference_hands[1]  # its deal and twin both played
+    control = tuple(100 * math.fsum(c) / counts[0] for c in baseline) if twin else None
     return Sample(
         key,
         raw,
@@ -98,7 +120,31 @@ def sample_of(key: tuple[str, str, int], records: Iterable[HandRecord], new: str
         counts[4],
         tuple(plain),
         controls,
+        control,
+        sum(reference_hands),
     )
+
+
+def _add_reference(baseline: list[list[float]], hands: list[int], record: HandRecord, reference: str) -> None:
+    """Add a hand of the reference bot (the ``baseline`` estimator, ``dealer.league.runner``): its
+    luck-corrected result in big blinds, plus on the group's own deal and minus on the twin deal, in the
+    column of the engine seat it held. The twin is a deal of its own, dealt as the deal is and played by
+    the same bots in the same seats, so each column has expectation exactly zero whatever the bots do
+    (and the weights fitted on other folds keep it so); it measures how this deal's cards played for the
+    reference against the versions' opponent, beyond how cards play on average."""
+    name = reference
+    value = _corrected(record, name) / record.big_blind
+    twin = record.deal_set != group_of(record.deal_set)
+    hands[twin] += 1
+    baseline[list(record.net).index(name) % BASELINE_COLUMNS].append(-value if twin else value)
+
+
+def _corrected(record: HandRecord, name: str) -> float:
+    """A seat's most corrected result in chips: known strategies, else luck, else all-in, else raw."""
+    for by in (record.full_net, record.luck_net, record.ev_net):
+        if by is not None and name in by:
+            return by[name]
+    return record.net[name]
 
 
 CONTROL_COLUMNS = len(FEATURES) + len(DUEL_COLUMNS)
@@ -152,7 +198,19 @@ class PairedSums:
     units of one (the sequential test's state) and the counts the report gives. Sums, not samples:
     memory that does not grow with the comparison, and the same figures whatever order they merge in."""
 
-    __slots__ = ("all_in", "controls", "corrected", "estimator", "informative", "known", "plain", "totals", "values")
+    __slots__ = (
+        "all_in",
+        "baseline",
+        "controls",
+        "corrected",
+        "estimator",
+        "informative",
+        "known",
+        "plain",
+        "reference_hands",
+        "totals",
+        "values",
+    )
 
     def __init__(self, estimator: str = "full") -> None:
         """``estimator``: the one of ``ESTIMATORS`` whose values the sequential test reads."""
@@ -163,6 +221,8 @@ class PairedSums:
         self.values = GroupedSums()  # with ``learned``: the ``full`` values (the fit corrects them)
         self.plain = GroupedSums()  # every hand's own difference, one unit each: what plain play would see
         self.controls: ControlSums | None = None  # the learned correction's sums, once a sample brings features
+        self.baseline: ControlSums | None = None  # the baseline's sums, once a sample brings the reference's control
+        self.reference_hands = 0  # hands the reference bot played (the baseline's cost)
         self.informative = 0  # samples whose value is not exactly zero
         self.all_in = 0  # hands all-in adjusted, luck corrected, with a known strategy
         self.corrected = 0
@@ -198,6 +258,11 @@ class PairedSums:
             if self.controls is None:
                 self.controls = ControlSums(len(sample.controls))
             self.controls.add(sample.key[2] % FOLDS, sample.value(Estimator.FULL), sample.controls)
+        if sample.baseline is not None:
+            if self.baseline is None:
+                self.baseline = ControlSums(len(sample.baseline))
+            self.baseline.add(sample.key[2] % FOLDS, sample.value(Estimator.FULL), sample.baseline)
+        self.reference_hands += sample.reference_hands
         self.informative += value != 0
         self.all_in += sample.all_in
         self.corrected += sample.corrected
@@ -215,6 +280,11 @@ class PairedSums:
             if self.controls is None:
                 self.controls = ControlSums(other.controls.columns)
             self.controls.merge(other.controls)
+        if other.baseline is not None:
+            if self.baseline is None:
+                self.baseline = ControlSums(other.baseline.columns)
+            self.baseline.merge(other.baseline)
+        self.reference_hands += other.reference_hands
         self.informative += other.informative
         self.all_in += other.all_in
         self.corrected += other.corrected
@@ -224,13 +294,21 @@ class PairedSums:
         """The ``learned`` figures' count, mean and sum of squared deviations (bb/100, each sample one
         unit), cross-fitted on the luck features (``dealer.stats.control``); None unless every sample brought
         them (then the ``learned`` figures are the ``full`` ones)."""
-        if self.controls is not None and self.controls.n == self.deals:
-            return self.controls.moments()
+        return self.fitted_moments(Estimator.LEARNED)
+
+    def fitted_moments(self, estimator: str) -> tuple[int, float, float] | None:
+        """A fitted estimator's (``FITTED``: ``learned`` on the luck features, ``baseline`` on the reference
+        bot's control) count, mean and sum of squared deviations, cross-fitted (``dealer.stats.control``);
+        None for another estimator or unless every sample brought its columns (its figures are then
+        ``full``'s)."""
+        sums = {Estimator.LEARNED: self.controls, Estimator.BASELINE: self.baseline}.get(Estimator(estimator))
+        if sums is not None and sums.n == self.deals:
+            return sums.moments()
         return None
 
     def test_moments(self) -> tuple[int, float, float]:
         """What the sequential test reads: the verdict estimator's count, mean and sum of squared deviations."""
-        moments = self.learned_moments() if self.estimator == Estimator.LEARNED else None
+        moments = self.fitted_moments(self.estimator)
         return self.values.moments() if moments is None else moments
 
     def as_json(self) -> list[object]:
@@ -272,12 +350,15 @@ class Pairing:
     old: str
     estimator: str = "full"
     every: int = 1
+    reference: str | None = None  # the baseline's reference bot, whose hands make the control
 
     @classmethod
-    def looking(cls, new: str, old: str, estimator: str, batch: int, groups: int) -> Pairing:
+    def looking(
+        cls, new: str, old: str, estimator: str, batch: int, groups: int, reference: str | None = None
+    ) -> Pairing:
         """A test looked at after every ``batch`` samples, ``groups`` of them each hand number (rounded up
         to whole hand numbers: the looks fall where every group of a hand number is in)."""
-        return cls(new, old, estimator, max(1, -(-batch // max(groups, 1))))
+        return cls(new, old, estimator, max(1, -(-batch // max(groups, 1))), reference)
 
 
 class PairedTally:
@@ -301,9 +382,12 @@ class PairedTally:
         look: Callable[[PairedSums], bool] | None = None,
         keep: bool = False,
     ) -> None:
-        """``group_sizes``: tables per deal set (the groups of a hand number are one per deal set)."""
+        """``group_sizes``: tables per deal set (the groups of a hand number are one per deal set, a twin's
+        tables counted in its deal's group, ``group_of``)."""
         self.pairing = pairing
-        self.sizes = dict(group_sizes)
+        self.sizes: dict[str, int] = {}
+        for deal_set, size in group_sizes.items():
+            self.sizes[group_of(deal_set)] = self.sizes.get(group_of(deal_set), 0) + size
         self.match_id = match_id
         self.look = look
         self.keep = keep
@@ -319,10 +403,11 @@ class PairedTally:
         """Fold one finished hand in (nothing once stopped or finished)."""
         if self.stopped:
             return
-        key = (record.deal_set, record.hand)
+        deal_set = group_of(record.deal_set)
+        key = (deal_set, record.hand)
         group = self._groups.setdefault(key, [])
         group.append(record)
-        if len(group) < self.sizes.get(record.deal_set, 1):
+        if len(group) < self.sizes.get(deal_set, 1):
             return
         del self._groups[key]
         pairing = self.pairing
@@ -330,7 +415,7 @@ class PairedTally:
         stretch = self._stretches.get(index)
         if stretch is None:
             stretch = self._stretches[index] = [PairedSums(pairing.estimator), pairing.every * len(self.sizes)]
-        sample = sample_of((self.match_id, record.deal_set, record.hand), group, pairing.new, pairing.old)
+        sample = sample_of((self.match_id, deal_set, record.hand), group, pairing.new, pairing.old, pairing.reference)
         if sample is not None:
             stretch[0].add(sample)
         stretch[1] -= 1
