@@ -69,7 +69,7 @@ from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.league.runner import baseline_tables
 from dealer.stats.compare import ConfidenceSequenceTest, SequentialTest, Settings
 from dealer.stats.control import FOLDS, ControlSums, cross_fit
-from dealer.stats.paired import FITTED, Sample, paired_samples, sample_of
+from dealer.stats.paired import FITTED, Sample, learned_sums, paired_samples, sample_of
 from dealer.stats.records import MatchResult
 from dealer.stats.stats import ConfidenceSequence
 from poker.v1 import dealer_pb2 as pb
@@ -211,7 +211,8 @@ class FloatControls:
     """``dealer.stats.control.ControlSums`` in floats (fast enough for thousands of resampled runs; checked
     against it on each method's first run): each fold's sums of u and u u^T, fold = draw index mod FOLDS."""
 
-    def __init__(self, columns: int) -> None:
+    def __init__(self, columns: int, prior: tuple[float, ...] | None) -> None:
+        self.prior = prior
         self.size = columns + 1
         self.counts = [0] * FOLDS
         self.first = [[0.0] * self.size for _ in range(FOLDS)]
@@ -238,16 +239,16 @@ class FloatControls:
         for sec in self.second:
             full = [[sec[min(i, j)][max(i, j)] for j in range(self.size)] for i in range(self.size)]
             seconds.append(full)
-        return cross_fit(self.counts, self.first, seconds)
+        return cross_fit(self.counts, self.first, seconds, self.prior)
 
 
 def learned_cs_hands(
-    draws: Iterable[Draw], settings: Settings, max_samples: int, batch: int, columns: int
+    draws: Iterable[Draw], settings: Settings, max_samples: int, batch: int, columns: int, prior: tuple | None
 ) -> tuple[str, int, tuple[int, float, float]]:
     """``cs_hands`` on the learned figures, refitted at every look: (verdict, samples, final moments)."""
     cs = ConfidenceSequence(settings.alpha, settings.cs_horizon, settings.min_samples)
     rho2, alpha = cs.rho2, settings.alpha
-    sums = FloatControls(columns)
+    sums = FloatControls(columns, prior)
     informative = 0
     low = -math.inf
     moments = (0, 0.0, 0.0)
@@ -274,9 +275,9 @@ def learned_cs_hands(
     return ("not worse" if low > settings.worse_than else "inconclusive"), sums.n, moments
 
 
-def check_learned(drawn: list[Draw], moments: tuple[int, float, float], columns: int) -> None:
+def check_learned(drawn: list[Draw], moments: tuple[int, float, float], columns: int, prior: tuple | None) -> None:
     """The float sums agree with dealer.stats.control's exact ones on a run's draws (folds by draw index)."""
-    exact = ControlSums(columns)
+    exact = ControlSums(columns, prior)
     for k, (y, z) in enumerate(drawn):
         exact.add(k % FOLDS, y, z)
     n, mean, m2 = exact.moments()
@@ -308,6 +309,7 @@ def run_method(
     seed: str,
     null: bool,
     cap: int = MAX_HANDS,
+    use_prior: bool = True,
 ) -> list[tuple[str, int]]:
     """``reps`` sequential runs on resampled ``values`` (sign-flipped when ``null``), each cut at
     ``cap`` hands: (verdict, hands)."""
@@ -318,13 +320,14 @@ def run_method(
         state = rng.getstate()
         if settings.estimator in FITTED:
             columns = len(values[0][1])
+            prior = learned_sums(columns).prior if settings.estimator == "learned" and use_prior else None
             kept: list[Draw] = []
             pulled = pair_flipped(resample(values, rng), rng) if null else resample(values, rng)
             verdict, n, moments = learned_cs_hands(
-                (kept.append(d) or d for d in pulled), settings, limit, batch, columns
+                (kept.append(d) or d for d in pulled), settings, limit, batch, columns, prior
             )
             if rep == 0 and moments[0] == n:  # the float loop must agree with dealer.stats.control's exact sums
-                check_learned(kept[:n], moments, columns)
+                check_learned(kept[:n], moments, columns, prior)
             runs.append((verdict, n * per))
             continue
         draws = sign_flipped(resample(values, rng), rng) if null else resample(values, rng)
@@ -419,11 +422,16 @@ def main() -> None:
                 f"({statistics.fmean(gaps) / gap_se:+.1f} s.e.)"
             )
         base_var = statistics.variance([s.value("raw") for s in plain])
-        pool_controls = ControlSums(len(duplicate[0].controls or ()))
+        pool_controls = learned_sums(len(duplicate[0].controls or ()))
         for s in duplicate:
             pool_controls.add(s.key[2] % FOLDS, s.value("full"), s.controls or ())
         n_pool, _, m2_pool = pool_controls.moments()
         learned_left = m2_pool / (n_pool - 1) * duplicate[0].hands / base_var
+        unprimed = ControlSums(len(duplicate[0].controls or ()))  # learned without its prior
+        for s in duplicate:
+            unprimed.add(s.key[2] % FOLDS, s.value("full"), s.controls or ())
+        n_pool, _, m2_pool = unprimed.moments()
+        unprimed_left = m2_pool / (n_pool - 1) * duplicate[0].hands / base_var
         pool_baseline = ControlSums(len(duplicate[0].baseline or ()))
         for s in duplicate:
             pool_baseline.add(s.key[2] % FOLDS, s.value("full"), s.baseline or ())
@@ -445,7 +453,8 @@ def main() -> None:
                     ("dup full", duplicate, "full"),
                 )
             )
-            + f", dup learned (cross-fitted on the pool) {learned_left:.1%}, dup baseline (cross-fitted, its "
+            + f", dup learned (cross-fitted on the pool) {learned_left:.1%} (without its prior "
+            f"{unprimed_left:.1%}), dup baseline (cross-fitted, its "
             f"{per_baseline} hands a deal counted) {baseline_left:.1%}"
         )
         methods = [
@@ -460,6 +469,7 @@ def main() -> None:
             ("duplicate, full", duplicate, "full", "sprt"),
             ("duplicate, full", duplicate, "full", "cs"),
             ("duplicate, learned", duplicate, "learned", "cs"),
+            ("duplicate, learned, no prior", duplicate, "learned-0", "cs"),
             ("duplicate, baseline", duplicate, "baseline", "cs"),
         ]
         if args.skip_plain:
@@ -469,6 +479,8 @@ def main() -> None:
             methods = [m for m in methods if m[0].startswith("duplicate") and m[2] in only and m[3] == "cs"]
         rows = []
         for label, samples, estimator, test in methods:
+            use_prior = estimator != "learned-0"  # learned as before its prior (control.LEARNED_PRIOR)
+            estimator = "learned" if estimator == "learned-0" else estimator
             settings = Settings(
                 worse_than=-args.bound, better_than=args.bound, until_significant=True, estimator=estimator, test=test
             )
@@ -484,11 +496,23 @@ def main() -> None:
                 shifted: list = [(v + shift, c) for v, c in zip(values, z, strict=True)]
             else:
                 null_values, shifted = values, [v + shift for v in values]
-            runs = run_method(shifted, per, settings, reps, args.batch, draws, null=False, cap=args.max_hands)
+            runs = run_method(
+                shifted, per, settings, reps, args.batch, draws, null=False, cap=args.max_hands, use_prior=use_prior
+            )
             # A/A for the tests one would use now (the SPRT baselines with plain play take very long under the null)
             aa = test == "cs" or estimator in ("aivat", "full")
             null = (
-                run_method(null_values, per, settings, args.reps, args.batch, f"{draws}/aa", null=True, cap=args.aa_cap)
+                run_method(
+                    null_values,
+                    per,
+                    settings,
+                    args.reps,
+                    args.batch,
+                    f"{draws}/aa",
+                    null=True,
+                    cap=args.aa_cap,
+                    use_prior=use_prior,
+                )
                 if aa
                 else []
             )
@@ -535,8 +559,8 @@ def main() -> None:
         )
         by_label = {r[0]: r for r in rows}
         today = by_label.get("duplicate, full, cs")
-        lefts = {"learned": learned_left, "baseline": baseline_left}
-        for e in ("learned", "baseline"):
+        lefts = {"learned": learned_left, "learned, no prior": unprimed_left, "baseline": baseline_left}
+        for e in lefts:
             new = by_label.get(f"duplicate, {e}, cs")
             if today is None or new is None:
                 continue

@@ -14,9 +14,9 @@ import pytest
 from dealer.engine.cards import parse_cards
 from dealer.engine.evaluator import evaluate
 from dealer.engine.rules import Hand, TableConfig
-from dealer.stats.control import FOLDS, MIN_FIT, RIDGE, ControlSums, solve
+from dealer.stats.control import FOLDS, LEARNED_PRIOR, MIN_FIT, RIDGE, ControlSums, solve
 from dealer.stats.luck_features import DUEL_COLUMNS, FEATURES, luck_features
-from dealer.stats.paired import sample_of
+from dealer.stats.paired import CONTROL_COLUMNS, PairedSums, Sample, sample_of
 from dealer.stats.records import HandRecord
 
 HU = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100)
@@ -208,3 +208,60 @@ def test_cross_fitting_keeps_the_mean_over_many_replications():
     se = statistics.stdev(learned) / len(learned) ** 0.5
     assert abs(statistics.fmean(learned) - 1.0) < 4 * se
     assert statistics.stdev(learned) < statistics.stdev(plain) / 3
+
+
+def test_a_prior_corrects_from_the_first_deal_and_is_dropped_for_bots_it_does_not_fit():
+    # The true weights are (2, -1, 0). With a right prior, folds are corrected before MIN_FIT and the
+    # fit stays near it; with a wrong one (a large weight on a column unrelated to the values), the
+    # other folds show it adds variance and the fold is fitted from zero, as without a prior.
+    samples = _samples(random.Random(5), 1000, 0.0)
+    right, wrong, plain = ControlSums(3, (2.0, -1.0, 0.0)), ControlSums(3, (0.0, 0.0, 50.0)), ControlSums(3)
+    few = ControlSums(3, (2.0, -1.0, 0.0))
+    for s in samples:
+        for sums in (right, wrong, plain):
+            sums.add(*s)
+    for s in samples[: MIN_FIT // 2]:
+        few.add(*s)
+    assert few.weights(0) == [2.0, -1.0, 0.0]  # too few to fit: the prior corrects already
+    assert right.weights(0) == pytest.approx([2.0, -1.0, 0.0], abs=0.05)
+    wrong_samples = [
+        (f, y + 30 * z[2], [z[0], z[1], rng_z]) for (f, y, z), rng_z in zip(samples, _noise(1000), strict=True)
+    ]
+    bad = ControlSums(3, (0.0, 0.0, 50.0))
+    unprimed = ControlSums(3)
+    for f, y, z in wrong_samples:
+        bad.add(f, y, z)
+        unprimed.add(f, y, z)
+    assert bad.weights(3) == unprimed.weights(3)  # the prior would add variance on the other folds: dropped
+    assert wrong.weights(0) == plain.weights(0)  # a column always zero: the prior's weight on it does nothing
+    assert right.moments()[2] <= plain.moments()[2] * 1.01
+    with pytest.raises(ValueError, match="a prior of 2 weights for 3 control columns"):
+        ControlSums(3, (1.0, 2.0))
+
+
+def _noise(n: int) -> list[float]:
+    rng = random.Random(6)
+    return [rng.gauss(0, 1) for _ in range(n)]
+
+
+def test_cross_fitting_with_a_prior_keeps_the_mean_over_many_replications():
+    # As above, with the prior of weights half the true ones: a fixed vector, so the mean stays.
+    rng = random.Random(8)
+    learned = []
+    for _ in range(400):
+        sums = ControlSums(3, (1.0, -0.5, 0.0))
+        for s in _samples(rng, 150, 1.0):  # below MIN_FIT on many folds: the prior alone corrects them
+            sums.add(*s)
+        learned.append(sums.moments()[1])
+    se = statistics.stdev(learned) / len(learned) ** 0.5
+    assert abs(statistics.fmean(learned) - 1.0) < 4 * se
+
+
+def test_the_learned_correction_of_a_comparison_starts_from_its_prior():
+    assert len(LEARNED_PRIOR) == CONTROL_COLUMNS
+    sums = PairedSums("learned")
+    sums.add(Sample(("m", "d", 0), 1.0, 1.0, 2, 0, 1.0, 2, None, 0, (50.0, 50.0), (1.0,) * CONTROL_COLUMNS))
+    assert sums.controls is not None and sums.controls.prior == LEARNED_PRIOR
+    assert sums.controls.weights(1) == list(LEARNED_PRIOR)
+    again = PairedSums.from_json("learned", json.loads(json.dumps(sums.as_json())))
+    assert again.controls is not None and again.controls.prior == LEARNED_PRIOR

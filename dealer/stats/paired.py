@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dealer.config.choices import Estimator
-from dealer.stats.control import FOLDS, ControlSums
+from dealer.stats.control import FOLDS, LEARNED_PRIOR, ControlSums
 from dealer.stats.luck_features import DUEL_COLUMNS, FEATURES
 from dealer.stats.stats import GroupedSums
 
@@ -151,6 +151,16 @@ CONTROL_COLUMNS = len(FEATURES) + len(DUEL_COLUMNS)
 """The learned correction's columns: every luck feature, the duel columns twice (``_add_features``)."""
 
 
+def learned_sums(columns: int) -> ControlSums:
+    """The learned correction's sums: with its prior (``control.LEARNED_PRIOR``) when the columns are
+    this dealer's (``CONTROL_COLUMNS``)."""
+    return ControlSums(columns, _prior(columns))
+
+
+def _prior(columns: int) -> tuple[float, ...] | None:
+    return LEARNED_PRIOR if columns == len(LEARNED_PRIOR) == CONTROL_COLUMNS else None
+
+
 def _add_features(features: list[list[float]], record: HandRecord, new: str, old: str) -> bool:
     """Add a hand's luck features (new's minus old's, in big blinds) by column; False without them.
 
@@ -256,7 +266,7 @@ class PairedSums:
             self.plain.add(x, 1)
         if sample.controls is not None:
             if self.controls is None:
-                self.controls = ControlSums(len(sample.controls))
+                self.controls = learned_sums(len(sample.controls))
             self.controls.add(sample.key[2] % FOLDS, sample.value(Estimator.FULL), sample.controls)
         if sample.baseline is not None:
             if self.baseline is None:
@@ -278,7 +288,7 @@ class PairedSums:
         self.plain.merge(other.plain)
         if other.controls is not None:
             if self.controls is None:
-                self.controls = ControlSums(other.controls.columns)
+                self.controls = learned_sums(other.controls.columns)
             self.controls.merge(other.controls)
         if other.baseline is not None:
             if self.baseline is None:
@@ -332,7 +342,8 @@ class PairedSums:
         sums.totals = {e: GroupedSums.from_json(x) for e, x in zip(SAMPLE_ESTIMATORS, data[5:end], strict=True)}
         if len(data) > end:  # written before plain and controls were kept: neither
             sums.plain = GroupedSums.from_json(data[end])
-            sums.controls = None if data[end + 1] is None else ControlSums.from_json(data[end + 1])
+            controls = data[end + 1]
+            sums.controls = None if controls is None else ControlSums.from_json(controls, _prior(controls["columns"]))
         if sums.controls is not None and sums.controls.columns != CONTROL_COLUMNS:
             raise ValueError(
                 f"its learned correction's sums have {sums.controls.columns} columns where this dealer keeps "
