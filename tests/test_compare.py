@@ -328,7 +328,8 @@ def test_cli_compare_strength_beats_random(tmp_path):
     assert set(data["raw"]) == {"bb_per_100", "stderr", "ci", "p_value"}
     assert data["verdict_from"] == "full" and data["luck_corrected_hands"] == 600  # every hand recorded its luck
     assert data["known_strategy_hands"] == 0 and data["full"] == data["aivat"]  # black boxes: full is aivat
-    assert set(data["variance_removed"]) == set(data["hands_factor"]) == {"learned", "baseline", "full", "aivat", "all-in"}
+    estimators = {"learned", "baseline", "full", "aivat", "all-in"}
+    assert set(data["variance_removed"]) == set(data["hands_factor"]) == estimators
     assert (tmp_path / "compare.json").exists()
 
 
