@@ -113,9 +113,10 @@ def framed(*items: pb.Item) -> bytes:
 
 
 def test_the_bridges_lean_items_hold_the_full_items_values_of_every_field_it_reads() -> None:
-    """The ACPC bridge decodes each batch into items with only the fields AcpcView reads
-    (``acpc_item_dicts``, from the wire bytes); each is the full item's (``item_dicts``, through
-    protobuf, the stdio lines) value: kinds without a field read, a table past 32 bits, negative int64s."""
+    """The ACPC bridge decodes each batch into typed items with only the fields AcpcView reads
+    (``acpc_items``, from the wire bytes); each is the full item's (``item_dicts``, through
+    protobuf, the stdio lines) value: kinds without a field read, a table past 32 bits, negative
+    int64s, an event type left off the wire (zero)."""
     batch = framed(
         pb.Item(table=3, match_start=pb.MatchStart(match_id="m", seat=1, players=["a", "b", "c"], hands=9)),
         pb.Item(table=3, hand_start=pb.HandStart(hand=4, button=2, seat=1, hole_cards=["Ah", "Kh"], stacks=[5, 6])),
@@ -125,28 +126,31 @@ def test_the_bridges_lean_items_hold_the_full_items_values_of_every_field_it_rea
         pb.Item(table=3, hand_end=pb.HandEnd(hand=4, shown=[pb.ShownHand(seat=2, cards=["Qs", "Qd"])], net=[1])),
         pb.Item(table=3, match_end=pb.MatchEnd(match_id="m", hands=9)),
         pb.Item(table=1 << 40, event=pb.Event(type=pb.EVENT_TYPE_RETURNED, seat=1, amount=-2, to=-1)),  # int64s
+        pb.Item(table=2, event=pb.Event(seat=1, to=5)),  # no type on the wire
         pb.Item(welcome=pb.Welcome(name="b", protocol_version=1)),
         pb.Item(notice=pb.Notice(detail="d", request_id=3)),
         pb.Item(goodbye=pb.Goodbye(reason="over")),
     )
-    read = {
-        "match_start": ("seat", "players"),
-        "hand_start": ("hand", "button", "hole_cards"),
-        "event": ("type", "seat", "to", "cards"),
-        "request": ("request_id", "min_raise_to"),
-        "hand_end": ("shown",),
-        "match_end": (),
-        "welcome": (),
-        "notice": (),
-        "goodbye": (),
+    read: dict[str, dict[str, str]] = {  # the full item's field -> the lean item's
+        "match_start": {"seat": "seat", "players": "players"},
+        "hand_start": {"hand": "hand", "button": "button", "hole_cards": "cards"},
+        "event": {"type": "event", "seat": "seat", "to": "to", "cards": "cards"},
+        "request": {"request_id": "request_id", "min_raise_to": "min_raise_to"},
+        "hand_end": {"shown": "shown"},
     }
-    lean, full = wire_json.acpc_item_dicts(batch), wire_json.item_dicts(batch)
-    assert [(i["type"], i["table"]) for i in lean] == [(i["type"], i["table"]) for i in full]
+    lean, full = wire_json.acpc_items(batch), wire_json.item_dicts(batch)
+    assert [(i.kind, i.table) for i in lean] == [(i["type"], i["table"]) for i in full]
     for small, whole in zip(lean, full, strict=True):
         kind = str(whole["type"])
-        body, whole_body = small[kind], whole[kind]
-        assert isinstance(body, dict) and isinstance(whole_body, dict)
-        assert body == {key: whole_body[key] for key in read[kind]}, kind
+        whole_body = whole[kind]
+        assert isinstance(whole_body, dict)
+        expected = {mine: whole_body[theirs] for theirs, mine in read.get(kind, {}).items()}
+        if kind == "match_start":
+            expected["players"] = len(whole_body["players"])
+        if kind == "hand_end":
+            expected["shown"] = [(shown["seat"], shown["cards"]) for shown in whole_body["shown"]]
+        assert {name: getattr(small, name) for name in expected} == expected, kind
+    assert lean[-4].event == "unspecified" and lean[-4].to == 5
 
 
 def test_a_tables_lines_wait_for_its_request_and_go_in_one_write() -> None:

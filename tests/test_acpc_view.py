@@ -7,25 +7,26 @@ from __future__ import annotations
 
 import pytest
 
-from dealer.connect.acpc_view import AcpcSeats, AcpcView
+from dealer.connect.acpc_view import AcpcItem, AcpcSeats, AcpcView
 
 
-def item(table: int, kind: str, **body: object) -> dict[str, object]:
-    return {"type": kind, "table": table, kind: body}
+def item(table: int, kind: str, **fields: object) -> AcpcItem:
+    made = AcpcItem(kind, table)
+    for name, value in fields.items():
+        setattr(made, name, value)
+    return made
 
 
-def event(kind: str, seat: int, to: int = 0, cards: tuple[str, ...] = ()) -> dict[str, object]:
-    return item(
-        1, "event", type=kind, seat=seat, to=to, amount=0, all_in=False, cards=list(cards), street="preflop", hand=0
-    )
+def event(kind: str, seat: int, to: int = 0, cards: tuple[str, ...] = (), table: int = 1) -> AcpcItem:
+    return item(table, "event", event=kind, seat=seat, to=to, cards=list(cards))
 
 
 def test_items_become_the_protocol_examples_states_and_answers_become_replies() -> None:
     """The protocol's limit example: position 0 (the big blind heads-up) holds TdAs."""
     view, out = AcpcView(1, no_limit=False), []
     for it in (
-        item(1, "match_start", seat=0, players=["me", "them"]),
-        item(1, "hand_start", hand=0, button=1, seat=0, hole_cards=["Td", "As"]),
+        item(1, "match_start", seat=0, players=2),
+        item(1, "hand_start", hand=0, button=1, cards=["Td", "As"]),
         event("small_blind", 1, 50),
         event("big_blind", 0, 100),
     ):
@@ -60,8 +61,8 @@ def test_items_become_the_protocol_examples_states_and_answers_become_replies() 
 def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed() -> None:
     view, out = AcpcView(4, no_limit=True), []
     for it in (
-        item(4, "match_start", seat=1, players=["a", "b", "c"]),
-        item(4, "hand_start", hand=3, button=0, seat=1, hole_cards=["Ah", "Kh"]),
+        item(4, "match_start", seat=1, players=3),
+        item(4, "hand_start", hand=3, button=0, cards=["Ah", "Kh"]),
         event("small_blind", 1, 50),
         event("big_blind", 2, 100),
         event("raise", 0, 300),
@@ -84,7 +85,7 @@ def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed(
         event("board", 0, cards=("Td",)),
     ):
         view.feed(it, out)
-    view.feed(item(4, "hand_end", shown=[{"seat": 0, "cards": ["Qs", "Qd"]}, {"seat": 1, "cards": ["Ah", "Kh"]}]), out)
+    view.feed(item(4, "hand_end", shown=[(0, ["Qs", "Qd"]), (1, ["Ah", "Kh"])]), out)
     assert out[-1] == "MATCHSTATE:0:3:r300cc/r700fr1500c//:AhKh||QsQd/2c3c4c/9d/Td"
 
 
@@ -94,21 +95,19 @@ def test_seats_send_a_tables_lines_when_it_asks_and_seat_clients_in_order_of_mat
     piece, when its table has a request or its match ends, or at the goodbye."""
     seats = AcpcSeats(2, no_limit=False)
 
-    def deal(table: int) -> list[dict[str, object]]:
+    def deal(table: int) -> list[AcpcItem]:
         return [
-            item(table, "match_start", seat=0, players=["me", "them"]),
-            item(table, "hand_start", hand=0, button=1, seat=0, hole_cards=["Td", "As"]),
-            {**event("small_blind", 1, 50), "table": table},
-            {**event("big_blind", 0, 100), "table": table},
+            item(table, "match_start", seat=0, players=2),
+            item(table, "hand_start", hand=0, button=1, cards=["Td", "As"]),
+            event("small_blind", 1, 50, table=table),
+            event("big_blind", 0, 100, table=table),
         ]
 
     first = seats.translate([*deal(9), *deal(7), item(9, "request", request_id=1, min_raise_to=200)])
     assert first == [(0, b"MATCHSTATE:0:0::TdAs|\r\n")]  # table 9 asks; table 7 (client 1) waits
-    assert seats.translate([*deal(5), {**event("raise", 1, 200), "table": 4}]) == []  # no client, no table
-    assert seats.translate([{**event("raise", 1, 200), "table": 7}, item(7, "match_end")]) == [
+    assert seats.translate([*deal(5), event("raise", 1, 200, table=4)]) == []  # no client, no table
+    assert seats.translate([event("raise", 1, 200, table=7), item(7, "match_end")]) == [
         (1, b"MATCHSTATE:0:0::TdAs|\r\nMATCHSTATE:0:0:r:TdAs|\r\n")
     ]
-    assert seats.translate([{**event("call", 0, 100), "table": 9}, item(0, "goodbye")]) == [
-        (0, b"MATCHSTATE:0:0:c:TdAs|\r\n")
-    ]
+    assert seats.translate([event("call", 0, 100, table=9), item(0, "goodbye")]) == [(0, b"MATCHSTATE:0:0:c:TdAs|\r\n")]
     assert [view.table if view else None for view in seats.views] == [9, 7]

@@ -229,7 +229,7 @@ class _Clients:
     async def write(self, batch: bytes) -> int:
         """Translate a batch into each client's MATCHSTATE lines and send those a client must have
         now (``AcpcSeats.translate``: its table asks something), then wait until they are sent."""
-        due = self._seats.translate(wire_json.acpc_item_dicts(batch))
+        due = self._seats.translate(wire_json.acpc_items(batch))
         for client, data in due:
             self._lines[client].write(data)
         for client, _ in due:

@@ -8,12 +8,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Final
 
 from dealer.config.acpc_game import position
 
-ASKED_KEPT = 64  # states remembered per seat, so that a late answer is told apart from a stray one
-_ACTION = re.compile(r"(f|c|r)(\d*)")
+ASKED_KEPT: Final = 64  # states remembered per seat, so that a late answer is told apart from a stray one
+_ACTION: Final = re.compile(r"(f|c|r)(\d*)")
+
+
+class AcpcItem:
+    """One item of a bot's batch with only the fields the view reads (``wire_json.acpc_items`` reads
+    them off the wire): its kind (the Item's oneof name) and table; an event's type name, seat, total
+    and cards; a request's id and minimum raise-to; a hand's number, button and hole cards (``cards``);
+    the seats and the seat count of a match's start; the (seat, cards) shown at a hand's end.
+
+    A plain typed class, not a dict per item: compiled, its fields are read without a lookup by
+    name, and every decision's batch is translated item by item."""
+
+    __slots__ = (
+        "button", "cards", "event", "hand", "kind", "min_raise_to",
+        "players", "request_id", "seat", "shown", "table", "to",
+    )  # fmt: skip
+
+    def __init__(self, kind: str, table: int) -> None:
+        self.kind = kind
+        self.table = table
+        self.event = ""
+        self.seat = 0
+        self.to = 0
+        self.cards: list[str] = []
+        self.request_id = 0
+        self.min_raise_to = 0
+        self.hand = 0
+        self.button = 0
+        self.players = 0
+        self.shown: list[tuple[int, list[str]]] = []
 
 
 class AcpcView:
@@ -30,7 +59,8 @@ class AcpcView:
     def _new_hand(self, number: int, button: int, hole: Sequence[str]) -> None:
         n = max(self.players, 1)
         self.number, self.button = number, button
-        self.position = position(self.seat, button, n)
+        self.positions = [position(seat, button, n) for seat in range(n)]  # by table seat
+        self.position = self.positions[self.seat]
         self.holes = [""] * n
         self.holes[self.position] = "".join(hole)
         self.board: list[str] = []
@@ -46,32 +76,31 @@ class AcpcView:
         """The current MATCHSTATE string (without the line end)."""
         return f"{self.head}{self.betting}:{self.cards}"
 
-    def feed(self, item: dict[str, object], out: list[str]) -> None:
+    def feed(self, item: AcpcItem, out: list[str]) -> None:
         """Take in one item of this table; append the lines it makes to ``out``."""
-        kind = item["type"]
-        body: dict[str, Any] = item[kind]  # type: ignore[assignment, index]
+        kind = item.kind
         if kind == "event":
-            self._event(body, out)
+            self._event(item, out)
         elif kind == "request":
             state = self.flush(out) or self.state()
-            self._asked[state] = (body["request_id"], body["min_raise_to"], self.before[self.position])
+            self._asked[state] = (item.request_id, item.min_raise_to, self.before[self.position])
             if len(self._asked) > ASKED_KEPT:
                 del self._asked[next(iter(self._asked))]
         elif kind == "hand_start":
-            self._new_hand(body["hand"], body["button"], body["hole_cards"])
+            self._new_hand(item.hand, item.button, item.cards)
         elif kind == "hand_end":
-            for shown in body["shown"]:
-                self.holes[position(shown["seat"], self.button, self.players)] = "".join(shown["cards"])
-            self.cards = "|".join(self.holes) + "".join(f"/{cards}" for cards in self.board)
+            for seat, shown in item.shown:
+                self.holes[self.positions[seat]] = "".join(shown)
+            self.cards = "|".join(self.holes) + "".join([f"/{board}" for board in self.board])
             self.pending = True
             self.flush(out)
         elif kind == "match_start":
-            self.players, self.seat = len(body["players"]), body["seat"]
+            self.players, self.seat = item.players, item.seat
 
-    def _event(self, event: dict[str, Any], out: list[str]) -> None:
-        kind = event["type"]
+    def _event(self, event: AcpcItem, out: list[str]) -> None:
+        kind = event.event
         if kind == "board":
-            cards = "".join(event["cards"])
+            cards = "".join(event.cards)
             self.board.append(cards)
             self.betting += "/"
             self.cards += f"/{cards}"
@@ -80,20 +109,20 @@ class AcpcView:
             return
         if kind == "returned" or kind == "ante":
             return
-        p = position(event["seat"], self.button, self.players)
+        p = self.positions[event.seat]
         if kind in ("small_blind", "big_blind"):
-            self.street[p] = event["to"]
+            self.street[p] = event.to
             self.pending = True
             return
         self.flush(out)  # the state before this action
         if kind == "fold":
             self.betting += "f"
         elif kind in ("check", "call"):
-            self.street[p] = event["to"] if kind == "call" else self.street[p]
+            self.street[p] = event.to if kind == "call" else self.street[p]
             self.betting += "c"
         else:  # bet, raise: no-limit sizes are the total for the hand
-            self.street[p] = event["to"]
-            self.betting += f"r{self.before[p] + event['to']}" if self.no_limit else "r"
+            self.street[p] = event.to
+            self.betting += f"r{self.before[p] + event.to}" if self.no_limit else "r"
         self.pending = True
 
     def flush(self, out: list[str]) -> str | None:
@@ -138,12 +167,12 @@ class AcpcSeats:
         self._by_table: dict[int, int] = {}
         self._seated = 0  # the clients seated so far (in order, at their tables' match starts)
 
-    def translate(self, items: list[dict[str, object]]) -> list[tuple[int, bytes]]:
-        """The items of a batch (``wire_json.acpc_item_dicts``) into (client, bytes to write now)."""
+    def translate(self, items: list[AcpcItem]) -> list[tuple[int, bytes]]:
+        """The items of a batch (``wire_json.acpc_items``) into (client, bytes to write now)."""
         touched: dict[int, AcpcView] = {}  # the clients the batch has items for
         due: dict[int, None] = {}  # those whose lines go out now
         for item in items:
-            kind = item["type"]
+            kind = item.kind
             if kind == "goodbye":
                 due.update(dict.fromkeys(range(len(self.views))))
                 continue
@@ -166,13 +195,12 @@ class AcpcSeats:
                 held.clear()
         return out
 
-    def _client(self, item: dict[str, object]) -> int:
+    def _client(self, item: AcpcItem) -> int:
         """The client of the item's table (a free one is seated at its match's start), or -1 for an
         item of no table (welcome, notices: ACPC has none) or of a table no client has."""
-        table = item["table"]
-        assert isinstance(table, int)
+        table = item.table
         client = self._by_table.get(table, -1)
-        if client < 0 and item["type"] == "match_start" and self._seated < len(self.views):
+        if client < 0 and item.kind == "match_start" and self._seated < len(self.views):
             client, self._seated = self._seated, self._seated + 1
             self._by_table[table] = client
             self.views[client] = AcpcView(table, self.no_limit)

@@ -10,6 +10,7 @@ from typing import Final
 
 import orjson
 
+from dealer.connect.acpc_view import AcpcItem
 from dealer.connect.wire import ACTION_TYPES
 from poker.v1 import dealer_pb2 as pb
 
@@ -21,7 +22,7 @@ def _enum_names(prefix: str, enum: object) -> dict[int, str]:
 
 _JSON_VARIANTS = _enum_names("VARIANT_", pb.Variant)
 _JSON_STREETS = _enum_names("STREET_", pb.Street)
-_JSON_EVENTS = _enum_names("EVENT_TYPE_", pb.EventType)
+_JSON_EVENTS: Final = _enum_names("EVENT_TYPE_", pb.EventType)
 _JSON_REASONS = _enum_names("FAULT_REASON_", pb.FaultReason)
 _UINT64, _INT64 = 1 << 64, 1 << 63
 
@@ -87,7 +88,7 @@ def _json_body(kind: str, item: pb.Item) -> dict[str, object]:
 def item_dicts(batch: bytes) -> list[dict[str, object]]:
     """A serialized DealerMessage (a batch of framed items) as one object per item, ``{"type":
     <oneof name>, "table": T, <oneof name>: {fields}}``: the stdio lines before they are text
-    (the ACPC bridge reads fewer fields: ``acpc_item_dicts``)."""
+    (the ACPC bridge reads fewer fields: ``acpc_items``)."""
     out: list[dict[str, object]] = []
     for item in pb.DealerMessage.FromString(batch).items:
         kind = item.WhichOneof("kind")
@@ -96,42 +97,55 @@ def item_dicts(batch: bytes) -> list[dict[str, object]]:
     return out
 
 
-_STRINGS: Final = {"hand_start": 4, "match_start": 3}
 _KINDS: Final = {2: "welcome", 3: "match_start", 4: "hand_start", 5: "event", 6: "request", 7: "hand_end",
                   8: "match_end", 9: "notice", 10: "goodbye"}  # Item's oneof by field number  # fmt: skip
 
 
-def _varint_at(data: bytes, at: int) -> tuple[int, int]:
-    """The varint at ``at`` and where it ends."""
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, at
-        shift += 7
+class _Fields:
+    """The fields of the message in ``data[at:end]``, one at a time: each ``step()`` reads the next
+    (False at the end) into ``number``, ``value`` (a varint's value, or where a length-delimited
+    field's bytes start) and ``stop`` (-1 for a varint, else where its bytes end); fixed-size fields
+    are skipped. One cursor, not a tuple per field: every decision's batch is read so."""
 
+    __slots__ = ("at", "data", "end", "number", "stop", "value")
 
-def _fields(data: bytes, at: int, end: int) -> list[tuple[int, int, int]]:
-    """The fields of the message in ``data[at:end]``, as (number, value, -1) for a varint and
-    (number, start, end) for a length-delimited field; fixed-size fields are skipped."""
-    out: list[tuple[int, int, int]] = []
-    while at < end:
-        key, at = _varint_at(data, at)
-        kind = key & 7
-        if kind == 0:
-            value, at = _varint_at(data, at)
-            out.append((key >> 3, value, -1))
-        elif kind == 2:
-            size, at = _varint_at(data, at)
-            out.append((key >> 3, at, at + size))
-            at += size
-        elif kind == 1 or kind == 5:
-            at += 8 if kind == 1 else 4
-        else:
-            raise ValueError(f"protobuf wire type {kind} at byte {at}")
-    return out
+    def __init__(self, data: bytes, at: int, end: int) -> None:
+        self.data = data
+        self.at = at
+        self.end = end
+        self.number = self.value = self.stop = 0
+
+    def _varint(self) -> int:
+        data, at = self.data, self.at
+        value = shift = 0
+        while True:
+            byte = data[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                self.at = at
+                return value
+            shift += 7
+
+    def step(self) -> bool:
+        """Read the next field; False when none is left."""
+        while self.at < self.end:
+            key = self._varint()
+            kind = key & 7
+            if kind == 0:
+                self.value, self.stop = self._varint(), -1
+            elif kind == 2:
+                size = self._varint()
+                self.value, self.stop = self.at, self.at + size
+                self.at += size
+            elif kind == 1 or kind == 5:
+                self.at += 8 if kind == 1 else 4
+                continue
+            else:
+                raise ValueError(f"protobuf wire type {kind} at byte {self.at}")
+            self.number = key >> 3
+            return True
+        return False
 
 
 def _int64(value: int) -> int:
@@ -139,81 +153,81 @@ def _int64(value: int) -> int:
     return value - _UINT64 if value >= _INT64 else value
 
 
-def _acpc_body(kind: str, data: bytes, at: int, end: int) -> dict[str, object]:
-    """The fields the ACPC bridge reads of an item's ``kind`` message in ``data[at:end]``."""
-    if kind == "event":
-        event: dict[str, object] = {"type": _JSON_EVENTS[0], "seat": 0, "to": 0}
-        cards: list[str] = []
-        for number, value, stop in _fields(data, at, end):
+def _acpc_fields(item: AcpcItem, data: bytes, at: int, end: int) -> None:
+    """Fill ``item`` with the fields the ACPC bridge reads of its kind's message in ``data[at:end]``."""
+    kind = item.kind
+    fields = _Fields(data, at, end)
+    while fields.step():
+        number, value, stop = fields.number, fields.value, fields.stop
+        if kind == "event":
             if number == 1:
-                event["type"] = _JSON_EVENTS[value]
+                item.event = _JSON_EVENTS[value]
             elif number == 2:
-                event["seat"] = value
+                item.seat = value
             elif number == 4:
-                event["to"] = _int64(value)
+                item.to = _int64(value)
             elif number == 6:
-                cards.append(data[value:stop].decode())
-        event["cards"] = cards
-        return event
-    if kind == "request":
-        request_id = min_raise_to = 0
-        for number, value, _ in _fields(data, at, end):
+                item.cards.append(data[value:stop].decode())
+        elif kind == "request":
             if number == 1:
-                request_id = value
+                item.request_id = value
             elif number == 13:
-                min_raise_to = _int64(value)
-        return {"request_id": request_id, "min_raise_to": min_raise_to}
-    strings = _STRINGS.get(kind, 0)  # the field of the repeated strings read (hole_cards, players)
-    numbers: dict[int, int] = {}
-    texts: list[str] = []
-    shown: list[dict[str, object]] = []
-    for number, value, stop in _fields(data, at, end):
-        if stop < 0:
-            numbers[number] = value
-        elif kind == "hand_end" and number == 2:
-            shown.append(_shown(data, value, stop))
-        elif number == strings:
-            texts.append(data[value:stop].decode())
-    if kind == "hand_start":
-        return {"hand": numbers.get(1, 0), "button": numbers.get(2, 0), "hole_cards": texts}
-    if kind == "hand_end":
-        return {"shown": shown}
-    if kind == "match_start":
-        return {"seat": numbers.get(2, 0), "players": texts}
-    return {}
+                item.min_raise_to = _int64(value)
+        elif kind == "hand_start":
+            if number == 1 and stop < 0:
+                item.hand = value
+            elif number == 2 and stop < 0:
+                item.button = value
+            elif number == 4 and stop >= 0:
+                item.cards.append(data[value:stop].decode())
+        elif kind == "hand_end":
+            if number == 2 and stop >= 0:
+                item.shown.append(_shown(data, value, stop))
+        elif kind == "match_start":
+            if number == 2 and stop < 0:
+                item.seat = value
+            elif number == 3 and stop >= 0:
+                item.players += 1
 
 
-def _shown(data: bytes, at: int, end: int) -> dict[str, object]:
+def _shown(data: bytes, at: int, end: int) -> tuple[int, list[str]]:
     """A ShownHand's seat and cards."""
     seat, cards = 0, []
-    for number, value, stop in _fields(data, at, end):
-        if number == 1 and stop < 0:
-            seat = value
-        elif number == 2:
-            cards.append(data[value:stop].decode())
-    return {"seat": seat, "cards": cards}
+    fields = _Fields(data, at, end)
+    while fields.step():
+        if fields.number == 1 and fields.stop < 0:
+            seat = fields.value
+        elif fields.number == 2:
+            cards.append(data[fields.value : fields.stop].decode())
+    return seat, cards
 
 
-def acpc_item_dicts(batch: bytes) -> list[dict[str, object]]:
-    """``item_dicts`` with only the fields the ACPC bridge reads (``dealer.connect.acpc_view``): a
-    request's id and minimum raise, an event's type, seat, total and cards, a hand's number, button
-    and hole cards, the cards shown, the seats. Read from the wire bytes directly (as
-    ``dealer.connect.wire`` writes them), not through protobuf objects: every decision's batch is
-    translated so, and the objects' attributes cost more than the rest of the bridge's work."""
-    out: list[dict[str, object]] = []
-    for number, at, end in _fields(batch, 0, len(batch)):
-        if number != 1 or end < 0:
+def acpc_items(batch: bytes) -> list[AcpcItem]:
+    """A serialized DealerMessage's items with only the fields the ACPC bridge reads
+    (``dealer.connect.acpc_view.AcpcItem``): a request's id and minimum raise, an event's type,
+    seat, total and cards, a hand's number, button and hole cards, the cards shown, the seats. Read
+    from the wire bytes directly (as ``dealer.connect.wire`` writes them), not through protobuf
+    objects: every decision's batch is translated so, and the objects' attributes cost more than
+    the rest of the bridge's work."""
+    out: list[AcpcItem] = []
+    items = _Fields(batch, 0, len(batch))
+    while items.step():
+        if items.number != 1 or items.stop < 0:
             continue
-        table, kind, body = 0, "", {}
-        for field, value, stop in _fields(batch, at, end):
-            if field == 1 and stop < 0:
-                table = value
-            elif stop >= 0 and field in _KINDS:
-                kind = _KINDS[field]
-                body = _acpc_body(kind, batch, value, stop)
+        table, kind, body, stop = 0, "", 0, 0
+        fields = _Fields(batch, items.value, items.stop)
+        while fields.step():
+            if fields.number == 1 and fields.stop < 0:
+                table = fields.value
+            elif fields.stop >= 0 and fields.number in _KINDS:
+                kind, body, stop = _KINDS[fields.number], fields.value, fields.stop
         if not kind:
             raise ValueError("an Item holding none of its kinds")
-        out.append({"type": kind, "table": table, kind: body})
+        item = AcpcItem(kind, table)
+        if kind == "event":
+            item.event = _JSON_EVENTS[0]  # proto3 leaves a zero off the wire
+        _acpc_fields(item, batch, body, stop)
+        out.append(item)
     return out
 
 
