@@ -1,8 +1,9 @@
 """The dealer's own CPU per hand, without gRPC or bot processes: where its time goes.
 
 Plays heads-up no-limit tables through ``Match`` exactly as over the wire (engine, encoding,
-sessions, batching, clocks, hand histories), but each batch's requests are answered in the
-same process with check/call, as soon as the batch is taken. Prints CPU µs per hand and per
+sessions, batching, clocks, hand histories, the bots' messages read from their bytes), but each
+batch's requests are answered in the same process with check/call, as soon as the batch is taken
+(the CPU the stand-in bots spend writing their answers is not counted). Prints CPU µs per hand and per
 decision, median of ``--repeats``; run under a profiler to see the split.
 
     python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3] [--luck] [--learned]
@@ -26,7 +27,8 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config.league_file import game_config
-from dealer.connect.server import BotSession, DealerServer
+from dealer.connect.link import Link
+from dealer.connect.server import BotSession, DealerServer, decode
 from dealer.engine.scheduler import plan_tables
 from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.runtime import tune_gc
@@ -35,24 +37,36 @@ from poker.v1 import dealer_pb2 as pb
 ROOT = Path(__file__).resolve().parent.parent
 
 
+BOT_CPU = [0.0]  # CPU seconds the stand-in bots spent writing their messages: the bots', not the dealer's
+
+
+def check_calls(link: Link, requests: list[int]) -> bytes:
+    """A bot's BotMessage answering ``requests`` with check/call, serialized as its stream carries it."""
+    message = pb.BotMessage(
+        actions=[
+            pb.ActionReply(table=link._clocks.open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL)
+            for r in requests
+        ]
+    )
+    return message.SerializeToString()
+
+
 async def answer(session: BotSession) -> None:
-    """Stand in for a bot and its stream: take each batch, answer its requests with check/call."""
+    """Stand in for a bot and its stream: take each batch, answer its requests with check/call in a
+    message of bytes that the dealer reads as the gRPC server does (``decode``, then the link)."""
     loop = asyncio.get_running_loop()
+    link = session.link
     while session.live:
-        await session.link._wake.wait()
-        requests = [request_id for request_id, _ in session.link._outbox.requests]
-        session.link._take_batch(loop.time())
+        await link._wake.wait()
+        requests = [request_id for request_id, _ in link._outbox.requests]
+        link._take_batch(loop.time())
         if requests:
-            session.link._receive(
-                pb.BotMessage(
-                    actions=[
-                        pb.ActionReply(
-                            table=session.link._clocks.open[r].table, request_id=r, type=pb.ACTION_TYPE_CHECK_CALL
-                        )
-                        for r in requests
-                    ]
-                )
-            )
+            start = time.process_time()
+            data = check_calls(link, requests)
+            BOT_CPU[0] += time.process_time() - start
+            message = decode(data)
+            assert isinstance(message, pb.BotMessage), message
+            link._receive(message)
 
 
 async def play(
@@ -86,9 +100,9 @@ async def play(
         session.link._attach(object(), "in-process")  # type: ignore[arg-type]  # live, with no stream: answered here
     pumps = [asyncio.create_task(serve(s)) for s in sessions.values()]
     bots = {s.name: MatchBot(s.name, token=s.token) for s in sessions.values()}
-    start = time.process_time()
+    start, BOT_CPU[0] = time.process_time(), 0.0
     result = await Match(plan, server, bots, out=out, base=ROOT, sessions=sessions).run()
-    cpu = time.process_time() - start
+    cpu = time.process_time() - start - BOT_CPU[0]
     for session in sessions.values():
         session.link._detach()
     await asyncio.gather(*pumps)
