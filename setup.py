@@ -22,6 +22,7 @@ COMPILED = [
     "dealer/engine/cards.py",
     "dealer/connect/wire.py",
     "dealer/connect/wire_json.py",
+    "dealer/connect/wire_replies.py",
     "dealer/engine/history.py",
     "dealer/stats/aivat.py",
     "dealer/engine/equity.py",

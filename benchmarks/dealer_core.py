@@ -64,9 +64,9 @@ async def answer(session: BotSession) -> None:
             start = time.process_time()
             data = check_calls(link, requests)
             BOT_CPU[0] += time.process_time() - start
-            message = decode(data)
-            assert isinstance(message, pb.BotMessage), message
-            link._receive(message)
+            message = decode(data)  # a message of replies only: read from its bytes (wire_replies)
+            assert isinstance(message, list), message
+            link._receive_replies(message)
 
 
 async def play(

@@ -413,14 +413,24 @@ def test_a_dealer_error_in_the_read_path_stops_the_match_loudly_and_is_not_the_b
 ) -> None:
     from dealer.connect.pump import Inbox
 
-    receive = Inbox.receive  # where every transport's reader hands a bot's message to its link (compiled: not patched)
+    # where every transport's reader hands a bot's message to its link (compiled: not patched); a gRPC
+    # message of replies alone comes read from its bytes already (receive_replies)
+    receive, receive_replies = Inbox.receive, Inbox.receive_replies
 
-    async def buggy(self: Inbox, message):  # a dealer bug, tripped by the bot's marked replies
-        if any(reply.amount == 4242 for reply in message.actions):
+    def trip(replies) -> None:  # a dealer bug, tripped by the bot's marked replies
+        if any(reply.amount == 4242 for reply in replies):
             raise ZeroDivisionError("a bug of the dealer's own")
+
+    async def buggy(self: Inbox, message):
+        trip(message.actions)
         return await receive(self, message)
 
+    async def buggy_replies(self: Inbox, replies):
+        trip(replies)
+        return await receive_replies(self, replies)
+
     monkeypatch.setattr(Inbox, "receive", buggy)
+    monkeypatch.setattr(Inbox, "receive_replies", buggy_replies)
     with pytest.raises(RuntimeError, match="the dealer failed") as raised:
         play(tmp_path, bot("faulty.py", "marked"))
     assert isinstance(raised.value.__cause__, ZeroDivisionError)

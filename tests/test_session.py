@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from dealer.connect import wire
 from dealer.connect.server import FLOOD_LIMIT, REPLY_SLICE, BotSession, DealerServer, Fault
 from poker.v1 import dealer_pb2 as pb
 
@@ -115,7 +116,7 @@ def test_a_message_of_many_replies_is_routed_in_slices_with_other_work_between()
             time.sleep(0.05)
 
         loop.call_soon(other_work)
-        assert await session.link._receive_sliced(pb.BotMessage(actions=[*strays, real]))
+        assert await session.link._receive_sliced(wire.replies_of(pb.BotMessage(actions=[*strays, real])))
         assert [count for count, _ in between] == [REPLY_SLICE]  # after the first slice, before the rest
         assert session.faults[Fault.UNEXPECTED] == 3 * REPLY_SLICE and Fault.FLOOD not in session.faults
         ((reply, elapsed),) = answers
@@ -123,7 +124,7 @@ def test_a_message_of_many_replies_is_routed_in_slices_with_other_work_between()
         assert sent + elapsed <= between[0][1]  # read before the pause: the pause is not the bot's time
 
         flooder = live_session()
-        flood = pb.BotMessage(actions=[pb.ActionReply(table=1, request_id=k) for k in range(3 * FLOOD_LIMIT)])
+        flood = [wire.Reply(1, k, wire.FOLD, 0) for k in range(3 * FLOOD_LIMIT)]
         assert not await flooder.link._receive_sliced(flood)
         assert flooder.faults == {Fault.UNEXPECTED: FLOOD_LIMIT + 1, Fault.FLOOD: 1}
 

@@ -290,7 +290,11 @@ class Link:
     async def receive(self, message: wire.BotMessage) -> bool:
         """Route a message of replies (sliced: see ``_receive_sliced``); False when the bot must be
         cut off (flood)."""
-        return await self._receive_sliced(message)
+        return await self._receive_sliced(wire.replies_of(message))
+
+    async def receive_replies(self, replies: list[Reply]) -> bool:
+        """``receive`` for a message's replies read already (``wire_replies.replies``)."""
+        return await self._receive_sliced(replies)
 
     def malformed(self, detail: str) -> bool:
         """A line that is no reply: a ``protocol`` fault and a notice; it also counts towards the
@@ -400,21 +404,25 @@ class Link:
         self._settle([(pending, None, now - pending.sent_at) for _, pending in expired])
 
     def _receive(self, message: wire.BotMessage) -> bool:
-        """Route a bot's replies to their requests; False when the bot must be cut off (flood).
+        """Route a bot's replies to their requests; False when the bot must be cut off (flood)."""
+        return self._receive_replies(wire.replies_of(message))
 
-        A reply settles a request only if it quotes both its id and its table."""
-        if not message.actions:
+    def _receive_replies(self, replies: list[Reply]) -> bool:
+        """Route a message's replies to their requests; False when the bot must be cut off (flood).
+
+        A reply settles a request only if it quotes both its id and its table; a message of no
+        reply counts towards the flood limit."""
+        if not replies:
             self._stray += 1
-        return self._route(message.actions, asyncio.get_running_loop().time())
+        return self._route(replies, asyncio.get_running_loop().time())
 
-    async def _receive_sliced(self, message: wire.BotMessage) -> bool:
+    async def _receive_sliced(self, replies: list[Reply]) -> bool:
         """Route a message's replies as ``_receive`` does, REPLY_SLICE at a time with a yield to the
         event loop between slices: a message of thousands of stray replies (a flood, each reply a
         fault and a notice) never holds the other bots' answers back. Every reply's clock stops
         at the time the message was read, so the dealer's pauses are never charged to the bot."""
-        replies = message.actions
         if len(replies) <= REPLY_SLICE:
-            return self._receive(message)
+            return self._receive_replies(replies)
         now = asyncio.get_running_loop().time()
         owner = self._owner
         for start in range(0, len(replies), REPLY_SLICE):
@@ -426,7 +434,7 @@ class Link:
                 return False
         return True
 
-    def _route(self, replies: Sequence[wire.ActionReply], now: float) -> bool:
+    def _route(self, replies: Sequence[Reply], now: float) -> bool:
         """Settle the requests ``replies`` answer (read at ``now``); each stray reply is a fault and a
         notice. False when the bot must be cut off (flood)."""
         clocks = self._clocks
@@ -442,7 +450,7 @@ class Link:
                 clocks.stop(pending)
                 self.answers += 1
                 try:
-                    pending.answered(wire.reply(answer), now - pending.sent_at)
+                    pending.answered(answer, now - pending.sent_at)
                 except Exception as error:  # noqa: BLE001 - the dealer's own: reported after the other replies
                     errors.append(error)
             elif pending is None and request_id in clocks.late:

@@ -36,6 +36,13 @@ class Inbox:
         self._link.cut_off(FLOODED)
         return False
 
+    async def receive_replies(self, replies: list[wire.Reply]) -> bool:
+        """``receive`` for a message's replies read already from its bytes (``wire_replies.replies``)."""
+        if await self._link.receive_replies(replies):
+            return True
+        self._link.cut_off(FLOODED)
+        return False
+
     def malformed(self, detail: str, *, fatal: bool = False) -> bool:
         """A message or line that is no reply (a ``protocol`` fault and a notice, counted towards the
         flood limit); False when the bot is cut off: past the flood limit, or at once if ``fatal``."""

@@ -32,6 +32,7 @@ import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2
 
+from dealer.connect import wire, wire_replies
 from dealer.connect.link import (
     FLOOD_LIMIT,
     MAX_BACKLOG_BYTES,
@@ -86,11 +87,15 @@ _OVERSIZED = _Refused(Fault.PROTOCOL, grpc.StatusCode.RESOURCE_EXHAUSTED, f"mess
 _MALFORMED = _Refused(Fault.PROTOCOL, grpc.StatusCode.INVALID_ARGUMENT, "malformed message: not a poker.v1.BotMessage")
 
 
-def decode(data: bytes) -> pb.BotMessage | _Refused:
-    """A bot's message, or why it is refused (gRPC's own limit is higher, so the dealer sees and
-    counts a message above MAX_MESSAGE_BYTES instead of a stream cut short)."""
+def decode(data: bytes) -> list[wire.Reply] | pb.BotMessage | _Refused:
+    """A bot's message: its replies when it holds nothing else (``wire_replies``, most messages),
+    else the decoded message, or why it is refused (gRPC's own limit is higher, so the dealer sees
+    and counts a message above MAX_MESSAGE_BYTES instead of a stream cut short)."""
     if len(data) > MAX_MESSAGE_BYTES:
         return _OVERSIZED
+    replies = wire_replies.replies(data)
+    if replies is not None:
+        return replies
     try:
         return pb.BotMessage.FromString(data)
     except DecodeError:
@@ -255,6 +260,10 @@ class _Stream:
             message = await self._context.read()
             if message is grpc.aio.EOF:
                 return
+            if type(message) is list:
+                if not await inbox.receive_replies(message):
+                    return
+                continue
             if type(message) is _Refused:
                 inbox.refuse(message.fault, Cut(message.status.name, message.detail))
                 return

@@ -495,6 +495,11 @@ def reply(message: pb.ActionReply) -> Reply:
     return Reply(message.table, message.request_id, action, message.amount, strategy)
 
 
+def replies_of(message: pb.BotMessage) -> list[Reply]:
+    """A decoded BotMessage's replies as the match reads them."""
+    return [reply(answer) for answer in message.actions]
+
+
 def welcome(name: str, protocol_version: int) -> bytes:
     """A framed Welcome, the first item a connected bot is sent (over any transport)."""
     return frame(pb.Item(welcome=pb.Welcome(name=name, protocol_version=protocol_version)))
