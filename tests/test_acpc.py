@@ -36,7 +36,8 @@ from dealer.connect.acpc import (
     _Line,
     _share_game_file,
 )
-from dealer.connect.server import Fault
+from dealer.connect.server import REPLY_SLICE, BotSession, Fault
+from dealer.connect.wire import Reply
 from poker.v1 import dealer_pb2 as pb
 from test_e2e import check_match
 
@@ -187,6 +188,34 @@ def test_a_tables_lines_wait_for_its_request_and_go_in_one_write() -> None:
     ]
 
 
+def test_replies_read_as_records_are_routed_as_a_messages_are_sliced_and_not_copied() -> None:
+    """The bridge hands the link its answers as ``wire.Reply`` records (no protobuf message made
+    only to be read back): each settles its own request with that very record, a stray one is an
+    ``unexpected_reply``, and more than REPLY_SLICE of them are routed in slices, all of them."""
+
+    first = Reply(2, 5, "check_call", 0)
+
+    async def scenario() -> tuple[list[Reply | None], BotSession]:
+        session = BotSession("bot", "token")
+        session.link._attach(object(), "test")
+        answered: list[Reply | None] = []
+        for request_id in (5, 6):
+            session.request(request_id, bytes([request_id]), 5.0, lambda r, _: answered.append(r), table=2)
+        session.link._take_batch(asyncio.get_running_loop().time())
+        strays = [Reply(2, 100 + k, "fold", 0) for k in range(REPLY_SLICE)]
+        assert await session.link.receive_replies([first, Reply(3, 6, "fold", 0)])
+        assert await session.link.receive_replies([*strays, Reply(2, 6, "bet_raise", 400)])
+        return answered, session
+
+    answered, session = asyncio.run(scenario())
+    assert answered[0] is first
+    assert [(r.request_id, r.action, r.amount) for r in answered if r is not None] == [
+        (5, "check_call", 0),
+        (6, "bet_raise", 400),
+    ]
+    assert session.faults[Fault.UNEXPECTED] == 1 + REPLY_SLICE  # table 3 is not request 6's, and the strays
+
+
 class RecordingTransport(asyncio.Transport):
     """A client connection's transport reduced to what the dealer writes to it."""
 
@@ -206,11 +235,11 @@ class RecordingInbox:
     """The pump's inbox reduced to what it is handed: each message's replies, each malformed line."""
 
     def __init__(self) -> None:
-        self.messages: list[list[tuple[int, int, int]]] = []
+        self.messages: list[list[tuple[int, int, str]]] = []
         self.malformed_lines: list[tuple[str, bool]] = []
 
-    async def receive(self, message: pb.BotMessage) -> bool:
-        self.messages.append([(a.table, a.request_id, a.type) for a in message.actions])
+    async def receive_replies(self, message: list[Reply]) -> bool:
+        self.messages.append([(a.table, a.request_id, a.action) for a in message])
         return True
 
     def malformed(self, detail: str, *, fatal: bool = False) -> bool:
@@ -256,7 +285,7 @@ def test_answers_of_one_loop_turn_go_to_the_link_as_one_message_and_a_line_too_l
         return inbox, transports
 
     inbox, transports = asyncio.run(scenario())
-    assert inbox.messages == [[(5, 15, pb.ACTION_TYPE_CHECK_CALL), (6, 16, pb.ACTION_TYPE_FOLD)]]
+    assert inbox.messages == [[(5, 15, "check_call"), (6, 16, "fold")]]
     assert inbox.malformed_lines == [(f"a line longer than {MAX_LINE_BYTES} bytes", True)]
     assert not transports[0].reading and transports[1].reading
 

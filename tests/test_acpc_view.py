@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from dealer.connect.acpc_view import AcpcItem, AcpcSeats, AcpcView
+from dealer.connect.wire import Reply
 
 
 def item(table: int, kind: str, **fields: object) -> AcpcItem:
@@ -15,6 +16,10 @@ def item(table: int, kind: str, **fields: object) -> AcpcItem:
     for name, value in fields.items():
         setattr(made, name, value)
     return made
+
+
+def fields(reply: Reply) -> tuple[int, int, str, int]:
+    return reply.table, reply.request_id, reply.action, reply.amount
 
 
 def event(kind: str, seat: int, to: int = 0, cards: tuple[str, ...] = (), table: int = 1) -> AcpcItem:
@@ -35,15 +40,15 @@ def test_items_become_the_protocol_examples_states_and_answers_become_replies() 
     view.feed(event("raise", 1, 200), out)
     view.feed(item(1, "request", request_id=7, min_raise_to=300), out)
     assert out == ["MATCHSTATE:0:0::TdAs|", "MATCHSTATE:0:0:r:TdAs|"]
-    assert view.answer("MATCHSTATE:0:0:r:TdAs|:r") == (1, 7, "bet_raise", 300)
+    assert fields(view.answer("MATCHSTATE:0:0:r:TdAs|:r")) == (1, 7, "bet_raise", 300)
     for it in (event("raise", 0, 300), event("call", 1, 300), event("board", 0, cards=("2c", "8c", "3h"))):
         view.feed(it, out)
     view.flush(out)
     assert out[2:] == ["MATCHSTATE:0:0:rr:TdAs|", "MATCHSTATE:0:0:rrc/:TdAs|/2c8c3h"]
     view.feed(item(1, "request", request_id=8, min_raise_to=100), out)
-    assert view.answer("MATCHSTATE:0:0:rrc/:TdAs|/2c8c3h:c") == (1, 8, "check_call", 0)
-    assert view.answer("MATCHSTATE:0:0:r:TdAs|:f")[1] == 7  # a late answer names its request
-    assert view.answer("MATCHSTATE:0:0:rrcc/:TdAs|:c")[1] == 0  # a state that asked nothing
+    assert fields(view.answer("MATCHSTATE:0:0:rrc/:TdAs|/2c8c3h:c")) == (1, 8, "check_call", 0)
+    assert view.answer("MATCHSTATE:0:0:r:TdAs|:f").request_id == 7  # a late answer names its request
+    assert view.answer("MATCHSTATE:0:0:rrcc/:TdAs|:c").request_id == 0  # a state that asked nothing
     view.feed(event("check", 0), out)
     view.feed(event("bet", 1, 100), out)
     view.feed(event("fold", 0), out)
@@ -73,7 +78,7 @@ def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed(
         view.feed(it, out)
     view.feed(item(4, "request", request_id=2, min_raise_to=100), out)
     assert out[-1] == "MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c"  # seat 1 is position 0, the small blind
-    assert view.answer("MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c:r700") == (4, 2, "bet_raise", 400)
+    assert fields(view.answer("MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c:r700")) == (4, 2, "bet_raise", 400)
     with pytest.raises(ValueError, match="needs its size"):
         view.answer("MATCHSTATE:0:3:r300cc/:AhKh||/2c3c4c:r")
     for it in (

@@ -44,6 +44,7 @@ from dealer.connect import wire_json
 from dealer.connect.acpc_view import AcpcSeats
 from dealer.connect.pump import Inbox, pump
 from dealer.connect.session import BotSession
+from dealer.connect.wire import Reply
 from dealer.files import write_atomically
 from dealer.isolation.processes import BotProcess
 from dealer.stats.faults import Fault
@@ -202,10 +203,10 @@ class _Clients:
 
     async def _answers(self, inbox: Inbox, heard: list[tuple[int, bytes | None]]) -> bool:
         """Route the answers of ``heard`` in order; False when a client ended or the bot is cut off."""
-        replies: list[tuple[int, int, str, int]] = []
+        replies: list[Reply] = []
         for client, raw in heard:
             if not raw:  # the end of a client, or a line too long
-                if replies and not await inbox.receive(wire_json.reply_message(replies)):
+                if replies and not await inbox.receive_replies(replies):
                     return False
                 if raw is None:
                     inbox.malformed(f"a line longer than {MAX_LINE_BYTES} bytes", fatal=True)
@@ -219,12 +220,12 @@ class _Clients:
                     raise ValueError("an answer before any state was sent")
                 replies.append(view.answer(line))
             except ValueError as error:
-                if replies and not await inbox.receive(wire_json.reply_message(replies)):
+                if replies and not await inbox.receive_replies(replies):
                     return False
                 replies = []
                 if not inbox.malformed(str(error)):
                     return False
-        return not replies or await inbox.receive(wire_json.reply_message(replies))
+        return not replies or await inbox.receive_replies(replies)
 
     async def write(self, batch: bytes) -> int:
         """Translate a batch into each client's MATCHSTATE lines and send those a client must have

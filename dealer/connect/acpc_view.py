@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from dealer.config.acpc_game import position
+from dealer.connect.wire import Reply
 
 ASKED_KEPT: Final = 64  # states remembered per seat, so that a late answer is told apart from a stray one
 _ACTION: Final = re.compile(r"(f|c|r)(\d*)")
@@ -134,9 +135,9 @@ class AcpcView:
         out.append(state)
         return state
 
-    def answer(self, line: str) -> tuple[int, int, str, int]:
-        """An answer line ``<state>:<action>`` as a reply (table, request_id, action, amount): request id
-        0 when that state asked nothing. ValueError with a one-line reason when it is malformed."""
+    def answer(self, line: str) -> Reply:
+        """An answer line ``<state>:<action>`` as the reply to its state's request (request id 0 when
+        that state asked nothing). ValueError with a one-line reason when it is malformed."""
         state, colon, action = line.rpartition(":")
         match = _ACTION.fullmatch(action)
         if not colon or not state.startswith("MATCHSTATE:") or match is None:
@@ -144,14 +145,14 @@ class AcpcView:
         request_id, min_to, before = self._asked.get(state, (0, 0, 0))
         letter, size = match.groups()
         if letter == "f":
-            return self.table, request_id, "fold", 0
+            return Reply(self.table, request_id, "fold", 0)
         if letter == "c":
-            return self.table, request_id, "check_call", 0
+            return Reply(self.table, request_id, "check_call", 0)
         if not self.no_limit:
-            return self.table, request_id, "bet_raise", min_to
+            return Reply(self.table, request_id, "bet_raise", min_to)
         if not size:
             raise ValueError(f"a no-limit raise needs its size, the total for the hand (r<N>): {line[:80]!r}")
-        return self.table, request_id, "bet_raise", int(size) - before
+        return Reply(self.table, request_id, "bet_raise", int(size) - before)
 
 
 class AcpcSeats:

@@ -305,13 +305,3 @@ def json_replies(lines: list[bytes]) -> tuple[pb.BotMessage | None, list[str]]:
             except ValueError as error:
                 errors.append(str(error))
     return (pb.BotMessage(actions=replies) if replies else None), errors
-
-
-def reply_message(replies: list[tuple[int, int, str, int]]) -> pb.BotMessage:
-    """Replies (table, request_id, action name as in the stdio contract, amount) as one BotMessage."""
-    return pb.BotMessage(
-        actions=[
-            pb.ActionReply(table=table, request_id=request_id, type=ACTION_TYPES[action], amount=amount)
-            for table, request_id, action, amount in replies
-        ]
-    )
