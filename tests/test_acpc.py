@@ -98,6 +98,7 @@ class RecordingWriter:
 
     def __init__(self) -> None:
         self.writes: list[bytes] = []
+        self.blocked = False
 
     def write(self, data: bytes) -> None:
         self.writes.append(data)

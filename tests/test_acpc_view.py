@@ -116,3 +116,26 @@ def test_seats_send_a_tables_lines_when_it_asks_and_seat_clients_in_order_of_mat
     ]
     assert seats.translate([event("call", 0, 100, table=9), item(0, "goodbye")]) == [(0, b"MATCHSTATE:0:0:c:TdAs|\r\n")]
     assert [view.table if view else None for view in seats.views] == [9, 7]
+
+
+def test_seats_read_a_clients_line_as_its_reply_and_skip_comments() -> None:
+    """A client's raw line: an answer becomes the reply to its state's request; blank lines and
+    comments are nothing; a line before the client was sent any state, or no answer, is refused."""
+    seats = AcpcSeats(2, no_limit=False)
+    seats.translate(
+        [
+            item(3, "match_start", seat=0, players=2),
+            item(3, "hand_start", hand=0, button=1, cards=["Td", "As"]),
+            event("small_blind", 1, 50, table=3),
+            event("big_blind", 0, 100, table=3),
+            item(3, "request", request_id=4, min_raise_to=200),
+        ]
+    )
+    answer = seats.answer(0, b"MATCHSTATE:0:0::TdAs|:r\r\n")
+    assert answer is not None and fields(answer) == (3, 4, "bet_raise", 200)
+    assert seats.answer(0, b"# thinking\n") is None and seats.answer(0, b";\n") is None
+    assert seats.answer(0, b"  \r\n") is None
+    with pytest.raises(ValueError, match="before any state"):
+        seats.answer(1, b"MATCHSTATE:0:0::TdAs|:c\n")
+    with pytest.raises(ValueError, match="not a MATCHSTATE answer"):
+        seats.answer(0, b"MATCHSTATE:0:0::TdAs|:x\n")

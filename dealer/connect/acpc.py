@@ -95,6 +95,9 @@ class _Line(asyncio.Protocol):
         """Cut the bytes into lines (the line end kept); a line too long is the end of the client."""
         if self._ended:
             return
+        if not self._buffer and data.find(b"\n") == len(data) - 1 and len(data) <= MAX_LINE_BYTES + 1:
+            self._hear(data)  # one whole line, as a client mostly sends
+            return
         buffer, start = self._buffer + data, 0
         while (end := buffer.find(b"\n", start)) >= 0:
             if end - start > MAX_LINE_BYTES:
@@ -158,6 +161,11 @@ class _Line(asyncio.Protocol):
         assert self.transport is not None
         self.transport.write(data)
 
+    @property
+    def blocked(self) -> bool:
+        """Whether ``drain`` has anything to wait for or report (the client reads slowly, or is gone)."""
+        return self._paused is not None or self._lost
+
     async def drain(self) -> None:
         """Wait while the client leaves too much unread; ConnectionResetError once the connection is lost."""
         if self._paused is not None:
@@ -211,30 +219,29 @@ class _Clients:
                 if raw is None:
                     inbox.malformed(f"a line longer than {MAX_LINE_BYTES} bytes", fatal=True)
                 return False
-            line = raw.decode("utf-8", "replace").strip()
-            if not line or line[0] in "#;":  # comments, as the ACPC dealer allows
-                continue
             try:
-                view = self._seats.views[client]
-                if view is None:
-                    raise ValueError("an answer before any state was sent")
-                replies.append(view.answer(line))
+                reply = self._seats.answer(client, raw)
             except ValueError as error:
                 if replies and not await inbox.receive_replies(replies):
                     return False
                 replies = []
                 if not inbox.malformed(str(error)):
                     return False
+                continue
+            if reply is not None:
+                replies.append(reply)
         return not replies or await inbox.receive_replies(replies)
 
     async def write(self, batch: bytes) -> int:
         """Translate a batch into each client's MATCHSTATE lines and send those a client must have
         now (``AcpcSeats.translate``: its table asks something), then wait until they are sent."""
         due = self._seats.translate(wire_json.acpc_items(batch))
+        lines = self._lines
         for client, data in due:
-            self._lines[client].write(data)
+            lines[client].write(data)
         for client, _ in due:
-            await self._lines[client].drain()
+            if lines[client].blocked:
+                await lines[client].drain()
         return 0
 
     def close(self) -> None:

@@ -196,6 +196,18 @@ class AcpcSeats:
                 held.clear()
         return out
 
+    def answer(self, client: int, raw: bytes) -> Reply | None:
+        """A client's line as the reply to its state's request (``AcpcView.answer``), or None for a
+        blank line or a comment (``#`` or ``;``, as the ACPC dealer allows). ValueError with a
+        one-line reason when it is malformed, or comes before the client was sent any state."""
+        line = raw.decode("utf-8", "replace").strip()
+        if not line or line[0] in "#;":
+            return None
+        view = self.views[client]
+        if view is None:
+            raise ValueError("an answer before any state was sent")
+        return view.answer(line)
+
     def _client(self, item: AcpcItem) -> int:
         """The client of the item's table (a free one is seated at its match's start), or -1 for an
         item of no table (welcome, notices: ACPC has none) or of a table no client has."""
