@@ -16,7 +16,6 @@ Seeded shuffle (the specification a bot in another language can reimplement):
 from __future__ import annotations
 
 import hashlib
-import operator
 import secrets
 import struct
 from collections.abc import Iterable, Sequence
@@ -38,7 +37,6 @@ _NEVER_REJECTED = min(_BOUNDS)  # a word below every bound
 _WORDS: Final = [struct.Struct(f">{8 * count}I") for count in range(8)]
 _COUNTERS: Final = [k.to_bytes(8, "big") for k in range(8)]  # the counters of those first blocks
 _CANONICAL: Final = tuple(range(DECK_SIZE))  # the deck before the shuffle
-_DECK_SET: Final = frozenset(_CANONICAL)
 
 
 def parse_card(text: str) -> int:
@@ -100,9 +98,10 @@ def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list
         return deck
     words = _words(key, 0, (steps + 7) // 8)  # rejections are rare: no spare block
     if max(words) < _NEVER_REJECTED:
-        # The rule: no word is rejected, so step i uses word i (offsets computed in C).
-        for i, offset in enumerate(map(operator.mod, words, _MODULI[:steps])):
-            j = i + offset
+        # The rule: no word is rejected, so step i uses word i (typed: machine ints when compiled).
+        for i in range(steps):
+            word: int = words[i]
+            j = i + word % (DECK_SIZE - i)
             deck[i], deck[j] = deck[j], deck[i]
         return deck
     w = 0
@@ -121,9 +120,14 @@ def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list
 
 def check_distinct(cards: Sequence[int]) -> None:
     """Raise ``CardError`` unless every card is valid and appears at most once."""
-    distinct = set(cards)
-    if len(distinct) == len(cards) and distinct <= _DECK_SET:
+    bits = 0  # a bit per card, 52 bits: compiled, a machine word, where a set hashed every card (per deal)
+    for c in cards:
+        if not 0 <= c < DECK_SIZE or bits >> c & 1:
+            break
+        bits |= 1 << c
+    else:
         return
+    distinct = set(cards)
     if len(distinct) != len(cards):
         seen: set[int] = set()
         for c in cards:
