@@ -313,3 +313,17 @@ def test_replies_read_from_the_bytes_are_what_protobuf_reads(
         read = wire_replies.replies(bytes(mangled))
         if read is not None:
             assert _reply_fields(read) == _reply_fields(wire.replies_of(pb.BotMessage.FromString(bytes(mangled))))
+
+
+def test_varints_are_protobufs_at_every_length() -> None:
+    """The one varint writer, at each byte length's edges, a decision seed's range and int64's negatives."""
+    values = {
+        0,
+        2**53 - 1,
+        2**64 - 1,
+        *(2 ** (7 * k) + d for k in range(10) for d in (-1, 0, 1) if 2 ** (7 * k) + d >= 0),
+    }
+    for value in sorted(v for v in values if v < 2**64):
+        assert wire._varint(value) == pb.ActionReply(table=value).SerializeToString()[1:] or value == 0
+    for value in (-1, -(2**31), -(2**63)):
+        assert wire._varint(value) == pb.ActionReply(amount=value).SerializeToString()[1:]

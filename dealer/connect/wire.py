@@ -54,7 +54,14 @@ def _varint(value: int) -> bytes:
         return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
     if value < 0:
         value &= _MASK64
-    out: list[int] = []  # not a bytearray: compiled, its appends are calls; a list's are inline (decision seeds)
+    elif value < 1 << 56:  # up to eight bytes (decision seeds): gathered in one word, a machine int when compiled
+        word = size = 0
+        while value > 0x7F:
+            word |= (value & 0x7F | 0x80) << size
+            value >>= 7
+            size += 8
+        return (word | value << size).to_bytes(size // 8 + 1, "little")
+    out: list[int] = []  # not a bytearray: compiled, its appends are calls; a list's are inline
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
         value >>= 7
