@@ -28,7 +28,7 @@ from dealer.engine.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.engine.scheduler import Seating
 from dealer.errors import IllegalActionError
 from dealer.league.plan import MatchPlan
-from dealer.league.seeds import SEEDS_PER_BLOCK, DecisionSeeds, deal_key, decision_key, seed_in
+from dealer.league.seeds import SEEDS_PER_BLOCK, DecisionSeeds, deal_key, decision_key
 from dealer.stats.aivat import Cache, Decision, chance_terms, decision_luck, read_strategy
 from dealer.stats.faults import Fault
 from dealer.stats.luck_features import luck_features
@@ -77,7 +77,7 @@ class Table:
         self._deal_point = ""  # the current hand's deal key: its decisions' seeds are keyed by it
         self._acted: list[int] = []  # by engine seat, its actions so far in the hand (from events read)
         self._events_read = 0
-        self._seed_blocks: list[bytes] = []  # by engine seat, its current block of seeds (DecisionSeeds.block)
+        self._seed_blocks: list[list[int]] = []  # by engine seat, its current block of seeds (DecisionSeeds.block)
         self._seed_block_numbers: list[int] = []  # and that block's number (-1: none yet)
         self._trusted = trusted
         self._stopped = stopped
@@ -192,7 +192,7 @@ class Table:
         hand = Hand(config, shuffled_deck(key, 2 * n + 8))
         self._deal_point = deal_key("", spec.deal_set, number, self.plan.attempt)  # public: the seed left out
         self._acted, self._events_read = [0] * len(live), 0
-        self._seed_blocks, self._seed_block_numbers = [b""] * len(live), [-1] * len(live)
+        self._seed_blocks, self._seed_block_numbers = [[]] * len(live), [-1] * len(live)
         self.live = live
         self.decisions = {}
         self.encoder = wire.HandWire(self.id, hand, number, live, n)
@@ -307,7 +307,7 @@ class Table:
         if self._seed_block_numbers[seat] != block:
             self._seed_blocks[seat] = self._decision_seeds.block(self._deal_point, seat, block)
             self._seed_block_numbers[seat] = block
-        return seed_in(self._seed_blocks[seat], index)
+        return self._seed_blocks[seat][index % SEEDS_PER_BLOCK]
 
     def _apply(self, hand: Hand, legal: Legal, seat: Seat, reply: Reply | None) -> None:
         """Apply the bot's answer, or the policy's default (check, else fold) when it has none or
