@@ -5,7 +5,8 @@ The plan (pure): a bot's k-th table of a deal set goes to its instance k, in ``d
 honest seeded duplicate match gives exactly the hands of the same match unsealed
 (``data/sealed_reference.json``: first recorded on main at b0de816, before sealing existed;
 recorded again with ``run_match(sealed=False)`` when the random bot began drawing from the
-dealer's decision seeds, issue 35; the same bots, seeds and plans); the "memory across
+dealer's decision seeds, issue 35, and when their derivation changed, issue 32; the same bots,
+seeds and plans); the "memory across
 rotations" attack (tests/bots/rotation_memory.py) never sees two
 rotations of one deal in one process, while the same bot unsealed does and reads its opponent's
 cards; a restart restarts only the instance that failed.
