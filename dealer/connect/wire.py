@@ -314,30 +314,40 @@ class HandWire:
         """The public Event item for an engine record, or None for records sent in HandEnd."""
         if isinstance(event, Acted):
             seat, act, amount, to, all_in = event
-            body = b"".join((
-                _EVENT_HEADS[act][self.seat_map[seat]], _AMOUNT[amount], _TO[to], _ALL_IN[all_in],
-                _EVENT_STREETS[street], self._event_tail,
-            ))  # fmt: skip
-        elif isinstance(event, Dealt):
+            return self._event(
+                _EVENT_HEADS[act][self.seat_map[seat]],
+                _AMOUNT[amount],
+                _TO[to],
+                _ALL_IN[all_in],
+                _EVENT_STREETS[street],
+            )
+        if isinstance(event, Posted):
+            seat, post, amount, all_in = event
+            return self._event(
+                _EVENT_HEADS[post][self.seat_map[seat]], _AMOUNT[amount], b"" if post == "ante" else _TO[amount],
+                _ALL_IN[all_in], _EVENT_STREETS[0],
+            )  # fmt: skip
+        if isinstance(event, Returned):
+            return self._event(
+                _RETURNED_HEADS[self.seat_map[event.seat]], _AMOUNT[event.amount], b"", b"", _EVENT_STREETS[street]
+            )
+        if isinstance(event, Dealt):
             body = b"".join((
                 _EVENT_BOARD, *[_EVENT_CARD[card] for card in event.cards], _EVENT_STREETS[event.street],
                 self._event_tail,
             ))  # fmt: skip
-        elif isinstance(event, Posted):
-            seat, post, amount, all_in = event
-            body = b"".join((
-                _EVENT_HEADS[post][self.seat_map[seat]], _AMOUNT[amount], b"" if post == "ante" else _TO[amount],
-                _ALL_IN[all_in], _EVENT_STREETS[0], self._event_tail,
-            ))  # fmt: skip
-        elif isinstance(event, Returned):
-            body = b"".join((
-                _RETURNED_HEADS[self.seat_map[event.seat]], _AMOUNT[event.amount], _EVENT_STREETS[street],
-                self._event_tail,
-            ))  # fmt: skip
-        else:
-            return None
-        size, head = _VARINT[len(body)], self._event_item  # as _framed does, inline on this hot path
-        return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
+            return _framed(self._event_item, body)
+        return None
+
+    def _event(self, first: bytes, second: bytes, third: bytes, fourth: bytes, fifth: bytes) -> bytes:
+        """The framed Event item of these fields and the hand's number, in one join: its body's size is
+        summed from theirs, not joined first (one bytes object and one join less per event)."""
+        tail, head = self._event_tail, self._event_item
+        body = len(first) + len(second) + len(third) + len(fourth) + len(fifth) + len(tail)
+        size = _VARINT[body]
+        return b"".join((
+            _ITEMS_TAG, _VARINT[len(head) + len(size) + body], head, size, first, second, third, fourth, fifth, tail,
+        ))  # fmt: skip
 
     def request(self, request_id: int, legal: Legal, time_ms: int, bank_ms: int, decision_seed: int = 0) -> bytes:
         """The ActionRequest for the current actor, from the hand's state now (``decision_seed``: its
