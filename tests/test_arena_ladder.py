@@ -41,7 +41,7 @@ from dealer.connect.server import DealerServer
 from dealer.league.jobs import MatchJob
 from dealer.league.journal import result_from_json
 from dealer.stats.records import HandRecord, MatchResult, result_of
-from ladder_bots import InProcessExecutor, field, folder, hang_up
+from ladder_bots import InProcessExecutor, Strategy, field, folder, hang_up
 from test_arena_http import auth
 
 
@@ -620,6 +620,56 @@ def test_the_ladder_keeps_no_teams_scratch_files_after_a_match(tmp_path: Path) -
     played = [m for m in (config.storage / "matches").iterdir() if (m / "hands").is_dir()]
     assert len(played) >= 3
     assert not any((m / "scratch").exists() for m in played), [list(m.iterdir()) for m in played]
+
+
+class _StoppedMidMatch(InProcessExecutor):
+    """Bots that write into their scratch folders and then play on until the ladder is stopped."""
+
+    def __init__(self, server: DealerServer, strategies: dict[str, Strategy]) -> None:
+        super().__init__(server, strategies)
+        self.started = asyncio.Event()
+
+    async def run(self, job: MatchJob) -> MatchResult:
+        for label in {label for table in job.plan.instance_labels() for label in table}:
+            (job.out / "scratch" / label).mkdir(parents=True, exist_ok=True)
+            (job.out / "scratch" / label / "notes.bin").write_bytes(b"x" * 4096)
+        self.started.set()
+        await asyncio.Event().wait()  # a match in play when the server stops
+        raise AssertionError("never over")
+
+
+def test_a_stopped_ladder_keeps_no_scratch_of_the_matches_it_cut_off(tmp_path: Path) -> None:
+    """A stop cuts off the matches in play (played again, dealt afresh, at the next start): what
+    their bots wrote in their scratch folders goes with them, as after a match that ends."""
+    database = f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}"
+    asyncio.run(migrate(database))
+    config = ArenaConfig(
+        storage=tmp_path / "storage", database=database, ladder=LadderSettings(jobs=2, hands=3, house=False)
+    )
+    strategies = {"alpha": folder(0.0), "beta": folder(0.5), "gamma": folder(0.2)}
+
+    async def scenario() -> None:
+        async with open_repository(database) as repository:
+            for name in strategies:
+                team, _ = await repository.add_team(name)
+                version, _ = await repository.add_version(
+                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+                )
+                await repository.set_state(version, BuildState.READY)
+                await repository.activate(team, 1)
+            async with DealerServer("127.0.0.1:0", local_socket=False) as server:
+                executor = _StoppedMidMatch(server, strategies)
+                playing = asyncio.create_task(Ladder(LadderStore(repository), config).run(executor, "stop-seed"))
+                await asyncio.wait_for(executor.started.wait(), 30)
+                await asyncio.sleep(0.2)  # the second slot's match starts too
+                assert list((config.storage / "matches").glob("*/scratch/*/notes.bin"))
+                playing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await playing
+
+    asyncio.run(scenario())
+    assert list((config.storage / "matches").iterdir())  # the cut-off matches' folders stay, their scratch goes
+    assert not list((config.storage / "matches").glob("*/scratch")), list((config.storage / "matches").rglob("*"))
 
 
 def test_a_pause_after_one_match_says_one_match() -> None:

@@ -152,6 +152,8 @@ class Ladder:
                 task.cancel()
             if self.running:
                 await asyncio.wait(set(self.running))
+            for planned in self.running.values():  # cut off, or over and not yet kept: no bot plays on
+                drop_scratch(match_folder(self.config.storage, planned.id))
 
     async def step(self) -> None:
         """Keep what finished, apply what comes next in order, pick ahead, start what slots allow."""
