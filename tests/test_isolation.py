@@ -974,16 +974,17 @@ def test_a_flood_of_health_and_reflection_calls_finds_neither_and_delays_no_tabl
         async with DealerServer() as server:
             flood = {"honest": MatchBot("honest", HONEST), "bad": MatchBot("bad", bot("health_flooder.py"))}
             fair = {"honest": MatchBot("honest", HONEST), "caller": MatchBot("caller", CALLER)}
+            fair_game = game_config(time={**TIME, "bank_ms": 2000})  # 200 ms an action; why a 2 s bank: above
             matches = [
                 (plan("flood", list(flood), hands=40), flood, tmp_path / "flood"),
-                (plan("fair", list(fair), hands=30, tables=4), fair, tmp_path / "fair"),
+                (plan("fair", list(fair), hands=30, tables=4, game=fair_game), fair, tmp_path / "fair"),
             ]
             return await play_async(server, matches)
 
     flooded, fair = asyncio.run(main())
     assert_stands(flooded, hands=40)
     assert flooded.faults["bad"] == {}, flooded.faults
-    assert fair.faults == {"caller": {}, "honest": {}}, fair.faults  # no timeout at 200 ms per action
+    assert fair.faults == {"caller": {}, "honest": {}}, fair.faults  # no timeout
     for text in [log(tmp_path / "flood", "bad", k) for k in range(INSTANCES)]:
         assert "reflection answered" not in text, text
         assert re.search(r"^reflection: UNIMPLEMENTED=\d+$", text, re.M), text
