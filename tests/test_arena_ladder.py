@@ -7,6 +7,7 @@ import asyncio
 import logging
 import random
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from dealer.arena.model import BuildState
 from dealer.arena.store.ladder import LadderStore
 from dealer.arena.store.reads import Public
 from dealer.arena.store.schema import match_versions, matches, migrate, teams
-from dealer.arena.store.teams import open_repository
+from dealer.arena.store.teams import Repository, open_repository
 from dealer.connect.server import DealerServer
 from dealer.league.jobs import MatchJob
 from dealer.league.journal import result_from_json
@@ -219,14 +220,7 @@ def test_a_scrimmage_is_asked_for_played_unranked_and_shown_to_both_teams_alone(
 
     async def scenario() -> None:
         async with open_repository(arena_database) as repository:
-            tokens = {}
-            for name in strategies:
-                team, tokens[name] = await repository.add_team(name)
-                version, _ = await repository.add_version(
-                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
-                )
-                await repository.set_state(version, BuildState.READY)
-                await repository.activate(team, 1)
+            tokens = await _ready_teams(repository, strategies)
             store = LadderStore(repository)
             ladder = Ladder(store, config)
             app = make_app(repository, config, lambda _version: None, ladder.requested)
@@ -279,14 +273,7 @@ def test_a_version_that_keeps_crashing_is_paused_and_its_team_alone_is_told_why(
 
     async def scenario() -> None:
         async with open_repository(database) as repository:
-            tokens = {}
-            for name in strategies:
-                team, tokens[name] = await repository.add_team(name)
-                version, _ = await repository.add_version(
-                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
-                )
-                await repository.set_state(version, BuildState.READY)
-                await repository.activate(team, 1)
+            tokens = await _ready_teams(repository, strategies)
             store = LadderStore(repository)
             ladder = Ladder(store, config)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
@@ -349,6 +336,19 @@ class _Outage:
         return call
 
 
+async def _ready_teams(repository: Repository, names: Iterable[str]) -> dict[str, str]:
+    """A team for each name, its version 1 built and active (a bot run as ``bot``); their tokens by name."""
+    tokens: dict[str, str] = {}
+    for name in names:
+        team, tokens[name] = await repository.add_team(name)
+        version, _ = await repository.add_version(
+            team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
+        )
+        await repository.set_state(version, BuildState.READY)
+        await repository.activate(team, 1)
+    return tokens
+
+
 def _count_steps(ladder: Ladder) -> list[int]:
     """Count the ladder's steps (each a look at the database and the matches), in a list of one."""
     count, step = [0], ladder.step
@@ -390,13 +390,7 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
 
     async def scenario() -> None:
         async with open_repository(database) as repository:
-            for name in strategies:
-                team, _ = await repository.add_team(name)
-                version, _ = await repository.add_version(
-                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
-                )
-                await repository.set_state(version, BuildState.READY)
-                await repository.activate(team, 1)
+            await _ready_teams(repository, strategies)
             store = LadderStore(repository)
             flaky = _Outage(store)
             ladder = Ladder(flaky, config)  # type: ignore[arg-type]
@@ -456,13 +450,7 @@ def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_m
 
     async def scenario() -> None:
         async with open_repository(database) as repository:
-            for name in strategies:
-                team, _ = await repository.add_team(name)
-                version, _ = await repository.add_version(
-                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
-                )
-                await repository.set_state(version, BuildState.READY)
-                await repository.activate(team, 1)
+            await _ready_teams(repository, strategies)
             store = LadderStore(repository)
             ladder = Ladder(store, config)
             steps = _count_steps(ladder)
@@ -506,14 +494,7 @@ def test_a_version_that_crashes_in_every_match_ranks_below_a_calling_station(tmp
 
     async def scenario() -> None:
         async with open_repository(database) as repository:
-            tokens = {}
-            for name in strategies:
-                team, tokens[name] = await repository.add_team(name)
-                version, _ = await repository.add_version(
-                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
-                )
-                await repository.set_state(version, BuildState.READY)
-                await repository.activate(team, 1)
+            tokens = await _ready_teams(repository, strategies)
             store = LadderStore(repository)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 playing = asyncio.create_task(Ladder(store, config).run(InProcessExecutor(server, strategies), "s"))
@@ -597,13 +578,7 @@ def test_the_ladder_keeps_no_teams_scratch_files_after_a_match(tmp_path: Path) -
 
     async def scenario() -> None:
         async with open_repository(database) as repository:
-            for name in strategies:
-                team, _ = await repository.add_team(name)
-                version, _ = await repository.add_version(
-                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
-                )
-                await repository.set_state(version, BuildState.READY)
-                await repository.activate(team, 1)
+            await _ready_teams(repository, strategies)
             store = LadderStore(repository)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 ladder = Ladder(store, config)
@@ -650,13 +625,7 @@ def test_a_stopped_ladder_keeps_no_scratch_of_the_matches_it_cut_off(tmp_path: P
 
     async def scenario() -> None:
         async with open_repository(database) as repository:
-            for name in strategies:
-                team, _ = await repository.add_team(name)
-                version, _ = await repository.add_version(
-                    team, digest=f"{team.id:064x}", files=1, size=1, protocol="grpc", run=("bot",), build=None
-                )
-                await repository.set_state(version, BuildState.READY)
-                await repository.activate(team, 1)
+            await _ready_teams(repository, strategies)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 executor = _StoppedMidMatch(server, strategies)
                 playing = asyncio.create_task(Ladder(LadderStore(repository), config).run(executor, "stop-seed"))
