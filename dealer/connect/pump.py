@@ -31,10 +31,7 @@ class Inbox:
 
     async def receive(self, message: wire.BotMessage) -> bool:
         """Route a message of replies; False when the bot is cut off (a flood)."""
-        if await self._link.receive(message):
-            return True
-        self._link.cut_off(FLOODED)
-        return False
+        return await self.receive_replies(wire.replies_of(message))
 
     async def receive_replies(self, replies: list[wire.Reply]) -> bool:
         """``receive`` for a message's replies read already from its bytes (``wire_replies.replies``)."""

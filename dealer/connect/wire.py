@@ -448,7 +448,12 @@ ACTION_TYPES: Final = {  # a reply's action type by its name in the stdio contra
     "check_call": pb.ACTION_TYPE_CHECK_CALL,
     "bet_raise": pb.ACTION_TYPE_BET_RAISE,
 }
-_REPLY_ACTIONS: Final = {number: name for name, number in ACTION_TYPES.items()}
+_REPLY_ACTIONS: Final[dict[int, str]] = {number: name for name, number in ACTION_TYPES.items()}
+
+
+def action_name(kind: int) -> str:
+    """A reply's action type as the match names it: its stdio name, or the number of one it does not know."""
+    return _REPLY_ACTIONS.get(kind) or str(kind)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -503,12 +508,11 @@ ActionReply = pb.ActionReply  # one reply of it
 
 def reply(message: pb.ActionReply) -> Reply:
     """An ActionReply off the wire as the match reads it."""
-    kind = message.type
-    action = _REPLY_ACTIONS.get(kind) or str(kind)
+    action = action_name(message.type)
     options = message.strategy
     if not options:
         return Reply(message.table, message.request_id, action, message.amount)
-    strategy = tuple([(_REPLY_ACTIONS.get(o.type) or str(o.type), o.amount, o.probability) for o in options])
+    strategy = tuple([(action_name(o.type), o.amount, o.probability) for o in options])
     return Reply(message.table, message.request_id, action, message.amount, strategy)
 
 

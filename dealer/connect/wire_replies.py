@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from dealer.connect.wire import ACTION_TYPES, Reply
+from dealer.connect.wire import Reply, action_name
 
-_ACTION_NAMES: Final[dict[int, str]] = {number: name for name, number in ACTION_TYPES.items()}
 _REPLY_KEY: Final = 0x12  # BotMessage.actions: field 2, length-delimited
 _TOO_LONG: Final = (-1, -1)  # a varint cut short or past 64 bits
 
@@ -58,7 +57,7 @@ def _reply_at(data: bytes, at: int, end: int) -> Reply | None:
             amount = value - (1 << 64) if value >> 63 else value
         else:
             return None
-    return Reply(table, request_id, _ACTION_NAMES.get(kind) or str(kind), amount)
+    return Reply(table, request_id, action_name(kind), amount)
 
 
 def _varint_at(data: bytes, at: int, end: int) -> tuple[int, int]:
