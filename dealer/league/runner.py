@@ -227,11 +227,12 @@ def baseline_tables(tables: Sequence[Seating], new: str, reference: str) -> tupl
     for table in tables:
         by_set.setdefault(table.deal_set, []).append(table)
     for deal_set, own in by_set.items():
-        swapped = [tuple(reference if name == new else name for name in t.seats) for t in own if new in t.seats]
-        rotations = [t.rotation for t in own if new in t.seats]
+        swapped = [
+            (tuple(reference if name == new else name for name in t.seats), t.rotation) for t in own if new in t.seats
+        ]
         out += own
-        out += [Seating(seats, deal_set, r) for seats, r in zip(swapped, rotations, strict=True)]
-        out += [Seating(seats, deal_set + TWIN, r) for seats, r in zip(swapped, rotations, strict=True)]
+        out += [Seating(seats, deal_set, r) for seats, r in swapped]
+        out += [Seating(seats, deal_set + TWIN, r) for seats, r in swapped]
     return tuple(out)
 
 
