@@ -7,7 +7,8 @@ import asyncio
 import logging
 import random
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -154,13 +155,8 @@ async def _twelve(
         async with DealerServer("127.0.0.1:0", local_socket=False) as server:
             ladder = Ladder(store, config)
             task = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies, jobs=4), settings.seed or ""))
-            while await store.applied_count() < matches_wanted:
-                await asyncio.sleep(0.2)
-                if task.done():
-                    task.result()
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
+            await _until_applied(store, matches_wanted, task, step=0.2)
+            await _stopped(task)
         board = await store.leaderboard()
         ranking = [team.name for team, s in sorted(board, key=lambda e: -e[1].score(settings.k))]
         async with repository.engine.connect() as connection:
@@ -257,9 +253,7 @@ def test_a_scrimmage_is_asked_for_played_unranked_and_shown_to_both_teams_alone(
                 assert (await over.json())["error"].startswith("at most 2 scrimmages an hour: try again in ")
                 board = await (await client.get(f"{API}/ladder", headers=gamma)).json()
                 assert [(row["team"], row["games"]) for row in board] == [("alpha", 0), ("beta", 0), ("gamma", 0)]
-                playing.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await playing
+                await _stopped(playing)
 
     asyncio.run(scenario())
 
@@ -278,13 +272,8 @@ def test_a_version_that_keeps_crashing_is_paused_and_its_team_alone_is_told_why(
             ladder = Ladder(store, config)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), "pause-seed"))
-                while await store.applied_count() < 20:
-                    await asyncio.sleep(0.1)
-                    if playing.done():
-                        playing.result()
-                playing.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await playing
+                await _until_applied(store, 20, playing, step=0.1)
+                await _stopped(playing)
             async with TestClient(TestServer(make_app(repository, config, lambda _v: None))) as client:
                 mine = await (await client.get(f"{API}/versions/1/ladder", headers=auth(tokens["crash"]))).json()
                 assert mine["paused"].startswith(
@@ -373,6 +362,35 @@ async def _steps(count: list[int], n: int, playing: asyncio.Task[None]) -> None:
             playing.result()
 
 
+async def _until_applied(store: LadderStore, n: int, playing: asyncio.Task[None], step: float = 0.05) -> None:
+    """Wait until ``n`` matches are applied, looking every ``step`` seconds; a ladder that stops raises."""
+    while await store.applied_count() < n:
+        await asyncio.sleep(step)
+        if playing.done():
+            playing.result()
+
+
+async def _stopped(playing: asyncio.Task[None]) -> None:
+    """Stop the ladder as its process would be stopped, and see that it ends cancelled, not by an error."""
+    playing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await playing
+
+
+@contextmanager
+def _logged(name: str) -> Iterator[list[str]]:
+    """The messages logger ``name`` writes while the block runs."""
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger(name)
+    logger.addHandler(handler)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+
+
 def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -382,11 +400,6 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
     settings = LadderSettings(jobs=2, hands=5, house=False, seed="outage-seed-0123456789")
     config = ArenaConfig(storage=tmp_path / "storage", database=database, ladder=settings)
     strategies = field(3)
-    lines: list[str] = []
-    handler = logging.Handler()
-    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
-    logger = logging.getLogger("dealer.arena.ladder_loop")
-    logger.addHandler(handler)
 
     async def scenario() -> None:
         async with open_repository(database) as repository:
@@ -397,10 +410,7 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
             steps = _count_steps(ladder)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), settings.seed or ""))
-                while await store.applied_count() < 5:
-                    await asyncio.sleep(0.05)
-                    if playing.done():
-                        playing.result()
+                await _until_applied(store, 5, playing)
                 flaky.down = True
                 await _steps(steps, 2, playing)  # the step under way ends, the next finds the database down
                 stopped_at = await store.applied_count()
@@ -408,13 +418,8 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
                 assert await store.applied_count() == stopped_at, "nothing is applied while it is down"
                 assert not playing.done()
                 flaky.down = False
-                while await store.applied_count() < stopped_at + 5:
-                    await asyncio.sleep(0.05)
-                    if playing.done():
-                        playing.result()
-                playing.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await playing
+                await _until_applied(store, stopped_at + 5, playing)
+                await _stopped(playing)
             async with repository.engine.connect() as connection:
                 query = select(matches.c.id, matches.c.state, match_versions.c.version_id).join(match_versions)
                 rows = (await connection.execute(query)).all()
@@ -422,10 +427,8 @@ def test_a_database_outage_stops_the_ladder_with_one_line_and_it_resumes_losing_
             stood = await store.standings_of(list(applied))
             assert {v: s.games for v, s in stood.items()} == dict(applied), "each match counted once"
 
-    try:
+    with _logged("dealer.arena.ladder_loop") as lines:
         asyncio.run(scenario())
-    finally:
-        logger.removeHandler(handler)
     down = [line for line in lines if "cannot be reached" in line]
     assert down == ["the database cannot be reached ([Errno 111] Connection refused): the ladder waits for it"]
     assert "the database answers again: the ladder goes on" in lines
@@ -442,11 +445,6 @@ def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_m
     settings = LadderSettings(jobs=2, hands=5, house=False, seed="freeze-seed-0123456789")
     config = ArenaConfig(storage=tmp_path / "storage", database=database, ladder=settings)
     strategies = field(3)
-    lines: list[str] = []
-    handler = logging.Handler()
-    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
-    logger = logging.getLogger("dealer.arena.ladder_loop")
-    logger.addHandler(handler)
 
     async def scenario() -> None:
         async with open_repository(database) as repository:
@@ -456,10 +454,7 @@ def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_m
             steps = _count_steps(ladder)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 playing = asyncio.create_task(ladder.run(InProcessExecutor(server, strategies), settings.seed or ""))
-                while await store.applied_count() < 3:
-                    await asyncio.sleep(0.05)
-                    if playing.done():
-                        playing.result()
+                await _until_applied(store, 3, playing)
                 await repository.freeze()
                 deadline = asyncio.get_running_loop().time() + 20
                 while await store.applied_count() < (picked := await store.next_seq()):  # those picked: applied
@@ -470,14 +465,10 @@ def test_once_the_arena_is_frozen_the_ladder_plays_what_it_picked_and_picks_no_m
                 await _steps(steps, 5, playing)  # the ladder looks again, and again
                 assert await store.next_seq() == picked, "a ranked match picked after the freeze"
                 assert await store.applied_count() == picked
-                playing.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await playing
+                await _stopped(playing)
 
-    try:
+    with _logged("dealer.arena.ladder_loop") as lines:
         asyncio.run(scenario())
-    finally:
-        logger.removeHandler(handler)
     said = [line for line in lines if "frozen" in line]
     assert len(said) == 1 and said[0].startswith("the arena is frozen: the ladder picks no more ranked matches"), lines
 
@@ -498,13 +489,8 @@ def test_a_version_that_crashes_in_every_match_ranks_below_a_calling_station(tmp
             store = LadderStore(repository)
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 playing = asyncio.create_task(Ladder(store, config).run(InProcessExecutor(server, strategies), "s"))
-                while await store.applied_count() < 24:
-                    await asyncio.sleep(0.1)
-                    if playing.done():
-                        playing.result()
-                playing.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await playing
+                await _until_applied(store, 24, playing, step=0.1)
+                await _stopped(playing)
             async with TestClient(TestServer(make_app(repository, config, lambda _v: None))) as client:
                 board = await (await client.get(f"{API}/ladder", headers=auth(tokens["caller"]))).json()
                 assert [row["team"] for row in board][-1] == "crash", board
@@ -583,13 +569,8 @@ def test_the_ladder_keeps_no_teams_scratch_files_after_a_match(tmp_path: Path) -
             async with DealerServer("127.0.0.1:0", local_socket=False) as server:
                 ladder = Ladder(store, config)
                 playing = asyncio.create_task(ladder.run(_Scribbler(server, strategies), "scratch-seed"))
-                while await store.applied_count() < 3:
-                    await asyncio.sleep(0.05)
-                    if playing.done():
-                        playing.result()
-                playing.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await playing
+                await _until_applied(store, 3, playing)
+                await _stopped(playing)
 
     asyncio.run(scenario())
     played = [m for m in (config.storage / "matches").iterdir() if (m / "hands").is_dir()]
@@ -632,9 +613,7 @@ def test_a_stopped_ladder_keeps_no_scratch_of_the_matches_it_cut_off(tmp_path: P
                 await asyncio.wait_for(executor.started.wait(), 30)
                 await asyncio.sleep(0.2)  # the second slot's match starts too
                 assert list((config.storage / "matches").glob("*/scratch/*/notes.bin"))
-                playing.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await playing
+                await _stopped(playing)
 
     asyncio.run(scenario())
     assert list((config.storage / "matches").iterdir())  # the cut-off matches' folders stay, their scratch goes
