@@ -19,47 +19,23 @@ import tarfile
 import time
 import tracemalloc
 import zipfile
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from typer.testing import CliRunner
 
-from dealer.arena.config import ArenaConfig, HttpLimits, SubmissionLimits
-from dealer.arena.http import API, make_app
-from dealer.arena.model import BuildState, Version
-from dealer.arena.organiser_pages import add_organiser_pages
-from dealer.arena.pages import add_pages
+from dealer.arena.config import HttpLimits, SubmissionLimits
+from dealer.arena.http import API
+from dealer.arena.model import BuildState
 from dealer.arena.sessions import COOKIE, CSRF_FIELD
-from dealer.arena.store.schema import migrate
-from dealer.arena.store.teams import Repository, open_repository
+from dealer.arena.store.teams import Repository
 from dealer.cli.main import app as cli_app
 from test_arena_http import BOT, auth, bot_archive, form
+from test_arena_pages import run_pages
 
 MB = 1024 * 1024
-Scenario = Callable[[TestClient[Any, Any], Repository, dict[str, str], list[Version]], Awaitable[None]]
-
-
-def run_server(database: str, storage: Path, scenario: Scenario, **settings: Any) -> None:
-    """The API and the pages on a migrated ``database`` with teams alpha and beta and an organiser;
-    ``settings`` are ArenaConfig's fields (``submissions``, ``http``)."""
-    asyncio.run(migrate(database))
-    config = ArenaConfig(storage=storage, database=database, **settings)
-
-    async def go() -> None:
-        async with open_repository(database) as repository:
-            tokens = {name: (await repository.add_team(name))[1] for name in ("alpha", "beta")}
-            tokens["organiser"] = await repository.add_organiser_token()
-            queued: list[Version] = []
-            app = make_app(repository, config, queued.append)
-            add_pages(app)
-            add_organiser_pages(app)
-            async with TestClient(TestServer(app)) as client:
-                await scenario(client, repository, tokens, queued)
-
-    asyncio.run(go())
 
 
 @functools.cache
@@ -123,7 +99,7 @@ def test_a_tar_header_bomb_is_refused_before_its_name_is_read(tmp_path: Path) ->
         )
         assert queued == []
 
-    run_server(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)
+    run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)
 
 
 def test_damaged_archives_are_one_line_4xx_each_and_do_not_count_against_the_quota(
@@ -167,7 +143,7 @@ def test_damaged_archives_are_one_line_4xx_each_and_do_not_count_against_the_quo
         assert [v.label for v in queued] == ["v1", "v2"]
 
     with caplog.at_level(logging.WARNING):
-        run_server(arena_database, tmp_path / "storage", scenario, submissions=SubmissionLimits(per_hour=2))
+        run_pages(arena_database, tmp_path / "storage", scenario, submissions=SubmissionLimits(per_hour=2))
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], "an error was logged"
 
 
@@ -235,7 +211,7 @@ def test_a_large_body_is_refused_before_it_is_read(arena_database: str, tmp_path
         assert b'"the body is larger than 64 KB, the most this route takes"' in cut
         assert queued == []
 
-    run_server(arena_database, tmp_path / "storage", scenario)
+    run_pages(arena_database, tmp_path / "storage", scenario)
 
 
 def test_a_body_that_does_not_arrive_is_cut_off(tmp_path: Path) -> None:
@@ -256,7 +232,7 @@ def test_a_body_that_does_not_arrive_is_cut_off(tmp_path: Path) -> None:
             assert b"s to arrive" in answer and time.monotonic() - started < 6
         assert queued == []
 
-    run_server(
+    run_pages(
         f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
         tmp_path / "storage",
         scenario,
@@ -310,7 +286,7 @@ def test_malformed_json_and_forms_are_one_line_4xx(
             assert (await response.json())["error"].startswith("not a multipart/form-data body: ")
 
     with caplog.at_level(logging.WARNING):
-        run_server(arena_database, tmp_path / "storage", scenario)
+        run_pages(arena_database, tmp_path / "storage", scenario)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], "an error was logged"
 
 
@@ -345,7 +321,7 @@ def test_a_teams_logins_end_only_its_own_sessions(arena_database: str, tmp_path:
         assert await _logged_in(client, organiser) and await _logged_in(client, beta)
         assert [await _logged_in(client, c) for c in mine if c] == [False] * 9 + [True] * 3
 
-    run_server(
+    run_pages(
         arena_database, tmp_path / "storage", scenario, http=HttpLimits(sessions_per_token=3, logins_per_minute=100)
     )
 
@@ -357,7 +333,7 @@ def test_logins_are_rate_limited_per_client_address(tmp_path: Path) -> None:
         statuses = [(await _login(client, tokens["alpha"] if k % 2 else "team_wrong"))[0] for k in range(6)]
         assert statuses == [401, 303, 401, 303, 429, 429]
 
-    run_server(
+    run_pages(
         f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
         tmp_path / "storage",
         scenario,
@@ -388,7 +364,7 @@ def test_only_one_archive_of_a_team_is_read_at_a_time(tmp_path: Path) -> None:
         writer.close()
         del reader
 
-    run_server(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)
+    run_pages(f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}", tmp_path / "storage", scenario)
 
 
 def test_a_zip_bomb_is_counted_on_what_it_unpacks(tmp_path: Path) -> None:
@@ -407,7 +383,7 @@ def test_a_zip_bomb_is_counted_on_what_it_unpacks(tmp_path: Path) -> None:
         assert (response.status, await response.json()) == (422, {"error": "the files unpack to more than 8 MB"})
         assert peak - before < 16 * MB
 
-    run_server(
+    run_pages(
         f"sqlite+aiosqlite:///{tmp_path / 'arena.db'}",
         tmp_path / "storage",
         scenario,
@@ -448,4 +424,4 @@ def test_a_revoked_organiser_token_and_its_web_sessions_stop_working(arena_datab
         assert (await client.get(f"{API}/teams", headers=auth(second))).status == 401
         assert await asyncio.to_thread(cli, "organiser-revoke", "2") == (2, "error: no organiser token 2")
 
-    run_server(arena_database, tmp_path / "storage", scenario)
+    run_pages(arena_database, tmp_path / "storage", scenario)

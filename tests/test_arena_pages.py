@@ -37,10 +37,11 @@ from test_arena_http import BOT, auth, bot_archive, form
 Scenario = Callable[[TestClient[Any, Any], Repository, dict[str, str], list[Version]], Awaitable[None]]
 
 
-def run_pages(database: str, storage: Path, scenario: Scenario) -> None:
-    """The API and the pages on a migrated ``database`` with teams alpha and beta and an organiser."""
+def run_pages(database: str, storage: Path, scenario: Scenario, **settings: Any) -> None:
+    """The API and the pages on a migrated ``database`` with teams alpha and beta and an organiser;
+    ``settings`` are ArenaConfig's fields (``submissions``, ``http``)."""
     asyncio.run(migrate(database))
-    config = ArenaConfig(storage=storage, database=database)
+    config = ArenaConfig(storage=storage, database=database, **settings)
 
     async def go() -> None:
         async with open_repository(database) as repository:
