@@ -327,3 +327,29 @@ def test_varints_are_protobufs_at_every_length() -> None:
         assert wire._varint(value) == pb.ActionReply(table=value).SerializeToString()[1:] or value == 0
     for value in (-1, -(2**31), -(2**63)):
         assert wire._varint(value) == pb.ActionReply(amount=value).SerializeToString()[1:]
+
+
+@pytest.mark.parametrize("seat_map, table_seats", [([0, 1], 2), ([0, 1, 2], 3), ([1, 3], 5)])
+def test_requests_asked_again_on_one_street_with_other_ids_and_clocks(seat_map: list[int], table_seats: int) -> None:
+    """What a request keeps for a seat's street and for the hand (``HandWire._make_prefix``,
+    ``_make_request_tail``) never goes stale: the same decision asked again with request ids
+    across every varint length and clocks that change mid-hand is each time what protobuf writes."""
+    big = 100
+    config = TableConfig(stacks=tuple([40 * big] * len(seat_map)), button=0, small_blind=big // 2, big_blind=big)
+    hand = Hand(config, random.Random(len(seat_map)).sample(range(52), 52))
+    encoder = HandWire(4, hand, 17, seat_map, table_seats)
+    ids = (0, 1, 127, 128, 129, 2**14 - 1, 2**14, 2**21 + 5, 2**53 - 1)
+    clocks = ((5000, 0), (5000, 300), (0, 300), (2**32 - 1, 0), (5000, 0))
+    while hand.actor is not None:
+        legal = hand.legal()
+        for k, request_id in enumerate(ids):
+            time_ms, bank_ms = clocks[k % len(clocks)]
+            seed = (0, 1, 2**53 - 1)[k % 3]
+            check(
+                encoder.request(request_id, legal, time_ms, bank_ms, seed),
+                reference.action_request(4, request_id, hand, legal, 17, seat_map, table_seats, time_ms, bank_ms, seed),
+            )
+        if hand.street == 1 and legal.can_raise:
+            hand.raise_to(legal.min_to)  # bets and stacks change within the street
+        else:
+            hand.check_call()

@@ -170,6 +170,10 @@ _MIN_TO: Final = _FIELDS[13]
 _MAX_TO: Final = _FIELDS[14]
 _TIME: Final = _FIELDS[15]
 _BANK: Final = _FIELDS[16]
+_CONTINUED: Final = tuple(bytes((low | 0x80,)) for low in range(0x80))  # a varint's first byte when more follow
+_STACKS_HEADS: Final = tuple(_REQUEST_STACKS + _varint(size) for size in range(0x80))  # key and size, by size
+_BETS_HEADS: Final = tuple(_REQUEST_BETS + _varint(size) for size in range(0x80))
+_NO_FOLDS: Final = tuple(_REQUEST_FOLDED + _varint(seats) + bytes(seats) for seats in range(MAX_SEATS + 1))  # by seats
 # HandEnd: hand 1, shown 2 (ShownHand: seat 1, cards 2), pots 3 (Pot: amount 1, winners 2,
 # shares 3), stacks 4, net 5, board 6, rake 7.
 _SETTLED: Final = frozenset((Shown, Raked, Awarded))  # the records HandEnd reports
@@ -233,6 +237,8 @@ class HandWire:
 
     __slots__ = (
         "_boards",
+        "_clock_bank",
+        "_clock_time",
         "_event_item",
         "_event_tail",
         "_everyone",
@@ -244,6 +250,7 @@ class HandWire:
         "_request_tail",
         "_start_tail",
         "_street",
+        "_streets",
         "_table",
         "hand",
         "seat_map",
@@ -262,9 +269,11 @@ class HandWire:
         self._event_tail = _FIELDS[8][number]  # Event.hand
         self._request_item = item_table + _ITEM_REQUEST
         self._request_hand = _FIELDS[2][number]  # ActionRequest.hand
-        self._request_tail = b""  # variant, big_blind and button, made at the first request
-        self._own: dict[int, bytes] = {}  # ActionRequest.seat and hole_cards by engine seat
-        self._boards = {0: b""}  # ActionRequest.board by street (none before the flop)
+        self._request_tail = b""  # clocks, variant, big_blind and button, made at the first request
+        self._clock_time = self._clock_bank = -1  # the clocks in _request_tail (-1: none made yet)
+        self._own = [b""] * len(seat_map)  # ActionRequest's seat and hole_cards by engine seat (b"": not made yet)
+        self._streets = [b"", b"", b"", b""]  # ActionRequest's hand and street, by street (b"": not made yet)
+        self._boards = [b"", b"", b"", b""]  # and its board then
         self._published = 0  # engine records already published
         self._everyone = len(seat_map) == table_seats  # every table seat is dealt in (not a freezeout's late hand)
         self._street = 0  # the street of the last record published
@@ -351,38 +360,51 @@ class HandWire:
 
     def request(self, request_id: int, legal: Legal, time_ms: int, bank_ms: int, decision_seed: int = 0) -> bytes:
         """The ActionRequest for the current actor, from the hand's state now (``decision_seed``: its
-        draws' seed, ``dealer.league.seeds.decision_seed``; 0 sends none)."""
+        draws' seed, ``dealer.league.seeds.decision_seed``; 0 sends none). One join, sized from its parts':
+        a seat's (seat, hole cards), a street's (hand, street, board) and the hand's (clocks, variant, big
+        blind, button) parts are kept whole; a heads-up table's stacks and bets go in as their elements."""
         hand = self.hand
         seat, street = hand.actors[0], hand.street
-        stacks: Sequence[int] = hand.stacks
-        bets: Sequence[int] = hand.bets
-        folded: Sequence[bool] = hand.folded
-        if self._everyone:
-            if len(stacks) == 2:  # heads-up, the common table, without the calls
-                packed_stacks = _VARINT[stacks[0]] + _VARINT[stacks[1]]
-                packed_bets = _VARINT[bets[0]] + _VARINT[bets[1]]
-            else:
-                packed_stacks, packed_bets = _varints(stacks), _varints(bets)
-        else:  # freezeout: seats out of the hand are laid out too
-            stacks = by_table_seat(stacks, self.seat_map, self.table_seats, 0)
-            bets = by_table_seat(bets, self.seat_map, self.table_seats, 0)
-            folded = by_table_seat(folded, self.seat_map, self.table_seats, True)
-            packed_stacks, packed_bets = _varints(stacks), _varints(bets)
+        street_head = self._streets[street] or self._make_street(street)
+        own, board = self._own[seat] or self._make_own(seat), self._boards[street]
+        if time_ms != self._clock_time or bank_ms != self._clock_bank:
+            self._make_request_tail(time_ms, bank_ms)
+        stacks, bets, folded = hand.stacks, hand.bets, hand.folded
+        if self._everyone and len(stacks) == 2:  # heads-up, the common table: packed fields in parts
+            s0, s1, b0, b1 = _VARINT[stacks[0]], _VARINT[stacks[1]], _VARINT[bets[0]], _VARINT[bets[1]]
+            stacks_head, bets_head = _STACKS_HEADS[len(s0) + len(s1)], _BETS_HEADS[len(b0) + len(b1)]
+        else:
+            stacks_head, bets_head, s0, s1, b0, b1 = self._stacks_and_bets(stacks, bets), b"", b"", b"", b"", b""
+        folded_field = _NO_FOLDS[len(folded)]  # nobody folded: always heads-up, where a fold ends the hand
+        if not self._everyone or True in folded:
+            folded_field = _message(
+                _REQUEST_FOLDED, bytes(by_table_seat(folded, self.seat_map, self.table_seats, True))
+            )
+        if request_id >= 0x80:  # its varint: the low seven bits, then the rest's (remembered: ids grow slowly)
+            id_key, id_low, id_high = _REQUEST_ID, _CONTINUED[request_id & 0x7F], _VARINT[request_id >> 7]
+        else:
+            id_key, id_low, id_high = (_REQUEST_ID, _VARINT[request_id], b"") if request_id else (b"", b"", b"")
+        seed_key, seed = (_DECISION_SEED, _varint(decision_seed)) if decision_seed else (b"", b"")
         fold, call, min_to, max_to, _ = legal
-        body = b"".join((
-            _REQUEST_ID + _varint(request_id) if request_id else b"",
-            self._request_hand, _REQUEST_STREETS[street],
-            self._own.get(seat) or self._make_own(seat),
-            self._boards[street] if street in self._boards else self._make_board(street),
-            _REQUEST_STACKS, _VARINT[len(packed_stacks)], packed_stacks,
-            _REQUEST_BETS, _VARINT[len(packed_bets)], packed_bets,
-            _REQUEST_FOLDED, _VARINT[len(folded)], bytes(folded),
-            _POT[hand.total_pot()], _REQUEST_CAN_FOLD[fold], _CALL[call], _MIN_TO[min_to], _MAX_TO[max_to],
-            _TIME[time_ms], _BANK[bank_ms], self._request_tail or self._make_request_tail(),
-            _DECISION_SEED + _varint(decision_seed) if decision_seed else b"",
+        pot, can_fold, call_field = _POT[hand.total_pot()], _REQUEST_CAN_FOLD[fold], _CALL[call]
+        min_field, max_field, tail = _MIN_TO[min_to], _MAX_TO[max_to], self._request_tail
+        body = (
+            len(id_key) + len(id_low) + len(id_high) + len(street_head) + len(own) + len(board) + len(stacks_head)
+            + len(s0) + len(s1) + len(bets_head) + len(b0) + len(b1) + len(folded_field) + len(pot) + len(can_fold)
+            + len(call_field) + len(min_field) + len(max_field) + len(tail) + len(seed_key) + len(seed)
+        )  # fmt: skip
+        size, head = _VARINT[body], self._request_item
+        return b"".join((
+            _ITEMS_TAG, _VARINT[len(head) + len(size) + body], head, size, id_key, id_low, id_high, street_head, own,
+            board, stacks_head, s0, s1, bets_head, b0, b1, folded_field, pot, can_fold, call_field, min_field,
+            max_field, tail, seed_key, seed,
         ))  # fmt: skip
-        size, head = _VARINT[len(body)], self._request_item  # as _framed does, inline on this hot path
-        return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
+
+    def _stacks_and_bets(self, stacks: list[int], bets: list[int]) -> bytes:
+        """ActionRequest's stacks and bets (laid out by table seat) as whole fields, on any table."""
+        seat_map, table_seats = self.seat_map, self.table_seats
+        stacks_field = _message(_REQUEST_STACKS, _varints(by_table_seat(stacks, seat_map, table_seats, 0)))
+        return stacks_field + _message(_REQUEST_BETS, _varints(by_table_seat(bets, seat_map, table_seats, 0)))
 
     def _make_own(self, seat: int) -> bytes:
         """ActionRequest's seat and hole_cards for engine seat ``seat``, kept for the hand."""
@@ -390,19 +412,20 @@ class HandWire:
         self._own[seat] = own = b"".join((_FIELDS[4][self.seat_map[seat]], _REQUEST_HOLE[first], _REQUEST_HOLE[second]))
         return own
 
-    def _make_board(self, street: int) -> bytes:
-        """ActionRequest's board on ``street``, kept for the hand."""
-        self._boards[street] = board = b"".join([_REQUEST_BOARD[card] for card in self.hand.board])
-        return board
+    def _make_street(self, street: int) -> bytes:
+        """ActionRequest's hand and street, kept for the hand with the street's board (dealt by its first request)."""
+        self._boards[street] = b"".join([_REQUEST_BOARD[card] for card in self.hand.board])
+        self._streets[street] = head = self._request_hand + _REQUEST_STREETS[street]
+        return head
 
-    def _make_request_tail(self) -> bytes:
-        """ActionRequest's variant, big_blind and button, the same in every request of the hand."""
+    def _make_request_tail(self, time_ms: int, bank_ms: int) -> None:
+        """ActionRequest's clocks, variant, big_blind and button: kept for the hand until a clock changes."""
         config = self.hand.config
-        self._request_tail = tail = b"".join((
-            _FIELDS[17][_VARIANTS[config.variant]], _FIELDS[18][config.big_blind],
+        self._clock_time, self._clock_bank = time_ms, bank_ms
+        self._request_tail = b"".join((
+            _TIME[time_ms], _BANK[bank_ms], _FIELDS[17][_VARIANTS[config.variant]], _FIELDS[18][config.big_blind],
             _FIELDS[19][self.seat_map[config.button]],
         ))  # fmt: skip
-        return tail
 
     def hand_end(self, net: list[int]) -> bytes:
         """The HandEnd every seat receives: only cards that were shown at showdown."""
