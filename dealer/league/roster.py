@@ -35,14 +35,14 @@ NOT_GRPC = "it never connected over gRPC; a stdio bot's command starts with `std
 LOGGER = logging.getLogger(__name__)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Bank:
     """What is left of a bot's time bank for the whole match, shared by its instances."""
 
     ms: int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Seat:
     """An instance of a bot in this match: its session, its process, and whether it still decides."""
 

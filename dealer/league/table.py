@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from dealer.connect import wire
+from dealer.connect.session import BotSession
 from dealer.connect.wire import BET_RAISE, CHECK_CALL, FOLD, Reply
 from dealer.engine.cards import shuffled_deck
 from dealer.engine.equity import adjusted_net
@@ -70,6 +71,7 @@ class Table:
         self.spec: Seating = plan.tables[index]
         self.id = plan.first_table + index
         self.seats = seats
+        self._sessions = [seat.session for seat in seats]  # by table seat: a seat keeps its session (a restart too)
         self._roster = roster
         self.result = result
         self.secret = secret
@@ -196,9 +198,10 @@ class Table:
         self.live = live
         self.decisions = {}
         self.encoder = wire.HandWire(self.id, hand, number, live, n)
+        sessions = self._sessions
         for engine_seat, s in enumerate(live):
             if not seats[s].failed:  # a failed seat is sent no more hands
-                seats[s].session.send_framed(self.encoder.hand_start(engine_seat))
+                sessions[s].send_framed(self.encoder.hand_start(engine_seat))
         return None
 
     def _phh_fields(self) -> dict[str, str | int]:
@@ -225,7 +228,7 @@ class Table:
         table's task with that error, never the bot's stream.
         """
         try:
-            encoder, seats, live = self.encoder, self.seats, self.live
+            encoder, seats, live, sessions = self.encoder, self.seats, self.live, self._sessions
             hand = encoder.hand
             if answer is not None:
                 legal, seat, reply = answer
@@ -237,9 +240,8 @@ class Table:
                 published = encoder.publish()
                 if published:
                     for s in live:
-                        seat = seats[s]
-                        if not seat.failed:
-                            seat.session.send_framed(published)
+                        if not seats[s].failed:
+                            sessions[s].send_framed(published)
                 actor = hand.actor
                 if actor is None:
                     self._end_hand()
@@ -254,19 +256,20 @@ class Table:
                 if legal.call == 0 and not legal.can_raise:
                     hand.check_call()  # the only legal action: no need to ask
                     continue
-                seat = seats[live[actor]]
-                if not seat.failed and seat.session.live:
-                    self._ask(legal, seat)
+                s = live[actor]
+                seat = seats[s]
+                if not seat.failed and sessions[s].live:
+                    self._ask(legal, seat, sessions[s])
                     return
                 self._apply(hand, legal, seat, None)
         except BaseException as error:  # noqa: BLE001 - handed to the table's task, which raises it
             if not self.over.done():
                 self.over.set_exception(error)
 
-    def _ask(self, legal: Legal, seat: Seat) -> None:
-        """Send the actor its request; its answer (or the lack of one) continues the table in ``_advance``."""
+    def _ask(self, legal: Legal, seat: Seat, session: BotSession) -> None:
+        """Send the actor (``seat``, with its ``session``) its request; its answer (or the lack of one)
+        continues the table in ``_advance``."""
         per_action_ms, grace_ms, free_s = self._per_action_ms, self._grace_ms, self._free_s
-        session = seat.session
         request_id = session.next_request_id()
         bank = seat.bank
         bank_ms = bank.ms
@@ -372,9 +375,8 @@ class Table:
             self.result.places[:0] = [spec.seats[s] for s in busted]
         end = self.encoder.hand_end(net)
         for s in live:
-            seat = self.seats[s]
-            if not seat.failed:
-                seat.session.send_framed(end)
+            if not self.seats[s].failed:
+                self._sessions[s].send_framed(end)
         adjusted = adjusted_net(hand)
         luck, known, features = _luck(hand, self.decisions, self.plan.features) if self.plan.luck else _NO_LUCK
         self.played += 1
