@@ -10,6 +10,7 @@ from dealer.cli.options import bot_names, fail, split_command
 from dealer.config.choices import Estimator
 from dealer.config.league_file import Limits
 from dealer.league.match import MatchBot
+from dealer.stats.compare import deal_sets_for
 
 REFERENCE = "reference"  # the baseline's reference bot's name in the comparison
 
@@ -38,3 +39,11 @@ def reference_entry(command: str | None, estimator: str, limits: Limits) -> tupl
     if not argv:
         fail("--baseline-bot: the reference bot's command line is empty")
     return command, MatchBot(REFERENCE, tuple(argv), limits=limits)
+
+
+def check_hands(hands: int, tables: int, field: list[str], *, baseline: bool) -> None:
+    """``--hands`` must make at least two paired deals; else the command ends (exit 2)."""
+    try:
+        deal_sets_for(hands, tables, field, baseline)
+    except ValueError as error:
+        fail(f"--hands: {error}")

@@ -18,7 +18,7 @@ import typer
 import yaml
 
 from dealer.arena.cli import app as arena_app
-from dealer.cli.compare_bots import compare_entries, reference_entry
+from dealer.cli.compare_bots import check_hands, compare_entries, reference_entry
 from dealer.cli.league import LeagueOptions, load, play_league, serve_view
 from dealer.cli.options import (
     BankMs,
@@ -101,7 +101,7 @@ from dealer.league.runner import Dealing, comparison_record, match_record, play_
 from dealer.league.seeds import commitment, verify
 from dealer.league.workers import default_workers
 from dealer.runtime import tune_gc
-from dealer.stats.compare import BATCH, Comparison, deal_sets_for
+from dealer.stats.compare import BATCH, Comparison
 from dealer.stats.compare_text import RunningEstimate, comparison_text
 from dealer.stats.paired import PairedTally
 from dealer.stats.records import MatchResult
@@ -462,7 +462,7 @@ def compare(
     settings = _settings(until_significant, estimator if adjust else Estimator.RAW, test, asked)
     clock = {"per_action_ms": per_action_ms, "bank_ms": bank_ms}
     game = _game(variant=variant, blinds=parse_blinds(blinds), stack=stack, time=clock)
-    _check_hands(hands, tables, field or [], baseline=settings.estimator == Estimator.BASELINE)
+    check_hands(hands, tables, field or [], baseline=settings.estimator == Estimator.BASELINE)
     lines = [new, old, *(field or [])]
     commands = [split_command(line) for line in lines]
     if not all(commands):
@@ -555,14 +555,6 @@ def _say_comparison(
     if failed:
         typer.echo(f"error: bots failed, the comparison is not valid: {failed}; see the logs in {out}/logs", err=True)
     raise typer.Exit(comparison.exit_code)
-
-
-def _check_hands(hands: int, tables: int, field: list[str], *, baseline: bool) -> None:
-    """``--hands`` must make at least two paired deals; else the command ends (exit 2)."""
-    try:
-        deal_sets_for(hands, tables, field, baseline)
-    except ValueError as error:
-        fail(f"--hands: {error}")
 
 
 def _settings(until_significant: bool, estimator: str, test: str, asked: dict[str, float]) -> Settings:
