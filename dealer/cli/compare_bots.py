@@ -7,7 +7,7 @@ import sys
 from importlib.util import find_spec
 
 from dealer.cli.options import bot_names, fail, split_command
-from dealer.config.choices import Estimator
+from dealer.config.choices import Deals, Estimator
 from dealer.config.league_file import Limits
 from dealer.league.match import MatchBot
 from dealer.stats.compare import deal_sets_for
@@ -23,10 +23,14 @@ def compare_entries(commands: list[list[str]], limits: Limits) -> list[MatchBot]
     return [MatchBot(n, tuple(c), limits=limits) for n, c in zip(names, commands, strict=True)]
 
 
-def reference_entry(command: str | None, estimator: str, limits: Limits) -> tuple[str, MatchBot] | None:
+def reference_entry(
+    command: str | None, estimator: str, limits: Limits, deals: str = Deals.PLAIN
+) -> tuple[str, MatchBot] | None:
     """The baseline's reference bot (its command line and its entry, named ``reference``) when the verdict
     is taken from ``baseline``: ``command``, or the sample strength bot; None otherwise. A reference named
-    with another estimator, or an empty command line, ends the command (exit 2)."""
+    with another estimator, an empty command line, or the baseline on tilted deals ends the command (exit 2)."""
+    if estimator == Estimator.BASELINE and deals != Deals.PLAIN:
+        fail("--deals tilted: the baseline's twin deals would not be tilted alike; choose another --estimator")
     if estimator != Estimator.BASELINE:
         if command is not None:
             fail("--baseline-bot names the reference bot of --estimator baseline, which is not chosen")

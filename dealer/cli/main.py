@@ -29,6 +29,7 @@ from dealer.cli.options import (
     CompareBatch,
     CompareBeta,
     CompareBetterThan,
+    CompareDeals,
     CompareEstimator,
     CompareField,
     CompareHands,
@@ -84,7 +85,7 @@ from dealer.cli.options import (
 from dealer.cli.play import play_person
 from dealer.cli.terminal import HandsDisplay
 from dealer.config.acpc_game import export_states, unsupported
-from dealer.config.choices import BotProtocol, Estimator, FaultPolicy, Switch, VariantName
+from dealer.config.choices import BotProtocol, Deals, Estimator, FaultPolicy, Switch, VariantName
 from dealer.config.league_file import CompareSettings as Settings
 from dealer.config.league_file import GameConfig, game_config, split_protocol
 from dealer.engine.scheduler import plan_tables
@@ -433,6 +434,7 @@ def compare(
     better_than: CompareBetterThan = Settings.better_than,
     estimator: CompareEstimator = Settings.estimator,
     baseline_bot: CompareBaselineBot = None,
+    deals: CompareDeals = Deals.PLAIN,
     adjust: CompareAdjust = True,
     variant: Variant = VariantName.NO_LIMIT,
     blinds: Blinds = "50/100",
@@ -470,14 +472,13 @@ def compare(
     claim(out, fresh=fresh, resumable=False)
     seed_text = event_seed(seed_file, seed)
     entries = compare_entries(commands, sandbox_limits(sandbox))
-    reference = reference_entry(baseline_bot, settings.estimator, sandbox_limits(sandbox))
+    reference = reference_entry(baseline_bot, settings.estimator, sandbox_limits(sandbox), deals)
     log_to(out, log_level)
-    dealing = Dealing(hands, tables, seed_text, batch, sealed)
+    dealing = Dealing(hands, tables, seed_text, batch, sealed, deals)
     versions = (entries[0], entries[1], entries[2:])
     shown: dict[str, Any] = {"keep_going": keep_going, "progress": progress, "reference": reference}
     comparison = _play_comparison_shown(versions, game, settings, dealing, out, workers=workers, **shown)
-    data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed)
-    data["baseline_bot"] = None if reference is None else reference[0]
+    data = comparison_record(comparison, lines, entries, seed=seed_text, sealed=sealed, reference=reference)
     write_atomically(out / "compare.json", json.dumps(data, indent=2) + "\n", mode=PRIVATE)
     _say_comparison(comparison, data, out, json_output=json_output, keep_going=keep_going)
 

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, NoReturn
 
 import typer
 
-from dealer.config.choices import FaultPolicy, Switch, VariantName
+from dealer.config.choices import Deals, FaultPolicy, Switch, VariantName
 from dealer.config.league_file import Limits, address_problem
 from dealer.config.read import MAX_CHIPS, MAX_DEAL_SETS, MAX_HANDS, MAX_MS, NAME_PATTERN
 from dealer.errors import RunError
@@ -357,6 +357,14 @@ CompareBaselineBot = Annotated[
         help="Command line of the baseline's reference bot (--estimator baseline; default: the sample "
         "strength bot). It plays each deal in the new version's seat against the same opponent, and again on "
         "a twin deal."
+    ),
+]
+CompareDeals = Annotated[
+    Deals,
+    typer.Option(
+        help="How the cards are drawn: plain (the shuffle) or tilted (the turn and river drawn more often where "
+        "both hands are made, each deal weighted back by p / q: unbiased, about half of full's variance on the "
+        "sample bots; heads-up, not with --estimator baseline; see docs/compare.md)."
     ),
 ]
 CompareAdjust = Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")]

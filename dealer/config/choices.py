@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["BotProtocol", "Estimator", "FaultPolicy", "Format", "Mode", "Network", "Switch", "TestKind", "VariantName"]
+__all__ = [
+    "BotProtocol",
+    "Deals",
+    "Estimator",
+    "FaultPolicy",
+    "Format",
+    "Mode",
+    "Network",
+    "Switch",
+    "TestKind",
+    "VariantName",
+]
 
 
 class VariantName(StrEnum):
@@ -36,6 +47,14 @@ class Estimator(StrEnum):
     AIVAT = "aivat"
     ALL_IN = "all-in"
     RAW = "raw"
+
+
+class Deals(StrEnum):
+    """How a comparison's cards are drawn: as the shuffle deals them, or with the turn and river tilted
+    toward run-outs where both hands are made, each deal weighted back (``dealer.stats.tilted_deals``)."""
+
+    PLAIN = "plain"
+    TILTED = "tilted"
 
 
 class TestKind(StrEnum):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dealer.config.choices import Estimator
+from dealer.config.choices import Deals, Estimator
 from dealer.config.league_file import CompareSettings as Settings
 from dealer.config.league_file import GameConfig
 from dealer.connect.server import BotSession, DealerServer
@@ -63,10 +63,16 @@ def match_record(
 
 
 def comparison_record(
-    comparison: Comparison, commands: Sequence[str], entries: Sequence[MatchBot], *, seed: str, sealed: bool
+    comparison: Comparison,
+    commands: Sequence[str],
+    entries: Sequence[MatchBot],
+    *,
+    seed: str,
+    sealed: bool,
+    reference: tuple[str, MatchBot] | None = None,
 ) -> dict[str, object]:
     """``dealer compare``'s compare.json: the comparison with its bots' command lines (new, old, then
-    the field's), its seed, and how its bots were kept apart."""
+    the field's, and the baseline's ``reference`` bot's), its seed, and how its bots were kept apart."""
     new, old, *field = commands
     return {
         **comparison.as_json(),
@@ -78,6 +84,7 @@ def comparison_record(
         "hands_played": comparison.hands_played,
         "sandbox": {e.name: e.limits.sandbox for e in entries},
         "isolation": {e.name: isolation(e.protocol, e.limits, sealed=sealed) for e in entries},
+        "baseline_bot": None if reference is None else reference[0],
     }
 
 
@@ -182,13 +189,14 @@ class Dealing:
     """How a comparison deals: ``max_hands`` hands in all (every table counted), spread over
     ``deal_sets`` deal sets played at once (each a duplicate group of tables), from ``seed``; its
     sequential test looks every ``batch`` paired samples. ``sealed``: tables sharing a deal set are
-    played by different processes of a bot (``dealer.league.match``)."""
+    played by different processes of a bot (``dealer.league.match``); ``deals``: how the cards are drawn."""
 
     max_hands: int
     deal_sets: int = 1
     seed: int | str | None = None
     batch: int = 100
     sealed: bool = True
+    deals: str = Deals.PLAIN  # or tilted: the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
 
 
 def _comparison_plan(
@@ -196,9 +204,11 @@ def _comparison_plan(
 ) -> MatchPlan:
     """The one match of a comparison of ``names`` (new, old, then the field), with the tables of the
     ``reference`` bot of the baseline estimator if one is named (``baseline_tables``); ValueError for
-    names that are not distinct or hands too few for two paired deals."""
+    names that are not distinct, hands too few for two paired deals, or a reference on tilted deals."""
     if len(set(names)) != len(names) or reference in names:
         raise ValueError(f"bot names must be distinct: {[*names, *([reference] if reference else [])]}")
+    if reference is not None and dealing.deals != Deals.PLAIN:
+        raise ValueError("the baseline's twin deals are not tilted: --deals tilted takes another estimator")
     new, old, *field = names
     deal_sets = deal_sets_for(dealing.max_hands, dealing.deal_sets, field, baseline=reference is not None)
     tables = compare_tables(new, old, field, deal_sets)
@@ -214,6 +224,7 @@ def _comparison_plan(
         luck=True,
         strategies=(new, old),
         features=features,
+        deals=dealing.deals,
     )
 
 
@@ -280,7 +291,7 @@ async def play_comparison(
         whole = merged(results)
         sums = finish(looks.tally, test)
         comparison = reported(summarize(sums, new.name, old.name, settings, [f.name for f in field], test), [whole])
-        comparison.result = whole
+        comparison.result, comparison.dealing = whole, dealing.deals
         return comparison
     async with DealerServer(listen) as server:
         options: dict[str, Any] = {"out": out, "base": base, "stop_unstarted": stop_unstarted}
@@ -291,7 +302,7 @@ async def play_comparison(
         result = await play_paired(match, paired)
     sums = finish(paired, test)
     comparison = reported(summarize(sums, new.name, old.name, settings, [f.name for f in field], test), [result])
-    comparison.result = result
+    comparison.result, comparison.dealing = result, dealing.deals
     return comparison
 
 

@@ -9,9 +9,11 @@ Hand ``h`` of a table on deal set ``d`` is dealt from ``shuffled_deck(deal_key(s
 gets cards ``k`` and ``N + k``, the flop is cards ``2N+1..2N+3``, the turn ``2N+5``, the river
 ``2N+7`` (``dealer.engine.rules``). A match a league plays again after a kill (``--resume``) is dealt
 afresh: attempt ``a > 0`` keys its decks ``<seed>/<d>/<h>/attempt-<a>`` and its hands say
-``_attempt = a``. ``verify`` reads the seed from the event's ``results.json`` (or
-``compare.json``) and checks the hole cards and board of every hand in its PHH histories (not
-those of an interrupted attempt, kept under ``interrupted/``: they were cut off mid-write).
+``_attempt = a``. A comparison on tilted deals (``dealer.stats.tilted_deals``) swaps in its turn and
+river as that module draws them, and says so in its ``compare.json`` (``dealing``). ``verify`` reads the
+seed from the event's ``results.json`` (or ``compare.json``, and how it drew its cards) and checks the
+hole cards and board of every hand in its PHH histories (not those of an interrupted attempt, kept
+under ``interrupted/``: they were cut off mid-write).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from dealer.engine.cards import card_name, shuffled_deck
+from dealer.config.choices import Deals
+from dealer.engine.cards import card_name
+from dealer.stats.tilted_deals import dealt
 
 MIN_SEED_CHARS = 16
 INTERRUPTED = "interrupted"  # an event's folder for the output of matches cut off by a kill
@@ -147,15 +151,32 @@ def revealed_seed(out: Path) -> str:
     raise ValueError(f"{out}: no results.json, compare.json or finals.json: not an event's output folder")
 
 
-def _check_hand(seed: str, hand: dict[str, Any], where: str) -> str | None:
-    """The mismatch of one PHH hand with its re-deal, or None if it is that deal."""
+def revealed_dealing(out: Path) -> str:
+    """How a comparison's cards were drawn (its compare.json's ``dealing``: ``plain`` or ``tilted``,
+    ``dealer.stats.tilted_deals``); ``plain`` for every other event, and for a comparison written before it."""
+    try:
+        data = json.loads((out / "compare.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none (another event), or unreadable: revealed_seed says so
+        return Deals.PLAIN
+    dealing = data.get("dealing", Deals.PLAIN) if isinstance(data, dict) else Deals.PLAIN
+    if dealing not in tuple(Deals):
+        raise ValueError(f"{out / 'compare.json'}: dealing must be one of {', '.join(Deals)}, not {dealing!r}")
+    return str(dealing)
+
+
+def _check_hand(seed: str, hand: dict[str, Any], where: str, dealing: str = Deals.PLAIN) -> str | None:
+    """The mismatch of one PHH hand with its re-deal (as ``dealing`` draws the cards), or None if it is that deal."""
     try:
         deal_set, number, seat_count = hand["_table"], hand["hand"], hand["seat_count"]
         actions = hand["actions"]
     except KeyError as error:
         return f"{where}: no {error.args[0]} field: cannot re-deal it"
     attempt = hand.get("_attempt", 0)
-    deck = [card_name(c) for c in shuffled_deck(deal_key(seed, deal_set, number, attempt), 2 * seat_count + 8)]
+    try:
+        cards, _ = dealt(deal_key(seed, deal_set, number, attempt), 2 * seat_count + 8, dealing)
+    except ValueError as error:  # a tilted deal on a table that is not heads-up
+        return f"{where}: {error}"
+    deck = [card_name(c) for c in cards]
     holes = [a.split() for a in actions if a.startswith("d dh ")]
     players = len(holes)
     for words in holes:
@@ -164,9 +185,9 @@ def _check_hand(seed: str, hand: dict[str, Any], where: str) -> str | None:
         if words[3] != expected:
             return f"{where}: p{k + 1} was dealt {words[3]}, the seed deals {expected}"
     board = "".join(a.split()[2] for a in actions if a.startswith("d db "))
-    dealt = "".join(deck[2 * players + i] for i in (1, 2, 3, 5, 7))
-    if board != dealt[: len(board)]:
-        return f"{where}: the board is {board}, the seed deals {dealt[: len(board)]}"
+    runout = "".join(deck[2 * players + i] for i in (1, 2, 3, 5, 7))
+    if board != runout[: len(board)]:
+        return f"{where}: the board is {board}, the seed deals {runout[: len(board)]}"
     return None
 
 
@@ -186,6 +207,7 @@ def verify(out: Path) -> Verification:
     """Re-deal every hand the dealer recorded under ``out`` (``histories``) from its revealed seed;
     ValueError if there is no seed."""
     result = Verification(revealed_seed(out))
+    dealing = revealed_dealing(out)
     for path in histories(out):
         result.files += 1
         try:
@@ -195,7 +217,7 @@ def verify(out: Path) -> Verification:
             continue
         for index, hand in tables.items():
             result.hands += 1
-            mismatch = _check_hand(result.seed, hand, f"{path}[{index}]")
+            mismatch = _check_hand(result.seed, hand, f"{path}[{index}]", dealing)
             if mismatch is not None:
                 result.mismatches.append(mismatch)
     return result

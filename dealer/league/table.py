@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Final
 from dealer.connect import wire
 from dealer.connect.session import BotSession
 from dealer.connect.wire import BET_RAISE, CHECK_CALL, FOLD, Reply
-from dealer.engine.cards import shuffled_deck
 from dealer.engine.equity import adjusted_net
 from dealer.engine.history import PhhsWriter, phh_text
 from dealer.engine.rules import Acted, Hand, Legal, TableConfig, Variant
@@ -34,6 +33,7 @@ from dealer.stats.aivat import Cache, Decision, chance_terms, decision_luck, rea
 from dealer.stats.faults import Fault
 from dealer.stats.luck_features import luck_features
 from dealer.stats.records import HandRecord, MatchResult
+from dealer.stats.tilted_deals import dealt
 
 if TYPE_CHECKING:  # the roster is passed in: the table imports nothing that launches a process
     from dealer.league.roster import Roster, Seat
@@ -76,6 +76,7 @@ class Table:
         self.result = result
         self.secret = secret
         self._decision_seeds = DecisionSeeds(decision_key(secret))
+        self._weight = 1.0  # the current hand's weight (dealer.stats.tilted_deals)
         self._deal_point = ""  # the current hand's deal key: its decisions' seeds are keyed by it
         self._acted: list[int] = []  # by engine seat, its actions so far in the hand (from events read)
         self._events_read = 0
@@ -191,7 +192,8 @@ class Table:
             self.button = number % n
         config = self._hand_config(number, tuple(chips[s] for s in live), live.index(self.button))
         key = deal_key(self.secret, spec.deal_set, number, self.plan.attempt)
-        hand = Hand(config, shuffled_deck(key, 2 * n + 8))
+        deck, self._weight = dealt(key, 2 * n + 8, self.plan.deals)  # the shuffle's, or tilted and weighted
+        hand = Hand(config, deck)
         self._deal_point = deal_key("", spec.deal_set, number, self.plan.attempt)  # public: the seed left out
         self._acted, self._events_read = [0] * len(live), 0
         self._seed_blocks, self._seed_block_numbers = [[]] * len(live), [-1] * len(live)
@@ -404,18 +406,18 @@ class Table:
             if features is None
             else {names[s]: tuple(round(x, 2) for x in features[k]) for k, s in enumerate(live)}
         )
-        big_blind = self.plan.chip_unit or hand.config.big_blind
         # positional, in its fields' order: by keyword, a dataclass's interpreted __init__ takes twice as long
         record = HandRecord(
             self.id,
             spec.deal_set,
             number,
-            big_blind,
+            self.plan.chip_unit or hand.config.big_blind,
             {names[s]: net[s] for s in live},
             ev_net,
             luck_net,
             full_net,
             by_name,
+            self._weight,
         )
         self._on_record(record)
 

@@ -310,6 +310,7 @@ class Comparison:
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
     strategies_refused: dict[str, str] | None = None  # bot -> why its reported strategies were ignored
     result: MatchResult | None = None  # dealer compare's match (who never started, their log tails)
+    dealing: str = "plain"  # or "tilted": the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
 
     @property
     def hands(self) -> int:
@@ -394,6 +395,7 @@ class Comparison:
             "decided_by": self.decided_by,
             "hands": self.hands,
             "deals": self.sums.deals,
+            "dealing": self.dealing,
             "all_in_adjusted_hands": self.sums.all_in,
             "luck_corrected_hands": self.sums.corrected,
             "known_strategy_hands": self.sums.known,

@@ -8,7 +8,7 @@ import math
 
 from tabulate import tabulate
 
-from dealer.config.choices import Estimator
+from dealer.config.choices import Deals, Estimator
 from dealer.config.league_file import CompareSettings as Settings
 from dealer.stats.compare import Comparison, ConfidenceSequenceTest, SequentialTest, Verdict, figures
 from dealer.stats.paired import PairedTally
@@ -87,7 +87,8 @@ def cost_line(comparison: Comparison) -> str:
     )
     reference = comparison.sums.reference_hands
     by = f" ({reference:,} of them by the reference bot of the baseline)" if reference else ""
-    return f"cost: {comparison.hands_played:,} hands played, {comparison.hands:,} used{by}; {would}"
+    tilted = " on tilted deals (each weighted by p / q)" if comparison.dealing == Deals.TILTED else ""
+    return f"cost: {comparison.hands_played:,} hands played, {comparison.hands:,} used{by}{tilted}; {would}"
 
 
 def decided_line(comparison: Comparison) -> str:

@@ -45,7 +45,10 @@ class Sample:
     corrected: int = 0  # hands of the group with a luck-corrected result
     full: float | None = None  # luck and known strategies corrected; None: the luck-corrected figure
     known: int = 0  # hands of the group with a decision corrected by a known strategy
-    plain: tuple[float, ...] = ()  # each hand's own difference new - old in bb/100 units (100 * bb): plain play
+    # Each hand's own difference new - old in bb/100 units (100 * bb): plain play. On tilted deals
+    # (``dealer.stats.tilted_deals``) every figure is weighted by the deal's p / q, these by its square root:
+    # their mean square is then plain play's under the shuffle (only their variance is read).
+    plain: tuple[float, ...] = ()
     controls: tuple[float, ...] | None = None  # luck features new - old (dealer.stats.luck_features), bb/100 units
     baseline: tuple[float, ...] | None = None  # the reference bot's control by seat (``sample_of``), bb/100 units
     reference_hands: int = 0  # hands the reference bot played for it (its deal and its twin)
@@ -94,18 +97,21 @@ def sample_of(
     complete = True  # every hand brought its luck features
     baseline: list[list[float]] = [[] for _ in range(BASELINE_COLUMNS)]  # by the reference's seat, D minus twin
     reference_hands = [0, 0]  # on the deal, on its twin
+    weights: set[float] = set()  # the deal's p / q (one: every seating is dealt the same cards)
     for record in records:
         if reference is not None and reference in record.net:
             _add_reference(baseline, reference_hands, record, reference)
             continue
         _add(terms, counts, record, new, old)
+        weights.add(record.weight)
         sign_net = [sign * record.net[name] for name, sign in ((new, 1), (old, -1)) if name in record.net]
         plain.append(100 * math.fsum(sign_net) / record.big_blind)
         complete = complete and _add_features(features, record, new, old)
     if not counts[0] or counts[0] != counts[1]:
         return None
-    raw, adjusted, luck, full = (math.fsum(t) for t in terms)
-    controls = tuple(100 * math.fsum(c) / counts[0] for c in features) if complete and features else None
+    w = _weight(key, weights)
+    raw, adjusted, luck, full = (w * math.fsum(t) for t in terms)
+    controls = tuple(100 * w * math.fsum(c) / counts[0] for c in features) if complete and features else None
     twin = reference_hands[0] > 0 and reference_hands[0] == reference_hands[1]  # its deal and twin both played
     control = tuple(100 * math.fsum(c) / counts[0] for c in baseline) if twin else None
     return Sample(
@@ -118,11 +124,19 @@ def sample_of(
         counts[3],
         full if counts[4] else None,
         counts[4],
-        tuple(plain),
+        tuple(math.sqrt(w) * x for x in plain),
         controls,
         control,
         sum(reference_hands),
     )
+
+
+def _weight(key: tuple[str, str, int], weights: set[float]) -> float:
+    """The weight of a group's deal (``dealer.stats.tilted_deals``: 1 unless its cards were tilted); a group
+    whose hands carry different weights is a dealer bug (ValueError)."""
+    if len(weights) != 1:
+        raise ValueError(f"the hands of deal {key} carry different weights {sorted(weights)}: one deal, one weight")
+    return weights.pop()
 
 
 def _add_reference(baseline: list[list[float]], hands: list[int], record: HandRecord, reference: str) -> None:

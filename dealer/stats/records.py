@@ -34,6 +34,7 @@ class HandRecord:
     luck_net: dict[str, float] | None = None  # net minus chance luck (dealer.stats.aivat), when the plan asks for it
     full_net: dict[str, float] | None = None  # luck_net minus decision luck, when a decision had a known strategy
     features: dict[str, tuple[float, ...]] | None = None  # luck features (dealer.stats.luck_features), with luck_net
+    weight: float = 1.0  # p / q of the deal's cards when they were tilted (dealer.stats.tilted_deals), else 1
 
 
 class BotTally:

@@ -1,0 +1,196 @@
+"""Tilted deals: the turn and river drawn from a proposal q that deals more of the run-outs where both
+hands are made, each deal weighted by p / q (``dealer.stats.tilted_deals``): the weighted mean is the
+plain mean whatever the bots do and whatever the proposal's scores and uniform share."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from conftest import PY_BOTS, ROOT
+from dealer.engine.cards import parse_cards, shuffled_deck
+from dealer.engine.evaluator import evaluate
+from dealer.engine.rules import Hand, TableConfig
+from dealer.stats.paired import sample_of
+from dealer.stats.records import HandRecord
+from dealer.stats.tilted_deals import (
+    HEADS_UP_CARDS,
+    PROPOSAL,
+    RIVER,
+    TURN,
+    Proposal,
+    dealt,
+    draw_turn_river,
+    pick,
+    tilted_deck,
+)
+
+HU = TableConfig(stacks=(10_000, 10_000), button=1, small_blind=50, big_blind=100)
+HOLES = (tuple(parse_cards("Ts9s")), tuple(parse_cards("JhTd")))
+FLOP = parse_cards("Jc8s2d")
+DEALER = str(Path(sys.executable).parent / "dealer")
+
+
+def _deck(board: list[int]) -> list[int]:
+    """A heads-up deck dealing ``HOLES`` by position and ``board`` (burns from the rest)."""
+    (a0, a1), (b0, b1) = HOLES
+    rest = [c for c in range(52) if c not in {a0, a1, b0, b1, *board}]
+    return [a0, b0, a1, b1, rest.pop(), *board[:3], rest.pop(), board[3], rest.pop(), board[4], *rest]
+
+
+def _bot(bet_from: int, call_from: int):
+    """A reactive bot: bets the pot from hand category ``bet_from``, calls from ``call_from``."""
+
+    def act(hand: Hand) -> None:
+        s, legal = hand.actor, hand.legal()
+        assert s is not None
+        category = evaluate((*hand.hole[s], *hand.board)) >> 20 if hand.board else 0
+        if category >= bet_from and legal.can_raise:
+            hand.raise_to(min(legal.max_to, max(legal.min_to, hand.total_pot())))
+        elif category >= call_from or legal.call == 0:
+            hand.check_call()
+        else:
+            hand.fold()
+
+    return act
+
+
+BOTS = {"new": _bot(2, 2), "old": _bot(1, 1)}  # old bets and calls any pair: stacks go in on coolers
+
+
+def _play(seats: tuple[str, str], board: list[int], table: int, weight: float) -> HandRecord:
+    """One hand on ``board``: the small blind limps, the big blind checks, then the bots of ``seats``."""
+    hand = Hand(HU, _deck(board))
+    hand.check_call()
+    hand.check_call()
+    while hand.actor is not None:
+        BOTS[seats[hand.actor]](hand)
+    net = {name: hand.final_stacks()[s] - HU.stacks[s] for s, name in enumerate(seats)}
+    return HandRecord(table, "d", 0, 100, net, None, None, None, None, weight)
+
+
+PROPOSALS = [
+    PROPOSAL,
+    Proposal(((1, 50), (3, 7, 2)), Fraction(1, 1000)),
+    Proposal(((5,),), Fraction(1, 2)),  # every score alike: q = p, every weight 1
+    Proposal(tuple(tuple(random.Random(k).randint(1, 60) for _ in range(4)) for k in range(3)), Fraction(3, 7)),
+]
+
+
+def test_tilted_weights_keep_the_raw_mean_over_the_whole_tree_whatever_the_proposal():
+    # The tree: fixed holes and flop, then every {turn, river} in both orders, each of probability
+    # 1 / (2 N) under the shuffle. A deal is both seatings of new against old, weighted through
+    # sample_of by the proposal's p / q; its q is the proposal's mass over the total (pick lays the
+    # masses end to end, checked at every boundary below). E_q[w X] must be E_p[X] whatever q is.
+    pairs, _ = PROPOSAL.runouts(HOLES, FLOP)
+    played = {}
+    for t, r in pairs:
+        for board in ([*FLOP, t, r], [*FLOP, r, t]):
+            played[tuple(board)] = [_play(("new", "old"), board, 0, 1.0), _play(("old", "new"), board, 1, 1.0)]
+    plain = [sample_of(("m", "d", 0), hands, "new", "old") for hands in played.values()]
+    raw_mean = Fraction(sum(Fraction(s.value("raw")) for s in plain if s is not None), len(played))
+    assert max(abs(s.value("raw")) for s in plain if s is not None) > 1000  # bb/100: stacks change hands
+    for proposal in PROPOSALS:
+        pairs, scores = proposal.runouts(HOLES, FLOP)
+        masses = proposal.masses(scores)
+        total = sum(masses)
+        mean, largest, smallest = Fraction(0), 0.0, 2.0
+        for (t, r), mass, k in zip(pairs, masses, range(len(pairs)), strict=True):
+            w = proposal.weight(scores, k)
+            assert w == Fraction(1, len(pairs)) / Fraction(mass, total)  # p / q, exactly
+            largest, smallest = max(largest, float(w)), min(smallest, float(w))
+            for board in ((*FLOP, t, r), (*FLOP, r, t)):  # the turn is either card: a fair coin
+                hands = [_weighted(h, w) for h in played[board]]
+                sample = sample_of(("m", "d", 0), hands, "new", "old")
+                assert sample is not None
+                mean += Fraction(mass, total) / 2 * Fraction(sample.value("raw"))
+        assert float(mean) == pytest.approx(float(raw_mean), rel=1e-12, abs=1e-9)
+        assert smallest <= largest <= 1 / proposal.uniform
+        if len({g for row in proposal.scores for g in row}) > 1:
+            assert largest / smallest > 2  # the proposal does tilt (the test is not vacuous)
+
+
+def _weighted(record: HandRecord, weight: Fraction) -> HandRecord:
+    return HandRecord(*(getattr(record, f) for f in HandRecord.__dataclass_fields__ if f != "weight"), float(weight))
+
+
+def test_the_sampler_draws_each_pair_with_its_mass_and_the_deck_is_the_shuffle_with_it_swapped_in():
+    pairs, scores = PROPOSAL.runouts(HOLES, FLOP)
+    masses = PROPOSAL.masses(scores)
+    start = 0
+    for k, mass in enumerate(masses):  # pick lays the masses end to end: the first and last point of each
+        assert pick(masses, start) == pick(masses, start + mass - 1) == k
+        start += mass
+    assert start == PROPOSAL.uniform.denominator * len(pairs) * sum(scores)
+    # drawn with the key's stream: E_q[w] = 1, and the high scores come far more often than under p
+    weights, high = [], 0
+    for k in range(600):
+        turn, river, w = draw_turn_river(f"s/{k}", HOLES, FLOP)
+        index = pairs.index((min(turn, river), max(turn, river)))
+        assert w == PROPOSAL.weight(scores, index)
+        weights.append(float(w))
+        high += scores[index] >= 8
+    mean = sum(weights) / len(weights)
+    spread = (sum((w - mean) ** 2 for w in weights) / (len(weights) - 1) / len(weights)) ** 0.5
+    assert abs(mean - 1) < 4 * spread
+    p_high = sum(g >= 8 for g in scores) / len(scores)
+    q_high = sum(m for m, g in zip(masses, scores, strict=True) if g >= 8) / sum(masses)
+    assert q_high > p_high + 0.2 and abs(high / len(weights) - q_high) < 4 * (q_high * (1 - q_high) / 600) ** 0.5
+    # the deck: the shuffle's holes and flop, the drawn turn and river, a permutation, the same for the same key
+    for key in ("c/0/3", "c/1/17", "league-seed-0123456789/c/5/40"):
+        deck, weight = tilted_deck(key)
+        shuffled = shuffled_deck(key)
+        assert len(deck) == HEADS_UP_CARDS == len(set(deck)) and deck[:8] == tuple(shuffled[:8])
+        holes = ((deck[0], deck[2]), (deck[1], deck[3]))
+        assert draw_turn_river(key, holes, list(deck[5:8])) == (deck[TURN], deck[RIVER], weight)
+        assert dealt(key, 12, "tilted") == (list(deck), float(weight)) == dealt(key, 12, "tilted")
+        assert dealt(key, 12, "plain") == (shuffled_deck(key, 12), 1.0)
+    with pytest.raises(ValueError, match="heads-up tables"):
+        dealt("k", 14, "tilted")
+    with pytest.raises(ValueError, match="whole numbers >= 1"):
+        Proposal(((1, 0),))
+
+
+def test_a_deal_weight_scales_every_figure_of_its_sample_and_one_deal_has_one_weight():
+    board = [*FLOP, *parse_cards("Th2c")]
+    hands = [_play(("new", "old"), board, 0, 1.0), _play(("old", "new"), board, 1, 1.0)]
+    plain = sample_of(("m", "d", 0), hands, "new", "old")
+    tilted = sample_of(("m", "d", 0), [_weighted(h, Fraction(1, 4)) for h in hands], "new", "old")
+    assert plain is not None and tilted is not None and plain.raw != 0
+    assert (tilted.raw, tilted.adjusted, tilted.luck) == (plain.raw / 4, plain.adjusted / 4, plain.luck / 4)
+    assert tilted.plain == tuple(x / 2 for x in plain.plain)  # the square root: their mean square is p's
+    with pytest.raises(ValueError, match="different weights"):
+        sample_of(("m", "d", 0), [hands[0], _weighted(hands[1], Fraction(1, 2))], "new", "old")
+
+
+def _compare(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DEALER_SEED": "tilted-deals-cli-0001-seed"}
+    bots = [f"{sys.executable} {PY_BOTS / 'strength_bot.py'}", f"{sys.executable} {PY_BOTS / 'random_bot.py'}"]
+    command = [DEALER, "compare", *bots, "--out", str(tmp_path / "c"), "--no-sealed", *args]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_cli_compare_on_tilted_deals_says_so_and_verify_re_deals_them(tmp_path):
+    done = _compare(tmp_path, "--deals", "tilted", "--hands", "240", "--tables", "2", "--json")
+    assert done.returncode in (0, 10, 12), done.stderr
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    assert data["dealing"] == "tilted" and data["hands"] == 240 and data["faults"] == {}
+    saved = json.loads((tmp_path / "c" / "compare.json").read_text())
+    assert saved["dealing"] == "tilted"
+    verify = [DEALER, "verify", str(tmp_path / "c")]
+    checked = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0 and "240 hands" in checked.stdout and ": ok" in checked.stdout, checked.stdout
+    # the turn and river are not the shuffle's: read as plain deals, the histories fail verify
+    saved["dealing"] = "plain"
+    (tmp_path / "c" / "compare.json").write_text(json.dumps(saved))
+    plain = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 1 and "the board is" in plain.stdout
+    refused = _compare(tmp_path, "--deals", "tilted", "--estimator", "baseline", "--fresh")
+    assert refused.returncode == 2 and "--deals tilted" in refused.stderr and "Traceback" not in refused.stderr
