@@ -26,6 +26,10 @@ decides, ``--reps`` times:
   cross-fitted ridge fit of ``dealer.stats.control`` (each fold of the draws by the fit on the others,
   refitted at every look; float sums checked against dealer.stats.control's exact ones on the first run),
   with the confidence sequence only;
+* duplicate, tilted: full's figures on a second pool of the pair dealt on tilted deals
+  (``dealer.stats.tilted_deals``: the turn and river drawn more often where both hands are made, each
+  deal weighted by p / q), with the confidence sequence only (``--only ...,tilted``; cached as
+  ``PAIR-DEALS-SEED-tilted.pickle``);
 each with the two SPRTs (bounds +-``--bound``, default 5 as ``dealer compare``) and with the
 confidence sequence (``--test cs``, the default now). As in compare_hands.py, each method's samples
 are shifted so that their mean is the pool's best estimate of the edge (duplicate, aivat), so
@@ -108,15 +112,17 @@ async def _answer(session: BotSession, decide) -> None:
             session.link._receive(pb.BotMessage(actions=replies))
 
 
-async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) -> MatchResult:
+async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path, dealing: str = "plain") -> MatchResult:
     """Play ``deals`` duplicate deals of the pair's new version against its old one, in this
     process; luck and the compared versions' strategies recorded as ``dealer compare`` does, and the
     baseline's tables too (``dealer.league.runner.baseline_tables``: the reference bot, the sample
-    strength bot, in new's seat against old on each deal and on its twin)."""
+    strength bot, in new's seat against old on each deal and on its twin). ``dealing="tilted"``: the
+    cards drawn by ``dealer.stats.tilted_deals``, each hand weighted, and no baseline's tables."""
     game = game_config(time={"per_action_ms": 60_000, "bank_ms": 0})  # in process: no clock to beat
+    tables_played = plan_tables(["new", "old"], duplicate=True, tables=tables)
     plan = MatchPlan(
         "pool",
-        baseline_tables(plan_tables(["new", "old"], duplicate=True, tables=tables), "new", REFERENCE),
+        tables_played if dealing == "tilted" else baseline_tables(tables_played, "new", REFERENCE),
         game,
         hands=deals // tables,
         seed=seed,
@@ -124,6 +130,7 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) ->
         strategies=("new", "old"),
         features=True,
         sealed=False,
+        deals=dealing,
     )
     server = DealerServer("127.0.0.1:0", local_socket=False)
     sessions = {instance_label(name, 0): server.session(name) for name in ("new", "old", REFERENCE)}
@@ -136,6 +143,20 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path) ->
     for session in sessions.values():
         session.link._detach()
     await asyncio.gather(*pumps)
+    return result
+
+
+def pool(cache: Path | None, pair: str, deals: int, seed: str, dealing: str) -> MatchResult:
+    """The pair's pool of ``deals`` deals under ``seed``, played (or read from ``cache``, where it is kept)."""
+    suffix = "" if dealing == "plain" else f"-{dealing}"
+    cached = cache / f"{pair}-{deals}-{seed}{suffix}.pickle" if cache else None
+    if cached is not None and cached.exists():
+        return pickle.loads(cached.read_bytes())
+    with tempfile.TemporaryDirectory() as out:
+        result = asyncio.run(play_pool(pair, deals, 8, f"{seed}/{pair}", Path(out), dealing))
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_bytes(pickle.dumps(result))
     return result
 
 
@@ -381,15 +402,7 @@ def main() -> None:
     started = time.perf_counter()
     for pair in args.pairs.split(","):
         t0 = time.perf_counter()
-        cached = args.cache / f"{pair}-{deals}-{args.seed}.pickle" if args.cache else None
-        if cached is not None and cached.exists():
-            result = pickle.loads(cached.read_bytes())
-        else:
-            with tempfile.TemporaryDirectory() as out:
-                result = asyncio.run(play_pool(pair, deals, 8, f"{args.seed}/{pair}", Path(out)))
-            if cached is not None:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                cached.write_bytes(pickle.dumps(result))
+        result = pool(args.cache, pair, deals, args.seed, "plain")
         played = time.perf_counter() - t0
         if any(result.faults.values()):
             print(f"warning: faults during the pool: {result.faults}")
@@ -439,6 +452,24 @@ def main() -> None:
         per_baseline = duplicate[0].hands + duplicate[0].reference_hands  # the reference's hands counted
         baseline_left = m2_pool / (n_pool - 1) * per_baseline / base_var
         full_left = statistics.variance([s.value("full") for s in duplicate]) * duplicate[0].hands / base_var
+        tilted: list[Sample] = []  # the same pair on tilted deals (dealer.stats.tilted_deals), each weighted
+        tilted_left = math.nan
+        if not args.only or "tilted" in args.only.split(","):
+            tilted_pool = pool(args.cache, pair, deals, args.seed, "tilted")
+            if any(tilted_pool.faults.values()):
+                print(f"warning: faults during the tilted pool: {tilted_pool.faults}")
+            tilted = paired_samples([tilted_pool], "new", "old")
+            weighted = [s.value("full") for s in tilted]
+            tilted_left = statistics.variance(weighted) * tilted[0].hands / base_var
+            mean, spread = statistics.fmean(weighted), statistics.stdev(weighted) / math.sqrt(len(weighted))
+            weights = [r.weight for r in tilted_pool.records or ()]
+            print(
+                f"tilted deals: {len(tilted)} deals (weights {min(weights):.3f} to {max(weights):.3f}, mean "
+                f"{statistics.fmean(weights):.3f}); weighted edge {mean:+.1f} +- {spread:.1f} bb/100, the shuffle's "
+                f"{edge:+.1f} +- {se:.1f} ({(mean - edge) / math.hypot(spread, se):+.1f} s.e. apart); variance per "
+                f"hand left of plain raw {tilted_left:.1%} (dup full on the shuffle's deals {full_left:.1%}: "
+                f"{tilted_left / full_left:.2f} of it)"
+            )
         print(
             "variance per hand, share of plain raw left: "
             + ", ".join(
@@ -471,6 +502,7 @@ def main() -> None:
             ("duplicate, learned", duplicate, "learned", "cs"),
             ("duplicate, learned, no prior", duplicate, "learned-0", "cs"),
             ("duplicate, baseline", duplicate, "baseline", "cs"),
+            *([("duplicate, tilted", tilted, "tilted", "cs")] if tilted else []),
         ]
         if args.skip_plain:
             methods = [m for m in methods if not m[0].startswith("plain")]
@@ -480,7 +512,8 @@ def main() -> None:
         rows = []
         for label, samples, estimator, test in methods:
             use_prior = estimator != "learned-0"  # learned as before its prior (control.LEARNED_PRIOR)
-            estimator = "learned" if estimator == "learned-0" else estimator
+            # learned as before its prior; tilted: full's figures on the tilted pool (weighted by sample_of)
+            estimator = {"learned-0": "learned", "tilted": "full"}.get(estimator, estimator)
             settings = Settings(
                 worse_than=-args.bound, better_than=args.bound, until_significant=True, estimator=estimator, test=test
             )
@@ -559,7 +592,12 @@ def main() -> None:
         )
         by_label = {r[0]: r for r in rows}
         today = by_label.get("duplicate, full, cs")
-        lefts = {"learned": learned_left, "learned, no prior": unprimed_left, "baseline": baseline_left}
+        lefts = {
+            "learned": learned_left,
+            "learned, no prior": unprimed_left,
+            "baseline": baseline_left,
+            "tilted": tilted_left,
+        }
         for e in lefts:
             new = by_label.get(f"duplicate, {e}, cs")
             if today is None or new is None:
