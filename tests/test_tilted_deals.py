@@ -121,6 +121,18 @@ def _weighted(record: HandRecord, weight: Fraction) -> HandRecord:
     return HandRecord(*(getattr(record, f) for f in HandRecord.__dataclass_fields__ if f != "weight"), float(weight))
 
 
+def test_the_runouts_fast_scores_are_the_readable_definition_for_any_proposal():
+    # runouts scores the 990 run-outs from summed card keys (the dealer's hot path); score is the definition
+    for key in ("a/0/0", "a/1/5", "flush-heavy/2/9"):
+        deck = shuffled_deck(key, 12)
+        holes, flop = ((deck[0], deck[2]), (deck[1], deck[3])), deck[5:8]
+        for proposal in PROPOSALS:
+            pairs, scores = proposal.runouts(holes, flop)
+            assert len(pairs) == 990 and scores == [proposal.score(holes, [*flop, t, r]) for t, r in pairs]
+    pairs, scores = PROPOSAL.runouts(HOLES, FLOP)
+    assert len(set(scores)) >= 4  # the deals tested reach several scores (flushes and boards that play too)
+
+
 def test_the_sampler_draws_each_pair_with_its_mass_and_the_deck_is_the_shuffle_with_it_swapped_in():
     pairs, scores = PROPOSAL.runouts(HOLES, FLOP)
     masses = PROPOSAL.masses(scores)

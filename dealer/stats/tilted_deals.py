@@ -31,7 +31,7 @@ from typing import Final
 
 from dealer.config.choices import Deals
 from dealer.engine.cards import DECK_SIZE, shuffled_deck
-from dealer.engine.evaluator import evaluate, hand_category
+from dealer.engine.evaluator import _CARD_KEY, _SUIT_START, evaluate, hand_category, seven_card_value
 
 HEADS_UP_CARDS: Final = 12  # 2 seats: holes 0-3, flop 5-7, turn 9, river 11 (burns 4, 8, 10)
 TURN: Final = 9
@@ -72,11 +72,36 @@ class Proposal:
     def runouts(
         self, holes: tuple[tuple[int, int], tuple[int, int]], flop: list[int]
     ) -> tuple[list[tuple[int, int]], list[int]]:
-        """Every unordered pair {turn, river} of the cards left, in card order, and its score."""
+        """Every unordered pair {turn, river} of the cards left, in card order, and its score (``score``'s,
+        from the evaluator's summed card keys as ``dealer.engine.equity`` does: the dealer's hot path)."""
         seen = {*holes[0], *holes[1], *flop}
         left = [c for c in range(DECK_SIZE) if c not in seen]
-        pairs = [(c, d) for i, c in enumerate(left) for d in left[i + 1 :]]
-        return pairs, [self.score(holes, [*flop, c, d]) for c, d in pairs]
+        keys, rows, value = _CARD_KEY, self.scores, seven_card_value
+        top = len(rows) - 1
+        widest = [len(row) - 1 for row in rows]
+        board_key = _SUIT_START + sum(keys[c] for c in flop)
+        f, h0, h1 = tuple(flop), (*holes[0], *flop), (*holes[1], *flop)
+        k0 = board_key + keys[holes[0][0]] + keys[holes[0][1]]
+        k1 = board_key + keys[holes[1][0]] + keys[holes[1][1]]
+        pairs: list[tuple[int, int]] = []
+        scores: list[int] = []
+        for i, c in enumerate(left):
+            kc = keys[c]
+            for d in left[i + 1 :]:
+                extra, k = (c, d), kc + keys[d]
+                board = value(board_key + k, f, extra) >> 20
+                a = value(k0 + k, h0, extra) >> 20
+                b = value(k1 + k, h1, extra) >> 20
+                if a <= board:
+                    a = 0
+                if b <= board:
+                    b = 0
+                lo, hi = (a, b) if a < b else (b, a)
+                if lo > top:
+                    lo = top
+                pairs.append(extra)
+                scores.append(rows[lo][hi if hi < widest[lo] else widest[lo]])
+        return pairs, scores
 
     def masses(self, scores: list[int]) -> list[int]:
         """Each pair's probability under the proposal times ``b N G`` (whole numbers; ``uniform = a / b``)."""
