@@ -29,7 +29,8 @@ decides, ``--reps`` times:
 * duplicate, tilted: full's figures on a second pool of the pair dealt on tilted deals
   (``dealer.stats.tilted_deals``: the turn and river drawn more often where both hands are made, each
   deal weighted by p / q), with the confidence sequence only (``--only ...,tilted``; cached as
-  ``PAIR-DEALS-SEED-tilted.pickle``);
+  ``PAIR-DEALS-SEED-tilted.pickle``); ``tilted-learned``: the learned correction on that pool
+  (``dealer compare --deals tilted --estimator learned``);
 each with the two SPRTs (bounds +-``--bound``, default 5 as ``dealer compare``) and with the
 confidence sequence (``--test cs``, the default now). As in compare_hands.py, each method's samples
 are shifted so that their mean is the pool's best estimate of the edge (duplicate, aivat), so
@@ -453,14 +454,19 @@ def main() -> None:
         baseline_left = m2_pool / (n_pool - 1) * per_baseline / base_var
         full_left = statistics.variance([s.value("full") for s in duplicate]) * duplicate[0].hands / base_var
         tilted: list[Sample] = []  # the same pair on tilted deals (dealer.stats.tilted_deals), each weighted
-        tilted_left = math.nan
-        if not args.only or "tilted" in args.only.split(","):
+        tilted_left = tilted_learned_left = math.nan
+        if not args.only or {"tilted", "tilted-learned"} & set(args.only.split(",")):
             tilted_pool = pool(args.cache, pair, deals, args.seed, "tilted")
             if any(tilted_pool.faults.values()):
                 print(f"warning: faults during the tilted pool: {tilted_pool.faults}")
             tilted = paired_samples([tilted_pool], "new", "old")
             weighted = [s.value("full") for s in tilted]
             tilted_left = statistics.variance(weighted) * tilted[0].hands / base_var
+            tilted_controls = learned_sums(len(tilted[0].controls or ()))
+            for s in tilted:
+                tilted_controls.add(s.key[2] % FOLDS, s.value("full"), s.controls or ())
+            n_pool, _, m2_pool = tilted_controls.moments()
+            tilted_learned_left = m2_pool / (n_pool - 1) * tilted[0].hands / base_var
             mean, spread = statistics.fmean(weighted), statistics.stdev(weighted) / math.sqrt(len(weighted))
             weights = [r.weight for r in tilted_pool.records or ()]
             print(
@@ -468,7 +474,8 @@ def main() -> None:
                 f"{statistics.fmean(weights):.3f}); weighted edge {mean:+.1f} +- {spread:.1f} bb/100, the shuffle's "
                 f"{edge:+.1f} +- {se:.1f} ({(mean - edge) / math.hypot(spread, se):+.1f} s.e. apart); variance per "
                 f"hand left of plain raw {tilted_left:.1%} (dup full on the shuffle's deals {full_left:.1%}: "
-                f"{tilted_left / full_left:.2f} of it)"
+                f"{tilted_left / full_left:.2f} of it); with the learned correction (cross-fitted on the pool) "
+                f"{tilted_learned_left:.1%}"
             )
         print(
             "variance per hand, share of plain raw left: "
@@ -503,6 +510,7 @@ def main() -> None:
             ("duplicate, learned, no prior", duplicate, "learned-0", "cs"),
             ("duplicate, baseline", duplicate, "baseline", "cs"),
             *([("duplicate, tilted", tilted, "tilted", "cs")] if tilted else []),
+            *([("duplicate, tilted, learned", tilted, "tilted-learned", "cs")] if tilted else []),
         ]
         if args.skip_plain:
             methods = [m for m in methods if not m[0].startswith("plain")]
@@ -513,7 +521,9 @@ def main() -> None:
         for label, samples, estimator, test in methods:
             use_prior = estimator != "learned-0"  # learned as before its prior (control.LEARNED_PRIOR)
             # learned as before its prior; tilted: full's figures on the tilted pool (weighted by sample_of)
-            estimator = {"learned-0": "learned", "tilted": "full"}.get(estimator, estimator)
+            estimator = {"learned-0": "learned", "tilted": "full", "tilted-learned": "learned"}.get(
+                estimator, estimator
+            )
             settings = Settings(
                 worse_than=-args.bound, better_than=args.bound, until_significant=True, estimator=estimator, test=test
             )
@@ -597,6 +607,7 @@ def main() -> None:
             "learned, no prior": unprimed_left,
             "baseline": baseline_left,
             "tilted": tilted_left,
+            "tilted, learned": tilted_learned_left,
         }
         for e in lefts:
             new = by_label.get(f"duplicate, {e}, cs")
