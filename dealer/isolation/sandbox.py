@@ -502,6 +502,7 @@ class CpuCgroup:
         self._hierarchy = hierarchy
         self.folders = [folder / name for folder in hierarchy.folders]
         self.usage_folder = hierarchy.usage.folder / name
+        self._usage_fd: int | None = None  # the usage file, opened at the first read and kept
 
     @classmethod
     def create(cls) -> CpuCgroup | None:
@@ -524,10 +525,14 @@ class CpuCgroup:
         return [os.open(folder / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for folder in self.folders]
 
     def usage_s(self) -> float:
-        """The CPU time (user and system) every process of the cgroup has used, in seconds."""
-        if self._hierarchy.usage.version == 1:
-            return int((self.usage_folder / "cpuacct.usage").read_text()) / 1e9
-        for line in (self.usage_folder / "cpu.stat").read_text().splitlines():
+        """The CPU time every process of the cgroup has used, in seconds; one descriptor, read afresh by pread."""
+        v1 = self._hierarchy.usage.version == 1
+        if self._usage_fd is None:
+            self._usage_fd = os.open(self.usage_folder / ("cpuacct.usage" if v1 else "cpu.stat"), os.O_RDONLY)
+        text = os.pread(self._usage_fd, 1 << 16, 0).decode()
+        if v1:
+            return int(text) / 1e9
+        for line in text.splitlines():
             key, _, value = line.partition(" ")
             if key == "usage_usec":
                 return int(value) / 1e6
@@ -539,7 +544,10 @@ class CpuCgroup:
             _kill_cgroup(folder)
 
     def remove(self) -> bool:
-        """Remove the cgroup once its processes are gone; False while some are left."""
+        """Remove the cgroup (its usage file closed) once its processes are gone; False while some are left."""
+        if self._usage_fd is not None:  # ``usage_s`` opens it again
+            os.close(self._usage_fd)
+            self._usage_fd = None
         removed = [_remove_cgroup(folder) for folder in self.folders]  # each, also after one that is not
         return all(removed)
 
