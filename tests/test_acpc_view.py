@@ -5,9 +5,11 @@ runs on the plain source (``make test-pure``).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from dealer.connect.acpc_view import AcpcItem, AcpcSeats, AcpcView
+from dealer.connect.acpc_view import ASKED_KEPT, AcpcItem, AcpcSeats, AcpcView
 from dealer.connect.wire import Reply
 
 
@@ -139,3 +141,66 @@ def test_seats_read_a_clients_line_as_its_reply_and_skip_comments() -> None:
         seats.answer(1, b"MATCHSTATE:0:0::TdAs|:c\n")
     with pytest.raises(ValueError, match="not a MATCHSTATE answer"):
         seats.answer(0, b"MATCHSTATE:0:0::TdAs|:x\n")
+
+
+def _asked_view(states: int) -> AcpcView:
+    """A view that has been asked ``states`` states of one hand (request ids 1, 2, ...)."""
+    view, out = AcpcView(2, no_limit=False), []
+    view.feed(item(2, "match_start", seat=0, players=2), out)
+    view.feed(item(2, "hand_start", hand=0, button=1, cards=["Td", "As"]), out)
+    for n in range(1, states + 1):
+        view.feed(event("check", 1 - n % 2, table=2), out)
+        view.feed(item(2, "request", request_id=n, min_raise_to=200), out)
+    return view
+
+
+def test_the_last_asked_kept_states_are_remembered_and_an_older_one_is_a_stray() -> None:
+    """Past ASKED_KEPT states the oldest is forgotten (its late answer then names no request), in
+    the order they were asked; asking a remembered state again keeps every other."""
+    view = _asked_view(ASKED_KEPT + 3)
+    ids = [view.answer(f"MATCHSTATE:0:0:{'c' * n}:TdAs|:c").request_id for n in range(1, ASKED_KEPT + 4)]
+    assert ids == [0, 0, 0, *range(4, ASKED_KEPT + 4)]
+    view = _asked_view(ASKED_KEPT)
+    view.feed(item(2, "request", request_id=99, min_raise_to=200), [])  # the last state asked again
+    assert view.answer(f"MATCHSTATE:0:0:{'c' * ASKED_KEPT}:TdAs|:c").request_id == 99
+    assert view.answer("MATCHSTATE:0:0:c:TdAs|:c").request_id == 1  # nothing forgotten for it
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        "f",
+        "c",
+        "r",
+        "r250",
+        "c7",
+        "f0",
+        "r\u0663\u0660\u0660",
+        "",
+        "x",
+        "R2",
+        "r-1",
+        "r+1",
+        "r1x",
+        "rr",
+        "r 1",
+        "\u0663",
+    ],
+)
+def test_an_answers_action_is_read_as_the_protocols_pattern_reads_it(action: str) -> None:
+    """``(f|c|r)(\\d*)``, Unicode's decimal digits included (a size is then read as int reads it):
+    accepted and refused exactly as the regular expression did."""
+    view = _asked_view(1)
+    line = f"MATCHSTATE:0:0:c:TdAs|:{action}"
+    expected = re.fullmatch(r"(f|c|r)(\d*)", action)
+    if expected is None:
+        with pytest.raises(ValueError, match="not a MATCHSTATE answer"):
+            view.answer(line)
+        return
+    letter, size = expected.groups()
+    reply = view.answer(line)
+    assert reply.request_id == 1
+    assert (reply.action, reply.amount) == {"f": ("fold", 0), "c": ("check_call", 0), "r": ("bet_raise", 200)}[letter]
+    no_limit = AcpcView(2, no_limit=True)
+    if letter == "r" and size:
+        assert no_limit.answer(line).amount == int(size)

@@ -6,7 +6,6 @@ of the state it answers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -14,7 +13,6 @@ from dealer.config.acpc_game import position
 from dealer.connect.wire import Reply
 
 ASKED_KEPT: Final = 64  # states remembered per seat, so that a late answer is told apart from a stray one
-_ACTION: Final = re.compile(r"(f|c|r)(\d*)")
 
 
 class AcpcItem:
@@ -55,6 +53,8 @@ class AcpcView:
         self.players = 0
         self.seat = 0
         self._asked: dict[str, tuple[int, int, int]] = {}  # state -> request id, min raise-to, chips before the round
+        self._order = [""] * ASKED_KEPT  # the states of ``_asked`` in a ring, the oldest at ``_oldest`` once full
+        self._oldest = 0
         self._new_hand(0, 0, [])
 
     def _new_hand(self, number: int, button: int, hole: Sequence[str]) -> None:
@@ -84,9 +84,7 @@ class AcpcView:
             self._event(item, out)
         elif kind == "request":
             state = self.flush(out) or self.state()
-            self._asked[state] = (item.request_id, item.min_raise_to, self.before[self.position])
-            if len(self._asked) > ASKED_KEPT:
-                del self._asked[next(iter(self._asked))]
+            self._ask(state, (item.request_id, item.min_raise_to, self.before[self.position]))
         elif kind == "hand_start":
             self._new_hand(item.hand, item.button, item.cards)
         elif kind == "hand_end":
@@ -97,6 +95,16 @@ class AcpcView:
             self.flush(out)
         elif kind == "match_start":
             self.players, self.seat = item.players, item.seat
+
+    def _ask(self, state: str, asked: tuple[int, int, int]) -> None:
+        """Remember what ``state`` asked; past ASKED_KEPT states the oldest is forgotten. A ring of
+        the states, not ``next(iter(dict))``, which walks every slot the evictions left empty."""
+        if state not in self._asked:
+            if len(self._asked) >= ASKED_KEPT:
+                del self._asked[self._order[self._oldest]]
+            self._order[self._oldest] = state
+            self._oldest = (self._oldest + 1) % ASKED_KEPT
+        self._asked[state] = asked
 
     def _event(self, event: AcpcItem, out: list[str]) -> None:
         kind = event.event
@@ -139,11 +147,10 @@ class AcpcView:
         """An answer line ``<state>:<action>`` as the reply to its state's request (request id 0 when
         that state asked nothing). ValueError with a one-line reason when it is malformed."""
         state, colon, action = line.rpartition(":")
-        match = _ACTION.fullmatch(action)
-        if not colon or not state.startswith("MATCHSTATE:") or match is None:
+        letter, size = action[:1], action[1:]  # ``(f|c|r)(\d*)``, read without a regular expression
+        if not colon or not state.startswith("MATCHSTATE:") or letter not in _LETTERS or not _digits(size):
             raise ValueError(f"not a MATCHSTATE answer ending in :f, :c or :r[N]: {line[:80]!r}")
         request_id, min_to, before = self._asked.get(state, (0, 0, 0))
-        letter, size = match.groups()
         if letter == "f":
             return Reply(self.table, request_id, "fold", 0)
         if letter == "c":
@@ -153,6 +160,14 @@ class AcpcView:
         if not size:
             raise ValueError(f"a no-limit raise needs its size, the total for the hand (r<N>): {line[:80]!r}")
         return Reply(self.table, request_id, "bet_raise", int(size) - before)
+
+
+_LETTERS: Final = ("f", "c", "r")
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is empty or all decimal digits (what ``\\d*`` matches: Unicode's too)."""
+    return not text or text.isdecimal()
 
 
 class AcpcSeats:
