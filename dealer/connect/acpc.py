@@ -190,21 +190,25 @@ class _Clients:
         self._lines = lines  # the clients' connections, in the order they are seated at tables
         self._seats = AcpcSeats(len(lines), no_limit)
         self._heard: list[tuple[int, bytes | None]] = []  # every client's lines, as they came
-        self._news = asyncio.Event()
+        self._news: asyncio.Future[None] | None = None  # what the reader waits on while nothing is heard
         for client, line in enumerate(lines):
             line.attach(functools.partial(self._hear, client))
 
     def _hear(self, client: int, line: bytes | None) -> None:
         self._heard.append((client, line))
-        self._news.set()
+        if self._news is not None and not self._news.done():
+            self._news.set_result(None)
 
     async def read(self, inbox: Inbox) -> None:
         """Read every client's answers until one of them closes (one client down ends the bot's
         connection): the answers that came in one turn of the event loop, whichever clients sent
-        them, go to the link as one message."""
+        them, go to the link as one message. The reader waits on a future of the loop's own, not an
+        ``asyncio.Event``, whose every wait asks the kernel for the process id (``getpid``)."""
+        loop = asyncio.get_running_loop()
         while True:
-            await self._news.wait()
-            self._news.clear()
+            if not self._heard:
+                self._news = loop.create_future()
+                await self._news
             heard, self._heard = self._heard, []
             if not await self._answers(inbox, heard):
                 return
