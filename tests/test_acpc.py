@@ -155,6 +155,22 @@ def test_the_bridges_lean_items_hold_the_full_items_values_of_every_field_it_rea
     assert lean[-4].event == "unspecified" and lean[-4].to == 5
 
 
+@pytest.mark.parametrize(
+    ("batch", "reason"),
+    [
+        (b"\x0a\x02\x0b\x00", "protobuf wire type 3 at byte 3"),  # an Item's field of a wire type never written
+        (b"\x0a\x03\x2a\x01\x0b", "protobuf wire type 3 at byte 5"),  # the same inside an event
+        (b"\x0a\x02\x08\x05", "an Item holding none of its kinds"),  # a table and nothing else
+        (b"\x0d\x00\x00\x00\x00\x0a\x02\x08\x01", "an Item holding none of its kinds"),  # after a fixed32
+    ],
+)
+def test_a_batch_the_bridge_cannot_read_is_a_value_error_that_says_where(batch: bytes, reason: str) -> None:
+    """The dealer writes every batch itself, so a batch the bridge cannot read is the dealer's bug:
+    a ValueError that names the wire type and its byte, never a silent item."""
+    with pytest.raises(ValueError, match=f"^{reason}$"):
+        wire_json.acpc_items(batch)
+
+
 def test_a_tables_lines_wait_for_its_request_and_go_in_one_write() -> None:
     """A bot's batch holds every table's news: a client is written only when its table has a
     request (or its match ends, or the goodbye), with every line it missed, in order, in one write.

@@ -101,51 +101,40 @@ _KINDS: Final = {2: "welcome", 3: "match_start", 4: "hand_start", 5: "event", 6:
                   8: "match_end", 9: "notice", 10: "goodbye"}  # Item's oneof by field number  # fmt: skip
 
 
-class _Fields:
-    """The fields of the message in ``data[at:end]``, one at a time: each ``step()`` reads the next
-    (False at the end) into ``number``, ``value`` (a varint's value, or where a length-delimited
-    field's bytes start) and ``stop`` (-1 for a varint, else where its bytes end); fixed-size fields
-    are skipped. One cursor, not a tuple per field: every decision's batch is read so."""
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """The varint at ``data[at]``: its value and where what follows it starts (compiled, a pair of
+    machine ints: no object per field)."""
+    byte = data[at]
+    if byte < 0x80:
+        return byte, at + 1
+    value, shift = byte & 0x7F, 7
+    while True:
+        at += 1
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at + 1
+        shift += 7
 
-    __slots__ = ("at", "data", "end", "number", "stop", "value")
 
-    def __init__(self, data: bytes, at: int, end: int) -> None:
-        self.data = data
-        self.at = at
-        self.end = end
-        self.number = self.value = self.stop = 0
-
-    def _varint(self) -> int:
-        data, at = self.data, self.at
-        value = shift = 0
-        while True:
-            byte = data[at]
-            at += 1
-            value |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                self.at = at
-                return value
-            shift += 7
-
-    def step(self) -> bool:
-        """Read the next field; False when none is left."""
-        while self.at < self.end:
-            key = self._varint()
-            kind = key & 7
-            if kind == 0:
-                self.value, self.stop = self._varint(), -1
-            elif kind == 2:
-                size = self._varint()
-                self.value, self.stop = self.at, self.at + size
-                self.at += size
-            elif kind == 1 or kind == 5:
-                self.at += 8 if kind == 1 else 4
-                continue
-            else:
-                raise ValueError(f"protobuf wire type {kind} at byte {self.at}")
-            self.number = key >> 3
-            return True
-        return False
+def _field(data: bytes, at: int, end: int) -> tuple[int, int, int, int]:
+    """The field at ``data[at]``, fixed-size ones skipped, up to ``end``: its number (0 when none is
+    left), its value (a varint's, or where a length-delimited field's bytes start), its stop (-1 for
+    a varint, else where its bytes end) and where the next field starts."""
+    while at < end:
+        key, at = _varint(data, at)
+        kind = key & 7
+        if kind == 0:
+            value, after = _varint(data, at)
+            return key >> 3, value, -1, after
+        if kind == 2:
+            size, at = _varint(data, at)
+            return key >> 3, at, at + size, at + size
+        if kind == 1 or kind == 5:
+            at += 8 if kind == 1 else 4
+            continue
+        raise ValueError(f"protobuf wire type {kind} at byte {at}")
+    return 0, 0, 0, at
 
 
 def _int64(value: int) -> int:
@@ -153,27 +142,43 @@ def _int64(value: int) -> int:
     return value - _UINT64 if value >= _INT64 else value
 
 
-def _acpc_fields(item: AcpcItem, data: bytes, at: int, end: int) -> None:
-    """Fill ``item`` with the fields the ACPC bridge reads of its kind's message in ``data[at:end]``."""
+def _event(item: AcpcItem, data: bytes, at: int, end: int) -> None:
+    """An Event's type, seat, total and cards."""
+    while True:
+        number, value, stop, at = _field(data, at, end)
+        if number == 0:
+            return
+        if number == 1:
+            item.event = _JSON_EVENTS[value]
+        elif number == 2:
+            item.seat = value
+        elif number == 4:
+            item.to = _int64(value)
+        elif number == 6:
+            item.cards.append(data[value:stop].decode())
+
+
+def _request(item: AcpcItem, data: bytes, at: int, end: int) -> None:
+    """An ActionRequest's id and minimum raise-to (its other fields are stepped over)."""
+    while True:
+        number, value, _, at = _field(data, at, end)
+        if number == 0:
+            return
+        if number == 1:
+            item.request_id = value
+        elif number == 13:
+            item.min_raise_to = _int64(value)
+
+
+def _other(item: AcpcItem, data: bytes, at: int, end: int) -> None:
+    """A HandStart's number, button and hole cards, a HandEnd's cards shown, a MatchStart's seat and
+    seat count; nothing of the other kinds."""
     kind = item.kind
-    fields = _Fields(data, at, end)
-    while fields.step():
-        number, value, stop = fields.number, fields.value, fields.stop
-        if kind == "event":
-            if number == 1:
-                item.event = _JSON_EVENTS[value]
-            elif number == 2:
-                item.seat = value
-            elif number == 4:
-                item.to = _int64(value)
-            elif number == 6:
-                item.cards.append(data[value:stop].decode())
-        elif kind == "request":
-            if number == 1:
-                item.request_id = value
-            elif number == 13:
-                item.min_raise_to = _int64(value)
-        elif kind == "hand_start":
+    while True:
+        number, value, stop, at = _field(data, at, end)
+        if number == 0:
+            return
+        if kind == "hand_start":
             if number == 1 and stop < 0:
                 item.hand = value
             elif number == 2 and stop < 0:
@@ -192,14 +197,39 @@ def _acpc_fields(item: AcpcItem, data: bytes, at: int, end: int) -> None:
 
 def _shown(data: bytes, at: int, end: int) -> tuple[int, list[str]]:
     """A ShownHand's seat and cards."""
-    seat, cards = 0, []
-    fields = _Fields(data, at, end)
-    while fields.step():
-        if fields.number == 1 and fields.stop < 0:
-            seat = fields.value
-        elif fields.number == 2:
-            cards.append(data[fields.value : fields.stop].decode())
-    return seat, cards
+    seat, cards = 0, list[str]()
+    while True:
+        number, value, stop, at = _field(data, at, end)
+        if number == 0:
+            return seat, cards
+        if number == 1 and stop < 0:
+            seat = value
+        elif number == 2:
+            cards.append(data[value:stop].decode())
+
+
+def _item(batch: bytes, at: int, end: int) -> AcpcItem:
+    """The Item in ``batch[at:end]``: its table and kind, and its kind's fields the bridge reads."""
+    table, kind, body, stop = 0, "", 0, 0
+    while True:
+        number, value, field_stop, at = _field(batch, at, end)
+        if number == 0:
+            break
+        if number == 1 and field_stop < 0:
+            table = value
+        elif field_stop >= 0 and number in _KINDS:
+            kind, body, stop = _KINDS[number], value, field_stop
+    if not kind:
+        raise ValueError("an Item holding none of its kinds")
+    item = AcpcItem(kind, table)
+    if kind == "event":
+        item.event = _JSON_EVENTS[0]  # proto3 leaves a zero off the wire
+        _event(item, batch, body, stop)
+    elif kind == "request":
+        _request(item, batch, body, stop)
+    else:
+        _other(item, batch, body, stop)
+    return item
 
 
 def acpc_items(batch: bytes) -> list[AcpcItem]:
@@ -208,27 +238,17 @@ def acpc_items(batch: bytes) -> list[AcpcItem]:
     seat, total and cards, a hand's number, button and hole cards, the cards shown, the seats. Read
     from the wire bytes directly (as ``dealer.connect.wire`` writes them), not through protobuf
     objects: every decision's batch is translated so, and the objects' attributes cost more than
-    the rest of the bridge's work."""
+    the rest of the bridge's work. Each field is read by a function returning machine ints, with a
+    reader per kind of item, not by a cursor object per message that tests the item's kind at
+    every field."""
     out: list[AcpcItem] = []
-    items = _Fields(batch, 0, len(batch))
-    while items.step():
-        if items.number != 1 or items.stop < 0:
-            continue
-        table, kind, body, stop = 0, "", 0, 0
-        fields = _Fields(batch, items.value, items.stop)
-        while fields.step():
-            if fields.number == 1 and fields.stop < 0:
-                table = fields.value
-            elif fields.stop >= 0 and fields.number in _KINDS:
-                kind, body, stop = _KINDS[fields.number], fields.value, fields.stop
-        if not kind:
-            raise ValueError("an Item holding none of its kinds")
-        item = AcpcItem(kind, table)
-        if kind == "event":
-            item.event = _JSON_EVENTS[0]  # proto3 leaves a zero off the wire
-        _acpc_fields(item, batch, body, stop)
-        out.append(item)
-    return out
+    at, end = 0, len(batch)
+    while True:
+        number, value, stop, at = _field(batch, at, end)
+        if number == 0:
+            return out
+        if number == 1 and stop >= 0:
+            out.append(_item(batch, value, stop))
 
 
 def json_lines(batch: bytes) -> bytes:
