@@ -10,6 +10,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+# re-exported: their home before dealer.stats.tally (compiled)
+from dealer.stats.tally import ExactSum as ExactSum
+from dealer.stats.tally import GroupedSums as GroupedSums
+
 Z95 = 1.959963984540054  # standard normal quantile for a two-sided 95% interval
 
 
@@ -75,133 +79,6 @@ def bb_per_100_grouped(group_totals: Sequence[float], hands_per_group: Sequence[
     for total, hands in zip(group_totals, hands_per_group, strict=True):
         sums.add(total, hands)
     return sums.bb_per_100(big_blind)
-
-
-class ExactSum:
-    """A sum of floats kept exactly, as an integer over ``2**shift``: the same whatever the order
-    the values come in (hands end in any order), and ``value`` is that sum correctly rounded."""
-
-    __slots__ = ("n", "shift")
-
-    def __init__(self, value: float = 0.0) -> None:
-        self.n = 0
-        self.shift = 0
-        if value:
-            self.add(value)
-
-    def add(self, x: float) -> None:
-        """Add one finite value."""
-        num, den = x.as_integer_ratio()
-        k = den.bit_length() - 1  # den is 2**k
-        if k > self.shift:
-            self.n <<= k - self.shift
-            self.shift = k
-        self.n += num << (self.shift - k)
-
-    def merge(self, other: ExactSum) -> None:
-        """Add ``other``'s sum (another process's part of the match), exactly."""
-        if other.shift > self.shift:
-            self.n <<= other.shift - self.shift
-            self.shift = other.shift
-        self.n += other.n << (self.shift - other.shift)
-
-    @property
-    def value(self) -> float:
-        """The sum, correctly rounded (int / int rounds correctly)."""
-        return self.n / (1 << self.shift)
-
-
-class GroupedSums:
-    """Running sums of groups' totals T and hand counts H, enough for ``bb_per_100_grouped``
-    without keeping the groups: a match's statistics in memory that does not grow with its length.
-
-    The sums of T, T^2, T*H are kept exactly (integers over a power of two: every float is one),
-    so the estimate does not depend on the order in which groups are added or sums merged, its
-    mean is exactly ``fsum(T) / sum(H)`` and its residual the exact sum of squares, rounded once.
-    """
-
-    __slots__ = ("groups", "hands", "hands_sq", "shift", "t", "th", "tt")
-
-    def __init__(self) -> None:
-        self.groups = 0
-        self.hands = 0
-        self.hands_sq = 0  # sum of H^2
-        self.shift = 0  # T sums are integers over 2**shift (T^2 over 2**(2 * shift))
-        self.t = 0
-        self.th = 0
-        self.tt = 0
-
-    def _rescale(self, shift: int) -> None:
-        """Put the sums over 2**shift (a finer scale: nothing is lost)."""
-        up = shift - self.shift
-        self.t <<= up
-        self.th <<= up
-        self.tt <<= 2 * up
-        self.shift = shift
-
-    def add(self, total: float, hands: int) -> None:
-        """Add one group: its total ``total`` over ``hands`` hands (at least one)."""
-        if hands <= 0:
-            raise ValueError("every group must have at least one hand")
-        n, d = total.as_integer_ratio()
-        k = d.bit_length() - 1  # d is 2**k
-        if k > self.shift:
-            self._rescale(k)
-        n <<= self.shift - k
-        self.t += n
-        self.th += n * hands
-        self.tt += n * n
-        self.groups += 1
-        self.hands += hands
-        self.hands_sq += hands * hands
-
-    def merge(self, other: GroupedSums) -> None:
-        """Add every group of ``other`` (another match's, say)."""
-        if other.shift > self.shift:
-            self._rescale(other.shift)
-        up = self.shift - other.shift
-        self.t += other.t << up
-        self.th += other.th << up
-        self.tt += other.tt << (2 * up)
-        self.groups += other.groups
-        self.hands += other.hands
-        self.hands_sq += other.hands_sq
-
-    def bb_per_100(self, big_blind: int) -> Estimate:
-        """The ratio estimate of ``bb_per_100_grouped`` over the groups added (ValueError if none)."""
-        _check_big_blind(big_blind)
-        g, hands = self.groups, self.hands
-        if not g:
-            raise ValueError("bb_per_100_grouped needs at least one group")
-        ratio = self.t / (1 << self.shift) / hands  # int / int is correctly rounded: fsum(T) / sum(H)
-        if g < 2:
-            stderr = math.inf
-        else:  # sum((T - R H)^2) = sum T^2 - 2 R sum T H + R^2 sum H^2, with R the float ratio, exactly
-            rn, rd = ratio.as_integer_ratio()
-            s = self.shift
-            numerator = self.tt * rd * rd - ((2 * rn * self.th * rd) << s) + ((rn * rn * self.hands_sq) << (2 * s))
-            residual = numerator / ((rd * rd) << (2 * s))
-            stderr = math.sqrt(residual / ((g - 1) * g)) / (hands / g)
-        return Estimate(ratio, stderr, g).scaled(100 / big_blind)
-
-    def moments(self) -> tuple[int, float, float]:
-        """Units, mean and sum of squared deviations of the totals (each group one unit), each exact and
-        rounded once: the state of a sequential test, the same whatever order the totals came in."""
-        g, scale = self.groups, 1 << self.shift
-        if not g:
-            return 0, 0.0, 0.0
-        return g, self.t / (scale * g), (g * self.tt - self.t * self.t) / (g * scale * scale)
-
-    def as_json(self) -> list[int]:
-        """The sums as integers (JSON keeps them exactly)."""
-        return [self.groups, self.hands, self.hands_sq, self.shift, self.t, self.th, self.tt]
-
-    @classmethod
-    def from_json(cls, values: Sequence[int]) -> GroupedSums:
-        """Sums written by ``as_json``."""
-        sums = cls()
-        sums.groups, sums.hands, sums.hands_sq, sums.shift, sums.t, sums.th, sums.tt = (int(v) for v in values)
-        return sums
 
 
 def two_sided_p_value(z: float) -> float:
