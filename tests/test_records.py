@@ -4,6 +4,7 @@ its statistics are the ones computed from every hand's record; journals old and 
 from __future__ import annotations
 
 import collections
+import copy
 import dataclasses
 import json
 import pickle
@@ -183,3 +184,30 @@ def test_a_result_and_its_records_cross_processes_pickled() -> None:
     assert back.records == records and back.records[1].features == {"a": (1.0,)}
     assert back.tally.as_json() == result.tally.as_json() and back.net() == {"a": 30, "b": -30}
     assert (back.match_id, back.bots, back.faults) == ("m", ("a", "b"), {"b": {"timeout": 1}})
+
+
+def test_a_tally_pickled_with_groups_open_folds_on_as_one_never_pickled() -> None:
+    """``dealer.stats.tally`` is compiled: its sums, open duplicate groups included, still cross
+    processes pickled and copy, and every sum is the exact one rounded once (raw, adjusted, squares)."""
+    rng = random.Random(11)
+    records = [
+        HandRecord(t, "d", hand, 40, {"a": won, "b": -won}, ev_net={"a": won / 7, "b": -won / 7} if hand % 3 else None)
+        for hand in range(200)
+        for t, won in ((1, rng.randrange(-3001, 3002)), (2, rng.randrange(-3001, 3002)))
+    ]
+    kept = Tally({"d": 2})
+    for record in records[:201]:  # hand 100's second table still to come: its group is open
+        kept.add(record)
+    assert len(kept._open) == 1
+    tallies = [kept, pickle.loads(pickle.dumps(kept)), copy.deepcopy(kept)]
+    for tally in tallies:
+        for record in records[201:]:
+            tally.add(record)
+        tally.close()
+    assert tallies[0].as_json() == tallies[1].as_json() == tallies[2].as_json()
+    a = tallies[1].bots["a"]
+    won = [Fraction(r.net["a"] / 40) for r in records]
+    adjusted = [Fraction(r.ev_net["a"] / 40) if r.ev_net else w for r, w in zip(records, won, strict=True)]
+    assert (a.hands, a.chips) == (400, sum(r.net["a"] for r in records))
+    assert (a.raw, a.adjusted) == (float(sum(won)), float(sum(adjusted)))
+    assert a.squares == float(sum(Fraction(float(w) * float(w)) for w in won))

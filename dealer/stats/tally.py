@@ -2,6 +2,8 @@
 re-exports them) and the match's ``Tally`` by bot and duplicate group (``dealer.stats.records`` re-exports it).
 
 Pure arithmetic on ints, folded in as each hand ends: the same sums whatever order the hands end in.
+Compiled by mypyc (``setup.py``), as the fold runs at the end of every hand; its classes still pickle
+(a worker's part of a match crosses processes), and none is subclassed.
 """
 
 from __future__ import annotations
