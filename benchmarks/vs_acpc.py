@@ -19,7 +19,10 @@ Rates count from the moment every bot has connected to the last hand (the ACPC d
 launching its two players, which connect within a millisecond, to its exit); ours with start-up
 is printed too. A ratio is refused when any bot of either run faulted: ours by the match's
 faults, ACPC's by its exit status, its players', a ``WARNING``/``ERROR`` on its error output,
-a missing ``SCORE`` line or a log that holds fewer hands than asked.
+a missing ``SCORE`` line or a log that holds fewer hands than asked. The ACPC dealer runs with
+its ``-q`` (``--acpc-log quiet``): otherwise it writes every message it sends and receives to its
+error output, a write each (26 a heads-up checkdown hand), which our dealer does not do, and which
+cost it about 100 us of CPU a hand on a 2-core machine (``--acpc-log messages`` to see it).
 
 The source comes from ``--acpc-src DIR`` (or ``$ACPC_SRC``): a checkout, or a git repository
 (bare too) cloned into ``--cache`` (default ``~/.cache/dealer-bench/acpc``); without it, GitHub's
@@ -62,6 +65,10 @@ PROBABILITIES = (  # example_player.c's, and the always-call player's
     "  probs[ a_fold ] = 0.0;\n  probs[ a_call ] = 1.0;\n  probs[ a_raise ] = 0.0;\n",
 )
 PYTHON_BOTS = ROOT / "sample_bots" / "python"
+ACPC_LOGS = {  # what the ACPC dealer writes to its error output (read here for warnings and errors)
+    "quiet": "-q: errors, warnings and the score, as our dealer logs no line per message",
+    "messages": "its default: also every message sent and received, one write each",
+}
 
 
 @dataclass(frozen=True)
@@ -119,11 +126,14 @@ def build(src: Path, out: Path) -> Acpc:
     return Acpc(out, out / "dealer", out / "example_player", out / "call_player")
 
 
-def run_acpc(acpc: Acpc, player: Path, hands: int, seed: int, out: Path) -> Run:
-    """Play ``hands`` hands on the ACPC dealer between two copies of ``player``; its rate, or its fault."""
+def run_acpc(acpc: Acpc, player: Path, hands: int, seed: int, out: Path, quiet: bool = True) -> Run:
+    """Play ``hands`` hands on the ACPC dealer between two copies of ``player``; its rate, or its fault.
+    ``quiet``: its ``-q`` (errors, warnings and the score only), else it also writes every message it
+    sends and receives to its error output, one write each, as ours does not."""
     out.mkdir(parents=True, exist_ok=True)
     dealer = subprocess.Popen(
-        [str(acpc.dealer), "match", str(acpc.game), str(hands), str(seed), "a", "b", "--start_timeout", "20000"],
+        [str(acpc.dealer), "match", str(acpc.game), str(hands), str(seed), "a", "b", "--start_timeout", "20000"]
+        + (["-q"] if quiet else []),
         cwd=out,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -214,7 +224,7 @@ async def measure(acpc: Acpc, out: Path, args: argparse.Namespace) -> dict[str, 
                     elif side == "ours":
                         ours.append(await run_ours(server, where / "ours", kind, hands, tables, limits))
                     else:
-                        theirs.append(run_acpc(acpc, player, hands, r + 1, where / "acpc"))
+                        theirs.append(run_acpc(acpc, player, hands, r + 1, where / "acpc", args.acpc_log == "quiet"))
     return runs
 
 
@@ -248,7 +258,7 @@ def report(runs: dict[str, tuple[list[Run], list[Run]]], args: argparse.Namespac
     print(
         f"method: {args.hands:,} hands a run; ours: C bots over {args.tables} tables (a client pair each, sandbox "
         f"{args.sandbox}), Python bots over {args.py_tables} tables (one instance each); ACPC's dealer: one table "
-        f"(one client each); dealers alternated; clocks from every bot connected"
+        f"(one client each), {ACPC_LOGS[args.acpc_log]}; dealers alternated; clocks from every bot connected"
         f"{f' (ours: from the start, over {args.workers} worker processes)' if args.workers > 1 else ''}; "
         f"{os.cpu_count()} cores"
     )
@@ -293,6 +303,12 @@ def main() -> None:
         "--workers", type=int, default=1, help="our match's worker processes (>1: start-up in the rate)"
     )
     parser.add_argument("--workloads", type=int, choices=(1, 2, 3), default=3, help="the first N workloads only")
+    parser.add_argument(
+        "--acpc-log",
+        choices=tuple(ACPC_LOGS),
+        default="quiet",
+        help="the ACPC dealer's -q (quiet: as our dealer, no line per message) or its default (messages)",
+    )
     args = parser.parse_args()
     acpc = build(source(args.acpc_src, args.cache), args.cache / "build")
     tune_gc()  # as the ``dealer`` command does
