@@ -171,6 +171,7 @@ _MAX_TO: Final = _FIELDS[14]
 _TIME: Final = _FIELDS[15]
 _BANK: Final = _FIELDS[16]
 _CONTINUED: Final = tuple(bytes((low | 0x80,)) for low in range(0x80))  # a varint's first byte when more follow
+_SHORT: Final = tuple(_varint(size) for size in range(0x80))  # one-byte varints: sizes within an item, unhashed
 _STACKS_HEADS: Final = tuple(_REQUEST_STACKS + _varint(size) for size in range(0x80))  # key and size, by size
 _BETS_HEADS: Final = tuple(_REQUEST_BETS + _varint(size) for size in range(0x80))
 _NO_FOLDS: Final = tuple(_REQUEST_FOLDED + _varint(seats) + bytes(seats) for seats in range(MAX_SEATS + 1))  # by seats
@@ -209,12 +210,6 @@ def _varints(values: Sequence[int]) -> bytes:
         first, second = values
         return _VARINT[first] + _VARINT[second]
     return b"".join(map(_VARINT.__getitem__, values))
-
-
-def _packed(key: bytes, values: Sequence[int]) -> bytes:
-    """A packed repeated varint field (int64, uint32): key, length, the varints; nothing if empty."""
-    body = _varints(values)
-    return b"".join((key, _VARINT[len(body)], body)) if body else b""
 
 
 def _framed(head: bytes, body: bytes) -> bytes:
@@ -278,15 +273,11 @@ class HandWire:
         self._everyone = len(seat_map) == table_seats  # every table seat is dealt in (not a freezeout's late hand)
         self._street = 0  # the street of the last record published
 
-    def _item(self, kind: bytes, body: bytes) -> bytes:
-        """The framed Item of this table holding ``body`` as its ``kind`` message."""
-        return _framed(self._table + kind, body)
-
     def hand_start(self, seat: int) -> bytes:
         """The HandStart for the bot at engine seat ``seat``."""
         config, seat_map = self.hand.config, self.seat_map
         first, second = self.hand.hole[seat]
-        return self._item(_ITEM_HAND_START, b"".join((
+        return _framed(self._table + _ITEM_HAND_START, b"".join((
             _FIELDS[1][self._number], _FIELDS[2][seat_map[config.button]], _FIELDS[3][seat_map[seat]],
             _START_HOLE[first], _START_HOLE[second], self._start_tail or self._make_start_tail(),
         )))  # fmt: skip
@@ -295,7 +286,7 @@ class HandWire:
         """HandStart's fields from ``stacks`` on, the same for every seat."""
         config = self.hand.config
         self._start_tail = tail = b"".join((
-            _packed(_START_STACKS, by_table_seat(config.stacks, self.seat_map, self.table_seats, 0)),
+            _message(_START_STACKS, _varints(by_table_seat(config.stacks, self.seat_map, self.table_seats, 0))),
             _FIELDS[6][_VARIANTS[config.variant]], _FIELDS[7][config.small_blind], _FIELDS[8][config.big_blind],
             _FIELDS[9][config.ante], _FIELDS[10][config.bet_size(0)], _FIELDS[11][config.bet_size(2)],
             _FIELDS[12][config.cap],
@@ -428,39 +419,45 @@ class HandWire:
         ))  # fmt: skip
 
     def hand_end(self, net: list[int]) -> bytes:
-        """The HandEnd every seat receives: only cards that were shown at showdown."""
+        """The HandEnd every seat receives: only cards that were shown at showdown. One join of all its
+        parts, each message's size summed from its parts' (not a join per shown hand, pot and field)."""
         hand, seat_map, events = self.hand, self.seat_map, self.hand.events
         settled = len(events)
         while settled and type(events[settled - 1]) in _SETTLED:  # the settlement's records end the hand's
             settled -= 1
-        shown, pots, rake = [], [], 0
-        for event in events[settled:]:
-            if isinstance(event, Shown):
+        parts = [_ITEMS_TAG, b"", b"", b"", _FIELDS[1][self._number]]  # the frame's sizes and head: filled in last
+        rake = 0
+        for event in events[settled:]:  # the shown hands (field 2) before the pots (3)
+            if type(event) is Shown:
                 first, second = event.cards
-                shown.append(
-                    _message(
-                        _END_SHOWN,
-                        b"".join((_FIELDS[1][seat_map[event.seat]], _SHOWN_CARD[first], _SHOWN_CARD[second])),
-                    )
-                )
-            elif isinstance(event, Awarded):
+                seat, card, other = _FIELDS[1][seat_map[event.seat]], _SHOWN_CARD[first], _SHOWN_CARD[second]
+                parts += (_END_SHOWN, _SHORT[len(seat) + len(card) + len(other)], seat, card, other)
+        for event in events[settled:]:
+            if type(event) is Awarded:
                 shares = event.shares
                 if len(shares) == 1:  # one winner, the common case, without the comprehensions
                     winners, won = bytes((seat_map[shares[0][0]],)), _VARINT[shares[0][1]]
                 else:
                     winners = bytes([seat_map[s] for s, _ in shares])  # seats' varints are one byte
                     won = b"".join([_VARINT[w] for _, w in shares])
-                pots.append(_message(_END_POT, b"".join((
-                    _FIELDS[1][event.amount], _POT_WINNERS, _VARINT[len(winners)], winners,
-                    _POT_SHARES, _VARINT[len(won)], won,
-                ))))  # fmt: skip
-            elif isinstance(event, Raked):
+                amount, winners_size, won_size = _FIELDS[1][event.amount], _SHORT[len(winners)], _SHORT[len(won)]
+                pot = len(amount) + len(_POT_WINNERS) + len(winners_size) + len(winners) + len(_POT_SHARES)
+                pot += len(won_size) + len(won)
+                parts += (
+                    _END_POT, _SHORT[pot], amount, _POT_WINNERS, winners_size, winners, _POT_SHARES, won_size, won,
+                )  # fmt: skip
+            elif type(event) is Raked:
                 rake = event.amount
-        return self._item(_ITEM_HAND_END, b"".join((
-            _FIELDS[1][self._number], *shown, *pots,
-            _packed(_END_STACKS, by_table_seat(hand.stacks, seat_map, self.table_seats, 0)), _packed(_END_NET, net),
-            *[_END_BOARD[card] for card in hand.board], _FIELDS[7][rake],
-        )))  # fmt: skip
+        stacks, nets = _varints(by_table_seat(hand.stacks, seat_map, self.table_seats, 0)), _varints(net)
+        parts += (_END_STACKS, _SHORT[len(stacks)], stacks, _END_NET, _SHORT[len(nets)], nets)  # (2 seats or more)
+        parts += [_END_BOARD[card] for card in hand.board]
+        parts.append(_FIELDS[7][rake])
+        head, body = self._table + _ITEM_HAND_END, -len(_ITEMS_TAG)
+        for part in parts:
+            body += len(part)
+        size = _VARINT[body]
+        parts[1], parts[2], parts[3] = _VARINT[len(head) + len(size) + body], head, size
+        return b"".join(parts)
 
 
 # ---------------------------------------------------------------------------------------------
