@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import wire_reference as reference
 from dealer.connect import wire, wire_replies
 from dealer.connect.wire import HandWire, frame
-from dealer.engine.rules import MAX_SEATS, Dealt, Hand, TableConfig, Variant
+from dealer.engine.rules import MAX_SEATS, Acted, Dealt, Hand, TableConfig, Variant
 from poker.v1 import dealer_pb2 as pb
 
 T = TypeVar("T")
@@ -353,3 +353,32 @@ def test_requests_asked_again_on_one_street_with_other_ids_and_clocks(seat_map: 
             hand.raise_to(legal.min_to)  # bets and stacks change within the street
         else:
             hand.check_call()
+
+
+@pytest.mark.parametrize("seats", [2, 3, 6])
+def test_the_encoder_counts_each_seats_actions_as_it_publishes_them(seats: int) -> None:
+    """``HandWire.acted`` (the index of a seat's next decision seed, ``Table._decision_seed``) is,
+    after each publish, the seat's Acted records in the hand so far; the chunks are every public item."""
+    rng = random.Random(seats)
+    for number in range(40):
+        stacks = tuple(rng.randint(50, 400) for _ in range(seats))
+        hand = Hand(TableConfig(stacks=stacks, button=0, small_blind=5, big_blind=10), rng.sample(range(52), 52))
+        encoder = HandWire(1, hand, number, list(range(seats)), seats)
+        chunks, items, street = [encoder.publish()], [], 0
+        while hand.actor is not None:
+            legal = hand.legal()
+            action = rng.choice(["call", "call", "fold"] + ["raise"] * legal.can_raise)
+            if action == "raise":
+                hand.raise_to(rng.choice((legal.min_to, legal.max_to)))
+            elif action == "fold" and legal.fold:
+                hand.fold()
+            else:
+                hand.check_call()
+            chunks.append(encoder.publish())
+            counts = [sum(1 for e in hand.events if isinstance(e, Acted) and e.seat == s) for s in range(seats)]
+            assert encoder.acted == counts
+        for event in hand.events:
+            street = event.street if isinstance(event, Dealt) else street
+            item = reference.public_item(1, event, street, number, [*range(seats)])
+            items += [item] if item is not None else []
+        assert b"".join(chunks) == b"".join(frame(item) for item in items)

@@ -247,6 +247,7 @@ class HandWire:
         "_street",
         "_streets",
         "_table",
+        "acted",
         "hand",
         "seat_map",
         "table_seats",
@@ -267,11 +268,11 @@ class HandWire:
         self._request_tail = b""  # clocks, variant, big_blind and button, made at the first request
         self._clock_time = self._clock_bank = -1  # the clocks in _request_tail (-1: none made yet)
         self._own = [b""] * len(seat_map)  # ActionRequest's seat and hole_cards by engine seat (b"": not made yet)
-        self._streets = [b"", b"", b"", b""]  # ActionRequest's hand and street, by street (b"": not made yet)
-        self._boards = [b"", b"", b"", b""]  # and its board then
+        self._streets, self._boards = [b""] * 4, [b""] * 4  # ActionRequest's hand and street, and board, by street
         self._published = 0  # engine records already published
         self._everyone = len(seat_map) == table_seats  # every table seat is dealt in (not a freezeout's late hand)
         self._street = 0  # the street of the last record published
+        self.acted = [0] * len(seat_map)  # by engine seat, its actions (Acted records) published so far
 
     def hand_start(self, seat: int) -> bytes:
         """The HandStart for the bot at engine seat ``seat``."""
@@ -304,6 +305,8 @@ class HandWire:
         for event in events[self._published :]:
             if type(event) is Dealt:
                 self._street = street = event.street
+            elif type(event) is Acted:
+                self.acted[event.seat] += 1
             framed = self.event(event, street)
             if framed is not None:
                 frames.append(framed)

@@ -78,8 +78,6 @@ class Table:
         self._decision_seeds = DecisionSeeds(decision_key(secret))
         self._weight = 1.0  # the current hand's weight (dealer.stats.tilted_deals)
         self._deal_point = ""  # the current hand's deal key: its decisions' seeds are keyed by it
-        self._acted: list[int] = []  # by engine seat, its actions so far in the hand (from events read)
-        self._events_read = 0
         self._seed_blocks: list[list[int]] = []  # by engine seat, its current block of seeds (DecisionSeeds.block)
         self._seed_block_numbers: list[int] = []  # and that block's number (-1: none yet)
         self._trusted = trusted
@@ -195,7 +193,6 @@ class Table:
         deck, self._weight = dealt(key, 2 * n + 8, self.plan.deals)  # the shuffle's, or tilted and weighted
         hand = Hand(config, deck)
         self._deal_point = deal_key("", spec.deal_set, number, self.plan.attempt)  # public: the seed left out
-        self._acted, self._events_read = [0] * len(live), 0
         self._seed_blocks, self._seed_block_numbers = [[]] * len(live), [-1] * len(live)
         self.live = live
         self.decisions = {}
@@ -299,15 +296,10 @@ class Table:
 
     def _decision_seed(self, hand: Hand) -> int:
         """The seed of the actor's decision (``dealer.league.seeds.decision_seed``): its index is the
-        actor's actions so far, counted from the events since the last decision; one hash gives a
-        block of eight of its seeds."""
-        acted, events = self._acted, hand.events
-        for event in events[self._events_read :]:
-            if type(event) is Acted:
-                acted[event.seat] += 1
-        self._events_read = len(events)
+        actor's actions so far, as the hand's encoder counted them publishing them (``HandWire.acted``:
+        every record is published before a seat is asked); one hash gives a block of eight of its seeds."""
         seat = hand.actors[0]
-        index = acted[seat]
+        index = self.encoder.acted[seat]
         block = index // SEEDS_PER_BLOCK
         if self._seed_block_numbers[seat] != block:
             self._seed_blocks[seat] = self._decision_seeds.block(self._deal_point, seat, block)
