@@ -92,29 +92,23 @@ class Table:
         self.live: list[int] = []  # table seats dealt in, by engine seat
         self.decisions: dict[int, Decision] = {}  # known strategies by Acted record index
         self._configs: dict[tuple[object, ...], TableConfig] = {}  # hands' configurations, made once
-        time = plan.game.time  # the clock's settings, read once here rather than at every decision
+        game, self._freezeout, self._restart = plan.game, plan.mode == "freezeout", plan.fault_policy == "restart"
+        self._hands, self._attempt = plan.hands, plan.attempt  # what a deal reads of the plan, read once
+        varying = game.variant == "mixed" or (self._freezeout and plan.blind_levels)  # stakes that change by hand
+        self._stakes = None if varying else (game.small_blind, game.big_blind, game.ante, str(game.variant))
+        time = game.time  # the clock's settings, read once here rather than at every decision
         self._per_action_ms, self._grace_ms = time.per_action_ms, time.grace_ms
         self._free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
 
     def _hand_config(self, number: int, stacks: tuple[int, ...], button: int) -> TableConfig:
-        """The rules of hand ``number``: the variant's block in mixed games, the blind level in freezeouts."""
-        game = self.plan.game
-        small, big, ante = game.small_blind, game.big_blind, game.ante
-        variant: str = game.variant
-        if variant == "mixed":
-            assert game.mixed is not None
-            block = game.mixed.block_hands or len(stacks)
-            limit_block = (number // block) % 2 == 0
-            variant = "fixed-limit" if limit_block else "no-limit"
-            small, big = game.mixed.fixed_limit_blinds if limit_block else game.mixed.no_limit_blinds
-        if self.plan.mode == "freezeout" and self.plan.blind_levels:
-            level = min(number // max(self.plan.hands_per_level, 1), len(self.plan.blind_levels) - 1)
-            small, big, ante = self.plan.blind_levels[level]
-        key = (stacks, button, small, big, ante, variant)
+        """The rules of hand ``number`` with these stacks and button (``stacks`` by engine seat)."""
+        stakes = self._stakes or self._hand_stakes(number, len(stacks))
+        key = (stacks, button, stakes)
         config = self._configs.get(key)
         if config is None:  # the same few configurations come back hand after hand: validate each once
             if len(self._configs) >= 4096:
                 self._configs.clear()
+            game, (small, big, ante, variant) = self.plan.game, stakes
             self._configs[key] = config = TableConfig(
                 stacks=stacks,
                 button=button,
@@ -126,6 +120,23 @@ class Table:
                 rake_cap=game.rake_cap or None,
             )
         return config
+
+    def _hand_stakes(self, number: int, seats: int) -> tuple[int, int, int, str]:
+        """Hand ``number``'s small and big blind, ante and variant: the variant's block in mixed
+        games, the blind level in freezeouts."""
+        game = self.plan.game
+        small, big, ante = game.small_blind, game.big_blind, game.ante
+        variant: str = game.variant
+        if variant == "mixed":
+            assert game.mixed is not None
+            block = game.mixed.block_hands or seats
+            limit_block = (number // block) % 2 == 0
+            variant = "fixed-limit" if limit_block else "no-limit"
+            small, big = game.mixed.fixed_limit_blinds if limit_block else game.mixed.no_limit_blinds
+        if self._freezeout and self.plan.blind_levels:
+            level = min(number // max(self.plan.hands_per_level, 1), len(self.plan.blind_levels) - 1)
+            small, big, ante = self.plan.blind_levels[level]
+        return small, big, ante, variant
 
     async def play(self, folder: Path) -> None:
         """Play the table's hands, its history written into ``folder``: bot answers drive play
@@ -175,13 +186,12 @@ class Table:
         (a lost connection, a restart)."""
         spec, seats, chips, number = self.spec, self.seats, self.chips, self.played
         n = len(seats)
-        freezeout = self.plan.mode == "freezeout"
+        freezeout, restart, sessions = self._freezeout, self._restart, self._sessions
         live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
-        if self._stopped() or number >= self.plan.hands or len(live) < 2:
+        if self._stopped() or number >= self._hands or len(live) < 2:
             return []
         if not checked:
-            restart = self.plan.fault_policy == "restart"
-            attention = [seats[s] for s in live if not seats[s].session.live or (restart and seats[s].failed)]
+            attention = [seats[s] for s in live if not sessions[s].live or (restart and seats[s].failed)]
             if attention:
                 return attention
         if freezeout:
@@ -189,15 +199,14 @@ class Table:
         else:
             self.button = number % n
         config = self._hand_config(number, tuple(chips[s] for s in live), live.index(self.button))
-        key = deal_key(self.secret, spec.deal_set, number, self.plan.attempt)
+        key = deal_key(self.secret, spec.deal_set, number, self._attempt)
         deck, self._weight = dealt(key, 2 * n + 8, self.plan.deals)  # the shuffle's, or tilted and weighted
         hand = Hand(config, deck)
-        self._deal_point = deal_key("", spec.deal_set, number, self.plan.attempt)  # public: the seed left out
+        self._deal_point = deal_key("", spec.deal_set, number, self._attempt)  # public: the seed left out
         self._seed_blocks, self._seed_block_numbers = [[]] * len(live), [-1] * len(live)
         self.live = live
         self.decisions = {}
         self.encoder = wire.HandWire(self.id, hand, number, live, n)
-        sessions = self._sessions
         for engine_seat, s in enumerate(live):
             if not seats[s].failed:  # a failed seat is sent no more hands
                 sessions[s].send_framed(self.encoder.hand_start(engine_seat))
