@@ -4,6 +4,7 @@ plain mean whatever the bots do and whatever the proposal's scores and uniform s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -18,6 +19,7 @@ from conftest import PY_BOTS, ROOT
 from dealer.engine.cards import parse_cards, shuffled_deck
 from dealer.engine.evaluator import evaluate
 from dealer.engine.rules import Hand, TableConfig
+from dealer.stats.luck_features import FEATURES
 from dealer.stats.paired import sample_of
 from dealer.stats.records import HandRecord
 from dealer.stats.tilted_deals import (
@@ -178,6 +180,16 @@ def test_a_deal_weight_scales_every_figure_of_its_sample_and_one_deal_has_one_we
     assert plain is not None and tilted is not None and plain.raw != 0
     assert (tilted.raw, tilted.adjusted, tilted.luck) == (plain.raw / 4, plain.adjusted / 4, plain.luck / 4)
     assert tilted.plain == tuple(x / 2 for x in plain.plain)  # the square root: their mean square is p's
+
+    # the learned correction's luck features are weighted alike (its cross-fit then keeps the mean)
+    def rows(table: int) -> dict[str, tuple[float, ...]]:  # new's features differ from old's, and by seating
+        return {"new": tuple(k * (table + 2.0) for k in range(len(FEATURES))), "old": (1.0,) * len(FEATURES)}
+
+    featured = [dataclasses.replace(h, luck_net=dict(h.net), features=rows(h.table)) for h in hands]
+    one = sample_of(("m", "d", 0), featured, "new", "old")
+    quarter = sample_of(("m", "d", 0), [_weighted(h, Fraction(1, 4)) for h in featured], "new", "old")
+    assert one is not None and quarter is not None and one.controls and any(one.controls)
+    assert quarter.controls == tuple(c / 4 for c in one.controls) and quarter.value("full") == one.value("full") / 4
     with pytest.raises(ValueError, match="different weights"):
         sample_of(("m", "d", 0), [hands[0], _weighted(hands[1], Fraction(1, 2))], "new", "old")
 
