@@ -142,7 +142,7 @@ async def whole_starts(together: list[int], batches: int) -> list[list[str]]:
         med = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
         rows.append(
             [
-                count,
+                str(count),
                 f"{1000 * med['wall_s']:.0f}",
                 f"{1000 * med['dealer_start']:.1f}",
                 f"{1000 * med['dealer_stop']:.1f}",
