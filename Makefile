@@ -13,7 +13,7 @@ $(BIN)/dealer: pyproject.toml setup.py $(CORE) dealer/web/package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,codegen,lint,profile]'
-	$(BIN)/python -m compileall -q poker sample_bots  # bots import these from a read-only sandbox
+	$(BIN)/python -m compileall -q dealer poker pokerbot sample_bots  # bots import these from a read-only sandbox (sandbox._PUBLIC_PACKAGES)
 	$(BIN)/python -c "from dealer.isolation import sandbox; sandbox.check()" || echo "warning: the bots' sandbox cannot start here (see above)"
 	touch $@
 
