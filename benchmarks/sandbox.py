@@ -29,7 +29,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from dealer.config.league_file import Limits, game_config
-from dealer.connect.server import DealerServer
+from dealer.connect.server import BotSession, DealerServer
 from dealer.engine.scheduler import plan_tables
 from dealer.isolation import processes, sandbox
 from dealer.isolation.processes import BotProcess
@@ -41,21 +41,28 @@ BOT = ("python", str(ROOT / "sample_bots" / "python" / "call_bot.py"))
 MODES = ("on", "off")
 
 
-async def start_once(server: DealerServer, out: Path, mode: str, n: int) -> float:
-    """Launch one bot and return the ms until it has connected; then stop it."""
-    session = server.session(f"{mode}-{n}")
-    started = time.perf_counter()
+async def launch_call_bot(server: DealerServer, out: Path, name: str, limits: Limits) -> tuple[BotSession, BotProcess]:
+    """A session named ``name`` and the sample call bot launched for it (working folder and log under
+    ``out``): how these benchmarks start one bot as a match would."""
+    session = server.session(name)
     bot = await BotProcess.launch(
         session.name,
         BOT,
         address=server.address,
         token=session.token,
         base=ROOT,
-        workdir=out / mode / str(n),
-        log_path=out / mode / f"{n}.log",
-        limits=Limits(sandbox=mode),
+        workdir=out / name,
+        log_path=out / f"{name}.log",
+        limits=limits,
         local_address=server.local_address,
     )
+    return session, bot
+
+
+async def start_once(server: DealerServer, out: Path, mode: str, n: int) -> float:
+    """Launch one bot and return the ms until it has connected; then stop it."""
+    started = time.perf_counter()
+    session, bot = await launch_call_bot(server, out, f"{mode}-{n}", Limits(sandbox=mode))
     await asyncio.wait_for(session.connected.wait(), 30)
     elapsed = 1000 * (time.perf_counter() - started)
     session.goodbye("done")
@@ -67,23 +74,8 @@ async def start_once(server: DealerServer, out: Path, mode: str, n: int) -> floa
 async def start_together(server: DealerServer, out: Path, mode: str, count: int) -> float:
     """Launch ``count`` bots at once; the ms until the last one has connected (then stop them all)."""
     started = time.perf_counter()
-    sessions, bots = [], []
-    for n in range(count):
-        session = server.session(f"{mode}-{n}")
-        sessions.append(session)
-        bots.append(
-            await BotProcess.launch(
-                session.name,
-                BOT,
-                address=server.address,
-                token=session.token,
-                base=ROOT,
-                workdir=out / str(n),
-                log_path=out / f"{n}.log",
-                limits=Limits(sandbox=mode),
-                local_address=server.local_address,
-            )
-        )
+    launched = [await launch_call_bot(server, out, f"{mode}-{n}", Limits(sandbox=mode)) for n in range(count)]
+    sessions, bots = [s for s, _ in launched], [b for _, b in launched]
     await asyncio.wait_for(asyncio.gather(*(s.connected.wait() for s in sessions)), 120)
     elapsed = 1000 * (time.perf_counter() - started)
     for session in sessions:

@@ -36,12 +36,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from sandbox import launch_call_bot  # benchmarks/sandbox.py: how these benchmarks start a bot
 from tabulate import tabulate
 
 from dealer.config.league_file import Limits
 from dealer.connect.server import DealerServer
 from dealer.isolation import processes, sandbox
-from dealer.isolation.processes import BotProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ("python", str(ROOT / "sample_bots" / "python" / "call_bot.py"))
@@ -94,21 +94,8 @@ async def start_batch(server: DealerServer, out: Path, count: int) -> dict[str, 
     """Start ``count`` sandboxed call bots at once, wait for every Hello, stop them; CPU seconds per
     instance by where it went, and the wall seconds until the last Hello."""
     children, dealer, wall = children_cpu_s(), time.process_time(), time.perf_counter()
-    sessions = [server.session(f"s{n}") for n in range(count)]
-    bots = [
-        await BotProcess.launch(
-            session.name,
-            BOT,
-            address=server.address,
-            token=session.token,
-            base=ROOT,
-            workdir=out / str(n),
-            log_path=out / f"{n}.log",
-            limits=Limits(),
-            local_address=server.local_address,
-        )
-        for n, session in enumerate(sessions)
-    ]
+    launched = [await launch_call_bot(server, out, f"s{n}", Limits()) for n in range(count)]
+    sessions, bots = [s for s, _ in launched], [b for _, b in launched]
     await asyncio.wait_for(asyncio.gather(*(s.connected.wait() for s in sessions)), 300)
     figures = {"wall_s": time.perf_counter() - wall, "dealer_start": time.process_time() - dealer}
     figures["bot_to_hello"] = sum(b.cpu.usage_s() if b.cpu else float("nan") for b in bots) / count
