@@ -488,6 +488,23 @@ def _with_features(records: list[HandRecord], rng: random.Random) -> list[HandRe
     ]
 
 
+def test_the_table_shows_a_fitted_estimators_row_only_where_this_run_fitted_it():
+    # learned and baseline fall back on full's figures where their columns were not recorded (no
+    # --estimator learned, no reference bot): a row of full's numbers under their names would read as a
+    # measurement; the JSON keeps its keys.
+    rng = random.Random(5)
+    records = _deals(rng, "m", ["m/0", "m/1"], 150, False)
+    for estimator, fitted in (("full", set()), ("learned", {"learned"})):
+        played = _with_features(records, rng) if fitted else records
+        comparison = compare_results(
+            [result_of("m", ("new", "old"), played, keep=True)], "new", "old", Settings(estimator=estimator)
+        )
+        text = comparison_text(comparison)
+        rows = {name for name in ("learned", "baseline", "full", "aivat") if f"({name})" in text}
+        assert rows == {"full", "aivat"} | fitted, text
+        assert {"learned", "baseline"} <= set(comparison.as_json()["cost"]["plain_hands"])
+
+
 @pytest.mark.parametrize(
     ("kind", "field", "estimator"),
     [("cs", False, "full"), ("sprt", False, "full"), ("cs", True, "full"), ("cs", False, "learned")],

@@ -11,7 +11,7 @@ from tabulate import tabulate
 from dealer.config.choices import Deals, Estimator
 from dealer.config.league_file import CompareSettings as Settings
 from dealer.stats.compare import Comparison, ConfidenceSequenceTest, SequentialTest, Verdict, figures
-from dealer.stats.paired import PairedTally
+from dealer.stats.paired import FITTED, PairedTally
 
 LABELS = {
     Estimator.LEARNED: "learned luck correction (learned)",
@@ -29,6 +29,8 @@ def comparison_text(comparison: Comparison) -> str:
     level = f"{100 * (1 - comparison.settings.alpha):g}% CI"
     rows = []
     for name, label in reversed(LABELS.items()):
+        if name in FITTED and comparison.sums.fitted_moments(name) is None:
+            continue  # not fitted in this run (its figures would be full's): its --estimator fits it
         fig = comparison.by_estimator[name]
         low, high = fig.ci
         removed = comparison.variance_removed(name) if name != Estimator.RAW else None
