@@ -217,4 +217,6 @@ def test_cli_compare_on_tilted_deals_says_so_and_verify_re_deals_them(tmp_path):
     plain = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert plain.returncode == 1 and "the board is" in plain.stdout
     refused = _compare(tmp_path, "--deals", "tilted", "--estimator", "baseline", "--fresh")
-    assert refused.returncode == 2 and "--deals tilted" in refused.stderr and "Traceback" not in refused.stderr
+    assert refused.returncode == 2 and refused.stderr.splitlines() == [  # refused before a seed is committed to
+        "error: --deals tilted: the baseline's twin deals would not be tilted alike; choose another --estimator"
+    ]

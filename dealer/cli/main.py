@@ -465,6 +465,7 @@ def compare(
     clock = {"per_action_ms": per_action_ms, "bank_ms": bank_ms}
     game = _game(variant=variant, blinds=parse_blinds(blinds), stack=stack, time=clock)
     check_hands(hands, tables, field or [], baseline=settings.estimator == Estimator.BASELINE)
+    reference = reference_entry(baseline_bot, settings.estimator, sandbox_limits(sandbox), deals)
     lines = [new, old, *(field or [])]
     commands = [split_command(line) for line in lines]
     if not all(commands):
@@ -472,7 +473,6 @@ def compare(
     claim(out, fresh=fresh, resumable=False)
     seed_text = event_seed(seed_file, seed)
     entries = compare_entries(commands, sandbox_limits(sandbox))
-    reference = reference_entry(baseline_bot, settings.estimator, sandbox_limits(sandbox), deals)
     log_to(out, log_level)
     dealing = Dealing(hands, tables, seed_text, batch, sealed, deals)
     versions = (entries[0], entries[1], entries[2:])
