@@ -32,6 +32,7 @@ COMPILED = [
     "dealer/connect/session.py",
     "dealer/connect/acpc_view.py",
     "dealer/stats/tally.py",
+    "dealer/stats/tilted_deals.py",
 ]
 WEB = Path(__file__).resolve().parent / "dealer" / "web"
 VENDORED = {"uPlot.iife.min.js": "uplot/dist/uPlot.iife.min.js", "uPlot.min.css": "uplot/dist/uPlot.min.css"}

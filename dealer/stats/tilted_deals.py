@@ -76,7 +76,7 @@ class Proposal:
         from the evaluator's summed card keys as ``dealer.engine.equity`` does: the dealer's hot path)."""
         seen = {*holes[0], *holes[1], *flop}
         left = [c for c in range(DECK_SIZE) if c not in seen]
-        keys, rows, value = _CARD_KEY, self.scores, seven_card_value
+        keys, rows = _CARD_KEY, self.scores
         top = len(rows) - 1
         widest = [len(row) - 1 for row in rows]
         board_key = _SUIT_START + sum(keys[c] for c in flop)
@@ -89,9 +89,9 @@ class Proposal:
             kc = keys[c]
             for d in left[i + 1 :]:
                 extra, k = (c, d), kc + keys[d]
-                board = value(board_key + k, f, extra) >> 20
-                a = value(k0 + k, h0, extra) >> 20
-                b = value(k1 + k, h1, extra) >> 20
+                board = seven_card_value(board_key + k, f, extra) >> 20
+                a = seven_card_value(k0 + k, h0, extra) >> 20
+                b = seven_card_value(k1 + k, h1, extra) >> 20
                 if a <= board:
                     a = 0
                 if b <= board:
