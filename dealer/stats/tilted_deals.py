@@ -111,10 +111,16 @@ class Proposal:
 
     def weight(self, scores: list[int], index: int) -> Fraction:
         """``p / q`` of pair ``index``: the shuffle's probability ``1 / N`` over the proposal's."""
-        return Fraction(self.uniform.denominator * sum(scores), self.masses(scores)[index])
+        return weight_of(self.masses(scores), index)
 
 
 PROPOSAL: Final = Proposal()
+
+
+def weight_of(masses: list[int], index: int) -> Fraction:
+    """``p / q`` of pair ``index`` from the proposal's ``masses``: ``(1 / N) / (m_i / sum m)``, which is
+    ``b G / m_i`` for the masses of ``Proposal.masses`` (their sum is ``b N G``)."""
+    return Fraction(sum(masses), len(masses) * masses[index])
 
 
 def _below(key: str, bound: int, stream: str) -> int:
@@ -148,7 +154,7 @@ def draw_turn_river(
     first, second = pairs[index]
     if _below(key, 2, "order"):
         first, second = second, first
-    return first, second, proposal.weight(scores, index)
+    return first, second, weight_of(masses, index)
 
 
 @lru_cache(maxsize=256)  # the seatings of a deal are dealt one after the other: one draw for all of them
