@@ -132,8 +132,11 @@ def commitment(seed: str) -> str:
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
-def revealed_seed(out: Path) -> str:
-    """The seed an event's results reveal; ValueError (one line) if there is none to read."""
+def revealed(out: Path) -> tuple[str, str]:
+    """The seed an event's results reveal and how its cards were drawn, from the one record that reveals
+    them (a comparison's compare.json may say ``"dealing": "tilted"``, ``dealer.stats.tilted_deals``; every
+    other event, and a comparison written before it, dealt ``plain``); ValueError (one line) if there is
+    no seed to read."""
     for name in ("results.json", "compare.json", "finals.json"):  # an event's, a comparison's, an arena's finals
         path = out / name
         if path.is_file():
@@ -147,21 +150,16 @@ def revealed_seed(out: Path) -> str:
             commit = data.get("seed_sha256")
             if commit is not None and commit != commitment(str(seed)):
                 raise ValueError(f"{path}: the revealed seed does not match its commitment {commit}")
-            return str(seed)
+            dealing = data.get("dealing", Deals.PLAIN)
+            if dealing not in tuple(Deals):
+                raise ValueError(f"{path}: dealing must be one of {', '.join(Deals)}, not {dealing!r}")
+            return str(seed), str(dealing)
     raise ValueError(f"{out}: no results.json, compare.json or finals.json: not an event's output folder")
 
 
-def revealed_dealing(out: Path) -> str:
-    """How a comparison's cards were drawn (its compare.json's ``dealing``: ``plain`` or ``tilted``,
-    ``dealer.stats.tilted_deals``); ``plain`` for every other event, and for a comparison written before it."""
-    try:
-        data = json.loads((out / "compare.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # none (another event), or unreadable: revealed_seed says so
-        return Deals.PLAIN
-    dealing = data.get("dealing", Deals.PLAIN) if isinstance(data, dict) else Deals.PLAIN
-    if dealing not in tuple(Deals):
-        raise ValueError(f"{out / 'compare.json'}: dealing must be one of {', '.join(Deals)}, not {dealing!r}")
-    return str(dealing)
+def revealed_seed(out: Path) -> str:
+    """The seed an event's results reveal; ValueError (one line) if there is none to read."""
+    return revealed(out)[0]
 
 
 def _check_hand(seed: str, hand: dict[str, Any], where: str, dealing: str = Deals.PLAIN) -> str | None:
@@ -206,8 +204,8 @@ def histories(out: Path) -> list[Path]:
 def verify(out: Path) -> Verification:
     """Re-deal every hand the dealer recorded under ``out`` (``histories``) from its revealed seed;
     ValueError if there is no seed."""
-    result = Verification(revealed_seed(out))
-    dealing = revealed_dealing(out)
+    seed, dealing = revealed(out)
+    result = Verification(seed)
     for path in histories(out):
         result.files += 1
         try:
