@@ -10,6 +10,7 @@ from dealer.cli.options import bot_names, fail, split_command
 from dealer.config.choices import Deals, Estimator
 from dealer.config.league_file import Limits
 from dealer.league.match import MatchBot
+from dealer.league.runner import check_baseline_deals
 from dealer.stats.compare import deal_sets_for
 
 REFERENCE = "reference"  # the baseline's reference bot's name in the comparison
@@ -29,12 +30,14 @@ def reference_entry(
     """The baseline's reference bot (its command line and its entry, named ``reference``) when the verdict
     is taken from ``baseline``: ``command``, or the sample strength bot; None otherwise. A reference named
     with another estimator, an empty command line, or the baseline on tilted deals ends the command (exit 2)."""
-    if estimator == Estimator.BASELINE and deals != Deals.PLAIN:
-        fail("--deals tilted: the baseline's twin deals would not be tilted alike; choose another --estimator")
     if estimator != Estimator.BASELINE:
         if command is not None:
             fail("--baseline-bot names the reference bot of --estimator baseline, which is not chosen")
         return None
+    try:
+        check_baseline_deals(deals)
+    except ValueError as error:
+        fail(str(error))
     if command is None:
         spec = find_spec("sample_bots.python.strength_bot")  # shipped with the package (a namespace package)
         assert spec is not None and spec.origin is not None

@@ -199,6 +199,15 @@ class Dealing:
     deals: str = Deals.PLAIN  # or tilted: the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
 
 
+def check_baseline_deals(deals: str) -> None:
+    """The baseline's twin deals are the shuffle's, so its deals must be too: ValueError for tilted ones
+    (``dealer.stats.tilted_deals``), whose twin would not be tilted alike."""
+    if deals != Deals.PLAIN:
+        raise ValueError(
+            "--deals tilted: the baseline's twin deals would not be tilted alike; choose another --estimator"
+        )
+
+
 def _comparison_plan(
     names: Sequence[str], game: GameConfig, dealing: Dealing, *, features: bool, reference: str | None = None
 ) -> MatchPlan:
@@ -207,8 +216,8 @@ def _comparison_plan(
     names that are not distinct, hands too few for two paired deals, or a reference on tilted deals."""
     if len(set(names)) != len(names) or reference in names:
         raise ValueError(f"bot names must be distinct: {[*names, *([reference] if reference else [])]}")
-    if reference is not None and dealing.deals != Deals.PLAIN:
-        raise ValueError("the baseline's twin deals are not tilted: --deals tilted takes another estimator")
+    if reference is not None:
+        check_baseline_deals(dealing.deals)
     new, old, *field = names
     deal_sets = deal_sets_for(dealing.max_hands, dealing.deal_sets, field, baseline=reference is not None)
     tables = compare_tables(new, old, field, deal_sets)
