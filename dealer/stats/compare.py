@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
 
-from dealer.config.choices import Estimator, TestKind
+from dealer.config.choices import Deals, Estimator, TestKind
 from dealer.config.league_file import CompareSettings as Settings
 from dealer.engine.scheduler import compare_tables
 from dealer.stats.control import stderr_of
@@ -310,7 +310,7 @@ class Comparison:
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
     strategies_refused: dict[str, str] | None = None  # bot -> why its reported strategies were ignored
     result: MatchResult | None = None  # dealer compare's match (who never started, their log tails)
-    dealing: str = "plain"  # or "tilted": the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
+    dealing: str = Deals.PLAIN  # or tilted: the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
 
     @property
     def hands(self) -> int:
