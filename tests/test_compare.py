@@ -21,6 +21,7 @@ from dealer.league.run import compare_summary
 from dealer.stats.compare import (
     BATCH,
     EXIT_CODES,
+    FITTED_BATCH,
     VOID,
     ConfidenceSequenceTest,
     SequentialTest,
@@ -29,6 +30,7 @@ from dealer.stats.compare import (
     deal_sets_for,
     figures,
     finish,
+    look_every,
     looker,
     sequential_test,
     summarize,
@@ -202,11 +204,11 @@ def test_compare_results_stops_a_sequential_test_early_and_reports_used_hands():
     json.dumps(data)
     fixed = summarize(PairedSums.of(paired_samples([result], "new", "old")), "new", "old", Settings())
     assert fixed.verdict == "better" and fixed.decided_by == "confidence interval"
-    # The test decided at a look (every 100 samples), and had not at the look before.
+    # The test decided at a look (every BATCH samples), and had not at the look before.
     samples = paired_samples([result], "new", "old")
     before = sequential_test(s)
-    before.update(s_.value("full") for s_ in samples[: comparison.sums.deals - 100])
-    assert comparison.sums.deals % 100 == 0 and before.verdict() is None
+    before.update(s_.value("full") for s_ in samples[: comparison.sums.deals - BATCH])
+    assert comparison.sums.deals % BATCH == 0 and before.verdict() is None
     cs = compare_results([result], "new", "old", Settings(worse_than=-50, better_than=50, until_significant=True))
     assert cs.verdict == "better" and cs.decided_by == "confidence sequence"
     assert cs.as_json()["confidence_sequence"]["decision"] == "better" and cs.as_json()["sprt"] is None
@@ -215,10 +217,11 @@ def test_compare_results_stops_a_sequential_test_early_and_reports_used_hands():
 @pytest.mark.parametrize("kind", ["cs", "sprt"])
 def test_identical_versions_are_not_worse_at_the_first_look(kind):
     # A bot compared with itself: every paired deal cancels exactly (zero variance). That is an answer,
-    # "not worse" at the first look (100 deals), not "inconclusive" after the maximum hands.
+    # "not worse" at the first look that may decide (min_samples, 100 deals), not "inconclusive"
+    # after the maximum hands.
     s = Settings(until_significant=True, test=kind)
     comparison = compare_results([_h2h([0] * 1000)], "new", "old", s)
-    assert (comparison.verdict, comparison.exit_code, comparison.sums.deals) == ("not worse", 10, BATCH)
+    assert (comparison.verdict, comparison.exit_code, comparison.sums.deals) == ("not worse", 10, s.min_samples)
     assert comparison.decided_by == ("confidence sequence" if kind == "cs" else "sprt")
     text = decided_line(comparison)
     if kind == "cs":
@@ -632,13 +635,12 @@ def test_a_comparisons_defaults_are_written_once() -> None:
 
     from dealer.cli import main as cli
     from dealer.config.league_file import CompareSettings, parse_league
-    from dealer.stats.compare import BATCH
 
     defaults = CompareSettings()
     options = {name: p.default for name, p in inspect.signature(cli.compare).parameters.items()}
     asked = ("worse_than", "better_than", "alpha", "beta", "until_significant", "test")
     assert {k: options[k] for k in (*asked, "estimator")} == {k: getattr(defaults, k) for k in (*asked, "estimator")}
-    assert options["batch"] == BATCH
+    assert options["batch"] is None and look_every("full", options["batch"]) == BATCH  # the estimator's (look_every)
     bots = "  - {name: a, command: [python, -c, pass]}\n  - {name: b, command: [python, -c, pass]}\n"
     league = parse_league(
         f"name: c\nbots:\n{bots}events:\n  - {{name: e, format: compare, new: a, old: b, hands: 9}}\n"
@@ -668,3 +670,29 @@ def test_a_verdict_says_what_it_cost_and_what_plain_play_would_have_needed(field
     assert cost["variance_left_per_hand"]["full"] == pytest.approx(comparison.hands / expected, abs=1e-4)
     assert set(cost["plain_hands"]) == set(ESTIMATORS)
     assert f"would have needed about {expected:,.0f} hands for the same precision" in comparison_text(comparison)
+
+
+def test_a_comparison_looks_every_twenty_deals_and_stops_within_them_of_where_its_sequence_clears():
+    # The confidence sequence holds however often it is looked at, so dealer compare looks every
+    # BATCH (20) deals: it decides at the first look after the sequence first clears 0 when looked
+    # at after every deal (it looked every 100 before: up to 99 deals later, 50 on average).
+    rng = random.Random(8)
+    result = _h2h([round(rng.gauss(500, 4000)) for _ in range(3000)])
+    s = Settings(worse_than=-50, better_than=50, until_significant=True)
+    every_deal, cleared = sequential_test(s), 0
+    for sample in paired_samples([result], "new", "old"):
+        every_deal.update([sample.value("full")])
+        cleared += 1
+        if every_deal.verdict() is not None:
+            break
+    comparison = compare_results([result], "new", "old", s)
+    assert comparison.verdict == every_deal.verdict() == "better"
+    assert cleared % 100 > 20 and comparison.sums.deals == -(-cleared // BATCH) * BATCH  # not the next hundred
+    # A fitted estimator refits ten folds at each look (~70 ms): every 100 deals; an asked batch wins.
+    assert (look_every("learned"), look_every("baseline"), look_every("full"), look_every("learned", 7)) == (
+        FITTED_BATCH,
+        FITTED_BATCH,
+        BATCH,
+        7,
+    )
+    assert FITTED_BATCH == 100

@@ -216,3 +216,55 @@ def test_confidence_sequence_rejects_bad_parameters() -> None:
     for kwargs in ({"alpha": 0}, {"alpha": 1}, {"horizon": 0}, {"min_samples": 1}):
         with pytest.raises(ValueError):
             ConfidenceSequence(**kwargs)
+
+
+def _null_looks(rng: random.Random, looks: int, batch: int, heavy: bool) -> list[tuple[int, float, float]]:
+    """One run of ``looks * batch`` samples of mean 0, as (n, mean, m2) at each look: Gaussian
+    (each batch drawn as its sum and its sum of squared deviations, chi-square with batch - 1
+    degrees) or, ``heavy``, Student's t with 3 degrees of freedom drawn one by one."""
+    n, mean, m2, out = 0, 0.0, 0.0, []
+    for _ in range(looks):
+        if heavy:
+            xs = [rng.gauss(0, 1) / math.sqrt(rng.gammavariate(1.5, 2.0) / 3) for _ in range(batch)]
+            b_mean = math.fsum(xs) / batch
+            b_m2 = math.fsum((x - b_mean) ** 2 for x in xs)
+        else:
+            b_mean = rng.gauss(0, 1 / math.sqrt(batch))
+            b_m2 = rng.gammavariate((batch - 1) / 2, 2.0)
+        delta, total = b_mean - mean, n + batch
+        mean += delta * batch / total
+        m2 += b_m2 + delta * delta * n * batch / total
+        n = total
+        out.append((n, mean, m2))
+    return out
+
+
+@pytest.mark.parametrize(("heavy", "runs", "looks"), [(False, 1500, 500), (True, 300, 100)])
+def test_the_default_verdict_rule_keeps_its_false_verdicts_within_alpha_looked_at_as_dealer_compare_looks(
+    heavy: bool, runs: int, looks: int
+) -> None:
+    # dealer compare's rule with its defaults (CompareSettings: alpha 0.05, horizon 1,000, a decision
+    # from 100 deals) looked at every BATCH deals as it is, on simulated runs with no difference
+    # (Gaussian to 10,000 deals; t3 to 2,000): "better" or "worse" in at most alpha of them. The
+    # same runs judged by a boundary 0.8x as wide cross far more often: the test can fail.
+    from dealer.config.league_file import CompareSettings
+    from dealer.stats.compare import BATCH
+
+    settings = CompareSettings(until_significant=True)
+    sequence = ConfidenceSequence(settings.alpha, settings.cs_horizon, settings.min_samples)
+    rng = random.Random(35 + heavy)
+    false, narrow = 0, 0
+    for _ in range(runs):
+        path = _null_looks(rng, looks, BATCH, heavy)
+        z = [abs(mean) * math.sqrt(n * (n - 1) / m2) for n, mean, m2 in path]  # |mean| / (sd / sqrt(n))
+        bound = [sequence.margin(n) * math.sqrt(n) for n, _, _ in path]
+        may = [n >= settings.min_samples for n, _, _ in path]
+        false += any(m and zk > b for m, zk, b in zip(may, z, bound, strict=True))
+        narrow += any(m and zk > 0.8 * b for m, zk, b in zip(may, z, bound, strict=True))
+        for n, mean, m2 in path[
+            settings.min_samples // BATCH - 1 :: looks // 5
+        ]:  # the interval dealer compare reads is this one
+            sequence.load(n, mean, m2)
+            assert sequence.interval[1] - mean == pytest.approx(math.sqrt(m2 / (n - 1)) * sequence.margin(n))
+    assert false / runs <= settings.alpha
+    assert narrow / runs > settings.alpha + 2 * math.sqrt(settings.alpha * (1 - settings.alpha) / runs)

@@ -102,7 +102,7 @@ from dealer.league.runner import Dealing, comparison_record, match_record, play_
 from dealer.league.seeds import commitment, verify
 from dealer.league.workers import default_workers
 from dealer.runtime import tune_gc
-from dealer.stats.compare import BATCH, Comparison
+from dealer.stats.compare import Comparison
 from dealer.stats.compare_text import RunningEstimate, comparison_text
 from dealer.stats.paired import PairedTally
 from dealer.stats.records import MatchResult
@@ -444,7 +444,7 @@ def compare(
     tables: CompareTables = 4,
     sealed: CompareSealed = True,
     workers: Workers = None,
-    batch: CompareBatch = BATCH,
+    batch: CompareBatch = None,
     per_action_ms: PerActionMs = 1000,
     bank_ms: BankMs = 30000,
     json_output: CompareJsonOutput = False,

@@ -373,7 +373,12 @@ CompareTables = Annotated[
 ]
 CompareSealed = Annotated[bool, typer.Option(help="Play each rotation of a deal in its own process of each bot.")]
 CompareBatch = Annotated[
-    int, typer.Option(min=1, max=MAX_HANDS, help="Paired deals between two looks of the sequential test.")
+    int | None,
+    typer.Option(
+        min=1,
+        max=MAX_HANDS,
+        help="Paired deals between two looks of the sequential test [default: 20; learned, baseline: 100].",
+    ),
 ]
 CompareJsonOutput = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")]
 CompareOut = Annotated[Path, typer.Option(help="Output folder: hand histories, bot logs, compare.json.")]

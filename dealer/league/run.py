@@ -45,7 +45,7 @@ from dealer.league.match import MatchBot, MatchPlan, instance_label
 from dealer.league.report import LeagueReport, Progress, Share
 from dealer.league.seeds import INTERRUPTED, commitment, guessable
 from dealer.league.summary import summary_text
-from dealer.stats.compare import BATCH, compare_results
+from dealer.stats.compare import compare_results, look_every
 from dealer.stats.paired import Pairing
 from dealer.stats.records import MatchResult
 from dealer.text import counted
@@ -90,7 +90,9 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
             matches[table.deal_set].append(table)
         pairing = None
         if isinstance(event, Compare):  # one deal set per match: the groups of a hand number are the matches
-            pairing = Pairing.looking(event.new, event.old, event.settings.estimator, BATCH, len(matches))
+            pairing = Pairing.looking(
+                event.new, event.old, event.settings.estimator, look_every(event.settings.estimator), len(matches)
+            )
         for match_id, group in matches.items():  # in the scheduler's order: <event>/0000, /0001, ...
             tables = tuple(group)
             plan = _plan(event, match_id, tables, config, first_table)

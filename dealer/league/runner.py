@@ -27,6 +27,7 @@ from dealer.stats.compare import (
     Comparison,
     deal_sets_for,
     finish,
+    look_every,
     looker,
     reported,
     sequential_test,
@@ -194,7 +195,7 @@ class Dealing:
     max_hands: int
     deal_sets: int = 1
     seed: int | str | None = None
-    batch: int = 100
+    batch: int | None = None  # None: the estimator's (``compare.look_every``)
     sealed: bool = True
     deals: str = Deals.PLAIN  # or tilted: the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
 
@@ -287,7 +288,8 @@ async def play_comparison(
     plan = _comparison_plan(names, game, dealing, features=settings.estimator == Estimator.LEARNED, reference=ref)
     test = sequential_test(settings) if settings.until_significant else None
     deal_sets = len({group_of(t.deal_set) for t in plan.tables})
-    pairing = Pairing.looking(new.name, old.name, settings.estimator, dealing.batch, deal_sets, ref)
+    every = look_every(settings.estimator, dealing.batch)
+    pairing = Pairing.looking(new.name, old.name, settings.estimator, every, deal_sets, ref)
     base = base or Path.cwd()
     plans = split(plan, workers)
     if len(plans) > 1:

@@ -74,7 +74,16 @@ from dealer.stats.stats import SPRT, ConfidenceSequence, Estimate, GroupedSums, 
 Verdict = Literal["better", "not worse", "worse", "inconclusive"]
 EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
 VOID = 13  # the exit code of a comparison whose figures a failed bot made meaningless
-BATCH = 100  # paired samples between two looks of the sequential test (``dealer compare --batch``, a league's)
+BATCH = 20  # paired samples between two looks of the sequential test (``dealer compare --batch``, a league's)
+FITTED_BATCH = 100  # the same for a fitted estimator (``FITTED``): each of its looks refits ten folds (~70 ms)
+
+
+def look_every(estimator: str, batch: int | None = None) -> int:
+    """The paired samples between two looks of a comparison's sequential test: ``batch`` where one
+    is asked, else ``BATCH`` (``FITTED_BATCH`` for a fitted estimator). The confidence sequence holds
+    however often it is looked at, so a look every 20 deals instead of 100 stops nearer where it
+    first clears 0 (40 deals sooner on average) at no cost in false verdicts; the SPRTs look as often."""
+    return batch if batch is not None else FITTED_BATCH if estimator in FITTED else BATCH
 
 
 @dataclass(frozen=True)
@@ -500,16 +509,16 @@ def compare_results(
     old: str,
     settings: Settings,
     field: Sequence[str] = (),
-    batch: int = BATCH,
+    batch: int | None = None,
 ) -> Comparison:
     """The comparison of finished matches (a league's compare event, split into matches played
     anywhere, in any order): each match's stream (``MatchResult.paired``, or its hand records run
     through one) is merged, look by look, into the stream ``dealer compare`` would have seen on
     the same deals, and the sequential test looks where it would have looked."""
     pairings = {r.paired.pairing for r in results if r.paired is not None}
-    if not pairings:  # hand records only (tests, older journals): a look every ``batch`` samples
+    if not pairings:  # hand records only (tests, older journals): a look every ``batch`` samples (``look_every``)
         groups = sum(len({h.deal_set for h in r.records or ()}) for r in results)
-        pairings = {Pairing.looking(new, old, settings.estimator, batch, groups)}
+        pairings = {Pairing.looking(new, old, settings.estimator, look_every(settings.estimator, batch), groups)}
     pairing = pairings.pop()
     if pairings or (pairing.new, pairing.old, pairing.estimator) != (new, old, settings.estimator):
         raise ValueError(f"the matches of {new} against {old} were paired differently: {pairing}, {pairings}")
