@@ -15,9 +15,15 @@ falls on both alike; medians of ``--repeats``:
   tables over one instance per bot) against the ACPC dealer with the C call player;
 * ``random bots``: ``sample_bots/python/random_bot.py`` against the unmodified ``example_player``.
 
+Our match is played as ``dealer match`` plays it: its tables spread over ``--workers`` processes
+(``dealer.league.workers``; by default the cores, one per 5,000 hands at most), each with its own
+event loop and its own client instances, the C bots' ``--tables`` shared among them. The ACPC
+dealer is one process by design: one table, a round trip per decision, leaving cores idle.
+
 Rates count from the moment every bot has connected to the last hand (the ACPC dealer's: from
-launching its two players, which connect within a millisecond, to its exit); ours with start-up
-is printed too. A ratio is refused when any bot of either run faulted: ours by the match's
+launching its two players, which connect within a millisecond, to its exit; ours over several
+workers: from the first hands a worker reports, while a slower one may still be starting); ours
+with start-up is printed too. A ratio is refused when any bot of either run faulted: ours by the match's
 faults, ACPC's by its exit status, its players', a ``WARNING``/``ERROR`` on its error output,
 a missing ``SCORE`` line or a log that holds fewer hands than asked. The ACPC dealer runs with
 its ``-q`` (``--acpc-log quiet``): otherwise it writes every message it sends and receives to its
@@ -28,7 +34,7 @@ The source comes from ``--acpc-src DIR`` (or ``$ACPC_SRC``): a checkout, or a gi
 (bare too) cloned into ``--cache`` (default ``~/.cache/dealer-bench/acpc``); without it, GitHub's
 is cloned there. It is built in the cache with its own Makefile (gcc).
 
-    python benchmarks/vs_acpc.py [--acpc-src DIR] [--hands 20000] [--tables 16] [--repeats 3]
+    python benchmarks/vs_acpc.py [--acpc-src DIR] [--hands 20000] [--tables 64] [--workers N] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from dealer.config.league_file import Limits
 from dealer.connect.server import DealerServer
 from dealer.league.match import MatchBot
 from dealer.league.runner import play_match
+from dealer.league.workers import default_workers
 from dealer.runtime import tune_gc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,16 +188,27 @@ async def run_ours(
 async def run_workers(
     out: Path, kind: tuple[tuple[str, ...], str], hands: int, tables: int, limits: Limits, workers: int
 ) -> Run:
-    """As ``run_ours``, the match's tables spread over ``workers`` processes (``dealer.league.workers``):
-    one clock for the whole match, start-up included."""
+    """As ``run_ours``, the match's tables spread over ``workers`` processes (``dealer.league.workers``),
+    as ``dealer match`` plays it. The workers' bots connect in processes of their own, so the rate
+    counts from the first hands a worker reports (``PROGRESS_EVERY_S`` after its first hand at
+    most; a slower worker's start-up may still run then) to the end, over the hands not reported
+    by then; with start-up, from the call to the end."""
     command, protocol = kind
     bots = {name: MatchBot(name, command, limits=limits, protocol=protocol) for name in ("a", "b")}
+    first: list[tuple[float, int]] = []  # when the first hands were reported, and how many
+
+    def reported(finished: int) -> None:
+        if not first:
+            first.append((time.perf_counter(), finished))
+
     started = time.perf_counter()
-    result = await play_match(heads_up(hands, tables), bots, "127.0.0.1:0", out, stop_unstarted=True, workers=workers)
-    rate = result.hands / (time.perf_counter() - started)
+    plan = heads_up(hands, tables)
+    result = await play_match(plan, bots, "127.0.0.1:0", out, stop_unstarted=True, on_hands=reported, workers=workers)
+    ended = time.perf_counter()
     if any(result.faults.values()) or result.hands != hands:
         return Run(0.0, fault=f"ours: {result.hands} hands of {hands}, faults {result.faults}")
-    return Run(rate, rate)
+    clock, before = first[0] if first and first[0][1] < hands else (started, 0)  # else too short to tell
+    return Run((hands - before) / (ended - clock), hands / (ended - started))
 
 
 def workloads(acpc: Acpc, tables: int, py_tables: int) -> list[tuple[str, tuple[tuple[str, ...], str], int, Path]]:
@@ -209,23 +227,32 @@ def workloads(acpc: Acpc, tables: int, py_tables: int) -> list[tuple[str, tuple[
 
 
 async def measure(acpc: Acpc, out: Path, args: argparse.Namespace) -> dict[str, tuple[list[Run], list[Run]]]:
-    """Every workload ``args.repeats`` times on both dealers, alternated: {name: (our runs, ACPC's runs)}."""
+    """Every workload ``args.repeats`` times on both dealers, ours once per ``--workers`` count, alternated:
+    {row: (our runs, ACPC's runs)}, a row per workload and worker count (its ACPC runs shared)."""
     runs: dict[str, tuple[list[Run], list[Run]]] = {}
     limits = Limits(sandbox=args.sandbox)
     async with DealerServer("127.0.0.1:0") as server:
         for r in range(args.repeats):
             for name, kind, tables, player in workloads(acpc, args.tables, args.py_tables)[: args.workloads]:
                 hands = args.hands // tables * tables
-                ours, theirs = runs.setdefault(name, ([], []))
-                where = out / f"{len(ours)}-{name.replace(' ', '-').replace('/', '')}"
-                for side in ("ours", "acpc") if r % 2 == 0 else ("acpc", "ours"):
-                    if side == "ours" and args.workers > 1:
-                        ours.append(await run_workers(where / "ours", kind, hands, tables, limits, args.workers))
-                    elif side == "ours":
-                        ours.append(await run_ours(server, where / "ours", kind, hands, tables, limits))
-                    else:
+                theirs: list[Run] = []
+                rows = {w: runs.setdefault(row(name, w, args.workers), ([], theirs))[0] for w in args.workers}
+                theirs = runs[row(name, args.workers[0], args.workers)][1]
+                where = out / f"{r}-{name.replace(' ', '-').replace('/', '')}"
+                sides = [*args.workers, 0]  # 0: the ACPC dealer
+                for side in sides if r % 2 == 0 else sides[::-1]:
+                    if side == 0:
                         theirs.append(run_acpc(acpc, player, hands, r + 1, where / "acpc", args.acpc_log == "quiet"))
+                    elif side > 1:
+                        rows[side].append(await run_workers(where / f"ours-{side}", kind, hands, tables, limits, side))
+                    else:
+                        rows[side].append(await run_ours(server, where / "ours-1", kind, hands, tables, limits))
     return runs
+
+
+def row(name: str, workers: int, counts: list[int]) -> str:
+    """A row's name: the workload's, with its worker count where more than one count is measured."""
+    return name if len(counts) == 1 else f"{name}, {workers} worker{'s' if workers > 1 else ''}"
 
 
 def report(runs: dict[str, tuple[list[Run], list[Run]]], args: argparse.Namespace, loads: list[str]) -> None:
@@ -259,12 +286,24 @@ def report(runs: dict[str, tuple[list[Run], list[Run]]], args: argparse.Namespac
         f"method: {args.hands:,} hands a run; ours: C bots over {args.tables} tables (a client pair each, sandbox "
         f"{args.sandbox}), Python bots over {args.py_tables} tables (one instance each); ACPC's dealer: one table "
         f"(one client each), {ACPC_LOGS[args.acpc_log]}; dealers alternated; clocks from every bot connected"
-        f"{f' (ours: from the start, over {args.workers} worker processes)' if args.workers > 1 else ''}; "
+        f"{' (ours over workers: from the first hands a worker reported)' if max(args.workers) > 1 else ''}; "
+        f"ours over {'/'.join(map(str, args.workers))} worker processes; "
         f"{os.cpu_count()} cores"
     )
     print(f"load (1, 5, 15 min) before: {loads[0]}, after: {loads[1]}")
     for fault in faults:
         print(f"FAULT {fault}")
+
+
+def counts(text: str) -> list[int]:
+    """``--workers``: one worker count or several, comma-separated, each at least 1."""
+    try:
+        numbers = [int(word) for word in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a worker count or a list of them: {text!r}") from None
+    if not numbers or min(numbers) < 1:
+        raise argparse.ArgumentTypeError(f"worker counts are at least 1: {text!r}")
+    return list(dict.fromkeys(numbers))
 
 
 def load() -> str:
@@ -290,7 +329,7 @@ def main() -> None:
         "--hands", type=int, default=20000, help="hands per run (rounded down to a multiple of the tables)"
     )
     parser.add_argument(
-        "--tables", type=int, default=16, help="our tables for the C bots: a pair of client instances each"
+        "--tables", type=int, default=64, help="our tables for the C bots (a pair of client instances each)"
     )
     parser.add_argument(
         "--py-tables", type=int, default=256, help="our tables for the Python bots (one instance per bot)"
@@ -300,7 +339,10 @@ def main() -> None:
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
-        "--workers", type=int, default=1, help="our match's worker processes (>1: start-up in the rate)"
+        "--workers",
+        type=counts,
+        help="our match's worker processes, or several counts (1,2: a row each, alternated with ACPC's runs); "
+        "default: as `dealer match`, the cores, one per 5,000 hands at most",
     )
     parser.add_argument("--workloads", type=int, choices=(1, 2, 3), default=3, help="the first N workloads only")
     parser.add_argument(
@@ -310,6 +352,7 @@ def main() -> None:
         help="the ACPC dealer's -q (quiet: as our dealer, no line per message) or its default (messages)",
     )
     args = parser.parse_args()
+    args.workers = args.workers or [default_workers(args.hands)]
     acpc = build(source(args.acpc_src, args.cache), args.cache / "build")
     tune_gc()  # as the ``dealer`` command does
     loads = [load()]
