@@ -96,6 +96,34 @@ def test_no_limit_sizes_are_totals_for_the_hand_and_showdown_cards_are_revealed(
     assert out[-1] == "MATCHSTATE:0:3:r300cc/r700fr1500c//:AhKh||QsQd/2c3c4c/9d/Td"
 
 
+def test_a_views_position_follows_the_button_hand_after_hand_and_each_hands_chips_start_afresh() -> None:
+    """Three-handed no-limit, table seat 1, buttons 0, 1, 2, 0: its position is (seat - button - 1) mod 3
+    at every hand (the button's positions are remembered, the same for a button seen again), and a
+    raise's size is the total for the hand, this hand's chips only."""
+    view, out = AcpcView(4, no_limit=True), []
+    view.feed(item(4, "match_start", seat=1, players=3), out)
+    for hand, button in enumerate((0, 1, 2, 0)):
+        view.feed(item(4, "hand_start", hand=hand, button=button, cards=["Ah", "Kh"]), out)
+        sb, bb = (button + 1) % 3, (button + 2) % 3
+        for it in (
+            event("small_blind", sb, 50, table=4),
+            event("big_blind", bb, 100, table=4),
+            event("raise", button, 300 + hand, table=4),
+            event("call", sb, 300 + hand, table=4),
+            event("call", bb, 300 + hand, table=4),
+            event("board", 0, cards=("2c", "3c", "4c"), table=4),
+            event("bet", sb, 100, table=4),
+        ):
+            view.feed(it, out)
+        view.feed(item(4, "request", request_id=hand + 1, min_raise_to=200), out)
+        position = (1 - button - 1) % 3
+        holes = "|".join("AhKh" if p == position else "" for p in range(3))
+        assert out[-1] == f"MATCHSTATE:{position}:{hand}:r{300 + hand}cc/r{400 + hand}:{holes}/2c3c4c"
+        reply = view.answer(f"{out[-1]}:r{1000 + hand}")
+        assert fields(reply) == (4, hand + 1, "bet_raise", 700), (hand, reply)  # the total less the pre-flop chips
+        view.feed(item(4, "hand_end", shown=[]), out)
+
+
 def test_seats_send_a_tables_lines_when_it_asks_and_seat_clients_in_order_of_match_start() -> None:
     """A bot's clients are seated at tables in the order their matches start (a table beyond the
     clients, or an item of a table never started, is ignored); a client is sent its lines, in one

@@ -55,12 +55,16 @@ class AcpcView:
         self._asked: dict[str, tuple[int, int, int]] = {}  # state -> request id, min raise-to, chips before the round
         self._order = [""] * ASKED_KEPT  # the states of ``_asked`` in a ring, the oldest at ``_oldest`` once full
         self._oldest = 0
+        self._positions: dict[int, list[int]] = {}  # button -> each table seat's position (players fixed)
         self._new_hand(0, 0, [])
 
     def _new_hand(self, number: int, button: int, hole: Sequence[str]) -> None:
         n = max(self.players, 1)
         self.number, self.button = number, button
-        self.positions = [position(seat, button, n) for seat in range(n)]  # by table seat
+        positions = self._positions.get(button)
+        if positions is None or len(positions) != n:  # once per button, not a call per seat at every hand
+            positions = self._positions[button] = [position(seat, button, n) for seat in range(n)]
+        self.positions = positions  # by table seat
         self.position = self.positions[self.seat]
         self.holes = [""] * n
         self.holes[self.position] = "".join(hole)
@@ -113,8 +117,10 @@ class AcpcView:
             self.board.append(cards)
             self.betting += "/"
             self.cards += f"/{cards}"
-            self.before = [b + s for b, s in zip(self.before, self.street, strict=True)]
-            self.street = [0] * self.players
+            before, street = self.before, self.street  # both of the hand's own, one entry per position
+            for p in range(len(street)):
+                before[p] += street[p]
+                street[p] = 0
             return
         if kind == "returned" or kind == "ante":
             return
@@ -187,6 +193,7 @@ class AcpcSeats:
         """The items of a batch (``wire_json.acpc_items``) into (client, bytes to write now)."""
         touched: dict[int, AcpcView] = {}  # the clients the batch has items for
         due: dict[int, None] = {}  # those whose lines go out now
+        last = -1  # the client of the item before (a table's items mostly come one after another)
         for item in items:
             kind = item.kind
             if kind == "goodbye":
@@ -198,7 +205,8 @@ class AcpcSeats:
             view = self.views[client]
             assert view is not None
             view.feed(item, self._held[client])
-            touched[client] = view
+            if client != last:
+                touched[client], last = view, client
             if kind == "request" or kind == "match_end":
                 due[client] = None
         for client, view in touched.items():
@@ -207,7 +215,7 @@ class AcpcSeats:
         for client in due:
             held = self._held[client]
             if held:
-                out.append((client, "".join([f"{line}\r\n" for line in held]).encode()))
+                out.append((client, ("\r\n".join(held) + "\r\n").encode()))
                 held.clear()
         return out
 
