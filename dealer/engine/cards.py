@@ -97,12 +97,15 @@ def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list
     if steps <= 0:
         return deck
     words = _words(key, 0, (steps + 7) // 8)  # rejections are rare: no spare block
-    if max(words) < _NEVER_REJECTED:
-        # The rule: no word is rejected, so step i uses word i (typed: machine ints when compiled).
-        for i in range(steps):
-            word: int = words[i]
-            j = i + word % (DECK_SIZE - i)
-            deck[i], deck[j] = deck[j], deck[i]
+    for i in range(steps):
+        # The rule while no word is rejected: step i uses word i (typed: machine ints when compiled).
+        word: int = words[i]
+        if word >= _NEVER_REJECTED:  # it may be: start again by the rule's loop
+            deck = list(_CANONICAL)
+            break
+        j = i + word % (DECK_SIZE - i)
+        deck[i], deck[j] = deck[j], deck[i]
+    else:
         return deck
     w = 0
     for i in range(steps):

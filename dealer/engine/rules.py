@@ -297,7 +297,10 @@ class Hand:
 
     def total_pot(self) -> int:
         """All chips in the middle: collected pots plus the bets of this round."""
-        return self.pot + sum(self.bets)
+        total = self.pot
+        for bet in self.bets:  # a loop, not ``sum``: compiled, the builtin is a lookup and a call (a request asks)
+            total += bet
+        return total
 
     def legal(self) -> Legal:
         """What the actor may do now; raises ``IllegalActionError`` when the hand is over."""
@@ -493,7 +496,11 @@ class Hand:
                 bets[seat] += amount
                 contributed[seat] += amount
                 events.append(_record(Posted, (seat, kind, amount, stacks[seat] == 0)))
-        self.max_bet = max_bet = max(bets)
+        max_bet = 0
+        for bet in bets:
+            if bet > max_bet:
+                max_bet = bet
+        self.max_bet = max_bet
         self.raise_count = 1 if max_bet else 0
         # The seat after the largest blind opens (ties: the later position), as PokerKit does; so
         # when no blind is posted (a zero small blind, a big blind all-in on its ante) position 0.
@@ -529,16 +536,21 @@ class Hand:
         """Return an uncalled bet, collect the bets, then deal on, or settle the hand."""
         self.actors.clear()
         bets, stacks, folded = self.bets, self.stacks, self.folded
-        ranked = sorted(bets)
-        top, second = ranked[-1], ranked[-2]
+        top = second = leader = collected = 0  # the two largest bets, the first seat of the largest, their sum
+        for seat, bet in enumerate(bets):  # one loop, not sorted, index and sum (each a call when compiled)
+            collected += bet
+            if bet > top:
+                top, second, leader = bet, top, seat
+            elif bet > second:
+                second = bet
         if top > second:
-            leader = bets.index(top)
             excess = top - second
             stacks[leader] += excess
             self.contributed[leader] -= excess
             bets[leader] = second
+            collected -= excess
             self.events.append(_record(Returned, (leader, excess)))
-        self.pot += sum(bets)
+        self.pot += collected
         self.bets = [0] * self.n
         self.max_bet = 0
         if folded.count(False) == 1:
@@ -593,7 +605,9 @@ class Hand:
         """The rake and the pots after it, as the hand settles them: the hand's rake is split over its
         pots in proportion to their sizes, so a short all-in player's main pot pays only its share."""
         pots = self._pots()
-        total = sum([amount for amount, _ in pots])
+        total = 0
+        for amount, _ in pots:
+            total += amount
         rake = self._rake(total) if self.config.rake_bps else 0
         if not rake:
             return 0, pots
@@ -631,7 +645,10 @@ def side_pots(contributed: Sequence[int], folded: Sequence[bool], order: Sequenc
     live = [s for s in order if not folded[s]]
     levels = {contributed[s] for s in live}
     if len(levels) == 1 and 0 not in levels:  # nobody all-in for less: one pot of every chip
-        return [(sum(contributed), live)]
+        total = 0
+        for chips in contributed:
+            total += chips
+        return [(total, live)]
     pots: list[tuple[int, list[int]]] = []
     previous = 0
     for level in sorted(levels):
@@ -659,7 +676,10 @@ def award(
         if values is None:
             winners = eligible
         else:
-            best = max([values[s] for s in eligible])
+            best = values[eligible[0]]
+            for s in eligible:  # a loop, not ``max`` of a list: compiled, the builtin is a lookup and a call
+                if values[s] > best:
+                    best = values[s]
             winners = [s for s in eligible if values[s] == best]
         if merged and merged[-1][2] == winners:
             merged[-1] = (merged[-1][0] + amount, merged[-1][1], winners)
