@@ -97,10 +97,11 @@ def shuffled_deck(seed: int | str | None = None, cards: int = DECK_SIZE) -> list
     if steps <= 0:
         return deck
     words = _words(key, 0, (steps + 7) // 8)  # rejections are rare: no spare block
+    never_rejected: int = _NEVER_REJECTED  # a global read once (compiled, each read is a lookup)
     for i in range(steps):
         # The rule while no word is rejected: step i uses word i (typed: machine ints when compiled).
         word: int = words[i]
-        if word >= _NEVER_REJECTED:  # it may be: start again by the rule's loop
+        if word >= never_rejected:  # it may be: start again by the rule's loop
             deck = list(_CANONICAL)
             break
         j = i + word % (DECK_SIZE - i)
