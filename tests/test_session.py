@@ -154,6 +154,35 @@ def test_the_outbox_sends_a_large_backlog_in_pieces_each_request_with_the_piece_
     assert outbox.take() == ([], [])
 
 
+def test_a_request_wakes_the_writer_whenever_one_is_queued_however_the_last_batch_was_taken() -> None:
+    """The first request of a batch wakes the writer; the next ones find it awake (only a batch that
+    takes every request puts it to sleep), also after a backlog went out in pieces."""
+    from dealer.connect.link import MAX_MESSAGE_BYTES
+
+    async def scenario() -> None:
+        session = live_session()
+        link, now = session.link, asyncio.get_running_loop().time()
+        session.request(1, b"r1", 5.0, lambda r, e: None, table=1)
+        session.request(2, b"r2", 5.0, lambda r, e: None, table=1)
+        assert link._wake.is_set()
+        assert link._take_batch(now) == b"r1r2" and not link._wake.is_set()
+        session.request(3, b"r3", 5.0, lambda r, e: None, table=1)
+        assert link._wake.is_set()
+        link._take_batch(now)
+        for _ in range(3):  # 1.5 MB, then a request: its piece goes in the second message
+            session.send_framed(b"x" * (MAX_MESSAGE_BYTES // 2))
+        session.request(4, b"r4", 5.0, lambda r, e: None, table=1)
+        link._take_batch(now)  # the first piece: request 4 still waits, and so does the writer not
+        assert link._wake.is_set() and link._outbox.requests == [(4, 1)]
+        session.request(5, b"r5", 5.0, lambda r, e: None, table=1)
+        assert link._wake.is_set()
+        assert link._take_batch(now).endswith(b"r4r5") and not link._wake.is_set()
+        session.request(6, b"r6", 5.0, lambda r, e: None, table=1)
+        assert link._wake.is_set() and sorted(link._clocks.open) == [1, 2, 3, 4, 5, 6]
+
+    asyncio.run(scenario())
+
+
 def test_the_clocks_share_a_timer_per_allowance_and_remember_only_the_last_late_requests() -> None:
     from dealer.connect.link import LATE_MEMORY, Clocks, _Deadline, _Pending
 

@@ -96,18 +96,22 @@ class Clocks:
     def start(self, requests: list[int], now: float, expire: Callable[[list[int], _Deadline], None]) -> None:
         """Start the clocks of ``requests`` (sent at ``now``): ``expire(ids, deadline)`` is called
         when a group's allowance runs out."""
-        groups: dict[float, list[int]] = {}
+        groups: dict[float, tuple[list[int], _Deadline]] = {}
+        opened, allowance_s, deadline = self.open, -1.0, _Deadline()
+        ids: list[int] = []
         for request_id in requests:
-            pending = self.open.get(request_id)
+            pending = opened.get(request_id)
             if pending is not None:
                 pending.sent_at = now
-                groups.setdefault(pending.allowance_s, []).append(request_id)
+                if pending.allowance_s != allowance_s:  # a batch's requests mostly share one allowance
+                    allowance_s = pending.allowance_s
+                    ids, deadline = groups.get(allowance_s) or groups.setdefault(allowance_s, ([], _Deadline()))
+                ids.append(request_id)
+                deadline.left += 1
+                pending.deadline = deadline
         loop = asyncio.get_running_loop()
-        for allowance_s, ids in groups.items():
-            deadline = _Deadline(left=len(ids))
+        for allowance_s, (ids, deadline) in groups.items():
             deadline.handle = loop.call_at(now + allowance_s, expire, ids, deadline)
-            for request_id in ids:
-                self.open[request_id].deadline = deadline
 
     @staticmethod
     def stop(pending: _Pending) -> None:
@@ -244,8 +248,10 @@ class Link:
             asyncio.get_running_loop().call_soon(answered, None, 0.0)
             return False
         self._clocks.open[request_id] = _Pending(answered, table, allowance_s)
+        asleep = not self._outbox.requests  # else the wake is set: only a batch that takes every request clears it
         self._outbox.put(framed, request_id)
-        self._wake.set()
+        if asleep:
+            self._wake.set()  # (an interpreted call: once per batch, not per request)
         return True
 
     def goodbye(self, framed: bytes) -> None:
