@@ -21,6 +21,7 @@ COMPILED = [
     "dealer/engine/evaluator.py",
     "dealer/engine/cards.py",
     "dealer/connect/wire.py",
+    "dealer/connect/wire_codec.py",
     "dealer/connect/wire_json.py",
     "dealer/connect/wire_replies.py",
     "dealer/engine/history.py",

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wire_reference as reference
-from dealer.connect import wire, wire_replies
+from dealer.connect import wire, wire_codec, wire_replies
 from dealer.connect.wire import HandWire, frame
 from dealer.engine.rules import MAX_SEATS, Acted, Dealt, Hand, TableConfig, Variant
 from poker.v1 import dealer_pb2 as pb
@@ -155,7 +155,7 @@ def test_seeded_hands_on_full_and_freezeout_tables(seats: int, live: list[int]) 
 
 def test_values_beyond_the_memo_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     """With nothing more remembered, values are encoded at each use, the same way."""
-    monkeypatch.setattr(wire, "_MEMO_LIMIT", 0)
+    monkeypatch.setattr(wire_codec, "_MEMO_LIMIT", 0)
     rng = random.Random(5)
     for number in range(20):
         big = 10**12 + 7 * number  # values no earlier test has remembered

@@ -1,0 +1,113 @@
+"""Protobuf's wire encoding written by hand, the primitives of ``dealer.connect.wire``: varints, field
+keys, remembered encodings of integers, packed fields and framed items. Knows no message of ours
+but the one framing an item (DealerMessage.items, field 1) and Item.table (field 1).
+
+Bytes are joined, never chained with ``+`` (a + b + c): compiled by mypyc 1.19, the chain's
+intermediate is never freed: a leak of every hand's items (``benchmarks/memory.py`` shows it as growth).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, TypeVar
+
+from dealer.engine.cards import CARD_NAMES
+
+T = TypeVar("T")
+_ITEMS_TAG: Final = b"\x0a"  # DealerMessage.items is field 1, length-delimited
+_MASK64: Final = (1 << 64) - 1
+_MEMO_LIMIT = 1 << 14  # values remembered per encoding table, about 2 MB at most (others: encoded at each use)
+
+
+def _varint(value: int) -> bytes:
+    """Protobuf's base-128 varint; a negative int64 as its 64-bit two's complement (10 bytes)."""
+    if 0 <= value < 0x200000:  # up to three bytes without the loop: request ids, amounts
+        if value < 0x80:
+            return bytes((value,))
+        if value < 0x4000:
+            return bytes((value & 0x7F | 0x80, value >> 7))
+        return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
+    if value < 0:
+        value &= _MASK64
+    elif value < 1 << 56:  # up to eight bytes (decision seeds): gathered in one word, a machine int when compiled
+        word = size = 0
+        while value > 0x7F:
+            word |= (value & 0x7F | 0x80) << size
+            value >>= 7
+            size += 8
+        return (word | value << size).to_bytes(size // 8 + 1, "little")
+    out: list[int] = []  # not a bytearray: compiled, its appends are calls; a list's are inline
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _tag(number: int, wire_type: int) -> bytes:
+    """A field's key: its number and wire type (0 varint, 2 length-delimited)."""
+    return _varint(number << 3 | wire_type)
+
+
+class _Encodings(dict[int, bytes]):
+    """Integers' encodings, remembered: a bare varint, or with ``number`` a whole varint field.
+
+    A field's encoding of 0 is empty, as proto3 leaves default values out.
+    """
+
+    __slots__ = ("key",)
+
+    def __init__(self, number: int | None = None) -> None:
+        super().__init__()
+        self.key = None if number is None else _tag(number, 0)
+
+    def __missing__(self, value: int) -> bytes:
+        if self.key is None:
+            encoded = _varint(value)
+        elif value:
+            encoded = self.key + _varint(value)
+        else:
+            encoded = b""  # a zero field is left out
+        if len(self) < _MEMO_LIMIT:
+            self[value] = encoded
+        return encoded
+
+
+_VARINT: Final = _Encodings()  # bare varints: lengths and packed elements
+_ITEM_TABLE: Final = _Encodings(1)  # Item.table
+_FIELDS: Final = [_Encodings(number) for number in range(20)]  # varint fields by number (of any message)
+
+
+def _card_field(number: int) -> tuple[bytes, ...]:
+    """One card as an element of the repeated string field ``number``, by card."""
+    key = _tag(number, 2)
+    return tuple(key + b"\x02" + name.encode() for name in CARD_NAMES)
+
+
+def by_table_seat(values: Sequence[T], seat_map: list[int], table_seats: int, absent: T) -> Sequence[T]:
+    """Engine-seat values laid out by table seat; seats not dealt in (freezeout) get ``absent``."""
+    if len(seat_map) == table_seats:  # every seat is dealt in: engine seats are table seats
+        return values
+    laid_out = [absent] * table_seats
+    for engine_seat, table_seat in enumerate(seat_map):
+        laid_out[table_seat] = values[engine_seat]
+    return laid_out
+
+
+def _varints(values: Sequence[int]) -> bytes:
+    """The varints of ``values`` one after another: a packed repeated field's body."""
+    if len(values) == 2:  # heads-up, the common table, without the join
+        first, second = values
+        return _VARINT[first] + _VARINT[second]
+    return b"".join(map(_VARINT.__getitem__, values))
+
+
+def _framed(head: bytes, body: bytes) -> bytes:
+    """An ``items`` entry of a DealerMessage: the Item's fields up to its message's key, then ``body``."""
+    size = _VARINT[len(body)]
+    return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
+
+
+def _message(key: bytes, body: bytes) -> bytes:
+    """A length-delimited field: key, length, body."""
+    return b"".join((key, _VARINT[len(body)], body))
