@@ -117,6 +117,14 @@ _NO_FOLDS: Final = tuple(_REQUEST_FOLDED + _varint(seats) + bytes(seats) for sea
 # HandEnd: hand 1, shown 2 (ShownHand: seat 1, cards 2), pots 3 (Pot: amount 1, winners 2,
 # shares 3), stacks 4, net 5, board 6, rake 7.
 _SETTLED: Final = frozenset((Shown, Raked, Awarded))  # the records HandEnd reports
+# The engine's records' classes as the compiled module's constants, for ``type(event) is``: compiled, a
+# class's name there is a module lookup at each use, and every record published is checked against several.
+# (``isinstance`` with a class's name is compiled to a type check already: with a constant it is a call.)
+_ACTED: Final = Acted
+_DEALT: Final = Dealt
+_SHOWN: Final = Shown
+_AWARDED: Final = Awarded
+_RAKED: Final = Raked
 _END_SHOWN: Final = _tag(2, 2)
 _END_POT: Final = _tag(3, 2)
 _END_STACKS: Final = _tag(4, 2)
@@ -213,9 +221,9 @@ class HandWire:
         frames = []
         street = self._street
         for event in events[self._published :]:
-            if type(event) is Dealt:
+            if type(event) is _DEALT:
                 self._street = street = event.street
-            elif type(event) is Acted:
+            elif type(event) is _ACTED:
                 self.acted[event.seat] += 1
             framed = self.event(event, street)
             if framed is not None:
@@ -341,12 +349,12 @@ class HandWire:
         parts = [_ITEMS_TAG, b"", b"", b"", _FIELDS[1][self._number]]  # the frame's sizes and head: filled in last
         rake = 0
         for event in events[settled:]:  # the shown hands (field 2) before the pots (3)
-            if type(event) is Shown:
+            if type(event) is _SHOWN:
                 first, second = event.cards
                 seat, card, other = _FIELDS[1][seat_map[event.seat]], _SHOWN_CARD[first], _SHOWN_CARD[second]
                 parts += (_END_SHOWN, _SHORT[len(seat) + len(card) + len(other)], seat, card, other)
         for event in events[settled:]:
-            if type(event) is Awarded:
+            if type(event) is _AWARDED:
                 shares = event.shares
                 if len(shares) == 1:  # one winner, the common case, without the comprehensions
                     winners, won = bytes((seat_map[shares[0][0]],)), _VARINT[shares[0][1]]
@@ -359,7 +367,7 @@ class HandWire:
                 parts += (
                     _END_POT, _SHORT[pot], amount, _POT_WINNERS, winners_size, winners, _POT_SHARES, won_size, won,
                 )  # fmt: skip
-            elif type(event) is Raked:
+            elif type(event) is _RAKED:
                 rake = event.amount
         stacks, nets = _varints(by_table_seat(hand.stacks, seat_map, self.table_seats, 0)), _varints(net)
         parts += (_END_STACKS, _SHORT[len(stacks)], stacks, _END_NET, _SHORT[len(nets)], nets)  # (2 seats or more)

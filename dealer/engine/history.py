@@ -56,6 +56,12 @@ _DECISIONS: Final = {
     "check": tuple(f"{p} cc" for p in _PLAYERS),
     "call": tuple(f"{p} cc" for p in _PLAYERS),
 }  # bets and raises are written with their totals: ``_BETS``
+# The engine's records' classes as the compiled module's constants: compiled, a class's name is a module
+# lookup at each use, and each of a hand's records is checked against several.
+_ACTED: Final = Acted
+_DEALT: Final = Dealt
+_SHOWN: Final = Shown
+_RAKED: Final = Raked
 _HEADERS: Final[dict[tuple[object, ...], str]] = {}  # the lines of ``_header`` by the stakes they depend on
 _HEADERS_KEPT: Final = 4096  # the cache is cleared when it grows past this (stakes rarely vary)
 
@@ -69,18 +75,18 @@ def _actions(hand: Hand) -> tuple[list[str], int]:
     raked = 0
     runout_at = None  # index in ``actions`` of the first board dealt after the betting ended
     for event in hand.events:
-        if type(event) is Acted:
+        if type(event) is _ACTED:
             texts = _DECISIONS.get(event[1])
             append(texts[position[event[0]]] if texts else f"{_BETS[position[event[0]]]}{event[3]}")
             runout_at = None
-        elif type(event) is Dealt:
+        elif type(event) is _DEALT:
             if runout_at is None:
                 runout_at = len(actions)
             append("d db " + "".join([names[c] for c in event[1]]))
-        elif type(event) is Shown:
+        elif type(event) is _SHOWN:
             seat, (first, second), _ = event
             shows.append(f"{_SHOWS[position[seat]]}{names[first]}{names[second]}")
-        elif type(event) is Raked:
+        elif type(event) is _RAKED:
             raked += event[0]
     if shows:
         if runout_at is None:

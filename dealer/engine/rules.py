@@ -200,6 +200,14 @@ Event = Posted | Acted | Dealt | Returned | Raked | Shown | Awarded
 # Builds a record from a tuple of all its fields, as ``Acted(*fields)`` does but without the
 # NamedTuple's Python-level ``__new__`` (half the cost of a record; used on the hot paths).
 _record: Final = tuple.__new__
+# The records' classes as the compiled module's constants: compiled, a class's name is a module lookup at each use.
+_LEGAL: Final = Legal
+_POSTED: Final = Posted
+_ACTED: Final = Acted
+_DEALT: Final = Dealt
+_RETURNED: Final = Returned
+_SHOWN: Final = Shown
+_AWARDED: Final = Awarded
 
 
 def _rotations(n: int) -> tuple[tuple[int, ...], ...]:
@@ -327,7 +335,7 @@ class Hand:
                 max_to = min(all_in, max(min_to, 2 * max_bet - bet + self.total_pot()))
             else:
                 max_to = all_in
-        self._legal = legal = _record(Legal, (call > 0, call, min_to, max_to, max_bet == 0))
+        self._legal = legal = _record(_LEGAL, (call > 0, call, min_to, max_to, max_bet == 0))
         return legal
 
     def final_stacks(self) -> list[int]:
@@ -355,7 +363,7 @@ class Hand:
         seat = self.actors.pop(0)
         self.acted.add(seat)
         self.folded[seat] = True
-        record = _record(Acted, (seat, "fold", 0, self.bets[seat], False))
+        record = _record(_ACTED, (seat, "fold", 0, self.bets[seat], False))
         self.events.append(record)
         if not self.actors or self.folded.count(False) <= 1:
             self._end_round()
@@ -376,7 +384,7 @@ class Hand:
         stacks[seat] -= amount
         bets[seat] += amount
         self.contributed[seat] += amount
-        record = _record(Acted, (seat, "call" if amount else "check", amount, bets[seat], stacks[seat] == 0))
+        record = _record(_ACTED, (seat, "call" if amount else "check", amount, bets[seat], stacks[seat] == 0))
         self.events.append(record)
         if not self.actors:  # (a check, call or raise folds nobody: two players or more are left)
             self._end_round()
@@ -439,7 +447,7 @@ class Hand:
             self.short_sum += increment
             if self.short_sum >= raise_amount:
                 self.short_sum = 0
-        record = _record(Acted, (seat, kind, added, to, stacks[seat] == 0))
+        record = _record(_ACTED, (seat, kind, added, to, stacks[seat] == 0))
         self.events.append(record)
         if not self.actors:
             self._end_round()
@@ -486,7 +494,7 @@ class Hand:
                 stacks[s] -= amount
                 contributed[s] += amount
                 self.pot += amount
-                events.append(_record(Posted, (s, "ante", amount, stacks[s] == 0)))
+                events.append(_record(_POSTED, (s, "ante", amount, stacks[s] == 0)))
         n = self.n
         small, big = (order[1], order[0]) if n == 2 else (order[0], order[1])
         for seat, kind, blind in ((small, "small_blind", config.small_blind), (big, "big_blind", config.big_blind)):
@@ -495,7 +503,7 @@ class Hand:
                 stacks[seat] -= amount
                 bets[seat] += amount
                 contributed[seat] += amount
-                events.append(_record(Posted, (seat, kind, amount, stacks[seat] == 0)))
+                events.append(_record(_POSTED, (seat, kind, amount, stacks[seat] == 0)))
         max_bet = 0
         for bet in bets:
             if bet > max_bet:
@@ -549,7 +557,7 @@ class Hand:
             self.contributed[leader] -= excess
             bets[leader] = second
             collected -= excess
-            self.events.append(_record(Returned, (leader, excess)))
+            self.events.append(_record(_RETURNED, (leader, excess)))
         self.pot += collected
         self.bets = [0] * self.n
         self.max_bet = 0
@@ -578,7 +586,7 @@ class Hand:
         start = 2 * self.n + 1 if street == 1 else 2 * self.n + 1 + 2 * street
         cards = self.deck[start : start + (3 if street == 1 else 1)]
         self.board.extend(cards)
-        self.events.append(_record(Dealt, (street, cards)))
+        self.events.append(_record(_DEALT, (street, cards)))
 
     def _settle(self, showdown: bool) -> None:
         """Split the pots among the best eligible hands, after the rake."""
@@ -589,7 +597,7 @@ class Hand:
             for s in _ROTATIONS[self.n][self.opener]:  # showdown order: from the opener, clockwise
                 if not folded[s]:
                     values[s] = value = evaluate(hole[s] + board)
-                    events.append(_record(Shown, (s, hole[s], value)))
+                    events.append(_record(_SHOWN, (s, hole[s], value)))
         rake, pots = self.raked_pots()
         if rake:
             events.append(Raked(rake))
@@ -597,7 +605,7 @@ class Hand:
         for index, (amount, eligible, shares) in enumerate(award(pots, values if showdown else None)):
             for s, won in shares:
                 stacks[s] += won
-            events.append(_record(Awarded, (index, amount, tuple(eligible), shares)))
+            events.append(_record(_AWARDED, (index, amount, tuple(eligible), shares)))
         self.pot = 0
         self.done = True
 
