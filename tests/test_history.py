@@ -109,6 +109,23 @@ def test_an_unraked_hand_takes_a_rake_field_of_the_caller() -> None:
     assert tomllib.loads(phh_text(check_down(500)))["_rake"] == 20
 
 
+def test_remembered_lines_are_written_again_where_the_same_key_writes_otherwise() -> None:
+    """The players' and our fields' lines are remembered, but equal values that write otherwise (1,
+    True, 1.0, "1") each get their own line, a raked hand still refuses a ``_rake`` field its unraked
+    twin took, and names in another order are theirs."""
+    hand, raked = check_down(0), check_down(500)
+    texts = [(value, phh_text(hand, extra={"_table": "t", "_flag": value})) for value in (1, True, 1.0, "1")]
+    for value, text in texts:
+        assert tomllib.loads(text)["_flag"] == value and type(tomllib.loads(text)["_flag"]) is type(value)
+        assert phh_text(hand, extra={"_table": "t", "_flag": value}) == text  # remembered: the same
+    assert tomllib.loads(phh_text(hand, extra={"_table": "t", "_flag": [1, True]}))["_flag"] == [1, True]
+    assert tomllib.loads(phh_text(hand, extra={"_rake": 5}))["_rake"] == 5
+    with pytest.raises(ValueError, match="'_rake' must start with '_'"):
+        phh_text(raked, extra={"_rake": 5})
+    for names in (["a", "b"], ["b", "a"], ["a", "b"], ['"a"', "b"]):
+        assert tomllib.loads(phh_text(hand, names=names))["players"] == [names[s] for s in hand.order]
+
+
 @pytest.mark.parametrize("chunk_chars", [1, 50, 1 << 14])
 def test_phhs_writer_streams_the_tables_of_a_phhs_file(tmp_path: Path, chunk_chars: int) -> None:
     """Hands appended one by one, flushed in chunks of any size, give tables [1], [2], ... with a

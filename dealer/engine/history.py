@@ -64,6 +64,8 @@ _SHOWN: Final = Shown
 _RAKED: Final = Raked
 _HEADERS: Final[dict[tuple[object, ...], str]] = {}  # the lines of ``_header`` by the stakes they depend on
 _HEADERS_KEPT: Final = 4096  # the cache is cleared when it grows past this (stakes rarely vary)
+_PLAYERS_LINES: Final[dict[tuple[object, ...], str]] = {}  # players' lines by their names (in position order)
+_EXTRA_LINES: Final[dict[tuple[object, ...], str]] = {}  # our fields' lines by (raked, field, value, field, ...)
 
 
 def _actions(hand: Hand) -> tuple[list[str], int]:
@@ -111,8 +113,7 @@ def phh_text(
     freezeout hand) and ``seat_count`` is the table's size; both default to the hand's own.
     """
     config = hand.config
-    order = hand.order
-    first = order[0]  # positions are the seats rotated to start here: by-position lists are slices
+    order = hand.order  # seats by position: by-position lists are read in this order
     key = (config.variant, config.ante, config.small_blind, config.big_blind, config.small_bet, config.big_bet, hand.n)
     header = _HEADERS.get(key)
     if header is None:
@@ -125,19 +126,15 @@ def phh_text(
     parts = [
         header,
         "starting_stacks = [",
-        ", ".join(map(_int, stacks[first:] + stacks[:first])),
+        ", ".join([_int(stacks[s]) for s in order]),
         ']\nactions = ["',
         '", "'.join(actions),
         '"]\nfinishing_stacks = [',
-        ", ".join(map(_int, final[first:] + final[:first])),
+        ", ".join([_int(final[s]) for s in order]),
         "]\n",
     ]
     if names is not None:
-        players = [names[s] for s in order]
-        try:
-            parts += ("players = [", ", ".join(map(encode_basestring, players)), "]\n")
-        except TypeError:  # not all strings: the generic writer
-            parts += ("players = ", _toml(players), "\n")
+        parts.append(_players_line([names[s] for s in order]))
     if hand_number is not None:
         parts += ("hand = ", _int(hand_number) if type(hand_number) is int else _toml(hand_number), "\n")
     seats = [str(s + 1) for s in order] if table_seats is None else [str(table_seats[s] + 1) for s in order]
@@ -147,15 +144,55 @@ def phh_text(
     if raked:
         parts += ("_rake = ", _int(raked), "\n")
     if extra:
-        for field, value in extra.items():
-            if not field.startswith("_") or field in FORBIDDEN_FIELDS or (raked and field == "_rake"):
-                raise ValueError(_FIELD_ERROR.format(field))
-            if type(value) is str:
-                text = encode_basestring(value)
-            else:
-                text = _int(value) if type(value) is int else _toml(value)
-            parts += (field, " = ", text, "\n")
+        parts.append(_extra_lines(extra, raked > 0))
     return "".join(parts)
+
+
+def _players_line(players: list[str]) -> str:
+    """The ``players`` line of these names (in position order), remembered: a table's come back hand after hand."""
+    try:
+        key = tuple(players)
+        line = _PLAYERS_LINES.get(key)
+        if line is None:
+            line = _keep(
+                _PLAYERS_LINES, key, "".join(("players = [", ", ".join(map(encode_basestring, players)), "]\n"))
+            )
+    except TypeError:  # not all strings: the generic writer
+        line = "".join(("players = ", _toml(players), "\n"))
+    return line
+
+
+def _extra_lines(extra: Mapping[str, Value], raked: bool) -> str:
+    """The lines of the fields of our own (``phh_text``'s ``extra``), remembered by whether the hand was
+    raked and their fields and values (a table's are the same at every hand) when every value is a str or
+    an int: equal keys then write equal lines (1 == True == 1.0 write three)."""
+    key: list[object] = [raked]
+    for field, value in extra.items():
+        if type(value) is not str and type(value) is not int:
+            return _write_extra(extra, raked)
+        key += (field, value)
+    kept = tuple(key)
+    lines = _EXTRA_LINES.get(kept)
+    return _keep(_EXTRA_LINES, kept, _write_extra(extra, raked)) if lines is None else lines
+
+
+def _write_extra(extra: Mapping[str, Value], raked: bool) -> str:
+    """The lines of the fields of our own, each checked: it starts with ``_``, and is not forbidden nor ours."""
+    parts: list[str] = []
+    for field, value in extra.items():
+        if not field.startswith("_") or field in FORBIDDEN_FIELDS or (raked and field == "_rake"):
+            raise ValueError(_FIELD_ERROR.format(field))
+        text = encode_basestring(value) if type(value) is str else _int(value) if type(value) is int else _toml(value)
+        parts += (field, " = ", text, "\n")
+    return "".join(parts)
+
+
+def _keep(kept: dict[tuple[object, ...], str], key: tuple[object, ...], text: str) -> str:
+    """Remember ``text`` under ``key`` in ``kept`` (cleared when it grows past ``_HEADERS_KEPT``)."""
+    if len(kept) >= _HEADERS_KEPT:
+        kept.clear()
+    kept[key] = text
+    return text
 
 
 def _header(config: TableConfig) -> str:
