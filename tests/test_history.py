@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dealer.engine.cards import cards_text, shuffled_deck
-from dealer.engine.history import PhhsWriter, phh_text
+from dealer.engine.history import Fields, PhhsWriter, phh_text
 from dealer.engine.rules import Acted, Dealt, Hand, Raked, Shown, TableConfig, Variant
 
 # A quote, a backslash, non-ASCII, a control character: each needs TOML's escapes or UTF-8.
@@ -109,19 +109,22 @@ def test_an_unraked_hand_takes_a_rake_field_of_the_caller() -> None:
     assert tomllib.loads(phh_text(check_down(500)))["_rake"] == 20
 
 
-def test_remembered_lines_are_written_again_where_the_same_key_writes_otherwise() -> None:
-    """The players' and our fields' lines are remembered, but equal values that write otherwise (1,
-    True, 1.0, "1") each get their own line, a raked hand still refuses a ``_rake`` field its unraked
-    twin took, and names in another order are theirs."""
+def test_fields_written_once_are_the_fields_of_every_hand_and_names_are_remembered_by_order() -> None:
+    """A table's ``Fields`` (checked and written once) write what its mapping writes, in any hand; a
+    raked hand still refuses a ``_rake`` among them, as its unraked twin takes it; the players' line,
+    remembered, follows the names in another order."""
     hand, raked = check_down(0), check_down(500)
-    texts = [(value, phh_text(hand, extra={"_table": "t", "_flag": value})) for value in (1, True, 1.0, "1")]
-    for value, text in texts:
+    for value in (1, True, 1.0, "1", [1, True]):
+        extra = {"_table": "t", "_flag": value}
+        text = phh_text(hand, hand_number=3, extra=Fields(extra))
+        assert text == phh_text(hand, hand_number=3, extra=extra)
         assert tomllib.loads(text)["_flag"] == value and type(tomllib.loads(text)["_flag"]) is type(value)
-        assert phh_text(hand, extra={"_table": "t", "_flag": value}) == text  # remembered: the same
-    assert tomllib.loads(phh_text(hand, extra={"_table": "t", "_flag": [1, True]}))["_flag"] == [1, True]
-    assert tomllib.loads(phh_text(hand, extra={"_rake": 5}))["_rake"] == 5
+        assert phh_text(raked, extra=Fields(extra)) == phh_text(raked, extra=extra)
+    assert tomllib.loads(phh_text(hand, extra=Fields({"_rake": 5})))["_rake"] == 5
     with pytest.raises(ValueError, match="'_rake' must start with '_'"):
-        phh_text(raked, extra={"_rake": 5})
+        phh_text(raked, extra=Fields({"_rake": 5}))
+    with pytest.raises(ValueError, match="'match' must start with '_'"):
+        Fields({"_ok": 1, "match": 1})
     for names in (["a", "b"], ["b", "a"], ["a", "b"], ['"a"', "b"]):
         assert tomllib.loads(phh_text(hand, names=names))["players"] == [names[s] for s in hand.order]
 

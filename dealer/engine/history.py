@@ -65,7 +65,6 @@ _RAKED: Final = Raked
 _HEADERS: Final[dict[tuple[object, ...], str]] = {}  # the lines of ``_header`` by the stakes they depend on
 _HEADERS_KEPT: Final = 4096  # the cache is cleared when it grows past this (stakes rarely vary)
 _PLAYERS_LINES: Final[dict[tuple[object, ...], str]] = {}  # players' lines by their names (in position order)
-_EXTRA_LINES: Final[dict[tuple[object, ...], str]] = {}  # our fields' lines by (raked, field, value, field, ...)
 
 
 def _actions(hand: Hand) -> tuple[list[str], int]:
@@ -105,9 +104,10 @@ def phh_text(
     hand_number: int | None = None,
     table_seats: Sequence[int] | None = None,
     seat_count: int | None = None,
-    extra: Mapping[str, Value] | None = None,
+    extra: Mapping[str, Value] | Fields | None = None,
 ) -> str:
-    """Return a finished hand as PHH text; ``names`` are by seat, ``extra`` keys start with ``_``.
+    """Return a finished hand as PHH text; ``names`` are by seat, ``extra`` keys start with ``_`` (or
+    are ``Fields`` checked and written already).
 
     ``table_seats`` maps the hand's seats to the table's (when busted seats sit out of a
     freezeout hand) and ``seat_count`` is the table's size; both default to the hand's own.
@@ -126,26 +126,46 @@ def phh_text(
     parts = [
         header,
         "starting_stacks = [",
-        ", ".join([_int(stacks[s]) for s in order]),
+        ", ".join([_decimal(stacks[s]) for s in order]),
         ']\nactions = ["',
         '", "'.join(actions),
         '"]\nfinishing_stacks = [',
-        ", ".join([_int(final[s]) for s in order]),
+        ", ".join([_decimal(final[s]) for s in order]),
         "]\n",
     ]
     if names is not None:
         parts.append(_players_line([names[s] for s in order]))
     if hand_number is not None:
-        parts += ("hand = ", _int(hand_number) if type(hand_number) is int else _toml(hand_number), "\n")
+        parts += ("hand = ", str(hand_number) if type(hand_number) is int else _toml(hand_number), "\n")
     seats = [str(s + 1) for s in order] if table_seats is None else [str(table_seats[s] + 1) for s in order]
     parts += ("seats = [", ", ".join(seats), "]\nseat_count = ")
     seat_count = seat_count or hand.n
-    parts += (_int(seat_count) if type(seat_count) is int else _toml(seat_count), "\n")
+    parts += (str(seat_count) if type(seat_count) is int else _toml(seat_count), "\n")
     if raked:
-        parts += ("_rake = ", _int(raked), "\n")
-    if extra:
-        parts.append(_extra_lines(extra, raked > 0))
+        parts += ("_rake = ", _decimal(raked), "\n")
+    if isinstance(extra, Fields):
+        if raked and extra.rake:
+            raise ValueError(_FIELD_ERROR.format("_rake"))
+        parts.append(extra.lines)
+    elif extra:
+        parts.append(_write_extra(extra, raked > 0))
     return "".join(parts)
+
+
+class Fields:
+    """Fields of our own (``phh_text``'s ``extra``) for many hands, checked and written once: a table's are
+    the same at every hand. ``phh_text`` still refuses a ``_rake`` among them in a raked hand."""
+
+    __slots__ = ("lines", "rake")
+
+    def __init__(self, extra: Mapping[str, Value]) -> None:
+        self.lines = _write_extra(extra, False)
+        self.rake = "_rake" in extra
+
+
+def _decimal(value: int) -> str:
+    """An int's text, as ``_int`` writes it (a bool gives 1/0) but compiled: ``str`` of a machine int, not a call."""
+    return str(int(value))
 
 
 def _players_line(players: list[str]) -> str:
@@ -160,20 +180,6 @@ def _players_line(players: list[str]) -> str:
     except TypeError:  # not all strings: the generic writer
         line = "".join(("players = ", _toml(players), "\n"))
     return line
-
-
-def _extra_lines(extra: Mapping[str, Value], raked: bool) -> str:
-    """The lines of the fields of our own (``phh_text``'s ``extra``), remembered by whether the hand was
-    raked and their fields and values (a table's are the same at every hand) when every value is a str or
-    an int: equal keys then write equal lines (1 == True == 1.0 write three)."""
-    key: list[object] = [raked]
-    for field, value in extra.items():
-        if type(value) is not str and type(value) is not int:
-            return _write_extra(extra, raked)
-        key += (field, value)
-    kept = tuple(key)
-    lines = _EXTRA_LINES.get(kept)
-    return _keep(_EXTRA_LINES, kept, _write_extra(extra, raked)) if lines is None else lines
 
 
 def _write_extra(extra: Mapping[str, Value], raked: bool) -> str:

@@ -23,7 +23,7 @@ from dealer.connect import wire
 from dealer.connect.session import BotSession
 from dealer.connect.wire import BET_RAISE, CHECK_CALL, FOLD, Reply
 from dealer.engine.equity import adjusted_net
-from dealer.engine.history import PhhsWriter, phh_text
+from dealer.engine.history import Fields, PhhsWriter, phh_text
 from dealer.engine.rules import Acted, Hand, Legal, TableConfig, Variant
 from dealer.engine.scheduler import Seating
 from dealer.errors import IllegalActionError
@@ -99,6 +99,7 @@ class Table:
         time = game.time  # the clock's settings, read once here rather than at every decision
         self._per_action_ms, self._grace_ms = time.per_action_ms, time.grace_ms
         self._free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
+        self._fields = Fields(self._phh_fields())  # our fields in its hands' PHH, checked and written once
 
     def _hand_config(self, number: int, stacks: tuple[int, ...], button: int) -> TableConfig:
         """The rules of hand ``number`` with these stacks and button (``stacks`` by engine seat)."""
@@ -389,7 +390,7 @@ class Table:
             hand_number=number,
             table_seats=live,
             seat_count=n,
-            extra=self._phh_fields(),
+            extra=self._fields,
         )
         self.history.add(text)
         if self._on_hand is not None:
