@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import wire_reference as reference
 from dealer.connect import wire, wire_codec, wire_replies
-from dealer.connect.wire import HandWire, frame
+from dealer.connect.wire import HandWire, Kept, frame
 from dealer.engine.rules import MAX_SEATS, Acted, Dealt, Hand, TableConfig, Variant
 from poker.v1 import dealer_pb2 as pb
 
@@ -63,10 +63,12 @@ def play_checked(
     table: int,
     number: int,
     rng: Chooser,
+    kept: Kept | None = None,
 ) -> None:
-    """Play a hand with random legal actions, checking every item as the match sends it."""
+    """Play a hand with random legal actions, checking every item as the match sends it (``kept``:
+    what earlier hands of the same rules and seating encoded alike)."""
     hand = Hand(config, deck)
-    encoder = HandWire(table, hand, number, seat_map, table_seats)
+    encoder = HandWire(table, hand, number, seat_map, table_seats, kept)
     frames: list[bytes] = []
     items: list[pb.Item] = []
 
@@ -138,6 +140,22 @@ def test_every_item_is_what_protobuf_writes(deck: list[int], data: st.DataObject
     table = rng.choice((0, 1, 7, 2**53 - 1))
     number = rng.choice((0, 1, 299, 2**32 - 1))
     play_checked(config, deck, seat_map, table_seats, table, number, rng)
+
+
+@pytest.mark.parametrize("seats, live", [(2, [0, 1]), (6, [1, 4, 5])])
+def test_a_tables_hands_of_the_same_rules_and_seating_share_what_they_encode_alike(seats: int, live: list[int]) -> None:
+    """Hands sharing a ``Kept`` (HandStart's fields from stacks on, ActionRequest's clocks to button, as a
+    table keeps them by rules and seating) are each item what protobuf writes, the clocks changing within
+    and between hands, and the first hand of each rules making what it keeps."""
+    rng = random.Random(seats)
+    kept: dict[TableConfig, Kept] = {}
+    for number in range(60):
+        config = TableConfig(
+            stacks=tuple(rng.choice((500, 900)) for _ in live), button=number % len(live), small_blind=50,
+            big_blind=100, variant=rng.choice((Variant.NO_LIMIT, Variant.FIXED_LIMIT)),
+        )  # fmt: skip
+        play_checked(config, rng.sample(range(52), 52), live, seats, 3, number, rng, kept.setdefault(config, Kept()))
+    assert len(kept) < 60 and all(k.start_tail and k.request_tail for k in kept.values())
 
 
 @pytest.mark.parametrize("seats, live", [(2, [0, 1]), (5, [0, 2, 3]), (10, [1, 9]), (10, list(range(10)))])
@@ -329,6 +347,10 @@ def test_varints_are_protobufs_at_every_length() -> None:
         assert wire._varint(value) == pb.ActionReply(amount=value).SerializeToString()[1:]
 
 
+# decision seeds across the lengths of their varints, the eight-byte ones (50 to 56 bits) from tables
+SEEDS = (0, 1, 2**49 - 1, 2**49, 2**53 - 1, 2**56 - 1, 2**56, 2**64 - 1, 0x1F_F0F0_F0F0_F0F0, 0x0123_4567_89AB_CDEF)
+
+
 @pytest.mark.parametrize("seat_map, table_seats", [([0, 1], 2), ([0, 1, 2], 3), ([1, 3], 5)])
 def test_requests_asked_again_on_one_street_with_other_ids_and_clocks(seat_map: list[int], table_seats: int) -> None:
     """What a request keeps for a seat's street and for the hand (``HandWire._make_prefix``,
@@ -344,7 +366,7 @@ def test_requests_asked_again_on_one_street_with_other_ids_and_clocks(seat_map: 
         legal = hand.legal()
         for k, request_id in enumerate(ids):
             time_ms, bank_ms = clocks[k % len(clocks)]
-            seed = (0, 1, 2**53 - 1)[k % 3]
+            seed = SEEDS[k % len(SEEDS)]
             check(
                 encoder.request(request_id, legal, time_ms, bank_ms, seed),
                 reference.action_request(4, request_id, hand, legal, 17, seat_map, table_seats, time_ms, bank_ms, seed),

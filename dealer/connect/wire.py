@@ -141,27 +141,53 @@ def frame(item: pb.Item) -> bytes:
     return b"".join((_ITEMS_TAG, _VARINT[len(payload)], payload))
 
 
+def _seed_parts(seed: int) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]:
+    """ActionRequest's decision_seed field (``HandWire.request``) as its key and eight parts, b"" where its
+    varint is shorter: a seed of 50 to 56 bits, as most seeds are (53 bits), from the tables of its bytes,
+    with no varint made (a bytes object and a call to ``int.to_bytes`` less per request)."""
+    if seed >> 49 and seed < 1 << 56:
+        low = _CONTINUED
+        return (
+            _DECISION_SEED, low[seed & 0x7F], low[seed >> 7 & 0x7F], low[seed >> 14 & 0x7F], low[seed >> 21 & 0x7F],
+            low[seed >> 28 & 0x7F], low[seed >> 35 & 0x7F], low[seed >> 42 & 0x7F], _SHORT[seed >> 49],
+        )  # fmt: skip
+    if seed:
+        return _DECISION_SEED, _varint(seed), b"", b"", b"", b"", b"", b"", b""
+    return b"", b"", b"", b"", b"", b"", b"", b"", b""
+
+
+class Kept:
+    """What the hands of one table with the same rules and seating encode alike, kept from hand to hand
+    (``HandWire``'s ``kept``): HandStart's fields from ``stacks`` on, and ActionRequest's clocks to button
+    with the clocks they were made for. Empty (b"", -1) until a hand makes them."""
+
+    __slots__ = ("clock_bank", "clock_time", "request_tail", "start_tail")
+
+    def __init__(self) -> None:
+        self.start_tail = self.request_tail = b""
+        self.clock_time = self.clock_bank = -1
+
+
 class HandWire:
     """One hand's items for one table, framed for ``BotSession.send_framed``.
 
     Made once per hand so that what is constant over the hand (table, hand number, seat layout,
-    each seat's hole cards, the variant and blinds) is encoded once, not at every item.
+    each seat's hole cards, the variant and blinds) is encoded once, not at every item; what is
+    constant over a table's hands of the same rules and seating is in ``kept`` (``Kept``), which a table
+    passes to each such hand.
     """
 
     __slots__ = (
         "_boards",
-        "_clock_bank",
-        "_clock_time",
         "_event_item",
         "_event_tail",
         "_everyone",
+        "_kept",
         "_number",
         "_own",
         "_published",
         "_request_hand",
         "_request_item",
-        "_request_tail",
-        "_start_tail",
         "_street",
         "_streets",
         "_table",
@@ -171,20 +197,21 @@ class HandWire:
         "table_seats",
     )
 
-    def __init__(self, table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int) -> None:
-        """``seat_map`` maps the hand's engine seats to table seats; ``table_seats`` is the table's size."""
+    def __init__(
+        self, table: int, hand: Hand, number: int, seat_map: list[int], table_seats: int, kept: Kept | None = None
+    ) -> None:
+        """``seat_map`` maps the hand's engine seats to table seats; ``table_seats`` is the table's size;
+        ``kept``: what an earlier hand of the table with the same rules and seating made (None: a new one)."""
         self.hand = hand
         self.seat_map = seat_map
         self.table_seats = table_seats
         self._table = item_table = _ITEM_TABLE[table]
         self._number = number
-        self._start_tail = b""  # HandStart's stacks to cap, made at the first HandStart
+        self._kept = Kept() if kept is None else kept
         self._event_item = item_table + _ITEM_EVENT
         self._event_tail = _FIELDS[8][number]  # Event.hand
         self._request_item = item_table + _ITEM_REQUEST
         self._request_hand = _FIELDS[2][number]  # ActionRequest.hand
-        self._request_tail = b""  # clocks, variant, big_blind and button, made at the first request
-        self._clock_time = self._clock_bank = -1  # the clocks in _request_tail (-1: none made yet)
         self._own = [b""] * len(seat_map)  # ActionRequest's seat and hole_cards by engine seat (b"": not made yet)
         self._streets, self._boards = [b""] * 4, [b""] * 4  # ActionRequest's hand and street, and board, by street
         self._published = 0  # engine records already published
@@ -198,13 +225,13 @@ class HandWire:
         first, second = self.hand.hole[seat]
         return _framed(self._table + _ITEM_HAND_START, b"".join((
             _FIELDS[1][self._number], _FIELDS[2][seat_map[config.button]], _FIELDS[3][seat_map[seat]],
-            _START_HOLE[first], _START_HOLE[second], self._start_tail or self._make_start_tail(),
+            _START_HOLE[first], _START_HOLE[second], self._kept.start_tail or self._make_start_tail(),
         )))  # fmt: skip
 
     def _make_start_tail(self) -> bytes:
         """HandStart's fields from ``stacks`` on, the same for every seat."""
         config = self.hand.config
-        self._start_tail = tail = b"".join((
+        self._kept.start_tail = tail = b"".join((
             _message(_START_STACKS, _varints(by_table_seat(config.stacks, self.seat_map, self.table_seats, 0))),
             _FIELDS[6][_VARIANTS[config.variant]], _FIELDS[7][config.small_blind], _FIELDS[8][config.big_blind],
             _FIELDS[9][config.ante], _FIELDS[10][config.bet_size(0)], _FIELDS[11][config.bet_size(2)],
@@ -279,7 +306,8 @@ class HandWire:
         seat, street = hand.actors[0], hand.street
         street_head = self._streets[street] or self._make_street(street)
         own, board = self._own[seat] or self._make_own(seat), self._boards[street]
-        if time_ms != self._clock_time or bank_ms != self._clock_bank:
+        kept = self._kept
+        if time_ms != kept.clock_time or bank_ms != kept.clock_bank:
             self._make_request_tail(time_ms, bank_ms)
         stacks, bets, folded = hand.stacks, hand.bets, hand.folded
         if self._everyone and len(stacks) == 2:  # heads-up, the common table: packed fields in parts
@@ -288,7 +316,7 @@ class HandWire:
         else:
             stacks_head, bets_head, s0, s1, b0, b1 = self._stacks_and_bets(stacks, bets), b"", b"", b"", b"", b""
         folded_field = _NO_FOLDS[len(folded)]  # nobody folded: always heads-up, where a fold ends the hand
-        if not self._everyone or True in folded:
+        if not self._everyone or (len(folded) > 2 and True in folded):
             folded_field = _message(
                 _REQUEST_FOLDED, bytes(by_table_seat(folded, self.seat_map, self.table_seats, True))
             )
@@ -296,20 +324,21 @@ class HandWire:
             id_key, id_low, id_high = _REQUEST_ID, _CONTINUED[request_id & 0x7F], _VARINT[request_id >> 7]
         else:
             id_key, id_low, id_high = (_REQUEST_ID, _VARINT[request_id], b"") if request_id else (b"", b"", b"")
-        seed_key, seed = (_DECISION_SEED, _varint(decision_seed)) if decision_seed else (b"", b"")
+        seed_key, d0, d1, d2, d3, d4, d5, d6, d7 = _seed_parts(decision_seed)
         fold, call, min_to, max_to, _ = legal
         pot, can_fold, call_field = _POT[hand.total_pot()], _REQUEST_CAN_FOLD[fold], _CALL[call]
-        min_field, max_field, tail = _MIN_TO[min_to], _MAX_TO[max_to], self._request_tail
+        min_field, max_field, tail = _MIN_TO[min_to], _MAX_TO[max_to], kept.request_tail
         body = (
             len(id_key) + len(id_low) + len(id_high) + len(street_head) + len(own) + len(board) + len(stacks_head)
             + len(s0) + len(s1) + len(bets_head) + len(b0) + len(b1) + len(folded_field) + len(pot) + len(can_fold)
-            + len(call_field) + len(min_field) + len(max_field) + len(tail) + len(seed_key) + len(seed)
+            + len(call_field) + len(min_field) + len(max_field) + len(tail) + len(seed_key) + len(d0) + len(d1)
+            + len(d2) + len(d3) + len(d4) + len(d5) + len(d6) + len(d7)
         )  # fmt: skip
         size, head = _VARINT[body], self._request_item
         return b"".join((
             _ITEMS_TAG, _VARINT[len(head) + len(size) + body], head, size, id_key, id_low, id_high, street_head, own,
             board, stacks_head, s0, s1, bets_head, b0, b1, folded_field, pot, can_fold, call_field, min_field,
-            max_field, tail, seed_key, seed,
+            max_field, tail, seed_key, d0, d1, d2, d3, d4, d5, d6, d7,
         ))  # fmt: skip
 
     def _stacks_and_bets(self, stacks: list[int], bets: list[int]) -> bytes:
@@ -333,8 +362,9 @@ class HandWire:
     def _make_request_tail(self, time_ms: int, bank_ms: int) -> None:
         """ActionRequest's clocks, variant, big_blind and button: kept for the hand until a clock changes."""
         config = self.hand.config
-        self._clock_time, self._clock_bank = time_ms, bank_ms
-        self._request_tail = b"".join((
+        kept = self._kept
+        kept.clock_time, kept.clock_bank = time_ms, bank_ms
+        kept.request_tail = b"".join((
             _TIME[time_ms], _BANK[bank_ms], _FIELDS[17][_VARIANTS[config.variant]], _FIELDS[18][config.big_blind],
             _FIELDS[19][self.seat_map[config.button]],
         ))  # fmt: skip

@@ -91,7 +91,8 @@ class Table:
         self.played = 0
         self.live: list[int] = []  # table seats dealt in, by engine seat
         self.decisions: dict[int, Decision] = {}  # known strategies by Acted record index
-        self._configs: dict[tuple[object, ...], TableConfig] = {}  # hands' configurations, made once
+        # hands' configurations, made once, with what their hands encode alike (by stacks, button, stakes, seats)
+        self._configs: dict[tuple[object, ...], tuple[TableConfig, wire.Kept]] = {}
         game, self._freezeout, self._restart = plan.game, plan.mode == "freezeout", plan.fault_policy == "restart"
         self._hands, self._attempt = plan.hands, plan.attempt  # what a deal reads of the plan, read once
         varying = game.variant == "mixed" or (self._freezeout and plan.blind_levels)  # stakes that change by hand
@@ -101,16 +102,19 @@ class Table:
         self._free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
         self._fields = Fields(self._phh_fields())  # our fields in its hands' PHH, checked and written once
 
-    def _hand_config(self, number: int, stacks: tuple[int, ...], button: int) -> TableConfig:
-        """The rules of hand ``number`` with these stacks and button (``stacks`` by engine seat)."""
+    def _hand_config(self, number: int, live: list[int], button: int) -> tuple[TableConfig, wire.Kept]:
+        """The rules of hand ``number`` with the table seats ``live`` dealt in and this button (an engine
+        seat), and what its hands encode alike (``wire.Kept``)."""
+        chips = self.chips
+        stacks = tuple([chips[s] for s in live])
         stakes = self._stakes or self._hand_stakes(number, len(stacks))
-        key = (stacks, button, stakes)
-        config = self._configs.get(key)
-        if config is None:  # the same few configurations come back hand after hand: validate each once
+        key = (stacks, button, stakes, tuple(live))
+        found = self._configs.get(key)
+        if found is None:  # the same few configurations come back hand after hand: validate each once
             if len(self._configs) >= 4096:
                 self._configs.clear()
             game, (small, big, ante, variant) = self.plan.game, stakes
-            self._configs[key] = config = TableConfig(
+            config = TableConfig(
                 stacks=stacks,
                 button=button,
                 small_blind=small,
@@ -120,7 +124,8 @@ class Table:
                 rake_bps=round(game.rake_percent * 100),
                 rake_cap=game.rake_cap or None,
             )
-        return config
+            self._configs[key] = found = (config, wire.Kept())
+        return found
 
     def _hand_stakes(self, number: int, seats: int) -> tuple[int, int, int, str]:
         """Hand ``number``'s small and big blind, ante and variant: the variant's block in mixed
@@ -199,7 +204,7 @@ class Table:
             self.button = next(s for s in itertools.chain(range(self.button + 1, n), range(n)) if s in live)
         else:
             self.button = number % n
-        config = self._hand_config(number, tuple(chips[s] for s in live), live.index(self.button))
+        config, kept = self._hand_config(number, live, live.index(self.button))
         key = deal_key(self.secret, spec.deal_set, number, self._attempt)
         deck, self._weight = dealt(key, 2 * n + 8, self.plan.deals)  # the shuffle's, or tilted and weighted
         hand = Hand(config, deck)
@@ -207,7 +212,7 @@ class Table:
         self._seed_blocks, self._seed_block_numbers = [[]] * len(live), [-1] * len(live)
         self.live = live
         self.decisions = {}
-        self.encoder = wire.HandWire(self.id, hand, number, live, n)
+        self.encoder = wire.HandWire(self.id, hand, number, live, n, kept)
         for engine_seat, s in enumerate(live):
             if not seats[s].failed:  # a failed seat is sent no more hands
                 sessions[s].send_framed(self.encoder.hand_start(engine_seat))
