@@ -264,33 +264,40 @@ class RecordingInbox:
         return not fatal
 
 
+async def _two_clients_asked() -> tuple[list[_Line], list[RecordingTransport], _Clients]:
+    """A bot's two connected clients (tables 5 and 6, no-limit), each sent its first state, which asks
+    request 15 and 16: ``MATCHSTATE:0:0::AhKh|``."""
+    loop = asyncio.get_running_loop()
+    lines = [_Line(loop.create_future()) for _ in range(2)]
+    transports = [RecordingTransport() for _ in lines]
+    for line, transport in zip(lines, transports, strict=True):
+        line.connection_made(transport)
+        line.data_received(b"VERSION:2.0.0\r\n")
+        assert await line.first == b"VERSION:2.0.0\r\n"
+    bridge = _Clients(lines, no_limit=True)
+    batch = [
+        pb.Item(table=table, **kind)  # type: ignore[arg-type]
+        for table in (5, 6)
+        for kind in (
+            {"match_start": pb.MatchStart(seat=1, players=["a", "b"])},
+            {"hand_start": pb.HandStart(hand=0, button=0, hole_cards=["Ah", "Kh"])},
+            {"event": pb.Event(type=pb.EVENT_TYPE_SMALL_BLIND, seat=0, to=50)},
+            {"event": pb.Event(type=pb.EVENT_TYPE_BIG_BLIND, seat=1, to=100)},
+            {"request": pb.ActionRequest(request_id=10 + table)},
+        )
+    ]
+    await bridge.write(framed(*batch))
+    assert transports[0].written == transports[1].written == b"MATCHSTATE:0:0::AhKh|\r\n"
+    return lines, transports, bridge
+
+
 def test_answers_of_one_loop_turn_go_to_the_link_as_one_message_and_a_line_too_long_ends_the_bot() -> None:
     """Each client's bytes are cut into lines by its connection (a line may come in pieces; comments
     are skipped); the answers that came from any of the bot's clients before the reader runs go to
     the link as one message, in order. A line longer than MAX_LINE_BYTES is a fatal ``protocol``."""
 
     async def scenario() -> tuple[RecordingInbox, list[RecordingTransport]]:
-        loop = asyncio.get_running_loop()
-        lines = [_Line(loop.create_future()) for _ in range(2)]
-        transports = [RecordingTransport() for _ in lines]
-        for line, transport in zip(lines, transports, strict=True):
-            line.connection_made(transport)
-            line.data_received(b"VERSION:2.0.0\r\n")
-            assert await line.first == b"VERSION:2.0.0\r\n"
-        bridge = _Clients(lines, no_limit=True)
-        batch = [
-            pb.Item(table=table, **kind)  # type: ignore[arg-type]
-            for table in (5, 6)
-            for kind in (
-                {"match_start": pb.MatchStart(seat=1, players=["a", "b"])},
-                {"hand_start": pb.HandStart(hand=0, button=0, hole_cards=["Ah", "Kh"])},
-                {"event": pb.Event(type=pb.EVENT_TYPE_SMALL_BLIND, seat=0, to=50)},
-                {"event": pb.Event(type=pb.EVENT_TYPE_BIG_BLIND, seat=1, to=100)},
-                {"request": pb.ActionRequest(request_id=10 + table)},
-            )
-        ]
-        await bridge.write(framed(*batch))
-        assert transports[0].written == b"MATCHSTATE:0:0::AhKh|\r\n"
+        lines, transports, bridge = await _two_clients_asked()
         lines[1].data_received(b"# thinking\nMATCHSTATE:0:0::Ah")
         lines[0].data_received(b"MATCHSTATE:0:0::AhKh|:c\r\n")
         lines[1].data_received(b"Kh|:f\r\n")
@@ -305,6 +312,28 @@ def test_answers_of_one_loop_turn_go_to_the_link_as_one_message_and_a_line_too_l
     assert inbox.messages == [[(5, 15, "check_call"), (6, 16, "fold")]]
     assert inbox.malformed_lines == [(f"a line longer than {MAX_LINE_BYTES} bytes", True)]
     assert not transports[0].reading and transports[1].reading
+
+
+def test_a_line_that_is_no_answer_parts_a_turns_answers_around_its_fault_and_a_clients_end_ends_the_bot() -> None:
+    """The answers of one loop turn before a line that is no answer go to the link as one message,
+    then the line is a ``protocol`` fault (not fatal), then the answers after it go as the next
+    message; a client whose side ends stops the reading there (what came after it is not read)."""
+
+    async def scenario() -> RecordingInbox:
+        lines, _, bridge = await _two_clients_asked()
+        lines[0].data_received(b"MATCHSTATE:0:0::AhKh|:c\r\nMATCHSTATE:0:0::AhKh|:x\r\n")
+        lines[1].data_received(b"; a comment\nMATCHSTATE:0:0::AhKh|:r300\r\nhello\n")
+        lines[0].data_received(b"MATCHSTATE:0:0::AhKh|:f\r\n")
+        lines[1].eof_received()
+        lines[0].data_received(b"MATCHSTATE:0:0::AhKh|:c\r\n")
+        inbox = RecordingInbox()
+        await asyncio.wait_for(bridge.read(inbox), 5)  # type: ignore[arg-type]
+        return inbox
+
+    inbox = asyncio.run(scenario())
+    assert inbox.messages == [[(5, 15, "check_call")], [(6, 16, "bet_raise")], [(5, 15, "fold")]]
+    assert [fatal for _, fatal in inbox.malformed_lines] == [False, False]
+    assert [detail[:24] for detail, _ in inbox.malformed_lines] == ["not a MATCHSTATE answer "] * 2
 
 
 # ------------------------------------------------------------------------- real matches
