@@ -497,13 +497,8 @@ class Hand:
                 events.append(_record(_POSTED, (s, "ante", amount, stacks[s] == 0)))
         n = self.n
         small, big = (order[1], order[0]) if n == 2 else (order[0], order[1])
-        for seat, kind, blind in ((small, "small_blind", config.small_blind), (big, "big_blind", config.big_blind)):
-            amount = blind if blind < stacks[seat] else stacks[seat]
-            if amount:
-                stacks[seat] -= amount
-                bets[seat] += amount
-                contributed[seat] += amount
-                events.append(_record(_POSTED, (seat, kind, amount, stacks[seat] == 0)))
+        self._post_blind(small, "small_blind", config.small_blind)
+        self._post_blind(big, "big_blind", config.big_blind)
         max_bet = 0
         for bet in bets:
             if bet > max_bet:
@@ -517,6 +512,16 @@ class Hand:
         else:
             _, last = max(zip(bets, self.position, strict=True))
         self._begin_round((order[last] + 1) % n)
+
+    def _post_blind(self, seat: int, kind: str, blind: int) -> None:
+        """Post ``seat``'s blind (all-in for less when its stack is short; nothing when it is 0)."""
+        stacks = self.stacks
+        amount = blind if blind < stacks[seat] else stacks[seat]
+        if amount:
+            stacks[seat] -= amount
+            self.bets[seat] += amount
+            self.contributed[seat] += amount
+            self.events.append(_record(_POSTED, (seat, kind, amount, stacks[seat] == 0)))
 
     def _begin_round(self, opener: int) -> None:
         """Queue the players who can act this round, starting from ``opener``.
