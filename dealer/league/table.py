@@ -91,12 +91,16 @@ class Table:
         self.played = 0
         self.live: list[int] = []  # table seats dealt in, by engine seat
         self.decisions: dict[int, Decision] = {}  # known strategies by Acted record index
-        # hands' configurations, made once, with what their hands encode alike (by stacks, button, stakes, seats)
-        self._configs: dict[tuple[object, ...], tuple[TableConfig, wire.Kept]] = {}
+        # hands' configurations, made once, with what their hands encode alike (by stacks, button, stakes, seats;
+        # by button alone where nothing else changes)
+        self._configs: dict[object, tuple[TableConfig, wire.Kept]] = {}
         game, self._freezeout, self._restart = plan.game, plan.mode == "freezeout", plan.fault_policy == "restart"
         self._hands, self._attempt = plan.hands, plan.attempt  # what a deal reads of the plan, read once
+        self._deals, self._deal_set, self._names = plan.deals, self.spec.deal_set, self.spec.seats
+        self._luck, self._features, self._chip_unit = plan.luck, plan.features, plan.chip_unit  # and a hand's end
         varying = game.variant == "mixed" or (self._freezeout and plan.blind_levels)  # stakes that change by hand
         self._stakes = None if varying else (game.small_blind, game.big_blind, game.ante, str(game.variant))
+        self._same_rules = self._stakes is not None and not self._freezeout  # every seat, stack and stake each hand
         time = game.time  # the clock's settings, read once here rather than at every decision
         self._per_action_ms, self._grace_ms = time.per_action_ms, time.grace_ms
         self._free_s = (time.per_action_ms + time.grace_ms - 0.5) / 1000  # answers sooner never touch the bank
@@ -105,10 +109,14 @@ class Table:
     def _hand_config(self, number: int, live: list[int], button: int) -> tuple[TableConfig, wire.Kept]:
         """The rules of hand ``number`` with the table seats ``live`` dealt in and this button (an engine
         seat), and what its hands encode alike (``wire.Kept``)."""
+        if self._same_rules:  # only the button changes
+            found = self._configs.get(button)
+            if found is not None:
+                return found
         chips = self.chips
         stacks = tuple([chips[s] for s in live])
         stakes = self._stakes or self._hand_stakes(number, len(stacks))
-        key = (stacks, button, stakes, tuple(live))
+        key: object = button if self._same_rules else (stacks, button, stakes, tuple(live))
         found = self._configs.get(key)
         if found is None:  # the same few configurations come back hand after hand: validate each once
             if len(self._configs) >= 4096:
@@ -190,7 +198,7 @@ class Table:
         """Deal the table's next hand and send its HandStarts; None once dealt. Otherwise what
         stops it: ``[]`` when the table is over, or (unless ``checked``) the seats to see to first
         (a lost connection, a restart)."""
-        spec, seats, chips, number = self.spec, self.seats, self.chips, self.played
+        seats, chips, number = self.seats, self.chips, self.played
         n = len(seats)
         freezeout, restart, sessions = self._freezeout, self._restart, self._sessions
         live = [s for s in range(n) if chips[s] > 0] if freezeout else list(range(n))
@@ -205,10 +213,10 @@ class Table:
         else:
             self.button = number % n
         config, kept = self._hand_config(number, live, live.index(self.button))
-        key = deal_key(self.secret, spec.deal_set, number, self._attempt)
-        deck, self._weight = dealt(key, 2 * n + 8, self.plan.deals)  # the shuffle's, or tilted and weighted
+        key = deal_key(self.secret, self._deal_set, number, self._attempt)
+        deck, self._weight = dealt(key, 2 * n + 8, self._deals)  # the shuffle's, or tilted and weighted
         hand = Hand(config, deck)
-        self._deal_point = deal_key("", spec.deal_set, number, self._attempt)  # public: the seed left out
+        self._deal_point = deal_key("", self._deal_set, number, self._attempt)  # public: the seed left out
         self._seed_blocks, self._seed_block_numbers = [[]] * len(live), [-1] * len(live)
         self.live = live
         self.decisions = {}
@@ -370,28 +378,28 @@ class Table:
 
     def _end_hand(self) -> None:
         """Settle a finished hand: chips, freezeout places, HandEnd to every seat, the record, the PHH."""
-        hand, live, spec, n = self.encoder.hand, self.live, self.spec, len(self.seats)
+        hand, live, names, n = self.encoder.hand, self.live, self._names, len(self.seats)
         number = self.played  # hands are numbered from 0 in the order played
         stacks, final = hand.config.stacks, hand.final_stacks()
         net = [0] * n
         for engine_seat, s in enumerate(live):
             net[s] = final[engine_seat] - stacks[engine_seat]
             self.net[s] += net[s]
-        if self.plan.mode == "freezeout":
+        if self._freezeout:
             for engine_seat, s in enumerate(live):
                 self.chips[s] = final[engine_seat]
             busted = sorted((s for s in live if self.chips[s] == 0), key=lambda s: -stacks[live.index(s)])
-            self.result.places[:0] = [spec.seats[s] for s in busted]
+            self.result.places[:0] = [names[s] for s in busted]
         end = self.encoder.hand_end(net)
         for s in live:
             if not self.seats[s].failed:
                 self._sessions[s].send_framed(end)
         adjusted = adjusted_net(hand)
-        luck, known, features = _luck(hand, self.decisions, self.plan.features) if self.plan.luck else _NO_LUCK
+        luck, known, features = _luck(hand, self.decisions, self._features) if self._luck else _NO_LUCK
         self.played += 1
         text = phh_text(
             hand,
-            names=[spec.seats[s] for s in live],
+            names=[names[s] for s in live],
             hand_number=number,
             table_seats=live,
             seat_count=n,
@@ -399,8 +407,7 @@ class Table:
         )
         self.history.add(text)
         if self._on_hand is not None:
-            self._on_hand(spec.deal_set, self.id, text)
-        names = spec.seats
+            self._on_hand(self._deal_set, self.id, text)
         ev_net = None if adjusted is None else {names[s]: adjusted[k] for k, s in enumerate(live)}
         luck_net = None if luck is None else {names[s]: round(net[s] - luck[k], 2) for k, s in enumerate(live)}
         full_net = (
@@ -416,9 +423,9 @@ class Table:
         # positional, in its fields' order: by keyword, a dataclass's interpreted __init__ takes twice as long
         record = HandRecord(
             self.id,
-            spec.deal_set,
+            self._deal_set,
             number,
-            self.plan.chip_unit or hand.config.big_blind,
+            self._chip_unit or hand.config.big_blind,
             {names[s]: net[s] for s in live},
             ev_net,
             luck_net,
