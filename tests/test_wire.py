@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import wire_reference as reference
 from dealer.connect import wire, wire_codec, wire_replies
-from dealer.connect.wire import HandWire, Kept, frame
+from dealer.connect.wire import KEPT_EVENTS, HandWire, Kept, frame
 from dealer.engine.rules import MAX_SEATS, Acted, Dealt, Hand, TableConfig, Variant
 from poker.v1 import dealer_pb2 as pb
 
@@ -155,7 +155,13 @@ def test_a_tables_hands_of_the_same_rules_and_seating_share_what_they_encode_ali
             big_blind=100, variant=rng.choice((Variant.NO_LIMIT, Variant.FIXED_LIMIT)),
         )  # fmt: skip
         play_checked(config, rng.sample(range(52), 52), live, seats, 3, number, rng, kept.setdefault(config, Kept()))
-    assert len(kept) < 60 and all(k.start_tail and k.request_tail for k in kept.values())
+    assert len(kept) < 60 and all(k.start_tail and k.request_tail and k.events for k in kept.values())
+    full = next(iter(kept.values()))  # full: its actions are forgotten, then kept again as they come
+    for street in range(4):
+        full.events[street].update({Acted(0, "check", 0, to, False): b"" for to in range(10**6, 10**6 + KEPT_EVENTS)})
+    config = next(config for config, k in kept.items() if k is full)
+    play_checked(config, rng.sample(range(52), 52), live, seats, 3, 99, rng, full)
+    assert 0 < len(full.events[0]) < KEPT_EVENTS and all(act.to < 10**6 for act in full.events[0])
 
 
 @pytest.mark.parametrize("seats, live", [(2, [0, 1]), (5, [0, 2, 3]), (10, [1, 9]), (10, list(range(10)))])

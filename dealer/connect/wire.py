@@ -158,14 +158,20 @@ def _seed_parts(seed: int) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, by
 
 class Kept:
     """What the hands of one table with the same rules and seating encode alike, kept from hand to hand
-    (``HandWire``'s ``kept``): HandStart's fields from ``stacks`` on, and ActionRequest's clocks to button
-    with the clocks they were made for. Empty (b"", -1) until a hand makes them."""
+    (``HandWire``'s ``kept``): HandStart's fields from ``stacks`` on, ActionRequest's clocks to button
+    with the clocks they were made for, and the Event fields of the actions and forced bets published
+    (all but the hand's number: the same records come back hand after hand), by street then record, at
+    most KEPT_EVENTS a street. Empty (b"", -1, {}) until a hand makes them."""
 
-    __slots__ = ("clock_bank", "clock_time", "request_tail", "start_tail")
+    __slots__ = ("clock_bank", "clock_time", "events", "request_tail", "start_tail")
 
     def __init__(self) -> None:
         self.start_tail = self.request_tail = b""
         self.clock_time = self.clock_bank = -1
+        self.events: list[dict[Acted | Posted, bytes]] = [{}, {}, {}, {}]
+
+
+KEPT_EVENTS: Final = 256  # the actions' Event fields a Kept holds at most a street (cleared when full)
 
 
 class HandWire:
@@ -260,21 +266,10 @@ class HandWire:
 
     def event(self, event: Event, street: int) -> bytes | None:
         """The public Event item for an engine record, or None for records sent in HandEnd."""
-        if isinstance(event, Acted):
-            seat, act, amount, to, all_in = event
-            return self._event(
-                _EVENT_HEADS[act][self.seat_map[seat]],
-                _AMOUNT[amount],
-                _TO[to],
-                _ALL_IN[all_in],
-                _EVENT_STREETS[street],
-            )
+        if isinstance(event, Acted):  # (isinstance of one class: compiled, a type check; of a tuple, a call)
+            return self._action(event, street)
         if isinstance(event, Posted):
-            seat, post, amount, all_in = event
-            return self._event(
-                _EVENT_HEADS[post][self.seat_map[seat]], _AMOUNT[amount], b"" if post == "ante" else _TO[amount],
-                _ALL_IN[all_in], _EVENT_STREETS[0],
-            )  # fmt: skip
+            return self._action(event, street)
         if isinstance(event, Returned):
             return self._event(
                 _RETURNED_HEADS[self.seat_map[event.seat]], _AMOUNT[event.amount], b"", b"", _EVENT_STREETS[street]
@@ -286,6 +281,35 @@ class HandWire:
             ))  # fmt: skip
             return _framed(self._event_item, body)
         return None
+
+    def _action(self, event: Acted | Posted, street: int) -> bytes:
+        """The Event item of an action or a forced bet: its fields as kept (``Kept.events``: the same actions
+        come back hand after hand), then the hand's number."""
+        fields = self._kept.events[street].get(event) or self._action_fields(event, street)
+        tail, head = self._event_tail, self._event_item
+        body = len(fields) + len(tail)
+        size = _VARINT[body]
+        return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + body], head, size, fields, tail))
+
+    def _action_fields(self, event: Acted | Posted, street: int) -> bytes:
+        """An action's or a forced bet's Event fields but the hand's number, kept (``Kept.events``)."""
+        if isinstance(event, Acted):
+            seat, act, amount, to, all_in = event
+            fields = b"".join((
+                _EVENT_HEADS[act][self.seat_map[seat]], _AMOUNT[amount], _TO[to], _ALL_IN[all_in],
+                _EVENT_STREETS[street],
+            ))  # fmt: skip
+        else:
+            seat, post, amount, all_in = event
+            fields = b"".join((
+                _EVENT_HEADS[post][self.seat_map[seat]], _AMOUNT[amount], b"" if post == "ante" else _TO[amount],
+                _ALL_IN[all_in], _EVENT_STREETS[0],
+            ))  # fmt: skip
+        kept = self._kept.events[street]
+        if len(kept) >= KEPT_EVENTS:
+            kept.clear()
+        kept[event] = fields
+        return fields
 
     def _event(self, first: bytes, second: bytes, third: bytes, fourth: bytes, fifth: bytes) -> bytes:
         """The framed Event item of these fields and the hand's number, in one join: its body's size is
