@@ -287,7 +287,7 @@ def report(runs: dict[str, tuple[list[Run], list[Run]]], args: argparse.Namespac
         f"{args.sandbox}), Python bots over {args.py_tables} tables (one instance each); ACPC's dealer: one table "
         f"(one client each), {ACPC_LOGS[args.acpc_log]}; dealers alternated; clocks from every bot connected"
         f"{' (ours over workers: from the first hands a worker reported)' if max(args.workers) > 1 else ''}; "
-        f"ours over {'/'.join(map(str, args.workers))} worker processes; "
+        f"ours over {'/'.join(map(str, args.workers))} worker process{'es' if args.workers != [1] else ''}; "
         f"{os.cpu_count()} cores"
     )
     print(f"load (1, 5, 15 min) before: {loads[0]}, after: {loads[1]}")
