@@ -257,7 +257,7 @@ class HandWire:
             if type(event) is _DEALT:
                 self._street = street = event.street
             elif type(event) is _ACTED:
-                self.acted[event.seat] += 1
+                self.acted[event.seat] = self.acted[event.seat] + 1  # (not +=: compiled, that is generic arithmetic)
             framed = self.event(event, street)
             if framed is not None:
                 frames.append(framed)

@@ -379,11 +379,13 @@ class Hand:
         amount = self.max_bet - bets[seat]
         if amount > stacks[seat]:
             amount = stacks[seat]
-        del self.actors[0]
+        self.actors.pop(0)
         self.acted.add(seat)
-        stacks[seat] -= amount
-        bets[seat] += amount
-        self.contributed[seat] += amount
+        # ``x[i] = x[i] - y``, not ``x[i] -= y``: compiled, an augmented assignment to a list item is
+        # generic Python arithmetic, this a machine int's (so here and wherever chips move)
+        stacks[seat] = stacks[seat] - amount
+        bets[seat] = bets[seat] + amount
+        self.contributed[seat] = self.contributed[seat] + amount
         record = _record(_ACTED, (seat, "call" if amount else "check", amount, bets[seat], stacks[seat] == 0))
         self.events.append(record)
         if not self.actors:  # (a check, call or raise folds nobody: two players or more are left)
@@ -425,9 +427,9 @@ class Hand:
         increment = to - max_bet
         folded, stacks = self.folded, self.stacks
         added = to - self.bets[seat]
-        stacks[seat] -= added
+        stacks[seat] = stacks[seat] - added
         self.bets[seat] = to
-        self.contributed[seat] += added
+        self.contributed[seat] = self.contributed[seat] + added
         self.max_bet = to
         # Everyone after the raiser who can still act, round to the seat before it.
         if self.n == 2:
@@ -491,8 +493,8 @@ class Hand:
         if config.ante:
             for s in order:
                 amount = min(config.ante, stacks[s])
-                stacks[s] -= amount
-                contributed[s] += amount
+                stacks[s] = stacks[s] - amount
+                contributed[s] = contributed[s] + amount
                 self.pot += amount
                 events.append(_record(_POSTED, (s, "ante", amount, stacks[s] == 0)))
         n = self.n
@@ -518,9 +520,9 @@ class Hand:
         stacks = self.stacks
         amount = blind if blind < stacks[seat] else stacks[seat]
         if amount:
-            stacks[seat] -= amount
-            self.bets[seat] += amount
-            self.contributed[seat] += amount
+            stacks[seat] = stacks[seat] - amount
+            self.bets[seat] = self.bets[seat] + amount
+            self.contributed[seat] = self.contributed[seat] + amount
             self.events.append(_record(_POSTED, (seat, kind, amount, stacks[seat] == 0)))
 
     def _begin_round(self, opener: int) -> None:
@@ -558,8 +560,8 @@ class Hand:
                 second = bet
         if top > second:
             excess = top - second
-            stacks[leader] += excess
-            self.contributed[leader] -= excess
+            stacks[leader] = stacks[leader] + excess
+            self.contributed[leader] = self.contributed[leader] - excess
             bets[leader] = second
             collected -= excess
             self.events.append(_record(_RETURNED, (leader, excess)))
@@ -609,7 +611,7 @@ class Hand:
         stacks = self.stacks
         for index, (amount, eligible, shares) in enumerate(award(pots, values if showdown else None)):
             for s, won in shares:
-                stacks[s] += won
+                stacks[s] = stacks[s] + won
             events.append(_record(_AWARDED, (index, amount, tuple(eligible), shares)))
         self.pot = 0
         self.done = True

@@ -384,7 +384,7 @@ class Table:
         net = [0] * n
         for engine_seat, s in enumerate(live):
             net[s] = final[engine_seat] - stacks[engine_seat]
-            self.net[s] += net[s]
+            self.net[s] = self.net[s] + net[s]  # (not +=: compiled, that is generic arithmetic)
         if self._freezeout:
             for engine_seat, s in enumerate(live):
                 self.chips[s] = final[engine_seat]
