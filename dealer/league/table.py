@@ -215,7 +215,7 @@ class Table:
         config, kept = self._hand_config(number, live, live.index(self.button))
         key = deal_key(self.secret, self._deal_set, number, self._attempt)
         deck, self._weight = dealt(key, 2 * n + 8, self._deals)  # the shuffle's, or tilted and weighted
-        hand = Hand(config, deck)
+        hand = Hand(config, deck[: 2 * n + 8])  # the cards dealt from: the hand checks each (not a whole deck's)
         self._deal_point = deal_key("", self._deal_set, number, self._attempt)  # public: the seed left out
         self._seed_blocks, self._seed_block_numbers = [[]] * len(live), [-1] * len(live)
         self.live = live
