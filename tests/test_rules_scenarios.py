@@ -265,3 +265,51 @@ def test_bad_decks_and_tables_are_refused() -> None:
         TableConfig(stacks=(100,), button=0, small_blind=1, big_blind=2)
     with pytest.raises(ConfigError):
         TableConfig(stacks=(100, 0), button=0, small_blind=2, big_blind=1)
+
+
+def test_legal_and_acted_records_made_again_are_the_ones_made_before_and_the_memo_stays_bounded() -> None:
+    from dealer.engine import rules
+
+    def play() -> tuple[list[rules.Legal], list[rules.Acted]]:
+        hand = start((200, 200), (1, 2))
+        legals, acts = [hand.legal()], [hand.check_call()]  # the button calls the big blind
+        legals.append(hand.legal())
+        acts.append(hand.check_call())  # the big blind checks: the flop
+        legals.append(hand.legal())
+        acts.append(hand.fold() if hand.legal().fold else hand.check_call())
+        return legals, acts
+
+    first, again = play(), play()
+    assert first == again
+    # the same records, not equal copies: remembered by all their fields
+    assert all(a is b for a, b in zip(first[0] + first[1], again[0] + again[1], strict=True))
+    assert [r.kind for r in first[1]] == ["call", "check", "check"]
+    assert first[0][0] == rules.Legal(True, 1, 4, 200, False)
+    # a record differing in any field is another record
+    hand = start((200, 201), (1, 2))
+    assert hand.legal() == rules.Legal(True, 1, 4, 201, False) != first[0][0]
+    hand.check_call()
+    assert hand.legal() == rules.Legal(False, 0, 4, 200, False) and hand.legal() is first[0][1]
+    # bounded: full, the memo is cleared, and records are made anew (equal, if not the same)
+    for k in range(rules._MADE_LIMIT + 10):
+        assert rules._made_acted(0, "call", 0, k + 1, k + 1, False) == (0, "call", k + 1, k + 1, False)
+    assert len(rules._MADE_ACTED) <= rules._MADE_LIMIT
+    assert play() == first
+    # the key packs every field: records differing in one field alone are other records
+    made = rules._made_acted
+    assert made(0, "bet", 1, 300, 300, False) == (0, "bet", 300, 300, False)
+    assert made(0, "raise", 2, 300, 300, False) == (0, "raise", 300, 300, False)
+    assert made(0, "call", 0, 300, 300, False) == (0, "call", 300, 300, False)
+    assert made(1, "call", 0, 300, 300, False) == (1, "call", 300, 300, False)
+    assert made(0, "call", 0, 300, 300, True) == (0, "call", 300, 300, True)
+    assert made(0, "call", 0, 300, 301, False) == (0, "call", 300, 301, False)
+    assert rules._made_legal(5, 10, 20, False) == (True, 5, 10, 20, False) != rules._made_legal(5, 10, 20, True)
+    assert rules._made_legal(0, 10, 20, True) == (False, 0, 10, 20, True) != rules._made_legal(0, 10, 21, True)
+    # fields past the packing's bounds: made as given, not remembered
+    size = len(rules._MADE_ACTED), len(rules._MADE_LEGAL)
+    assert made(300, "call", 0, 1 << 20, 1 << 21, True) == (300, "call", 1 << 20, 1 << 21, True)
+    assert rules._made_legal(1 << 20, 1 << 21, 1 << 22, False) == (True, 1 << 20, 1 << 21, 1 << 22, False)
+    assert (len(rules._MADE_ACTED), len(rules._MADE_LEGAL)) == size
+    # a raise made again in another hand is the record made before
+    raises = [start((200, 200), (1, 2)).raise_to(6) for _ in range(2)]
+    assert raises[0] == (1, "raise", 5, 6, False) and raises[0] is raises[1]
