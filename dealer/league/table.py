@@ -275,7 +275,8 @@ class Table:
                     hand = encoder.hand
                     continue
                 legal = hand.legal()
-                if legal.call == 0 and not legal.can_raise:
+                # (the fields, not the can_raise property: compiled, a property of a NamedTuple is a Python call)
+                if legal.call == 0 and legal.max_to == 0:
                     hand.check_call()  # the only legal action: no need to ask
                     continue
                 s = live[actor]
