@@ -313,3 +313,9 @@ def test_legal_and_acted_records_made_again_are_the_ones_made_before_and_the_mem
     # a raise made again in another hand is the record made before
     raises = [start((200, 200), (1, 2)).raise_to(6) for _ in range(2)]
     assert raises[0] == (1, "raise", 5, 6, False) and raises[0] is raises[1]
+    # and so are the blinds: small or big, of a seat, an amount, all-in or not
+    blinds = [start((200, 200), (1, 2)).events[:2] for _ in range(2)]
+    assert blinds[0] == [(1, "small_blind", 1, False), (0, "big_blind", 2, False)]
+    assert all(a is b for a, b in zip(blinds[0], blinds[1], strict=True))
+    assert start((200, 2), (2, 2)).events[:2] == [(1, "small_blind", 2, True), (0, "big_blind", 2, False)]
+    assert start((2, 200), (2, 2)).events[:2] == [(1, "small_blind", 2, False), (0, "big_blind", 2, True)]

@@ -208,7 +208,7 @@ _DEALT: Final = Dealt
 _RETURNED: Final = Returned
 _SHOWN: Final = Shown
 _AWARDED: Final = Awarded
-# Legal and Acted records already made, each keyed by an int that packs all its fields (so exactly by
+# Legal, Acted and blinds' Posted records already made, each keyed by an int that packs all its fields (so exactly by
 # what it holds; fields out of the packing's bounds are not remembered): a record is immutable and equal
 # to its fields, so one made once serves every hand that makes it again. Making a NamedTuple through
 # ``tuple.__new__`` and freeing it cost about 900 instructions; a tuple key's lookup about 700, an int's
@@ -217,6 +217,7 @@ _MADE_LIMIT: Final = 4096
 _MADE_BITS: Final = 20  # chips packed in a key are under 2**20
 _MADE_LEGAL: Final[dict[int, Legal]] = {}
 _MADE_ACTED: Final[dict[int, Acted]] = {}
+_MADE_POSTED: Final[dict[int, Posted]] = {}
 
 
 def _made_legal(call: int, min_to: int, max_to: int, bet: bool) -> Legal:
@@ -245,6 +246,21 @@ def _made_acted(seat: int, kind: str, code: int, amount: int, to: int, all_in: b
         if len(_MADE_ACTED) >= _MADE_LIMIT:
             _MADE_ACTED.clear()
         _MADE_ACTED[key] = record
+    return record
+
+
+def _made_blind(seat: int, kind: str, amount: int, all_in: bool) -> Posted:
+    """The Posted record ``(seat, kind, amount, all_in)`` of a small or big blind: the one made before if it
+    is remembered."""
+    if not (0 <= seat < 256 and 0 <= amount < 1 << _MADE_BITS):
+        return _record(_POSTED, (seat, kind, amount, all_in))  # (not packed: not remembered)
+    key = ((((amount << 8 | seat) << 1) + (1 if all_in else 0)) << 1) + (1 if kind == "big_blind" else 0)
+    record = _MADE_POSTED.get(key)
+    if record is None:
+        record = _record(_POSTED, (seat, kind, amount, all_in))
+        if len(_MADE_POSTED) >= _MADE_LIMIT:
+            _MADE_POSTED.clear()
+        _MADE_POSTED[key] = record
     return record
 
 
@@ -564,7 +580,7 @@ class Hand:
             stacks[seat] = stacks[seat] - amount
             self.bets[seat] = self.bets[seat] + amount
             self.contributed[seat] = self.contributed[seat] + amount
-            self.events.append(_record(_POSTED, (seat, kind, amount, stacks[seat] == 0)))
+            self.events.append(_made_blind(seat, kind, amount, stacks[seat] == 0))
 
     def _begin_round(self, opener: int) -> None:
         """Queue the players who can act this round, starting from ``opener``.
