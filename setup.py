@@ -20,6 +20,7 @@ COMPILED = [
     "dealer/engine/rules.py",
     "dealer/engine/evaluator.py",
     "dealer/engine/cards.py",
+    "dealer/engine/memo.py",
     "dealer/connect/wire.py",
     "dealer/connect/wire_codec.py",
     "dealer/connect/wire_json.py",

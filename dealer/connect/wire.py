@@ -32,6 +32,7 @@ from dealer.connect.wire_codec import (
     _varints,
     by_table_seat,
 )
+from dealer.engine.memo import remember
 from dealer.engine.rules import (
     MAX_SEATS,
     Acted,
@@ -305,11 +306,7 @@ class HandWire:
                 _EVENT_HEADS[post][self.seat_map[seat]], _AMOUNT[amount], b"" if post == "ante" else _TO[amount],
                 _ALL_IN[all_in], _EVENT_STREETS[0],
             ))  # fmt: skip
-        kept = self._kept.events[street]
-        if len(kept) >= KEPT_EVENTS:
-            kept.clear()
-        kept[event] = fields
-        return fields
+        return remember(self._kept.events[street], event, fields, KEPT_EVENTS)
 
     def _event(self, first: bytes, second: bytes, third: bytes, fourth: bytes, fifth: bytes) -> bytes:
         """The framed Event item of these fields and the hand's number, in one join: its body's size is

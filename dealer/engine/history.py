@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Final
 
 from dealer.engine.cards import CARD_NAMES
+from dealer.engine.memo import remember
 from dealer.engine.rules import (
     MAX_SEATS,
     Acted,
@@ -117,9 +118,7 @@ def phh_text(
     key = (config.variant, config.ante, config.small_blind, config.big_blind, config.small_bet, config.big_bet, hand.n)
     header = _HEADERS.get(key)
     if header is None:
-        if len(_HEADERS) >= _HEADERS_KEPT:
-            _HEADERS.clear()
-        header = _HEADERS[key] = _header(config)
+        header = remember(_HEADERS, key, _header(config), _HEADERS_KEPT)
     stacks = config.stacks
     actions, raked = _actions(hand)
     final = hand.final_stacks()
@@ -174,9 +173,10 @@ def _players_line(players: list[str]) -> str:
         key = tuple(players)
         line = _PLAYERS_LINES.get(key)
         if line is None:
-            line = _keep(
-                _PLAYERS_LINES, key, "".join(("players = [", ", ".join(map(encode_basestring, players)), "]\n"))
-            )
+            line = remember(
+                _PLAYERS_LINES, key, "".join(("players = [", ", ".join(map(encode_basestring, players)), "]\n")),
+                _HEADERS_KEPT,
+            )  # fmt: skip
     except TypeError:  # not all strings: the generic writer
         line = "".join(("players = ", _toml(players), "\n"))
     return line
@@ -191,14 +191,6 @@ def _write_extra(extra: Mapping[str, Value], raked: bool) -> str:
         text = encode_basestring(value) if type(value) is str else _int(value) if type(value) is int else _toml(value)
         parts += (field, " = ", text, "\n")
     return "".join(parts)
-
-
-def _keep(kept: dict[tuple[object, ...], str], key: tuple[object, ...], text: str) -> str:
-    """Remember ``text`` under ``key`` in ``kept`` (cleared when it grows past ``_HEADERS_KEPT``)."""
-    if len(kept) >= _HEADERS_KEPT:
-        kept.clear()
-    kept[key] = text
-    return text
 
 
 def _header(config: TableConfig) -> str:

@@ -36,6 +36,7 @@ from typing import Final, NamedTuple
 
 from dealer.engine.cards import check_distinct
 from dealer.engine.evaluator import evaluate
+from dealer.engine.memo import remember
 from dealer.errors import ConfigError, IllegalActionError
 
 MAX_SEATS: Final = 10
@@ -227,10 +228,7 @@ def _made_legal(call: int, min_to: int, max_to: int, bet: bool) -> Legal:
     key = ((((max_to << _MADE_BITS) | min_to) << _MADE_BITS | call) << 1) + (1 if bet else 0)
     record = _MADE_LEGAL.get(key)
     if record is None:
-        record = _record(_LEGAL, (call > 0, call, min_to, max_to, bet))
-        if len(_MADE_LEGAL) >= _MADE_LIMIT:
-            _MADE_LEGAL.clear()
-        _MADE_LEGAL[key] = record
+        record = remember(_MADE_LEGAL, key, _record(_LEGAL, (call > 0, call, min_to, max_to, bet)), _MADE_LIMIT)
     return record
 
 
@@ -242,10 +240,7 @@ def _made_acted(seat: int, kind: str, code: int, amount: int, to: int, all_in: b
     key = ((((((to << _MADE_BITS) | amount) << 8 | seat) << 1) + (1 if all_in else 0)) << 2) + code
     record = _MADE_ACTED.get(key)
     if record is None:
-        record = _record(_ACTED, (seat, kind, amount, to, all_in))
-        if len(_MADE_ACTED) >= _MADE_LIMIT:
-            _MADE_ACTED.clear()
-        _MADE_ACTED[key] = record
+        record = remember(_MADE_ACTED, key, _record(_ACTED, (seat, kind, amount, to, all_in)), _MADE_LIMIT)
     return record
 
 
@@ -257,10 +252,7 @@ def _made_blind(seat: int, kind: str, amount: int, all_in: bool) -> Posted:
     key = ((((amount << 8 | seat) << 1) + (1 if all_in else 0)) << 1) + (1 if kind == "big_blind" else 0)
     record = _MADE_POSTED.get(key)
     if record is None:
-        record = _record(_POSTED, (seat, kind, amount, all_in))
-        if len(_MADE_POSTED) >= _MADE_LIMIT:
-            _MADE_POSTED.clear()
-        _MADE_POSTED[key] = record
+        record = remember(_MADE_POSTED, key, _record(_POSTED, (seat, kind, amount, all_in)), _MADE_LIMIT)
     return record
 
 
