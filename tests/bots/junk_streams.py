@@ -32,6 +32,13 @@ async def junk() -> None:
     await asyncio.gather(*tasks)
 
 
+def open_junk(item) -> None:
+    """Open the junk streams once this bot's own session is welcomed: opened before its Hello is read, they
+    could crowd that stream out of the per-peer cap too (the dealer drops the oldest waiting), and the
+    bot would never play."""
+    if item.WhichOneof("kind") == "welcome":
+        threading.Thread(target=lambda: asyncio.run(junk()), daemon=True).start()
+
+
 botlib.record_pid()
-threading.Thread(target=lambda: asyncio.run(junk()), daemon=True).start()
-pokerbot.run(lambda request: pokerbot.check_call(), name="junk", argv=[])
+pokerbot.run(lambda request: pokerbot.check_call(), name="junk", argv=[], on_item=open_junk)
