@@ -76,7 +76,8 @@ from dealer.engine.scheduler import plan_tables
 from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.league.runner import baseline_tables
 from dealer.stats.compare import ConfidenceSequenceTest, SequentialTest, Settings
-from dealer.stats.control import FOLDS, ControlSums, cross_fit
+from dealer.stats.control import FOLDS, ControlSums
+from dealer.stats.crossfit import cross_fit
 from dealer.stats.paired import FITTED, Sample, learned_sums, paired_samples, sample_of
 from dealer.stats.records import MatchResult
 from dealer.stats.stats import ConfidenceSequence
