@@ -63,6 +63,7 @@ test-all: setup postgres  ## every test, the slow ones included
 # launched in the sandbox would not find the copy.
 PURE_TESTS := tests/test_rules_scenarios.py tests/test_rules_properties.py tests/test_cards.py \
 	tests/test_evaluator.py tests/test_history.py tests/test_wire.py tests/test_equity.py tests/test_differential.py \
+	tests/test_crossfit.py tests/test_control.py \
 	tests/test_session.py tests/test_link.py tests/test_decision_seeds.py tests/test_strategies.py \
 	tests/test_acpc_view.py
 test-pure: setup

@@ -9,6 +9,7 @@ import glob
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import ClassVar
 
@@ -35,6 +36,7 @@ COMPILED = [
     "dealer/connect/acpc_view.py",
     "dealer/stats/tally.py",
     "dealer/stats/tilted_deals.py",
+    "dealer/stats/crossfit.py",
 ]
 WEB = Path(__file__).resolve().parent / "dealer" / "web"
 VENDORED = {"uPlot.iife.min.js": "uplot/dist/uPlot.iife.min.js", "uPlot.min.css": "uplot/dist/uPlot.min.css"}
@@ -91,6 +93,11 @@ else:
     from mypyc.build import mypycify
 
     ext_modules = mypycify(COMPILED, opt_level="3")
+    if sys.platform != "win32":
+        # IEEE results the same as the plain Python source's on any machine: no multiply and add fused
+        # into one rounding (GCC fuses them by default wherever the CPU has FMA, as on ARM).
+        for extension in ext_modules:  # (mypyc's extensions share one list of arguments)
+            extension.extra_compile_args = [*extension.extra_compile_args, "-ffp-contract=off"]
 
 # The vendored files' folder exists before setuptools looks for packages (vendor_web fills it later):
 # found then, it is a package of dealer.web's data; absent from a fresh clone, setuptools warned for
