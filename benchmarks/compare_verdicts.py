@@ -49,8 +49,8 @@ Issue 35's line per pair sets each method beside full looked at every ``--batch`
 default before issue 35's fifth attempt, with its goals: the median hands to a verdict at most half
 of full's, no run above 3x its median ("max/median", and how many runs are above 3x), plain variance
 per hand left at most 2% on the deterministic pairs, A/A false verdicts at most 0.05. ``--only
-full,full@20,tilted@20``: the same draws looked at every 20 deals (dealer compare's default now; 100
-for learned and baseline, whose looks refit).
+full,full@20,tilted@20``: the same draws looked at every 20 deals (dealer compare's default now, for
+every estimator; ``tilted-learned@20`` for ``--deals tilted --estimator learned``).
 """
 
 from __future__ import annotations

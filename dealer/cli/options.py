@@ -377,7 +377,7 @@ CompareBatch = Annotated[
     typer.Option(
         min=1,
         max=MAX_HANDS,
-        help="Paired deals between two looks of the sequential test (default 20; 100 for learned and baseline).",
+        help="Paired deals between two looks of the sequential test (default 20, whatever the estimator).",
     ),
 ]
 CompareJsonOutput = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")]
