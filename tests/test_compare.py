@@ -639,7 +639,7 @@ def test_a_comparisons_defaults_are_written_once() -> None:
     options = {name: p.default for name, p in inspect.signature(cli.compare).parameters.items()}
     asked = ("worse_than", "better_than", "alpha", "beta", "until_significant", "test")
     assert {k: options[k] for k in (*asked, "estimator")} == {k: getattr(defaults, k) for k in (*asked, "estimator")}
-    assert options["batch"] is None and look_every("full", options["batch"]) == BATCH  # the estimator's (look_every)
+    assert options["batch"] is None and look_every(options["batch"]) == BATCH  # look_every's
     bots = "  - {name: a, command: [python, -c, pass]}\n  - {name: b, command: [python, -c, pass]}\n"
     league = parse_league(
         f"name: c\nbots:\n{bots}events:\n  - {{name: e, format: compare, new: a, old: b, hands: 9}}\n"
@@ -688,7 +688,7 @@ def test_a_comparison_looks_every_twenty_deals_and_stops_within_them_of_where_it
     assert comparison.verdict == every_deal.verdict() == "better"
     assert cleared % 100 > 20 and comparison.sums.deals == -(-cleared // BATCH) * BATCH  # not the next hundred
     # Every estimator looks as often, the fitted ones too (their refit is ~4 ms now); an asked batch wins.
-    assert [look_every(e) for e in ("learned", "baseline", "full")] == [BATCH] * 3 and look_every("learned", 7) == 7
+    assert look_every() == BATCH and look_every(7) == 7
     assert BATCH == 20
 
 

@@ -90,9 +90,7 @@ def build_jobs(config: LeagueConfig) -> list[MatchJob]:
             matches[table.deal_set].append(table)
         pairing = None
         if isinstance(event, Compare):  # one deal set per match: the groups of a hand number are the matches
-            pairing = Pairing.looking(
-                event.new, event.old, event.settings.estimator, look_every(event.settings.estimator), len(matches)
-            )
+            pairing = Pairing.looking(event.new, event.old, event.settings.estimator, look_every(), len(matches))
         for match_id, group in matches.items():  # in the scheduler's order: <event>/0000, /0001, ...
             tables = tuple(group)
             plan = _plan(event, match_id, tables, config, first_table)

@@ -195,7 +195,7 @@ class Dealing:
     max_hands: int
     deal_sets: int = 1
     seed: int | str | None = None
-    batch: int | None = None  # None: the estimator's (``compare.look_every``)
+    batch: int | None = None  # None: ``compare.BATCH`` (``compare.look_every``)
     sealed: bool = True
     deals: str = Deals.PLAIN  # or tilted: the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
 
@@ -288,7 +288,7 @@ async def play_comparison(
     plan = _comparison_plan(names, game, dealing, features=settings.estimator == Estimator.LEARNED, reference=ref)
     test = sequential_test(settings) if settings.until_significant else None
     deal_sets = len({group_of(t.deal_set) for t in plan.tables})
-    every = look_every(settings.estimator, dealing.batch)
+    every = look_every(dealing.batch)
     pairing = Pairing.looking(new.name, old.name, settings.estimator, every, deal_sets, ref)
     base = base or Path.cwd()
     plans = split(plan, workers)

@@ -77,7 +77,7 @@ VOID = 13  # the exit code of a comparison whose figures a failed bot made meani
 BATCH = 20  # paired samples between two looks of the sequential test (``dealer compare --batch``, a league's)
 
 
-def look_every(estimator: str, batch: int | None = None) -> int:
+def look_every(batch: int | None = None) -> int:
     """The paired samples between two looks of a comparison's sequential test: ``batch`` where one
     is asked, else ``BATCH``, whatever the estimator (a fitted one's look refits ten folds,
     ``dealer.stats.crossfit``: about 4 ms at ``learned``'s 18 columns). The confidence sequence holds
@@ -518,7 +518,7 @@ def compare_results(
     pairings = {r.paired.pairing for r in results if r.paired is not None}
     if not pairings:  # hand records only (tests, older journals): a look every ``batch`` samples (``look_every``)
         groups = sum(len({h.deal_set for h in r.records or ()}) for r in results)
-        pairings = {Pairing.looking(new, old, settings.estimator, look_every(settings.estimator, batch), groups)}
+        pairings = {Pairing.looking(new, old, settings.estimator, look_every(batch), groups)}
     pairing = pairings.pop()
     if pairings or (pairing.new, pairing.old, pairing.estimator) != (new, old, settings.estimator):
         raise ValueError(f"the matches of {new} against {old} were paired differently: {pairing}, {pairings}")
