@@ -193,6 +193,24 @@ def test_values_beyond_the_memo_tables(monkeypatch: pytest.MonkeyPatch) -> None:
         play_checked(config, rng.sample(range(52), 52), [0, 1, 2], 3, 2**40, number, rng)
 
 
+def test_encodings_remembered_by_value_and_beyond_are_protobufs_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Integers' encodings (``wire_codec._Encodings``) are protobuf's whether remembered in the list by value
+    (0 to _BY_VALUE - 1, the list grown on demand), in the dict beyond it (negatives, large values) or not at
+    all (past _MEMO_LIMIT values), and the same when asked again."""
+    monkeypatch.setattr(wire_codec, "_MEMO_LIMIT", 12)
+    top = wire_codec._BY_VALUE
+    values = [0, 1, 127, 128, 300, -1, 2**14 + 3, 5, top - 1, top, top + 1, 2**63 - 1, 2**53 - 1, -(2**63), 9000, 77]
+    field, bare = wire_codec._Encodings(10), wire_codec._Encodings()  # ActionRequest.pot (int64), a bare varint
+    for value in values + values[::-1]:
+        assert field[value] == pb.ActionRequest(pot=value).SerializeToString()
+        assert bare[value] == pb.HandEnd(net=[value]).SerializeToString()[2:]  # the packed field's key and size
+    assert field.kept == bare.kept == 12  # the first 12 values remembered; others encoded at each use
+    assert set(field.beyond) == {-1, top, top + 1, 2**63 - 1}
+    remembered = {value for value, encoded in enumerate(field.by_value) if encoded is not None}
+    assert remembered == {0, 1, 127, 128, 300, 2**14 + 3, 5, top - 1} and len(field.by_value) == top
+    assert field.by_value[0] == b"" and field.by_value[300] == b"\x50" + bare[300]  # the key of field 10, varint
+
+
 def test_hand_end_net_extremes() -> None:
     """Net is int64: negatives are 10-byte two's complement varints; zeros are still packed elements."""
     config = TableConfig(stacks=(100, 200, 300), button=0, small_blind=1, big_blind=2)

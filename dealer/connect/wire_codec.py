@@ -9,7 +9,7 @@ intermediate is never freed: a leak of every hand's items (``benchmarks/memory.p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, TypeVar
+from typing import Final, TypeVar, final
 
 from dealer.engine.cards import CARD_NAMES
 
@@ -17,6 +17,7 @@ T = TypeVar("T")
 _ITEMS_TAG: Final = b"\x0a"  # DealerMessage.items is field 1, length-delimited
 _MASK64: Final = (1 << 64) - 1
 _MEMO_LIMIT = 1 << 14  # values remembered per encoding table, about 2 MB at most (others: encoded at each use)
+_BY_VALUE: Final = 1 << 16  # values below are remembered in a list indexed by the value (at most 512 kB)
 
 
 def _varint(value: int) -> bytes:
@@ -49,27 +50,53 @@ def _tag(number: int, wire_type: int) -> bytes:
     return _varint(number << 3 | wire_type)
 
 
-class _Encodings(dict[int, bytes]):
+@final
+class _Encodings:
     """Integers' encodings, remembered: a bare varint, or with ``number`` a whole varint field.
 
-    A field's encoding of 0 is empty, as proto3 leaves default values out.
+    A field's encoding of 0 is empty, as proto3 leaves default values out. Values from 0 to _BY_VALUE - 1
+    are remembered in a list indexed by the value (compiled, an index and a length check: a dict's lookup
+    cost ten times as much, with the value boxed as an int object to hash it), others in a dict; at most
+    _MEMO_LIMIT values in all (others: encoded at each use).
     """
 
-    __slots__ = ("key",)
+    __slots__ = ("beyond", "by_value", "kept", "key")
 
     def __init__(self, number: int | None = None) -> None:
-        super().__init__()
         self.key = None if number is None else _tag(number, 0)
+        self.by_value: list[bytes | None] = []  # grown on demand up to _BY_VALUE (None: not encoded yet)
+        self.beyond: dict[int, bytes] = {}  # the values outside the list's range
+        self.kept = 0  # values remembered, in both
 
-    def __missing__(self, value: int) -> bytes:
+    def __getitem__(self, value: int) -> bytes:
+        by_value = self.by_value
+        if 0 <= value < len(by_value):
+            encoded = by_value[value]
+            if encoded is not None:
+                return encoded
+        elif value < 0 or value >= _BY_VALUE:
+            found = self.beyond.get(value)
+            if found is not None:
+                return found
+        return self._encode(value)
+
+    def _encode(self, value: int) -> bytes:
+        """``value``'s encoding, remembered while fewer than _MEMO_LIMIT are."""
         if self.key is None:
             encoded = _varint(value)
         elif value:
             encoded = self.key + _varint(value)
         else:
             encoded = b""  # a zero field is left out
-        if len(self) < _MEMO_LIMIT:
-            self[value] = encoded
+        if self.kept < _MEMO_LIMIT:
+            self.kept += 1
+            if 0 <= value < _BY_VALUE:
+                by_value = self.by_value
+                if value >= len(by_value):  # grown to twice its size at least: a few growths in all
+                    by_value.extend([None] * (min(max(value + 1, 2 * len(by_value)), _BY_VALUE) - len(by_value)))
+                by_value[value] = encoded
+            else:
+                self.beyond[value] = encoded
         return encoded
 
 
@@ -99,7 +126,7 @@ def _varints(values: Sequence[int]) -> bytes:
     if len(values) == 2:  # heads-up, the common table, without the join
         first, second = values
         return _VARINT[first] + _VARINT[second]
-    return b"".join(map(_VARINT.__getitem__, values))
+    return b"".join([_VARINT[value] for value in values])
 
 
 def _framed(head: bytes, body: bytes) -> bytes:
