@@ -371,8 +371,12 @@ def test_varints_are_protobufs_at_every_length() -> None:
         assert wire._varint(value) == pb.ActionReply(amount=value).SerializeToString()[1:]
 
 
-# decision seeds across the lengths of their varints, the eight-byte ones (50 to 56 bits) from tables
-SEEDS = (0, 1, 2**49 - 1, 2**49, 2**53 - 1, 2**56 - 1, 2**56, 2**64 - 1, 0x1F_F0F0_F0F0_F0F0, 0x0123_4567_89AB_CDEF)
+# decision seeds across the lengths of their varints, the eight-byte ones of 50 to 53 bits from tables of
+# their 14-bit groups (``wire_codec.long_varint``; each group's bounds), the others whole
+SEEDS = (
+    0, 1, 2**49 - 1, 2**49, 2**53 - 1, 2**53, 2**56 - 1, 2**56, 2**64 - 1, 0x1F_F0F0_F0F0_F0F0, 0x0123_4567_89AB_CDEF,
+    2**49 + 0x3FFF, 2**49 + (0x3FFF << 14), 2**49 + (0x3FFF << 28), 2**53 - 2**42, 0x0015_5555_5555_5555,
+)  # fmt: skip
 
 
 @pytest.mark.parametrize("seat_map, table_seats", [([0, 1], 2), ([0, 1, 2], 3), ([1, 3], 5)])
@@ -388,8 +392,8 @@ def test_requests_asked_again_on_one_street_with_other_ids_and_clocks(seat_map: 
     clocks = ((5000, 0), (5000, 300), (0, 300), (2**32 - 1, 0), (5000, 0))
     while hand.actor is not None:
         legal = hand.legal()
-        for k, request_id in enumerate(ids):
-            time_ms, bank_ms = clocks[k % len(clocks)]
+        for k in range(len(SEEDS) + 2):  # every seed, with the ids in turn
+            request_id, (time_ms, bank_ms) = ids[k % len(ids)], clocks[k % len(clocks)]
             seed = SEEDS[k % len(SEEDS)]
             check(
                 encoder.request(request_id, legal, time_ms, bank_ms, seed),
@@ -399,6 +403,37 @@ def test_requests_asked_again_on_one_street_with_other_ids_and_clocks(seat_map: 
             hand.raise_to(legal.min_to)  # bets and stacks change within the street
         else:
             hand.check_call()
+
+
+def test_a_kept_used_by_other_tables_and_requests_past_the_remembered_heads() -> None:
+    """A ``Kept`` handed to hands of other tables (Item.table differs) keeps the frames' heads of the table it
+    is used for (``Kept.for_table``), and a request whose message is past the heads remembered by size
+    (``wire_codec.HEADS`` bytes) is written whole: each is what protobuf writes."""
+    rng = random.Random(11)
+    kept = Kept()
+    config = TableConfig(stacks=(900, 500), button=0, small_blind=50, big_blind=100)
+    for number, table in enumerate((3, 2**40, 3, 0, 3, 2**40)):
+        play_checked(config, rng.sample(range(52), 52), [0, 1], 2, table, number, rng, kept)
+        assert kept.item_table == pb.Item(table=table).SerializeToString()
+    chips = 2**60
+    config = TableConfig(
+        stacks=tuple(chips - k for k in range(10)), button=0, small_blind=chips // 4, big_blind=chips // 2
+    )
+    hand = Hand(config, rng.sample(range(52), 52))
+    encoder = HandWire(2**40, hand, 2**31, list(range(10)), 10, kept)
+    lengths = []
+    while hand.actor is not None:
+        legal = hand.legal()
+        framed = encoder.request(2**53 - 1, legal, 2**32 - 1, 2**32 - 1, 2**53 - 1)
+        check(
+            framed,
+            reference.action_request(
+                2**40, 2**53 - 1, hand, legal, 2**31, list(range(10)), 10, 2**32 - 1, 2**32 - 1, 2**53 - 1
+            ),
+        )
+        lengths.append(len(framed))
+        hand.check_call()
+    assert max(lengths) > wire_codec.HEADS + 10
 
 
 @pytest.mark.parametrize("seats", [2, 3, 6])

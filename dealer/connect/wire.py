@@ -24,13 +24,17 @@ from dealer.connect.wire_codec import (
     _ITEM_TABLE,
     _ITEMS_TAG,
     _VARINT,
+    HEADS,
     _card_field,
+    _Encodings,
     _framed,
     _message,
     _tag,
     _varint,
     _varints,
     by_table_seat,
+    frame_head,
+    long_varint,
 )
 from dealer.engine.memo import remember
 from dealer.engine.rules import (
@@ -95,6 +99,8 @@ _EVENT_STREETS: Final = tuple(_FIELDS[7][street] for street in _STREETS)
 # folded 9, pot 10, can_fold 11, call_amount 12, min_raise_to 13, max_raise_to 14, time_ms 15,
 # bank_ms 16, variant 17, big_blind 18, button 19, decision_seed 20.
 _REQUEST_ID: Final = _tag(1, 0)  # then the id's varint, not remembered: ids only grow over a session
+_ID_SHORT: Final = tuple(_REQUEST_ID + _varint(low) if low else b"" for low in range(0x80))  # the field of an id < 128
+_ID_LOW: Final = tuple(_REQUEST_ID + bytes((low | 0x80,)) for low in range(0x80))  # key and first byte of a longer id
 # the decision seed's key, then the seed's varint (dealer.league.seeds.decision_seed): the request's last field
 _DECISION_SEED: Final = _tag(20, 0)
 _REQUEST_STREETS: Final = tuple(_FIELDS[3][street] for street in _STREETS)
@@ -103,18 +109,18 @@ _REQUEST_BOARD: Final = _card_field(6)
 _REQUEST_STACKS: Final = _tag(7, 2)
 _REQUEST_BETS: Final = _tag(8, 2)
 _REQUEST_FOLDED: Final = _tag(9, 2)
-_REQUEST_CAN_FOLD: Final = (b"", _tag(11, 0) + b"\x01")  # by the bool
 _POT: Final = _FIELDS[10]
 _CALL: Final = _FIELDS[12]
+_FOLD_CALL: Final = _Encodings(12, _tag(11, 0) + b"\x01")  # can_fold (true) then call_amount
 _MIN_TO: Final = _FIELDS[13]
 _MAX_TO: Final = _FIELDS[14]
 _TIME: Final = _FIELDS[15]
 _BANK: Final = _FIELDS[16]
-_CONTINUED: Final = tuple(bytes((low | 0x80,)) for low in range(0x80))  # a varint's first byte when more follow
 _SHORT: Final = tuple(_varint(size) for size in range(0x80))  # one-byte varints: sizes within an item, unhashed
 _STACKS_HEADS: Final = tuple(_REQUEST_STACKS + _varint(size) for size in range(0x80))  # key and size, by size
 _BETS_HEADS: Final = tuple(_REQUEST_BETS + _varint(size) for size in range(0x80))
 _NO_FOLDS: Final = tuple(_REQUEST_FOLDED + _varint(seats) + bytes(seats) for seats in range(MAX_SEATS + 1))  # by seats
+_HEADS_UP_POT: Final = _Encodings(10, _NO_FOLDS[2])  # heads-up: folded (nobody: a fold ends the hand), then pot
 # HandEnd: hand 1, shown 2 (ShownHand: seat 1, cards 2), pots 3 (Pot: amount 1, winners 2,
 # shares 3), stacks 4, net 5, board 6, rake 7.
 _SETTLED: Final = frozenset((Shown, Raked, Awarded))  # the records HandEnd reports
@@ -142,34 +148,32 @@ def frame(item: pb.Item) -> bytes:
     return b"".join((_ITEMS_TAG, _VARINT[len(payload)], payload))
 
 
-def _seed_parts(seed: int) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]:
-    """ActionRequest's decision_seed field (``HandWire.request``) as its key and eight parts, b"" where its
-    varint is shorter: a seed of 50 to 56 bits, as most seeds are (53 bits), from the tables of its bytes,
-    with no varint made (a bytes object and a call to ``int.to_bytes`` less per request)."""
-    if seed >> 49 and seed < 1 << 56:
-        low = _CONTINUED
-        return (
-            _DECISION_SEED, low[seed & 0x7F], low[seed >> 7 & 0x7F], low[seed >> 14 & 0x7F], low[seed >> 21 & 0x7F],
-            low[seed >> 28 & 0x7F], low[seed >> 35 & 0x7F], low[seed >> 42 & 0x7F], _SHORT[seed >> 49],
-        )  # fmt: skip
-    if seed:
-        return _DECISION_SEED, _varint(seed), b"", b"", b"", b"", b"", b"", b""
-    return b"", b"", b"", b"", b"", b"", b"", b"", b""
-
-
 class Kept:
     """What the hands of one table with the same rules and seating encode alike, kept from hand to hand
     (``HandWire``'s ``kept``): HandStart's fields from ``stacks`` on, ActionRequest's clocks to button
     with the clocks they were made for, and the Event fields of the actions and forced bets published
     (all but the hand's number: the same records come back hand after hand), by street then record, at
-    most KEPT_EVENTS a street. Empty (b"", -1, {}) until a hand makes them."""
+    most KEPT_EVENTS a street; and, for the table of ``item_table`` (Item.table's field), the heads of its
+    ActionRequest and Event frames by their message's size (``frame_head``). Empty until a hand makes them."""
 
-    __slots__ = ("clock_bank", "clock_time", "events", "request_tail", "start_tail")
+    __slots__ = (
+        "clock_bank", "clock_time", "event_heads", "events", "item_table", "request_heads", "request_tail",
+        "seeded_tail", "start_tail",
+    )  # fmt: skip
 
     def __init__(self) -> None:
-        self.start_tail = self.request_tail = b""
+        self.start_tail = self.request_tail = self.seeded_tail = b""
         self.clock_time = self.clock_bank = -1
         self.events: list[dict[Acted | Posted, bytes]] = [{}, {}, {}, {}]
+        self.item_table: bytes | None = None
+        self.request_heads: list[bytes | None] = []
+        self.event_heads: list[bytes | None] = []
+
+    def for_table(self, item_table: bytes) -> None:
+        """Keep the frames' heads of the table of ``item_table`` from now on (those of another are dropped)."""
+        if item_table != self.item_table:
+            self.item_table = item_table
+            self.request_heads, self.event_heads = [None] * HEADS, [None] * HEADS
 
 
 KEPT_EVENTS: Final = 256  # the actions' Event fields a Kept holds at most a street (cleared when full)
@@ -214,7 +218,8 @@ class HandWire:
         self.table_seats = table_seats
         self._table = item_table = _ITEM_TABLE[table]
         self._number = number
-        self._kept = Kept() if kept is None else kept
+        self._kept = kept = Kept() if kept is None else kept
+        kept.for_table(item_table)
         self._event_item = item_table + _ITEM_EVENT
         self._event_tail = _FIELDS[8][number]  # Event.hand
         self._request_item = item_table + _ITEM_REQUEST
@@ -286,11 +291,10 @@ class HandWire:
     def _action(self, event: Acted | Posted, street: int) -> bytes:
         """The Event item of an action or a forced bet: its fields as kept (``Kept.events``: the same actions
         come back hand after hand), then the hand's number."""
-        fields = self._kept.events[street].get(event) or self._action_fields(event, street)
-        tail, head = self._event_tail, self._event_item
-        body = len(fields) + len(tail)
-        size = _VARINT[body]
-        return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + body], head, size, fields, tail))
+        kept = self._kept
+        fields = kept.events[street].get(event) or self._action_fields(event, street)
+        tail = self._event_tail
+        return b"".join((frame_head(kept.event_heads, self._event_item, len(fields) + len(tail)), fields, tail))
 
     def _action_fields(self, event: Acted | Posted, street: int) -> bytes:
         """An action's or a forced bet's Event fields but the hand's number, kept (``Kept.events``)."""
@@ -322,7 +326,9 @@ class HandWire:
         """The ActionRequest for the current actor, from the hand's state now (``decision_seed``: its
         draws' seed, ``dealer.league.seeds.decision_seed``; 0 sends none). One join, sized from its parts':
         a seat's (seat, hole cards), a street's (hand, street, board) and the hand's (clocks, variant, big
-        blind, button) parts are kept whole; a heads-up table's stacks and bets go in as their elements."""
+        blind, button) parts are kept whole, and the frame's head by size; a heads-up table's stacks and bets
+        go in as their elements. Fields a request always has side by side are one part (a join's part costs
+        about a hundred instructions, and the join is a tenth of a request's cost)."""
         hand = self.hand
         seat, street = hand.actors[0], hand.street
         street_head = self._streets[street] or self._make_street(street)
@@ -330,37 +336,38 @@ class HandWire:
         kept = self._kept
         if time_ms != kept.clock_time or bank_ms != kept.clock_bank:
             self._make_request_tail(time_ms, bank_ms)
-        stacks, bets, folded = hand.stacks, hand.bets, hand.folded
+        stacks, bets = hand.stacks, hand.bets
         if self._everyone and len(stacks) == 2:  # heads-up, the common table: packed fields in parts
             s0, s1, b0, b1 = _VARINT[stacks[0]], _VARINT[stacks[1]], _VARINT[bets[0]], _VARINT[bets[1]]
             stacks_head, bets_head = _STACKS_HEADS[len(s0) + len(s1)], _BETS_HEADS[len(b0) + len(b1)]
+            folded_pot = _HEADS_UP_POT[hand.total_pot()]  # nobody folded: a fold ends a heads-up hand
         else:
             stacks_head, bets_head, s0, s1, b0, b1 = self._stacks_and_bets(stacks, bets), b"", b"", b"", b"", b""
-        folded_field = _NO_FOLDS[len(folded)]  # nobody folded: always heads-up, where a fold ends the hand
-        if not self._everyone or (len(folded) > 2 and True in folded):
-            folded_field = _message(
-                _REQUEST_FOLDED, bytes(by_table_seat(folded, self.seat_map, self.table_seats, True))
-            )
+            folded_pot = self._folded_field(hand.folded) + _POT[hand.total_pot()]
         if request_id >= 0x80:  # its varint: the low seven bits, then the rest's (remembered: ids grow slowly)
-            id_key, id_low, id_high = _REQUEST_ID, _CONTINUED[request_id & 0x7F], _VARINT[request_id >> 7]
+            id_low, id_high = _ID_LOW[request_id & 0x7F], _VARINT[request_id >> 7]
         else:
-            id_key, id_low, id_high = (_REQUEST_ID, _VARINT[request_id], b"") if request_id else (b"", b"", b"")
-        seed_key, d0, d1, d2, d3, d4, d5, d6, d7 = _seed_parts(decision_seed)
+            id_low, id_high = _ID_SHORT[request_id], b""
         fold, call, min_to, max_to, _ = legal
-        pot, can_fold, call_field = _POT[hand.total_pot()], _REQUEST_CAN_FOLD[fold], _CALL[call]
-        min_field, max_field, tail = _MIN_TO[min_to], _MAX_TO[max_to], kept.request_tail
+        call_field = _FOLD_CALL[call] if fold else _CALL[call]  # can_fold, then call_amount
+        min_field, max_field = _MIN_TO[min_to], _MAX_TO[max_to]
+        tail = kept.seeded_tail if decision_seed else kept.request_tail  # the seed's key last when it has one
+        d0, d1, d2, d3 = long_varint(decision_seed) if decision_seed else (b"", b"", b"", b"")
         body = (
-            len(id_key) + len(id_low) + len(id_high) + len(street_head) + len(own) + len(board) + len(stacks_head)
-            + len(s0) + len(s1) + len(bets_head) + len(b0) + len(b1) + len(folded_field) + len(pot) + len(can_fold)
-            + len(call_field) + len(min_field) + len(max_field) + len(tail) + len(seed_key) + len(d0) + len(d1)
-            + len(d2) + len(d3) + len(d4) + len(d5) + len(d6) + len(d7)
+            len(id_low) + len(id_high) + len(street_head) + len(own) + len(board) + len(stacks_head) + len(s0)
+            + len(s1) + len(bets_head) + len(b0) + len(b1) + len(folded_pot) + len(call_field) + len(min_field)
+            + len(max_field) + len(tail) + len(d0) + len(d1) + len(d2) + len(d3)
         )  # fmt: skip
-        size, head = _VARINT[body], self._request_item
         return b"".join((
-            _ITEMS_TAG, _VARINT[len(head) + len(size) + body], head, size, id_key, id_low, id_high, street_head, own,
-            board, stacks_head, s0, s1, bets_head, b0, b1, folded_field, pot, can_fold, call_field, min_field,
-            max_field, tail, seed_key, d0, d1, d2, d3, d4, d5, d6, d7,
+            frame_head(kept.request_heads, self._request_item, body), id_low, id_high, street_head, own, board,
+            stacks_head, s0, s1, bets_head, b0, b1, folded_pot, call_field, min_field, max_field, tail, d0, d1, d2, d3,
         ))  # fmt: skip
+
+    def _folded_field(self, folded: list[bool]) -> bytes:
+        """ActionRequest's folded (laid out by table seat: seats not dealt in count as folded), on any table."""
+        if self._everyone and True not in folded:
+            return _NO_FOLDS[len(folded)]
+        return _message(_REQUEST_FOLDED, bytes(by_table_seat(folded, self.seat_map, self.table_seats, True)))
 
     def _stacks_and_bets(self, stacks: list[int], bets: list[int]) -> bytes:
         """ActionRequest's stacks and bets (laid out by table seat) as whole fields, on any table."""
@@ -385,10 +392,11 @@ class HandWire:
         config = self.hand.config
         kept = self._kept
         kept.clock_time, kept.clock_bank = time_ms, bank_ms
-        kept.request_tail = b"".join((
+        kept.request_tail = tail = b"".join((
             _TIME[time_ms], _BANK[bank_ms], _FIELDS[17][_VARIANTS[config.variant]], _FIELDS[18][config.big_blind],
             _FIELDS[19][self.seat_map[config.button]],
         ))  # fmt: skip
+        kept.seeded_tail = tail + _DECISION_SEED
 
     def hand_end(self, net: list[int]) -> bytes:
         """The HandEnd every seat receives: only cards that were shown at showdown. One join of all its

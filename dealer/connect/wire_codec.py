@@ -54,16 +54,18 @@ def _tag(number: int, wire_type: int) -> bytes:
 class _Encodings:
     """Integers' encodings, remembered: a bare varint, or with ``number`` a whole varint field.
 
-    A field's encoding of 0 is empty, as proto3 leaves default values out. Values from 0 to _BY_VALUE - 1
+    A field's encoding of 0 is empty, as proto3 leaves default values out. With ``head``, every encoding of
+    the field starts with those bytes (the fields before it, when they are constant). Values from 0 to _BY_VALUE - 1
     are remembered in a list indexed by the value (compiled, an index and a length check: a dict's lookup
     cost ten times as much, with the value boxed as an int object to hash it), others in a dict; at most
     _MEMO_LIMIT values in all (others: encoded at each use).
     """
 
-    __slots__ = ("beyond", "by_value", "kept", "key")
+    __slots__ = ("beyond", "by_value", "head", "kept", "key")
 
-    def __init__(self, number: int | None = None) -> None:
+    def __init__(self, number: int | None = None, head: bytes = b"") -> None:
         self.key = None if number is None else _tag(number, 0)
+        self.head = head
         self.by_value: list[bytes | None] = []  # grown on demand up to _BY_VALUE (None: not encoded yet)
         self.beyond: dict[int, bytes] = {}  # the values outside the list's range
         self.kept = 0  # values remembered, in both
@@ -85,9 +87,9 @@ class _Encodings:
         if self.key is None:
             encoded = _varint(value)
         elif value:
-            encoded = self.key + _varint(value)
+            encoded = b"".join((self.head, self.key, _varint(value)))
         else:
-            encoded = b""  # a zero field is left out
+            encoded = self.head  # a zero field is left out
         if self.kept < _MEMO_LIMIT:
             self.kept += 1
             if 0 <= value < _BY_VALUE:
@@ -133,6 +135,35 @@ def _framed(head: bytes, body: bytes) -> bytes:
     """An ``items`` entry of a DealerMessage: the Item's fields up to its message's key, then ``body``."""
     size = _VARINT[len(body)]
     return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
+
+
+def frame_head(heads: list[bytes | None], head: bytes, body: int) -> bytes:
+    """An ``items`` entry up to its message's body of ``body`` bytes (the frame's key and size, the Item's
+    fields ``head`` up to its message's key, the message's size), remembered in ``heads`` by ``body`` (the
+    heads of one ``head``): one part of a join where there were four."""
+    if body < len(heads):
+        found = heads[body]
+        if found is not None:
+            return found
+    size = _VARINT[body]
+    made = b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + body], head, size))
+    if body < len(heads):
+        heads[body] = made
+    return made
+
+
+HEADS: Final = 256  # the message sizes up to which a frame's head is remembered (``frame_head``)
+_PAIRS: Final = tuple(bytes((x & 0x7F | 0x80, x >> 7 | 0x80)) for x in range(1 << 14))  # 14 bits, more follow
+_LAST_PAIRS: Final = tuple(bytes((x & 0x7F | 0x80, x >> 7)) for x in range(1 << 11))  # the last 11 bits (and 0s)
+
+
+def long_varint(value: int) -> tuple[bytes, bytes, bytes, bytes]:
+    """The varint of ``value`` in four parts: from the tables of its 14-bit groups where it has 50 to 53 bits
+    (eight bytes; decision seeds, ``dealer.league.seeds``), else whole in the first part."""
+    if 1 << 49 <= value < 1 << 53:
+        pairs = _PAIRS
+        return pairs[value & 0x3FFF], pairs[value >> 14 & 0x3FFF], pairs[value >> 28 & 0x3FFF], _LAST_PAIRS[value >> 42]
+    return _varint(value), b"", b"", b""
 
 
 def _message(key: bytes, body: bytes) -> bytes:
