@@ -27,7 +27,6 @@ from dealer.connect.wire_codec import (
     HEADS,
     _card_field,
     _Encodings,
-    _framed,
     _message,
     _tag,
     _varint,
@@ -154,11 +153,12 @@ class Kept:
     with the clocks they were made for, and the Event fields of the actions and forced bets published
     (all but the hand's number: the same records come back hand after hand), by street then record, at
     most KEPT_EVENTS a street; and, for the table of ``item_table`` (Item.table's field), the heads of its
-    ActionRequest and Event frames by their message's size (``frame_head``). Empty until a hand makes them."""
+    HandStart, ActionRequest and Event frames by their message's size (``frame_head``). Empty until a hand
+    makes them."""
 
     __slots__ = (
         "clock_bank", "clock_time", "event_heads", "events", "item_table", "request_heads", "request_tail",
-        "seeded_tail", "start_tail",
+        "seeded_tail", "start_heads", "start_tail",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -166,6 +166,7 @@ class Kept:
         self.clock_time = self.clock_bank = -1
         self.events: list[dict[Acted | Posted, bytes]] = [{}, {}, {}, {}]
         self.item_table: bytes | None = None
+        self.start_heads: list[bytes | None] = []
         self.request_heads: list[bytes | None] = []
         self.event_heads: list[bytes | None] = []
 
@@ -173,7 +174,7 @@ class Kept:
         """Keep the frames' heads of the table of ``item_table`` from now on (those of another are dropped)."""
         if item_table != self.item_table:
             self.item_table = item_table
-            self.request_heads, self.event_heads = [None] * HEADS, [None] * HEADS
+            self.start_heads, self.request_heads, self.event_heads = [None] * HEADS, [None] * HEADS, [None] * HEADS
 
 
 KEPT_EVENTS: Final = 256  # the actions' Event fields a Kept holds at most a street (cleared when full)
@@ -233,12 +234,13 @@ class HandWire:
 
     def hand_start(self, seat: int) -> bytes:
         """The HandStart for the bot at engine seat ``seat``."""
-        config, seat_map = self.hand.config, self.seat_map
+        config, seat_map, kept = self.hand.config, self.seat_map, self._kept
         first, second = self.hand.hole[seat]
-        return _framed(self._table + _ITEM_HAND_START, b"".join((
-            _FIELDS[1][self._number], _FIELDS[2][seat_map[config.button]], _FIELDS[3][seat_map[seat]],
-            _START_HOLE[first], _START_HOLE[second], self._kept.start_tail or self._make_start_tail(),
-        )))  # fmt: skip
+        number, button, own = _FIELDS[1][self._number], _FIELDS[2][seat_map[config.button]], _FIELDS[3][seat_map[seat]]
+        hole, other, tail = _START_HOLE[first], _START_HOLE[second], kept.start_tail or self._make_start_tail()
+        body = len(number) + len(button) + len(own) + len(hole) + len(other) + len(tail)
+        head = frame_head(kept.start_heads, self._table + _ITEM_HAND_START, body)
+        return b"".join((head, number, button, own, hole, other, tail))
 
     def _make_start_tail(self) -> bytes:
         """HandStart's fields from ``stacks`` on, the same for every seat."""
@@ -281,11 +283,13 @@ class HandWire:
                 _RETURNED_HEADS[self.seat_map[event.seat]], _AMOUNT[event.amount], b"", b"", _EVENT_STREETS[street]
             )
         if isinstance(event, Dealt):
-            body = b"".join((
-                _EVENT_BOARD, *[_EVENT_CARD[card] for card in event.cards], _EVENT_STREETS[event.street],
-                self._event_tail,
-            ))  # fmt: skip
-            return _framed(self._event_item, body)
+            dealt = event.cards
+            cards = _EVENT_CARD[dealt[0]] if len(dealt) == 1 else b"".join([_EVENT_CARD[card] for card in dealt])
+            dealt_street, tail = _EVENT_STREETS[event.street], self._event_tail
+            head = frame_head(
+                self._kept.event_heads, self._event_item, len(_EVENT_BOARD) + len(cards) + len(dealt_street) + len(tail)
+            )
+            return b"".join((head, _EVENT_BOARD, cards, dealt_street, tail))
         return None
 
     def _action(self, event: Acted | Posted, street: int) -> bytes:

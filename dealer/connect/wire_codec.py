@@ -131,12 +131,6 @@ def _varints(values: Sequence[int]) -> bytes:
     return b"".join([_VARINT[value] for value in values])
 
 
-def _framed(head: bytes, body: bytes) -> bytes:
-    """An ``items`` entry of a DealerMessage: the Item's fields up to its message's key, then ``body``."""
-    size = _VARINT[len(body)]
-    return b"".join((_ITEMS_TAG, _VARINT[len(head) + len(size) + len(body)], head, size, body))
-
-
 def frame_head(heads: list[bytes | None], head: bytes, body: int) -> bytes:
     """An ``items`` entry up to its message's body of ``body`` bytes (the frame's key and size, the Item's
     fields ``head`` up to its message's key, the message's size), remembered in ``heads`` by ``body`` (the
