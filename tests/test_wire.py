@@ -458,6 +458,7 @@ def test_the_encoder_counts_each_seats_actions_as_it_publishes_them(seats: int) 
             chunks.append(encoder.publish())
             counts = [sum(1 for e in hand.events if isinstance(e, Acted) and e.seat == s) for s in range(seats)]
             assert encoder.acted == counts
+            assert encoder.publish() == b""  # nothing new since
         for event in hand.events:
             street = event.street if isinstance(event, Dealt) else street
             item = reference.public_item(1, event, street, number, [*range(seats)])

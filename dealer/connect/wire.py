@@ -255,22 +255,30 @@ class HandWire:
 
     def publish(self) -> bytes:
         """The public Event items of every engine record since the last call, as one chunk of
-        frames for every seat (empty when there is none)."""
+        frames for every seat (empty when there is none). A single record, as after most actions, is
+        its item itself: no list, slice or join."""
         events = self.hand.events
-        if self._published == len(events):
+        published, count = self._published, len(events)
+        if published == count:
             return b""
+        self._published = count
+        if count == published + 1:
+            return self._published_item(events[published]) or b""
         frames = []
-        street = self._street
-        for event in events[self._published :]:
-            if type(event) is _DEALT:
-                self._street = street = event.street
-            elif type(event) is _ACTED:
-                self.acted[event.seat] = self.acted[event.seat] + 1  # (not +=: compiled, that is generic arithmetic)
-            framed = self.event(event, street)
+        for index in range(published, count):
+            framed = self._published_item(events[index])
             if framed is not None:
                 frames.append(framed)
-        self._published = len(events)
         return b"".join(frames)
+
+    def _published_item(self, event: Event) -> bytes | None:
+        """The public Event item of the next record published (``event``), or None; follows the street and
+        counts each seat's actions."""
+        if type(event) is _DEALT:
+            self._street = event.street
+        elif type(event) is _ACTED:
+            self.acted[event.seat] = self.acted[event.seat] + 1  # (not +=: compiled, that is generic arithmetic)
+        return self.event(event, self._street)
 
     def event(self, event: Event, street: int) -> bytes | None:
         """The public Event item for an engine record, or None for records sent in HandEnd."""
