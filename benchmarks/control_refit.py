@@ -2,14 +2,14 @@
 what a ``learned`` comparison pays at every look of its sequential test.
 
 The sums hold ``--samples`` paired samples of ``--columns`` control columns (the learned correction's
-18 by default, with its prior), drawn from a fixed seed: a value correlated with the columns, some
+22 by default, with its prior), drawn from a fixed seed: a value correlated with the columns, some
 columns rare (most samples zero) and one always zero, as the luck features are. A refit is what
 ``moments()`` does: each fold's exact sums rounded, then ``cross_fit``. With ``--against REV`` the
 ``cross_fit`` of git revision REV (``dealer/stats/crossfit.py``, or ``control.py`` before it existed)
 is timed too, on the same sums, alternately with today's in the same run (so load hits both alike),
 and both figures are printed (identical, or where they differ).
 
-    python benchmarks/control_refit.py [--columns 18] [--samples 3000] [--rounds 7] [--against REV]
+    python benchmarks/control_refit.py [--columns 22] [--samples 3000] [--rounds 7] [--against REV]
 """
 
 from __future__ import annotations

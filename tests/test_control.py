@@ -15,7 +15,7 @@ from dealer.engine.cards import parse_cards
 from dealer.engine.evaluator import evaluate
 from dealer.engine.rules import Hand, TableConfig
 from dealer.stats.control import FOLDS, LEARNED_PRIOR, MIN_FIT, RIDGE, ControlSums, solve
-from dealer.stats.luck_features import DUEL_COLUMNS, FEATURES, luck_features
+from dealer.stats.luck_features import DUEL_COLUMNS, FEATURES, STRENGTHS, luck_features, strength
 from dealer.stats.paired import CONTROL_COLUMNS, PairedSums, Sample, sample_of
 from dealer.stats.records import HandRecord
 
@@ -125,6 +125,36 @@ def test_duel_columns_are_split_by_the_new_versions_seat_so_that_the_two_seating
     assert first[1] == pytest.approx(100 * (2 * rows[0][turn] / 100) / 2)  # bb/100 over the two hands: new held seat 0
     assert second == pytest.approx([-x for x in first])  # the other seating: the same terms, opposite
     assert sample.raw == 0  # the versions played alike: nothing to correct, the columns only split
+
+
+def test_strength_duels_see_the_war_of_two_hands_that_only_match_the_boards_category_and_keep_their_mean():
+    # The river 7d gives 9h6h a full house and 7s9s two pair (jacks and sevens) on a board of two pair:
+    # no hand's category beats the board's, so the pair and two pair duels stay 0, yet both hands are
+    # strong against any other hand (strength-betting bots go to war here): the strength duel of 70 sees
+    # it, that of 80 not (7s9s beats 75% of the holdings). Over every river after the same checked-down
+    # turn each column averages to exactly zero, as the tree test above checks for every column.
+    holes, turn_board = [parse_cards("9h6h"), parse_cards("7s9s")], parse_cards("6d6cJhJc")
+    river = [*turn_board, *parse_cards("7d")]
+    assert [strength([h], river) for h in holes] == [2, 1] and strength(holes, river) == 1  # 87% and 75%
+    assert strength([parse_cards("AhKh")], parse_cards("QhJhTh2c3d")) == len(STRENGTHS)  # the nuts
+    assert strength([parse_cards("2c3c")], parse_cards("AhKhQhJhTh")) == 0  # everyone plays the board: half
+    columns = {
+        name: FEATURES.index(f"duel {name} river") for name in ("pair", "two pair", "strength 70", "strength 80")
+    }
+    unseen = [c for c in range(52) if c not in set(turn_board) | {c for h in holes for c in h}]
+    sums = dict.fromkeys(columns, 0.0)
+    for river in unseen:
+        hand = Hand(HU, _deck(holes, [*turn_board, river]))
+        while hand.actor is not None:
+            hand.check_call()  # checked down: the same betting whatever the cards
+        rows = luck_features(hand)
+        assert all(rows[0][j] == pytest.approx(-rows[1][j]) for j in columns.values())
+        for name, j in columns.items():
+            sums[name] += rows[0][j] / len(unseen)
+        if river == parse_cards("7d")[0]:
+            seven = {name: rows[0][j] for name, j in columns.items()}
+    assert seven["pair"] == seven["two pair"] == seven["strength 80"] == 0.0 and seven["strength 70"] > 1000
+    assert all(abs(mean) < 1e-9 for mean in sums.values()), sums
 
 
 def _samples(rng: random.Random, n: int, mean: float) -> list[tuple[int, float, list[float]]]:

@@ -50,6 +50,7 @@ __all__ = [
 # of benchmarks/compare_verdicts.py (the sample strength bot against leaky_bot and loose_bot, mixed_bot
 # against loose_mixed_bot; seed verdicts36-dev, pools of 6,000 deals, pooled), never on the seed that
 # measures it. Fitted on two of the pairs, it leaves 0.74, 0.78 and 0.69 of full's variance on the third.
+# The strength duel columns came later (issue 35, sixth attempt): their prior weights are zero.
 LEARNED_PRIOR: tuple[float, ...] = (
     0.0,  # pot flop (cancels in duplicate)
     8.859,  # pot turn
@@ -65,10 +66,14 @@ LEARNED_PRIOR: tuple[float, ...] = (
     0.149,  # duel two pair turn
     0.1873,  # duel pair river
     0.3066,  # duel two pair river
+    0.0,  # duel strength 70 river (not in the fit: zero, the comparison's own fit learns it)
+    0.0,  # duel strength 80 river
     0.1342,  # duel pair turn, new in the second seat
     0.1453,  # duel two pair turn
     0.1928,  # duel pair river
     0.2953,  # duel two pair river
+    0.0,  # duel strength 70 river
+    0.0,  # duel strength 80 river
 )
 
 

@@ -14,16 +14,20 @@ weight, the pot so far. Here every node gives several columns (``FEATURES``):
   among the seats not folded) times the change of share: the betting a card can still unlock;
 * ``button`` by street after the deal: ``behind`` again, only for the seat on the button, which acts
   last after the flop and wins more of what is behind;
-* ``duel`` on the turn and the river (``DUELS``): the chips behind times the change a card made to
-  ``duel_k x (share - 1 / m)``, where ``duel_k`` says that every one of the ``m`` seats still in holds
-  a hand of category ``k`` or better (a pair, two pair) that uses a hole card (better than the board
-  alone), and ``share`` is the seat's showdown share among them. This is the betting war the shares
-  alone do not see: measured on the benchmark pairs, nearly all the variance left is in the few
-  deals where a turn or river gives both seats a hand worth stacks. Its "before" is the exact mean
-  over every card that could have come (cards in nobody's hand, not on the board), so it too has
-  expectation zero. A duplicate comparison splits these columns by the seat the new version held
-  (``dealer.stats.paired``): at a node both seatings reached alike they are equal and opposite, and
-  only split do they tell which version the card favoured.
+* ``duel`` on the turn and the river (``DUELS``, and on the river ``STRENGTHS``): the chips behind times
+  the change a card made to ``duel_k x (share - 1 / m)``, where ``duel_k`` says that every one of the ``m`` seats
+  still in holds a hand of category ``k`` or better (a pair, two pair) that uses a hole card (better
+  than the board alone), or (``STRENGTHS``) a hand that beats at least that share of the hands an
+  opponent could hold (``strength``: its hand on the river, against a fixed list of holdings), and
+  ``share`` is the seat's showdown share among them. This is the betting war the shares alone do not
+  see: measured on the benchmark pairs, nearly all the variance left is in the few deals where a turn
+  or river gives both seats a hand worth stacks, and a bot that bets by its hand's strength goes to
+  war when both think themselves strong, whatever the categories (two pair against a paired board's
+  own two pair, two straights). Its "before" is the exact mean over every card that could have come
+  (cards in nobody's hand, not on the board), so it too has expectation zero. A duplicate comparison
+  splits these columns by the seat the new version held (``dealer.stats.paired``): at a node both
+  seatings reached alike they are equal and opposite, and only split do they tell which version the
+  card favoured.
 
 A comparison weights the columns by coefficients fitted on other deals (``dealer.stats.control``): a
 learned value function, linear in these features; since every column has mean zero, any fixed
@@ -33,6 +37,8 @@ river, the pre-flop sample for the flop's "before", an even share before the dea
 
 from __future__ import annotations
 
+import itertools
+import random
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -55,13 +61,28 @@ FEATURES: tuple[str, ...] = (
     "duel two pair turn",
     "duel pair river",
     "duel two pair river",
+    "duel strength 70 river",
+    "duel strength 80 river",
 )
 DUELS = (1, 2)  # the hand categories of the duel columns: a pair, two pair (``evaluator.hand_category``)
+STRENGTHS = (70, 80)  # the strengths (percent of HOLDINGS beaten, ties half) of the river's next duel columns
+HOLDINGS = 60  # opponent holdings a hand's strength is measured against
 DUEL_COLUMNS: tuple[int, ...] = tuple(k for k, name in enumerate(FEATURES) if name.startswith("duel"))
 _POT = {1: 0, 2: 1, 3: 2}  # node index (0 the deal) -> column of its pot feature
 _BEHIND = {0: 3, 1: 4, 2: 5, 3: 6}
 _BUTTON = {1: 7, 2: 8, 3: 9}
-_DUEL = {2: 10, 3: 10 + len(DUELS)}  # node -> first duel column
+_DUEL = {2: 10, 3: 10 + len(DUELS)}  # node -> first duel column (the river's: DUELS, then STRENGTHS)
+_LIMITS = tuple(k * 2 * HOLDINGS // 100 for k in STRENGTHS)  # the strengths in half points
+
+
+def _holdings() -> tuple[tuple[int, int], ...]:
+    """Every two-card holding in a fixed, seeded order, the same every run (``strength``'s opponents)."""
+    pairs = list(itertools.combinations(range(52), 2))
+    random.Random("dealer.luck_features holdings").shuffle(pairs)
+    return tuple(pairs)
+
+
+_HOLDINGS = _holdings()
 
 
 def luck_features(hand: Hand, cache: Cache | None = None) -> list[list[float]]:
@@ -94,8 +115,8 @@ def _add_duels(rows: list[list[float]], hand: Hand, node: int, live: list[int], 
     before = _duel_mean(hand.hole, seats, board[:-1])
     first = _DUEL[node]
     for k, s in enumerate(live):
-        for j in range(len(DUELS)):
-            rows[s][first + j] += behind * (after[k][j] - before[k][j])
+        for j, (x, x0) in enumerate(zip(after[k], before[k], strict=True)):
+            rows[s][first + j] += behind * (x - x0)
 
 
 def _board_category(board: Sequence[int]) -> int:
@@ -108,15 +129,44 @@ def _board_category(board: Sequence[int]) -> int:
     return 0 if counts[0] < 2 else 2 if len(counts) > 1 and counts[1] == 2 else 1
 
 
+def strength(holes: Sequence[Sequence[int]], board: Sequence[int]) -> int:
+    """How many of ``STRENGTHS`` the weakest hand of ``holes`` reaches on a river ``board``: the share of
+    ``HOLDINGS`` opponent holdings it beats (ties half), the first of ``_HOLDINGS`` with no card of that
+    hand or of the board. The strength of a hand against a random one, as a bot that bets by its equity
+    sees it; a fixed function of the cards, so the duel columns built on it keep their exact mean. Counts
+    stop as soon as the answer is known (a hand below the first, or every hand above the last)."""
+    mine = [evaluate((*hole, *board)) for hole in holes]
+    points, seen = [0] * len(holes), [0] * len(holes)
+    lowest, highest = 2 * HOLDINGS - _LIMITS[0], _LIMITS[-1]  # half points one may lose; enough for the last
+    for a, b in _HOLDINGS:
+        if a in board or b in board:
+            continue
+        theirs = evaluate((a, b, *board))
+        for k, hole in enumerate(holes):
+            if seen[k] < HOLDINGS and a not in hole and b not in hole:
+                points[k] += 2 if mine[k] > theirs else mine[k] == theirs
+                seen[k] += 1
+                if 2 * seen[k] - points[k] > lowest:
+                    return 0
+        if all(p >= highest or n == HOLDINGS for p, n in zip(points, seen, strict=True)):
+            break
+    return sum(1 for limit in _LIMITS if min(points) >= limit)
+
+
 def _duel(hole: tuple[tuple[int, int], ...], live: tuple[int, ...], board: tuple[int, ...]) -> list[list[float]]:
-    """``duel_k x (share - 1 / m)`` by seat of ``live`` (rows) and ``DUELS`` category (columns) on a
-    turn or river board, the share over every river of a turn board (``aivat.shares``)."""
+    """``duel_k x (share - 1 / m)`` by seat of ``live`` (rows) and duel column (``DUELS`` categories, and on
+    the river ``STRENGTHS``) on a turn or river board, the share over every river of a turn board
+    (``aivat.shares``)."""
     floor = _board_category(board)
     least = min(hand_category(evaluate((*hole[s], *board))) for s in live)
-    if least <= floor or least < DUELS[0]:
-        return [[0.0] * len(DUELS) for _ in live]
+    duels = [float(least > floor and least >= k) for k in DUELS]
+    if len(board) == 5:
+        level = strength([hole[s] for s in live], board)
+        duels += [float(level > j) for j in range(len(STRENGTHS))]
+    if not any(duels):
+        return [[0.0] * len(duels) for _ in live]
     share = shares(hole, board, (live,))[0]
-    return [[float(least >= k) * (share[s] - 1 / len(live)) for k in DUELS] for s in live]
+    return [[d * (share[s] - 1 / len(live)) for d in duels] for s in live]
 
 
 @lru_cache(maxsize=4096)
@@ -124,7 +174,7 @@ def _duel_mean(hole: tuple[tuple[int, int], ...], live: tuple[int, ...], board: 
     """The exact mean of ``_duel`` over every card that may follow ``board`` (in nobody's hand)."""
     dead = {c for pair in hole for c in pair}
     cards = [c for c in range(52) if c not in dead and c not in board]
-    total = [[0.0] * len(DUELS) for _ in live]
+    total = [[0.0] * (len(DUELS) + len(STRENGTHS) * (len(board) == 4)) for _ in live]
     for card in cards:
         for row, values in zip(total, _duel(hole, live, (*board, card)), strict=True):
             for j, v in enumerate(values):
