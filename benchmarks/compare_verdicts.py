@@ -76,8 +76,8 @@ from dealer.engine.scheduler import plan_tables
 from dealer.league.match import Match, MatchBot, MatchPlan, instance_label
 from dealer.league.runner import baseline_tables
 from dealer.stats.compare import ConfidenceSequenceTest, SequentialTest, Settings
-from dealer.stats.control import FOLDS, ControlSums
-from dealer.stats.crossfit import cross_fit
+from dealer.stats.control import ControlSums
+from dealer.stats.crossfit import FOLDS, cross_fit
 from dealer.stats.paired import FITTED, Sample, learned_sums, paired_samples, sample_of
 from dealer.stats.records import MatchResult
 from dealer.stats.stats import ConfidenceSequence
@@ -260,7 +260,7 @@ class FloatControls:
                 row[j] += ui * u[j]
 
     def moments(self) -> tuple[int, float, float]:
-        """Count, mean and sum of squared deviations of the cross-fitted values (dealer.stats.control.cross_fit)."""
+        """Count, mean and sum of squared deviations of the cross-fitted values (dealer.stats.crossfit.cross_fit)."""
         seconds = []
         for sec in self.second:
             full = [[sec[min(i, j)][max(i, j)] for j in range(self.size)] for i in range(self.size)]

@@ -59,7 +59,7 @@ def samples(columns: int, count: int, seed: int) -> list[tuple[int, float, list[
             else:
                 z.append(rng.gauss(0, 10))
         y = sum(t * x for t, x in zip(truth, z, strict=True)) + rng.gauss(0, 40)
-        drawn.append((k % control.FOLDS, y, z))
+        drawn.append((k % crossfit.FOLDS, y, z))
     return drawn
 
 
@@ -73,7 +73,7 @@ def filled(columns: int, drawn: list[tuple[int, float, list[float]]]) -> control
 
 def refit(sums: control.ControlSums, module: Any) -> tuple[int, float, float]:
     """``sums.moments()``, with ``module``'s ``cross_fit``."""
-    folds = [sums._fold_moments(f) for f in range(control.FOLDS)]
+    folds = [sums._fold_moments(f) for f in range(crossfit.FOLDS)]
     return module.cross_fit(sums.counts, [f[0] for f in folds], [f[1] for f in folds], sums.prior)
 
 

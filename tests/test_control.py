@@ -14,7 +14,8 @@ import pytest
 from dealer.engine.cards import parse_cards
 from dealer.engine.evaluator import evaluate
 from dealer.engine.rules import Hand, TableConfig
-from dealer.stats.control import FOLDS, LEARNED_PRIOR, MIN_FIT, RIDGE, ControlSums, solve
+from dealer.stats.control import LEARNED_PRIOR, ControlSums
+from dealer.stats.crossfit import FOLDS, MIN_FIT, RIDGE, solve
 from dealer.stats.luck_features import DUEL_COLUMNS, FEATURES, STRENGTHS, luck_features, strength
 from dealer.stats.paired import CONTROL_COLUMNS, PairedSums, Sample, sample_of
 from dealer.stats.records import HandRecord

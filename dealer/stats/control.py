@@ -31,20 +31,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from dealer.stats.crossfit import FOLDS, MIN_FIT, RIDGE, cross_fit, fold_weights, solve
+from dealer.stats.crossfit import FOLDS, cross_fit, fold_weights
 from dealer.stats.stats import ExactSum
 
-__all__ = [
-    "FOLDS",
-    "LEARNED_PRIOR",
-    "MIN_FIT",
-    "RIDGE",
-    "ControlSums",
-    "cross_fit",
-    "fold_weights",
-    "solve",
-    "stderr_of",
-]
 # The learned correction's prior weights, by ``dealer.stats.paired.CONTROL_COLUMNS`` (luck_features.FEATURES,
 # then its duel columns split by seat): the ridge fit above on 18,000 duplicate deals of the three pairs
 # of benchmarks/compare_verdicts.py (the sample strength bot against leaky_bot and loose_bot, mixed_bot

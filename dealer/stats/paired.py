@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dealer.config.choices import Estimator
-from dealer.stats.control import FOLDS, LEARNED_PRIOR, ControlSums
+from dealer.stats.control import LEARNED_PRIOR, ControlSums
+from dealer.stats.crossfit import FOLDS
 from dealer.stats.luck_features import DUEL_COLUMNS, FEATURES
 from dealer.stats.stats import GroupedSums
 
