@@ -24,13 +24,12 @@ import pickle
 import statistics
 from pathlib import Path
 
+import compare_verdicts as cv  # the pools' pairs (PAIRS) and their baseline bot (REFERENCE)
+
 from dealer.engine.evaluator import evaluate
 from dealer.league.seeds import deal_key
 from dealer.stats.paired import paired_samples
 from dealer.stats.tilted_deals import PROPOSAL, RIVER, TURN, tilted_deck
-
-PAIRS = ("leaky", "loose", "mixed")  # benchmarks/compare_verdicts.py's
-REFERENCE = "reference"  # the plain pools' baseline bot (compare_verdicts.REFERENCE)
 
 
 def _line(name: str, values: list[float]) -> float:
@@ -68,10 +67,10 @@ def pools(cache: Path, seeds: list[str], deals: int, estimator: str) -> None:
     """The paired check of each seed's pools in ``cache`` (module doc)."""
     zs = []
     for seed in seeds:
-        for pair in PAIRS:
+        for pair in cv.PAIRS:
             plain = pickle.loads((cache / f"{pair}-{deals}-{seed}.pickle").read_bytes())
             tilted = pickle.loads((cache / f"{pair}-{deals}-{seed}-tilted.pickle").read_bytes())
-            a = {s.key[1:]: s.value(estimator) for s in paired_samples([plain], "new", "old", REFERENCE)}
+            a = {s.key[1:]: s.value(estimator) for s in paired_samples([plain], "new", "old", cv.REFERENCE)}
             b = {s.key[1:]: s.value(estimator) for s in paired_samples([tilted], "new", "old")}
             common = sorted(a.keys() & b.keys())
             zs.append(_line(f"{seed} {pair} ({len(common)} deals)", [b[k] - a[k] for k in common]))
