@@ -33,12 +33,15 @@ decides, ``--reps`` times:
   (``dealer compare --deals tilted --estimator learned``);
 each with the two SPRTs (bounds +-``--bound``, default 5 as ``dealer compare``) and with the
 confidence sequence (``--test cs``, the default now). As in compare_hands.py, each method's samples
-are shifted so that their mean is the pool's best estimate of the edge (duplicate, aivat), so
-methods differ only by their spread. The A/A check: the same resampling with each difference's
-sign flipped at random (the null of no difference: swapping which version is "new" flips it),
-``--reps`` runs per method that uses the confidence sequence or aivat/full, each cut at
-``--aa-cap`` hands (20,000 by default, ``dealer compare``'s default maximum): a "better" or
-"worse" verdict is false, and their share should stay within alpha (0.05) plus sampling error.
+are shifted so that their mean is the pool's best estimate of the edge (duplicate, full), so
+methods differ only by their spread; the learned and baseline methods' control columns are centred on
+their pool means too, since their expectation is zero (by construction) but a pool's mean of them is not,
+and a run's fitted weights would carry that mean into its own, away from the other methods'. The A/A
+check: the same resampling with each difference's sign flipped at random (the null of no difference:
+swapping which version is "new" flips it), ``--reps`` runs per method that uses the confidence
+sequence or aivat/full, each cut at ``--aa-cap`` hands (20,000 by default, ``dealer compare``'s
+default maximum): a "better" or "worse" verdict is false, and their share should stay within alpha
+(0.05) plus sampling error.
 The unbiasedness of the corrections is checked on the real pool: the mean over deals of each
 estimator minus raw, with its standard error, should be within about 2 of them of 0. The fast
 loops are checked against dealer.stats.compare's own test classes on the first repetition.
@@ -552,7 +555,11 @@ def main() -> None:
             if estimator in FITTED:  # the full values with their columns (the same shift as full's)
                 z = [s.controls if estimator == "learned" else s.baseline for s in samples]
                 null_values: list = [(v, c) for v, c in zip(values, z, strict=True)]
-                shifted: list = [(v + shift, c) for v, c in zip(values, z, strict=True)]
+                centre = [statistics.fmean(column) for column in zip(*z, strict=True)]  # each column's mean to 0
+                shifted: list = [
+                    (v + shift, tuple(x - m for x, m in zip(c, centre, strict=True)))
+                    for v, c in zip(values, z, strict=True)
+                ]
             else:
                 null_values, shifted = values, [v + shift for v in values]
             runs = run_method(
