@@ -8,8 +8,8 @@ control columns as the estimator sees them (weighted by the deal's p / q on tilt
 estimator's own penalty (``crossfit.RIDGE`` times each column's sum of squares) and solver, so that a
 comparison's first looks, which have seen too few of the rare deals to fit, start from what many
 deals of these bots taught. Printed: the prior, ready for ``control.py``, then for each pool the
-variance per hand left (a share of plain raw play's) by ``full`` and by the prior alone, today's and
-the new one's; ``--check S3`` prints the same for seeds left out of the fit.
+variance per hand left (a share of plain raw play's) by ``full`` and by a prior alone, the one in
+``control.py`` and this fit; ``--check S3`` prints the same for seeds left out of the fit.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ def pools(cache: Path, seeds: list[str], pairs: list[str], deals: int) -> dict[s
     out = {}
     for spec in seeds:
         seed, _, size = spec.partition("@")
-        deals = int(size) if size else deals
+        count = int(size) if size else deals
         for pair in pairs:
-            shuffled = pool(cache, pair, deals, seed, "plain")
+            shuffled = pool(cache, pair, count, seed, "plain")
             plain = plain_samples(shuffled)
             base = statistics.variance([s.value("raw") for s in plain]) / plain[0].hands
             out[f"{seed}/{pair}/plain"] = (paired_samples([shuffled], "new", "old", REFERENCE), base)
-            tilted = pool(cache, pair, deals, seed, "tilted")
+            tilted = pool(cache, pair, count, seed, "tilted")
             out[f"{seed}/{pair}/tilted"] = (paired_samples([tilted], "new", "old"), base)
     return out
 
@@ -86,7 +86,7 @@ def main() -> None:
     for weight, name in zip(prior, names, strict=True):
         print(f"    {weight:.4g},  # {name}")
     checked = pools(args.cache, args.check.split(","), pairs, args.deals) if args.check else {}
-    print("variance per hand left of plain raw: full / prior before / prior now (the prior alone, no fit)")
+    print("variance per hand left of plain raw: full / control.py's prior / this fit (each prior alone, no fit)")
     for name, (samples, base) in {**fitted, **{f"{k} (left out)": v for k, v in checked.items()}}.items():
         full = left(samples, [0.0] * CONTROL_COLUMNS, base)
         print(f"{name:40} {full:6.2%} {left(samples, LEARNED_PRIOR, base):6.2%} {left(samples, prior, base):6.2%}")
