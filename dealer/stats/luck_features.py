@@ -174,9 +174,12 @@ def _duel_mean(hole: tuple[tuple[int, int], ...], live: tuple[int, ...], board: 
     """The exact mean of ``_duel`` over every card that may follow ``board`` (in nobody's hand)."""
     dead = {c for pair in hole for c in pair}
     cards = [c for c in range(52) if c not in dead and c not in board]
-    total = [[0.0] * (len(DUELS) + len(STRENGTHS) * (len(board) == 4)) for _ in live]
+    total: list[list[float]] = []
     for card in cards:
-        for row, values in zip(total, _duel(hole, live, (*board, card)), strict=True):
+        duels = _duel(hole, live, (*board, card))
+        if not total:  # as wide as ``_duel``'s rows (the river's have the strength columns too)
+            total = [[0.0] * len(values) for values in duels]
+        for row, values in zip(total, duels, strict=True):
             for j, v in enumerate(values):
                 row[j] += v / len(cards)
     return total
