@@ -120,23 +120,26 @@ async def _answer(session: BotSession, decide) -> None:
             session.link._receive(pb.BotMessage(actions=replies))
 
 
-async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path, dealing: str = "plain") -> MatchResult:
+async def play_pool(
+    pair: str, deals: int, tables: int, seed: str, out: Path, dealing: str = "plain", light: bool = False
+) -> MatchResult:
     """Play ``deals`` duplicate deals of the pair's new version against its old one, in this
     process; luck and the compared versions' strategies recorded as ``dealer compare`` does, and the
     baseline's tables too (``dealer.league.runner.baseline_tables``: the reference bot, the sample
     strength bot, in new's seat against old on each deal and on its twin). ``dealing="tilted"``: the
-    cards drawn by ``dealer.stats.tilted_deals``, each hand weighted, and no baseline's tables."""
+    cards drawn by ``dealer.stats.tilted_deals``, each hand weighted, and no baseline's tables.
+    ``light``: neither the baseline's tables nor the luck features (``full`` only, a third of the time)."""
     game = game_config(time={"per_action_ms": 60_000, "bank_ms": 0})  # in process: no clock to beat
     tables_played = plan_tables(["new", "old"], duplicate=True, tables=tables)
     plan = MatchPlan(
         "pool",
-        tables_played if dealing == "tilted" else baseline_tables(tables_played, "new", REFERENCE),
+        tables_played if dealing == "tilted" or light else baseline_tables(tables_played, "new", REFERENCE),
         game,
         hands=deals // tables,
         seed=seed,
         luck=True,
         strategies=("new", "old"),
-        features=True,
+        features=not light,
         sealed=False,
         deals=dealing,
     )
@@ -154,14 +157,15 @@ async def play_pool(pair: str, deals: int, tables: int, seed: str, out: Path, de
     return result
 
 
-def pool(cache: Path | None, pair: str, deals: int, seed: str, dealing: str) -> MatchResult:
-    """The pair's pool of ``deals`` deals under ``seed``, played (or read from ``cache``, where it is kept)."""
-    suffix = "" if dealing == "plain" else f"-{dealing}"
+def pool(cache: Path | None, pair: str, deals: int, seed: str, dealing: str, light: bool = False) -> MatchResult:
+    """The pair's pool of ``deals`` deals under ``seed``, played (or read from ``cache``, where it is kept);
+    ``light``: ``play_pool``'s, kept apart (``-light``)."""
+    suffix = ("" if dealing == "plain" else f"-{dealing}") + ("-light" if light else "")
     cached = cache / f"{pair}-{deals}-{seed}{suffix}.pickle" if cache else None
     if cached is not None and cached.exists():
         return pickle.loads(cached.read_bytes())
     with tempfile.TemporaryDirectory() as out:
-        result = asyncio.run(play_pool(pair, deals, 8, f"{seed}/{pair}", Path(out), dealing))
+        result = asyncio.run(play_pool(pair, deals, 8, f"{seed}/{pair}", Path(out), dealing, light))
     if cached is not None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         cached.write_bytes(pickle.dumps(result))
