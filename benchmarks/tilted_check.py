@@ -2,15 +2,17 @@
 
 Two checks (issue 35: the tilted pools' weighted edges sat below the shuffled pools' on 6 of 9 pools):
 
-* ``--keys N`` (the sampler, no bots): for N real deal keys, the deck ``tilted_deck`` deals and its weight
-  w = p / q. For any function f of the cards, ``w f(turn, river) - E_p[f | holes, flop]`` has mean zero if
-  the turn and river are drawn with the probabilities they are weighted by: checked for f = 1 (the
-  weight's mean), the proposal's top score, a score of 8 or more, and seat 0's hand beating seat 1's.
+* ``--keys N`` (the sampler, no bots): for N real deal keys, the deck ``tilted_deck`` deals and the weights
+  of its two stages, ``w1`` of the flop and ``w2`` of the turn and river (``p / q`` each). For any function
+  f of the flop, ``w1 f(flop) - E_p[f | holes]`` has mean zero if the flop is drawn with the probability it
+  is weighted by, and for any f of the board, ``w2 f(turn, river) - E_p[f | holes, flop]`` if the turn and
+  river are: checked for f = 1 (each weight's mean, and the deal's ``w1 w2``), the top score of each stage,
+  the flop's class where one hand has hit and the other not, a run-out score of 8 or more, and seat 0's
+  hand beating seat 1's.
 * ``--pools DIR SEED [SEED ...]`` (the bots' results): the pools of ``compare_verdicts.py --cache DIR``
-  (``PAIR-DEALS-SEED.pickle`` and its ``-tilted`` twin). A seed's two pools deal the same hole cards and
-  flops (the same deal keys; only the turn and river are tilted), so per deal ``w X_tilted - X_plain`` is
-  a paired difference whose mean is zero if tilted deals are unbiased; printed per pool and combined
-  (Stouffer).
+  (``PAIR-DEALS-SEED.pickle`` and its ``-tilted`` twin). A seed's two pools deal the same hole cards (the
+  same deal keys; the flop, turn and river are tilted), so per deal ``w X_tilted - X_plain`` is a paired
+  difference whose mean is zero if tilted deals are unbiased; printed per pool and combined (Stouffer).
 
     python benchmarks/tilted_check.py --keys 40000
     python benchmarks/tilted_check.py --pools /tmp/v38/cache verdicts38-eval --estimator raw
@@ -29,7 +31,7 @@ import compare_verdicts as cv  # the pools' pairs (PAIRS) and their baseline bot
 from dealer.engine.evaluator import evaluate
 from dealer.league.seeds import deal_key
 from dealer.stats.paired import paired_samples
-from dealer.stats.tilted_deals import PROPOSAL, RIVER, TURN, tilted_deck
+from dealer.stats.tilted_deals import FLOP, PROPOSAL, RIVER, TURN, draw_flop, flop_level, tilted_deck
 
 
 def _line(name: str, values: list[float]) -> float:
@@ -39,26 +41,68 @@ def _line(name: str, values: list[float]) -> float:
     return mean / se
 
 
+def hit_apart(holes: tuple[tuple[int, int], tuple[int, int]], ranks: tuple[int, int, int]) -> float:
+    """1 where one hand has hit the flop (a pair or better by ranks) and the other has not, else 0."""
+    a, b = (flop_level((hole[0] // 4, hole[1] // 4), ranks) for hole in holes)
+    return float(min(a, b) == 0 < max(a, b))
+
+
 def sampler(keys: int) -> None:
     """The sampler check over ``keys`` deal keys (module doc)."""
-    terms: dict[str, list[float]] = {"weight - 1": [], "top score": [], "score of 8 or more": [], "seat 0 wins": []}
+    terms: dict[str, list[float]] = {
+        name: []
+        for name in (
+            "deal: w1 w2 - 1",
+            "flop: w1 - 1",
+            "flop: top score",
+            "flop: one hand hit, the other not",
+            "run-out: w2 - 1",
+            "run-out: top score",
+            "run-out: score of 8 or more",
+            "run-out: seat 0 wins",
+        )
+    }
+    flop_top, top = max(max(row) for row in PROPOSAL.flop_scores), max(max(row) for row in PROPOSAL.scores)
     for h in range(keys):
-        deck, weight = tilted_deck(deal_key("tilted-check", f"m/{h % 4}", h // 4))
+        key = deal_key("tilted-check", f"m/{h % 4}", h // 4)
+        deck, weight = tilted_deck(key)
         holes = ((deck[0], deck[2]), (deck[1], deck[3]))
-        flop = list(deck[5:8])
+        flop = [deck[i] for i in FLOP]
+        w1 = float(draw_flop(key, holes)[1])
+        groups = PROPOSAL.flop_groups(holes)
+        flops = sum(count for _, count, _ in groups)
+
+        low, middle, high = sorted(c // 4 for c in flop)
+        ranks = (low, middle, high)
+        for name, f, mean in (
+            ("flop: w1 - 1", 1.0, 1.0),
+            (
+                "flop: top score",
+                float(PROPOSAL.flop_score(holes, ranks) == flop_top),
+                math.fsum(count * (g == flop_top) for _, count, g in groups) / flops,
+            ),
+            (
+                "flop: one hand hit, the other not",
+                hit_apart(holes, ranks),
+                math.fsum(count * hit_apart(holes, r) for r, count, _ in groups) / flops,
+            ),
+        ):
+            terms[name].append(w1 * f - mean)
         pairs, scores = PROPOSAL.runouts(holes, flop)
         drawn = pairs.index((min(deck[TURN], deck[RIVER]), max(deck[TURN], deck[RIVER])))
-        w, n, top = float(weight), len(pairs), max(max(row) for row in PROPOSAL.scores)
+        w2, n = float(PROPOSAL.weight(scores, drawn)), len(pairs)
         boards = [[*flop, *pair] for pair in pairs]
-        values = {
-            "weight - 1": [1.0] * n,
-            "top score": [float(g == top) for g in scores],
-            "score of 8 or more": [float(g >= 8) for g in scores],
-            "seat 0 wins": [float(evaluate([*holes[0], *b]) > evaluate([*holes[1], *b])) for b in boards],
+        by_f = {
+            "run-out: w2 - 1": [1.0] * n,
+            "run-out: top score": [float(g == top) for g in scores],
+            "run-out: score of 8 or more": [float(g >= 8) for g in scores],
+            "run-out: seat 0 wins": [float(evaluate([*holes[0], *b]) > evaluate([*holes[1], *b])) for b in boards],
         }
-        for name, v in values.items():
-            terms[name].append(w * v[drawn] - math.fsum(v) / n)
-    print(f"the sampler over {keys:,} deal keys: w f(drawn) - E_p[f], per f")
+        for name, v in by_f.items():
+            terms[name].append(w2 * v[drawn] - math.fsum(v) / n)
+        terms["deal: w1 w2 - 1"].append(float(weight) - 1)
+        assert abs(float(weight) - w1 * w2) <= 1e-12 * w1 * w2  # the deal's weight is the stages' product
+    print(f"the sampler over {keys:,} deal keys: w f(drawn) - E_p[f], per stage and f")
     for name, values in terms.items():
         _line(name, values)
 

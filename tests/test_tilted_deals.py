@@ -1,6 +1,6 @@
-"""Tilted deals: the turn and river drawn from a proposal q that deals more of the run-outs where both
-hands are made, each deal weighted by p / q (``dealer.stats.tilted_deals``): the weighted mean is the
-plain mean whatever the bots do and whatever the proposal's scores and uniform share."""
+"""Tilted deals: the flop, turn and river drawn from a proposal q that deals more of the boards where the
+two hands meet, each deal weighted by p / q (``dealer.stats.tilted_deals``): the weighted mean is the
+plain mean whatever the bots do and whatever the proposal's scores and uniform shares."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ import random
 import subprocess
 import sys
 from fractions import Fraction
+from itertools import combinations
 from pathlib import Path
 
 import pytest
 
 from conftest import PY_BOTS, ROOT
 from dealer.engine.cards import parse_cards, shuffled_deck
-from dealer.engine.evaluator import evaluate
+from dealer.engine.evaluator import evaluate, hand_category
 from dealer.engine.rules import Hand, TableConfig
 from dealer.stats.luck_features import FEATURES
 from dealer.stats.paired import sample_of
@@ -29,7 +30,10 @@ from dealer.stats.tilted_deals import (
     TURN,
     Proposal,
     dealt,
+    draw_flop,
     draw_turn_river,
+    flop_level,
+    nth_flop,
     pick,
     tilted_deck,
 )
@@ -78,11 +82,17 @@ def _play(seats: tuple[str, str], board: list[int], table: int, weight: float) -
     return HandRecord(table, "d", 0, 100, net, None, None, None, None, weight)
 
 
+FLAT_FLOP = ((1, 1, 1), (1, 1), (1,))
 PROPOSALS = [
     PROPOSAL,
-    Proposal(((1, 50), (3, 7, 2)), Fraction(1, 1000)),
-    Proposal(((5,),), Fraction(1, 2)),  # every score alike: q = p, every weight 1
-    Proposal(tuple(tuple(random.Random(k).randint(1, 60) for _ in range(4)) for k in range(3)), Fraction(3, 7)),
+    Proposal(((1, 50), (3, 7, 2)), Fraction(1, 1000), ((1, 90, 2), (40, 1), (7,)), Fraction(1, 1000)),
+    Proposal(((5,),), Fraction(1, 2), FLAT_FLOP, Fraction(1, 3)),  # every score alike: q = p, every weight 1
+    Proposal(
+        tuple(tuple(random.Random(k).randint(1, 60) for _ in range(4)) for k in range(3)),
+        Fraction(3, 7),
+        tuple(tuple(random.Random(10 + k).randint(1, 60) for _ in range(3 - k)) for k in range(3)),
+        Fraction(2, 9),
+    ),
 ]
 
 
@@ -123,6 +133,56 @@ def _weighted(record: HandRecord, weight: Fraction) -> HandRecord:
     return HandRecord(*(getattr(record, f) for f in HandRecord.__dataclass_fields__ if f != "weight"), float(weight))
 
 
+def test_the_flop_stage_gives_every_flop_q_times_w_equal_to_p_exactly_whatever_the_proposal():
+    # The flop's stage over every one of the 17,296 flops of two hands: the groups by rank count each flop
+    # once (nth_flop is a bijection onto the flops the cards left make), and each flop's probability under
+    # the proposal times its weight is the shuffle's 1 / N1, exactly: E_q1[w1 X] = E_p1[X] for any result X
+    # of the deal's flop (the turn and river's stage, above, keeps it given the flop).
+    for holes in (HOLES, (tuple(parse_cards("AsAh")), tuple(parse_cards("Ad7d")))):
+        left = [c for c in range(52) if c not in {*holes[0], *holes[1]}]
+        every = set(combinations(left, 3))
+        for proposal in PROPOSALS:
+            groups = proposal.flop_groups(holes)
+            masses = proposal.flop_masses(groups)
+            total = sum(count * mass for (_, count, _), mass in zip(groups, masses, strict=True))
+            b = proposal.flop_uniform.denominator
+            assert total == b * len(every) * sum(count * g for _, count, g in groups)
+            seen, weights = set(), set()
+            for (ranks, count, g), mass in zip(groups, masses, strict=True):
+                for index in range(count):
+                    flop = nth_flop(holes, ranks, index)
+                    assert sorted(c // 4 for c in flop) == list(ranks)
+                    assert proposal.flop_score(holes, ranks) == g
+                    seen.add(tuple(sorted(flop)))
+                w = Fraction(b * sum(c * s for _, c, s in groups), mass)
+                assert Fraction(mass, total) * w == Fraction(1, len(every))  # q1 w1 = p1
+                assert w <= 1 / proposal.flop_uniform
+                weights.add(w)
+            assert seen == every
+            assert (len(weights) == 1) == (proposal.flop_scores == FLAT_FLOP)  # tilts unless the scores are flat
+
+
+def test_the_flop_levels_are_the_categories_of_the_ranks_above_the_flops_own():
+    # flop_level reads ranks alone; where no straight or flush can be made it is the evaluator's category
+    # of hole and flop, capped at two pair, if above the flop's own (a pair or trips on the flop plays)
+    rng = random.Random(7)
+    checked = 0
+    while checked < 400:
+        cards = rng.sample(range(52), 5)
+        suits, ranks = [c % 4 for c in cards], sorted({c // 4 for c in cards})
+        straight = len(ranks) == 5 and (ranks[4] - ranks[0] == 4 or ranks == [0, 1, 2, 3, 12])
+        if straight or max(suits.count(s) for s in suits) >= 5:
+            continue
+        hole, flop = cards[:2], cards[2:]
+        own = {3: 0, 2: 1, 1: 3}[len({c // 4 for c in flop})]
+        category = hand_category(evaluate(cards))
+        expected = min(category, 2) if category > own else 0
+        assert flop_level((hole[0] // 4, hole[1] // 4), tuple(sorted(c // 4 for c in flop))) == expected
+        checked += 1
+    assert flop_level((5, 5), (1, 5, 9)) == 2 and flop_level((5, 5), (1, 1, 9)) == 2  # a set; two pair
+    assert flop_level((5, 6), (1, 1, 9)) == 0 and flop_level((5, 5), (1, 2, 9)) == 1  # the board's pair plays
+
+
 def test_the_runouts_fast_scores_are_the_readable_definition_for_any_proposal():
     # runouts scores the 990 run-outs from summed card keys (the dealer's hot path); score is the definition
     for key in ("a/0/0", "a/1/5", "flush-heavy/2/9"):
@@ -157,19 +217,51 @@ def test_the_sampler_draws_each_pair_with_its_mass_and_the_deck_is_the_shuffle_w
     p_high = sum(g >= 8 for g in scores) / len(scores)
     q_high = sum(m for m, g in zip(masses, scores, strict=True) if g >= 8) / sum(masses)
     assert q_high > p_high + 0.2 and abs(high / len(weights) - q_high) < 4 * (q_high * (1 - q_high) / 600) ** 0.5
-    # the deck: the shuffle's holes and flop, the drawn turn and river, a permutation, the same for the same key
+    # the deck: the shuffle's holes, the drawn flop, turn and river, a permutation, the same for the same key
     for key in ("c/0/3", "c/1/17", "league-seed-0123456789/c/5/40"):
         deck, weight = tilted_deck(key)
         shuffled = shuffled_deck(key)
-        assert len(deck) == HEADS_UP_CARDS == len(set(deck)) and deck[:8] == tuple(shuffled[:8])
+        assert len(deck) == HEADS_UP_CARDS == len(set(deck)) and deck[:4] == tuple(shuffled[:4])
         holes = ((deck[0], deck[2]), (deck[1], deck[3]))
-        assert draw_turn_river(key, holes, list(deck[5:8])) == (deck[TURN], deck[RIVER], weight)
+        flop, flop_weight = draw_flop(key, holes)
+        assert list(deck[5:8]) == flop
+        turn, river, runout_weight = draw_turn_river(key, holes, flop)
+        assert (deck[TURN], deck[RIVER], weight) == (turn, river, flop_weight * runout_weight)
         assert dealt(key, 12, "tilted") == (list(deck), float(weight)) == dealt(key, 12, "tilted")
         assert dealt(key, 12, "plain") == (shuffled_deck(key, 12), 1.0)
     with pytest.raises(ValueError, match="heads-up tables"):
         dealt("k", 14, "tilted")
     with pytest.raises(ValueError, match="whole numbers >= 1"):
         Proposal(((1, 0),))
+    with pytest.raises(ValueError, match="rows of 3, 2 and 1"):
+        Proposal(((1, 2),), Fraction(1, 2), ((1, 2),))
+
+
+def test_the_flop_is_drawn_with_its_mass_and_in_a_fair_order():
+    holes = HOLES
+    groups = PROPOSAL.flop_groups(holes)
+    masses = PROPOSAL.flop_masses(groups)
+    by_flop = {}
+    for (ranks, count, g), mass in zip(groups, masses, strict=True):
+        for index in range(count):
+            by_flop[tuple(sorted(nth_flop(holes, ranks, index)))] = (g, mass)
+    total = sum(mass for _, mass in by_flop.values())
+    top = max(g for g, _ in by_flop.values())
+    q_top = sum(mass for g, mass in by_flop.values() if g == top) / total
+    p_top = sum(g == top for g, _ in by_flop.values()) / len(by_flop)
+    weights, tops, firsts = [], 0, set()
+    for k in range(600):
+        flop, w = draw_flop(f"f/{k}", holes)
+        g, mass = by_flop[tuple(sorted(flop))]
+        assert w == Fraction(total, len(by_flop) * mass)  # its own p / q
+        weights.append(float(w))
+        tops += g == top
+        firsts.add(flop.index(min(flop)))
+    mean = sum(weights) / len(weights)
+    spread = (sum((w - mean) ** 2 for w in weights) / (len(weights) - 1) / len(weights)) ** 0.5
+    assert abs(mean - 1) < 4 * spread  # E_q[w] = 1
+    assert q_top > 2 * p_top and abs(tops / 600 - q_top) < 4 * (q_top * (1 - q_top) / 600) ** 0.5
+    assert firsts == {0, 1, 2}  # the order on the table is drawn, not the groups' own
 
 
 def test_a_deal_weight_scales_every_figure_of_its_sample_and_one_deal_has_one_weight():

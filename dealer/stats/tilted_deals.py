@@ -1,24 +1,35 @@
-"""Tilted deals: a comparison's turn and river drawn from a proposal that deals more often the run-outs
-where both hands are made, each deal's result weighted by ``p / q`` (importance sampling).
+"""Tilted deals: a comparison's flop, turn and river drawn from a proposal that deals more often the
+boards where the two hands meet, each deal's result weighted by ``p / q`` (importance sampling).
 
 Why: what duplicate deals and the luck corrections leave of a comparison's variance sits in a dozen
 stack-sized wars per 6,000 deals, nearly all in deals where both hands have made something by the
-river. The dealer chooses the cards, so it can deal those run-outs more often and count each one
-less: ``E_q[w X] = E_p[X]`` for any result ``X`` of the deal, so the weighted mean keeps the plain
-mean whatever the bots do, and the luck corrections keep their zero mean (taken under ``p``).
+river, after play that parted on the flop. The dealer chooses the cards, so it can deal those boards
+more often and count each one less: ``E_q[w X] = E_p[X]`` for any result ``X`` of the deal, so the
+weighted mean keeps the plain mean whatever the bots do, and the luck corrections keep their zero mean
+(taken under ``p``).
 
-How, exactly (no normalising constant estimated): the hole cards and the flop are those of the
-ordinary shuffle of the deal's key (``cards.shuffled_deck``). Of the ``N`` unordered pairs of the
-cards left, pair ``i`` becomes {turn, river} with probability ``q_i = (1 - u) g_i / G + u / N``,
-``g_i`` a whole-number score of the two hands' levels on that board (``Proposal.score``), ``G`` their
-sum, ``u`` the share drawn as the shuffle would (``Proposal.uniform``, a fraction); which of the two is
-the turn is a fair coin, as in the shuffle. Under the shuffle each pair has ``p_i = 1 / N``, so the
-deal's weight is ``w = p_i / q_i = b G / ((b - a) N g_i + a G)`` for ``u = a / b``: exact, and at most
-``1 / u``. The pair is drawn with whole numbers from a SHA-256 stream of the key, so the same key
-gives the same deck and weight on any machine; both seatings of a duplicate deal share them.
+How, exactly (no normalising constant estimated): the hole cards are those of the ordinary shuffle of
+the deal's key (``cards.shuffled_deck``). The flop is drawn first, then the turn and river, each stage
+from a mixture of a score and the shuffle:
 
-Heads-up tables only (every comparison's tables are). The scores were chosen on the pools of
-``benchmarks/compare_verdicts.py`` with seed ``verdicts36-dev`` (``benchmarks/tilt_study.py``).
+* The flop: of the ``N1`` flops (sets of three of the cards left), flop ``f`` with probability
+  ``(1 - u1) g_f / G1 + u1 / N1``, ``g_f`` a whole-number score of the two hands' levels on the flop
+  counted from ranks alone (``flop_level``), ``G1`` their sum over every flop, counted exactly
+  by rank (a flop's score depends on its ranks only: ``Proposal.flop_groups``). Its order on the table
+  is a fair draw of the six, as in the shuffle.
+* The turn and river: of the ``N`` unordered pairs of the cards left, pair ``i`` becomes {turn, river}
+  with probability ``q_i = (1 - u) g_i / G + u / N``, ``g_i`` a whole-number score of the two hands'
+  levels on that board (``Proposal.score``), ``G`` their sum; which of the two is the turn is a fair
+  coin, as in the shuffle.
+
+Under the shuffle each flop has ``1 / N1`` and each pair ``1 / N``, so for ``u = a / b`` a stage's
+weight is ``b G / ((b - a) N g + a G)``, at most ``1 / u``, and the deal's is the product of the two:
+exact. Each draw is whole-number arithmetic on a SHA-256 stream of the key, so the same key gives the
+same deck and weight on any machine; both seatings of a duplicate deal share them.
+
+Heads-up tables only (every comparison's tables are). The run-out scores were chosen on the pools of
+``benchmarks/compare_verdicts.py`` with seed ``verdicts36-dev``, the flop scores on its shuffled pools of
+seeds ``tiltdev60`` and ``tiltdev61``, 120,000 deals a pair (``benchmarks/tilt_study.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +38,8 @@ import hashlib
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from itertools import combinations, combinations_with_replacement
+from math import comb
 from typing import Final
 
 from dealer.config.choices import Deals
@@ -39,6 +52,38 @@ RIVER: Final = 11
 # The score of a run-out by (the lower level of the two hands, capped at 2; the higher, capped at 3), where
 # a hand's level is its category (0 high card .. 8 straight flush) if above the board's own, else 0.
 SCORES: Final = ((1, 2, 3, 8), (8, 8, 20, 20), (20, 20, 20, 20))
+FLOP: Final = (5, 6, 7)
+# The score of a flop by the two hands' levels on it (``flop_level``: 0 nothing, 1 a pair, 2 two pair or
+# better), ``FLOP_SCORES[lower][higher - lower]``: most where one hand has hit and the other not, whose play
+# parts on the flop and may meet on the turn or river; least where both have paired and play alike.
+FLOP_SCORES: Final = ((8, 16, 24), (2, 3), (6,))
+RANK_CARDS: Final = 4  # cards of each rank
+
+
+def _rank_category(multiplicities: list[int]) -> int:
+    """The category that ranks alone make: 0 no pair, 1 a pair, 2 two pair, 3 trips, 6 full house, 7 quads."""
+    ordered = sorted(multiplicities, reverse=True)
+    top, second = ordered[0], ordered[1] if len(ordered) > 1 else 0
+    if top >= 4:
+        return 7
+    if top == 3:
+        return 6 if second >= 2 else 3
+    if top == 2:
+        return 2 if second >= 2 else 1
+    return 0
+
+
+def _multiplicities(ranks: list[int]) -> list[int]:
+    """How many times each rank of ``ranks`` comes."""
+    return [ranks.count(r) for r in set(ranks)]
+
+
+def flop_level(hole_ranks: tuple[int, int], flop_ranks: tuple[int, int, int]) -> int:
+    """A hand's level on a flop from ranks alone (no straights or flushes): the category its hole ranks make
+    with the flop's, capped at 2 (two pair or better), if above the flop's own, else 0."""
+    own = _rank_category(_multiplicities(list(flop_ranks)))
+    category = _rank_category(_multiplicities([*hole_ranks, *flop_ranks]))
+    return min(category, 2) if category > own else 0
 
 
 def level(hole: tuple[int, int], board: list[int], board_category: int) -> int:
@@ -50,17 +95,56 @@ def level(hole: tuple[int, int], board: list[int], board_category: int) -> int:
 
 @dataclass(frozen=True)
 class Proposal:
-    """How the turn and river are drawn: ``scores[lo][hi]`` by the two hands' levels (``lo`` capped at
-    ``len(scores) - 1``, ``hi`` at the row's length - 1), and the ``uniform`` share drawn as the shuffle."""
+    """How the flop, then the turn and river, are drawn. The turn and river: ``scores[lo][hi]`` by the two
+    hands' levels (``lo`` capped at ``len(scores) - 1``, ``hi`` at the row's length - 1), and the ``uniform``
+    share drawn as the shuffle. The flop: ``flop_scores[lo][hi - lo]`` by the two hands' flop levels (0-2),
+    and ``flop_uniform`` drawn as the shuffle; scores all alike draw the flop as the shuffle does."""
 
     scores: tuple[tuple[int, ...], ...] = SCORES
     uniform: Fraction = Fraction(1, 10)
+    flop_scores: tuple[tuple[int, ...], ...] = FLOP_SCORES
+    flop_uniform: Fraction = Fraction(1, 5)
 
     def __post_init__(self) -> None:
-        if not self.scores or any(not row or any(not isinstance(g, int) or g < 1 for g in row) for row in self.scores):
-            raise ValueError(f"the scores must be rows of whole numbers >= 1, not {self.scores}")
-        if not 0 < self.uniform <= 1:
-            raise ValueError(f"the uniform share must be in (0, 1], not {self.uniform}")
+        for name, table in (("scores", self.scores), ("flop scores", self.flop_scores)):
+            if not table or any(not row or any(not isinstance(g, int) or g < 1 for g in row) for row in table):
+                raise ValueError(f"the {name} must be rows of whole numbers >= 1, not {table}")
+        if [len(row) for row in self.flop_scores] != [3, 2, 1]:
+            raise ValueError(f"the flop scores must be rows of 3, 2 and 1 (lower levels 0-2), not {self.flop_scores}")
+        for name, share in (("uniform share", self.uniform), ("flop's uniform share", self.flop_uniform)):
+            if not 0 < share <= 1:
+                raise ValueError(f"the {name} must be in (0, 1], not {share}")
+
+    def flop_score(self, holes: tuple[tuple[int, int], tuple[int, int]], flop_ranks: tuple[int, int, int]) -> int:
+        """The score of a flop (by its ranks) for the two hands."""
+        a, b = (flop_level((hole[0] // RANK_CARDS, hole[1] // RANK_CARDS), flop_ranks) for hole in holes)
+        low, high = min(a, b), max(a, b)
+        return self.flop_scores[low][high - low]
+
+    def flop_groups(
+        self, holes: tuple[tuple[int, int], tuple[int, int]]
+    ) -> list[tuple[tuple[int, int, int], int, int]]:
+        """Every flop's ranks (a multiset, ascending) that the cards left can make, how many flops make it, and
+        its score: the flops grouped by rank, since a flop's score depends on its ranks only."""
+        held = [0] * (DECK_SIZE // RANK_CARDS)
+        for hole in holes:
+            for card in hole:
+                held[card // RANK_CARDS] += 1
+        groups = []
+        for ranks in combinations_with_replacement(range(len(held)), 3):
+            count = 1
+            for rank in set(ranks):
+                count *= comb(RANK_CARDS - held[rank], ranks.count(rank))
+            if count:
+                groups.append((ranks, count, self.flop_score(holes, ranks)))
+        return groups
+
+    def flop_masses(self, groups: list[tuple[tuple[int, int, int], int, int]]) -> list[int]:
+        """Each flop's probability under the proposal times ``b N1 G1``, by group (``flop_uniform = a / b``)."""
+        a, b = self.flop_uniform.numerator, self.flop_uniform.denominator
+        n = sum(count for _, count, _ in groups)
+        total = sum(count * g for _, count, g in groups)
+        return [(b - a) * n * g + a * total for _, _, g in groups]
 
     def score(self, holes: tuple[tuple[int, int], tuple[int, int]], board: list[int]) -> int:
         """The score of a five-card board for the two hands."""
@@ -144,6 +228,38 @@ def pick(masses: list[int], point: int) -> int:
     return index
 
 
+def nth_flop(holes: tuple[tuple[int, int], tuple[int, int]], ranks: tuple[int, int, int], index: int) -> list[int]:
+    """Flop ``index`` (0 to its group's count - 1) of the flops of ``ranks`` that the cards left make, in a
+    fixed order: each rank's suits chosen among its cards left, one digit each of ``index``."""
+    seen = {*holes[0], *holes[1]}
+    cards: list[int] = []
+    for rank in sorted(set(ranks)):
+        left = [c for c in range(rank * RANK_CARDS, (rank + 1) * RANK_CARDS) if c not in seen]
+        choices = list(combinations(left, ranks.count(rank)))
+        index, digit = divmod(index, len(choices))
+        cards.extend(choices[digit])
+    return cards
+
+
+def draw_flop(
+    key: str, holes: tuple[tuple[int, int], tuple[int, int]], proposal: Proposal = PROPOSAL
+) -> tuple[list[int], Fraction]:
+    """The flop (in the order it is dealt) and its stage's weight, drawn from ``proposal`` with ``key``'s stream:
+    a point of the flops' masses laid end to end, group by group, picks the group and the flop within it."""
+    groups = proposal.flop_groups(holes)
+    masses = proposal.flop_masses(groups)
+    spans = [count * mass for (_, count, _), mass in zip(groups, masses, strict=True)]  # each group's flops
+    point = _below(key, sum(spans), "flop")
+    group = pick(spans, point)
+    mass = masses[group]
+    flop = nth_flop(holes, groups[group][0], (point - sum(spans[:group])) // mass)
+    order = _below(key, 6, "flop order")  # a fair one of the six orders
+    first = flop.pop(order // 2)
+    second = flop.pop(order % 2)
+    b = proposal.flop_uniform.denominator
+    return [first, second, flop[0]], Fraction(b * sum(count * g for _, count, g in groups), mass)
+
+
 def draw_turn_river(
     key: str, holes: tuple[tuple[int, int], tuple[int, int]], flop: list[int], proposal: Proposal = PROPOSAL
 ) -> tuple[int, int, Fraction]:
@@ -159,15 +275,16 @@ def draw_turn_river(
 
 @lru_cache(maxsize=256)  # the seatings of a deal are dealt one after the other: one draw for all of them
 def tilted_deck(key: str, proposal: Proposal = PROPOSAL) -> tuple[tuple[int, ...], Fraction]:
-    """A heads-up deal's twelve cards and its weight: the shuffle of ``key`` with its turn and river
-    drawn from ``proposal`` (each swapped in from where the shuffle put it; burns are never seen)."""
+    """A heads-up deal's twelve cards and its weight: the shuffle of ``key`` with its flop, then its turn and
+    river, drawn from ``proposal`` (each card swapped in from where the shuffle put it; burns are never seen)."""
     deck = shuffled_deck(key, DECK_SIZE)
     holes = ((deck[0], deck[2]), (deck[1], deck[3]))
-    turn, river, weight = draw_turn_river(key, holes, deck[5:8], proposal)
-    for position, card in ((TURN, turn), (RIVER, river)):
+    flop, flop_weight = draw_flop(key, holes, proposal)
+    turn, river, weight = draw_turn_river(key, holes, flop, proposal)
+    for position, card in (*zip(FLOP, flop, strict=True), (TURN, turn), (RIVER, river)):
         at = deck.index(card)
         deck[position], deck[at] = deck[at], deck[position]
-    return tuple(deck[:HEADS_UP_CARDS]), weight
+    return tuple(deck[:HEADS_UP_CARDS]), flop_weight * weight
 
 
 def dealt(key: str, cards: int, deals: str) -> tuple[list[int], float]:
