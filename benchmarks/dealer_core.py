@@ -6,12 +6,13 @@ batch's requests are answered in the same process with check/call, as soon as th
 (the CPU the stand-in bots spend writing their answers is not counted). Prints CPU µs per hand and per
 decision, median of ``--repeats``; run under a profiler to see the split.
 
-    python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3] [--luck] [--learned]
+    python benchmarks/dealer_core.py [--hands 20000] [--tables 64] [--repeats 3] [--luck] [--learned] [--tilted]
 
 ``--luck`` records every hand's luck-corrected nets too (``dealer.stats.aivat``, as a comparison does):
 check/call bots see every hand to the river, the most expensive case (all four chance nodes).
 ``--learned`` also records every hand's luck features, as a comparison whose verdict comes from
-``learned`` does (``dealer.stats.luck_features``).
+``learned`` does (``dealer.stats.luck_features``). ``--tilted``: the cards dealt as ``dealer compare --deals
+tilted`` deals them (``dealer.stats.tilted_deals``: each deal's flop, turn and river drawn from the proposal).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ async def play(
     luck: bool,
     serve: Callable[[BotSession], Awaitable[None]] = answer,
     features: bool = False,
+    deals: str = "plain",
 ) -> tuple[float, int, int]:
     """Play ``hands`` hands over ``tables`` tables, each seat's batches answered in this process by
     ``serve`` (check/call by default); return (CPU seconds, hands, decisions). Raises if a bot faulted."""
@@ -94,6 +96,7 @@ async def play(
         seed=1,
         luck=luck,
         features=features,
+        deals=deals,
     )
     sessions = {instance_label(name, 0): server.session(name) for name in ("a", "b")}  # one instance each
     for session in sessions.values():
@@ -111,12 +114,14 @@ async def play(
     return cpu, result.hands, sum(s.requests for s in sessions.values())
 
 
-async def main(hands: int, tables: int, repeats: int, luck: bool, features: bool) -> None:
+async def main(hands: int, tables: int, repeats: int, luck: bool, features: bool, deals: str) -> None:
     server = DealerServer("127.0.0.1:0", local_socket=False)
     per_hand, per_decision = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(repeats):
-            cpu, n, decisions = await play(server, Path(tmp) / f"r{k}", hands, tables, luck, features=features)
+            cpu, n, decisions = await play(
+                server, Path(tmp) / f"r{k}", hands, tables, luck, features=features, deals=deals
+            )
             per_hand.append(cpu / n)
             per_decision.append(cpu / decisions)
     rows = [
@@ -125,6 +130,7 @@ async def main(hands: int, tables: int, repeats: int, luck: bool, features: bool
         ["hands/s of dealer CPU", f"{1 / statistics.median(per_hand):,.0f}"],
     ]
     what = ", luck corrected (aivat) with luck features" if features else ", luck corrected (aivat)" if luck else ""
+    what += ", tilted deals" if deals == "tilted" else ""
     print(
         tabulate(
             rows,
@@ -140,6 +146,16 @@ if __name__ == "__main__":
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--luck", action="store_true", help="record luck-corrected nets (dealer.stats.aivat)")
     parser.add_argument("--learned", action="store_true", help="with them, the luck features of estimator learned")
+    parser.add_argument("--tilted", action="store_true", help="the cards dealt as dealer compare --deals tilted")
     args = parser.parse_args()
     tune_gc()  # as the ``dealer`` command does
-    asyncio.run(main(args.hands, args.tables, args.repeats, args.luck or args.learned, args.learned))
+    asyncio.run(
+        main(
+            args.hands,
+            args.tables,
+            args.repeats,
+            args.luck or args.learned,
+            args.learned,
+            "tilted" if args.tilted else "plain",
+        )
+    )
