@@ -50,8 +50,8 @@ class Estimator(StrEnum):
 
 
 class Deals(StrEnum):
-    """How a comparison's cards are drawn: as the shuffle deals them, or with the turn and river tilted
-    toward run-outs where both hands are made, each deal weighted back (``dealer.stats.tilted_deals``)."""
+    """How a comparison's cards are drawn: as the shuffle deals them, or with the flop, turn and river tilted
+    toward boards where the two hands meet, each deal weighted back (``dealer.stats.tilted_deals``)."""
 
     PLAIN = "plain"
     TILTED = "tilted"

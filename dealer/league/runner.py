@@ -197,7 +197,7 @@ class Dealing:
     seed: int | str | None = None
     batch: int | None = None  # None: ``compare.BATCH`` (``compare.look_every``)
     sealed: bool = True
-    deals: str = Deals.PLAIN  # or tilted: the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
+    deals: str = Deals.PLAIN  # or tilted: the board tilted, each deal weighted (dealer.stats.tilted_deals)
 
 
 def check_baseline_deals(deals: str) -> None:

@@ -319,7 +319,7 @@ class Comparison:
     extra: dict[str, object] = dataclasses.field(default_factory=dict)
     strategies_refused: dict[str, str] | None = None  # bot -> why its reported strategies were ignored
     result: MatchResult | None = None  # dealer compare's match (who never started, their log tails)
-    dealing: str = Deals.PLAIN  # or tilted: the turn and river tilted, each deal weighted (dealer.stats.tilted_deals)
+    dealing: str = Deals.PLAIN  # or tilted: the board tilted, each deal weighted (dealer.stats.tilted_deals)
 
     @property
     def hands(self) -> int:
