@@ -299,10 +299,16 @@ def test_cli_compare_on_tilted_deals_says_so_and_verify_re_deals_them(tmp_path):
     data = json.loads(done.stdout.strip().splitlines()[-1])
     assert data["dealing"] == "tilted" and data["hands"] == 240 and data["faults"] == {}
     saved = json.loads((tmp_path / "c" / "compare.json").read_text())
-    assert saved["dealing"] == "tilted"
+    assert saved["dealing"] == "tilted" and saved["tilted_proposal"] == data["tilted_proposal"] == 2
     verify = [DEALER, "verify", str(tmp_path / "c")]
     checked = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0 and "240 hands" in checked.stdout and ": ok" in checked.stdout, checked.stdout
+    # a comparison whose tilted deals an earlier proposal drew (no tilted_proposal: the first) is refused in one line
+    del saved["tilted_proposal"]
+    (tmp_path / "c" / "compare.json").write_text(json.dumps(saved))
+    older = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert older.returncode != 0 and older.stdout == "" and len(older.stderr.strip().splitlines()) == 1
+    assert "drawn by proposal 1 (tilted_proposal)" in older.stderr and "deals proposal 2 only" in older.stderr
     # the turn and river are not the shuffle's: read as plain deals, the histories fail verify
     saved["dealing"] = "plain"
     (tmp_path / "c" / "compare.json").write_text(json.dumps(saved))

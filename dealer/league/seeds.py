@@ -9,8 +9,9 @@ Hand ``h`` of a table on deal set ``d`` is dealt from ``shuffled_deck(deal_key(s
 gets cards ``k`` and ``N + k``, the flop is cards ``2N+1..2N+3``, the turn ``2N+5``, the river
 ``2N+7`` (``dealer.engine.rules``). A match a league plays again after a kill (``--resume``) is dealt
 afresh: attempt ``a > 0`` keys its decks ``<seed>/<d>/<h>/attempt-<a>`` and its hands say
-``_attempt = a``. A comparison on tilted deals (``dealer.stats.tilted_deals``) swaps in its turn and
-river as that module draws them, and says so in its ``compare.json`` (``dealing``). ``verify`` reads the
+``_attempt = a``. A comparison on tilted deals (``dealer.stats.tilted_deals``) swaps in its flop, turn and
+river as that module draws them, and says so in its ``compare.json`` (``dealing``, and which proposal:
+``tilted_proposal``, 1 where absent). ``verify`` reads the
 seed from the event's ``results.json`` (or ``compare.json``, and how it drew its cards) and checks the
 hole cards and board of every hand in its PHH histories (not those of an interrupted attempt, kept
 under ``interrupted/``: they were cut off mid-write).
@@ -31,7 +32,7 @@ from typing import Any, Final
 
 from dealer.config.choices import Deals
 from dealer.engine.cards import card_name
-from dealer.stats.tilted_deals import dealt
+from dealer.stats.tilted_deals import PROPOSAL_VERSION, dealt
 
 MIN_SEED_CHARS = 16
 INTERRUPTED = "interrupted"  # an event's folder for the output of matches cut off by a kill
@@ -136,7 +137,7 @@ def revealed(out: Path) -> tuple[str, str]:
     """The seed an event's results reveal and how its cards were drawn, from the one record that reveals
     them (a comparison's compare.json may say ``"dealing": "tilted"``, ``dealer.stats.tilted_deals``; every
     other event, and a comparison written before it, dealt ``plain``); ValueError (one line) if there is
-    no seed to read."""
+    no seed to read, or its tilted deals were drawn by a proposal this version does not deal."""
     for name in ("results.json", "compare.json", "finals.json"):  # an event's, a comparison's, an arena's finals
         path = out / name
         if path.is_file():
@@ -153,6 +154,12 @@ def revealed(out: Path) -> tuple[str, str]:
             dealing = data.get("dealing", Deals.PLAIN)
             if dealing not in tuple(Deals):
                 raise ValueError(f"{path}: dealing must be one of {', '.join(Deals)}, not {dealing!r}")
+            proposal = data.get("tilted_proposal", 1)
+            if dealing == Deals.TILTED and proposal != PROPOSAL_VERSION:
+                raise ValueError(
+                    f"{path}: its tilted deals were drawn by proposal {proposal!r} (tilted_proposal), and this "
+                    f"dealer deals proposal {PROPOSAL_VERSION} only: verify it with the version that wrote it"
+                )
             return str(seed), str(dealing)
     raise ValueError(f"{out}: no results.json, compare.json or finals.json: not an event's output folder")
 

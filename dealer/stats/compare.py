@@ -70,6 +70,7 @@ from dealer.stats.faults import voided
 from dealer.stats.paired import ESTIMATORS, FITTED, PairedSums, PairedTally, Pairing
 from dealer.stats.records import MatchResult, fault_totals
 from dealer.stats.stats import SPRT, ConfidenceSequence, Estimate, GroupedSums, two_sided_p_value
+from dealer.stats.tilted_deals import PROPOSAL_VERSION
 
 Verdict = Literal["better", "not worse", "worse", "inconclusive"]
 EXIT_CODES: dict[str, int] = {"better": 0, "not worse": 10, "worse": 11, "inconclusive": 12}
@@ -405,6 +406,7 @@ class Comparison:
             "hands": self.hands,
             "deals": self.sums.deals,
             "dealing": self.dealing,
+            **({"tilted_proposal": PROPOSAL_VERSION} if self.dealing == Deals.TILTED else {}),
             "all_in_adjusted_hands": self.sums.all_in,
             "luck_corrected_hands": self.sums.corrected,
             "known_strategy_hands": self.sums.known,

@@ -58,6 +58,9 @@ FLOP: Final = (5, 6, 7)
 # parts on the flop and may meet on the turn or river; least where both have paired and play alike.
 FLOP_SCORES: Final = ((8, 16, 24), (2, 3), (6,))
 RANK_CARDS: Final = 4  # cards of each rank
+# Which proposal deals a comparison's tilted decks, recorded in its compare.json (``dealer verify`` re-deals
+# this one only): 1 the run-outs' stage alone (before issue 35's eighth attempt), 2 the flop's stage too.
+PROPOSAL_VERSION: Final = 2
 
 
 def _rank_category(multiplicities: list[int]) -> int:
