@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement
 from math import comb
 from typing import Final
@@ -58,6 +58,9 @@ FLOP: Final = (5, 6, 7)
 # parts on the flop and may meet on the turn or river; least where both have paired and play alike.
 FLOP_SCORES: Final = ((8, 16, 24), (2, 3), (6,))
 RANK_CARDS: Final = 4  # cards of each rank
+RANK_FLOPS: Final = tuple(combinations_with_replacement(range(DECK_SIZE // RANK_CARDS), 3))  # 455 multisets
+RANK_FLOP_PARTS: Final = tuple(tuple((r, ranks.count(r)) for r in sorted(set(ranks))) for ranks in RANK_FLOPS)
+_CHOOSE: Final = tuple(tuple(comb(n, k) for k in range(4)) for n in range(RANK_CARDS + 1))
 # Which proposal deals a comparison's tilted decks, recorded in its compare.json (``dealer verify`` re-deals
 # this one only): 1 the run-outs' stage alone (before issue 35's eighth attempt), 2 the flop's stage too.
 PROPOSAL_VERSION: Final = 2
@@ -87,6 +90,13 @@ def flop_level(hole_ranks: tuple[int, int], flop_ranks: tuple[int, int, int]) ->
     own = _rank_category(_multiplicities(list(flop_ranks)))
     category = _rank_category(_multiplicities([*hole_ranks, *flop_ranks]))
     return min(category, 2) if category > own else 0
+
+
+@cache  # one entry per pair of hole ranks: 91 at most
+def _flop_levels(hole_ranks: tuple[int, ...]) -> tuple[int, ...]:
+    """A hand's ``flop_level`` on each flop of ``RANK_FLOPS``: the flop's stage reads it from here."""
+    low, high = hole_ranks
+    return tuple(flop_level((low, high), ranks) for ranks in RANK_FLOPS)
 
 
 def level(hole: tuple[int, int], board: list[int], board_category: int) -> int:
@@ -133,13 +143,16 @@ class Proposal:
         for hole in holes:
             for card in hole:
                 held[card // RANK_CARDS] += 1
+        first, second = (_flop_levels(tuple(sorted(card // RANK_CARDS for card in hole))) for hole in holes)
+        rows = self.flop_scores
         groups = []
-        for ranks in combinations_with_replacement(range(len(held)), 3):
+        for ranks, parts, a, b in zip(RANK_FLOPS, RANK_FLOP_PARTS, first, second, strict=True):
             count = 1
-            for rank in set(ranks):
-                count *= comb(RANK_CARDS - held[rank], ranks.count(rank))
+            for rank, times in parts:
+                count *= _CHOOSE[RANK_CARDS - held[rank]][times]
             if count:
-                groups.append((ranks, count, self.flop_score(holes, ranks)))
+                low, high = (a, b) if a < b else (b, a)
+                groups.append((ranks, count, rows[low][high - low]))
         return groups
 
     def flop_masses(self, groups: list[tuple[tuple[int, int, int], int, int]]) -> list[int]:
