@@ -26,6 +26,7 @@ from pathlib import Path
 
 import psutil  # a dependency of distributed
 import pytest
+from distributed import Client
 
 from conftest import ROOT, processes_under
 from dealer.config.league_file import load_league
@@ -174,6 +175,8 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             subprocess.Popen(worker, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
             for _ in range(2)
         ]
+        with Client(address, timeout=30) as client:  # both joined before a test counts them (a loaded machine)
+            client.wait_for_workers(2, timeout=60)
         yield address
     finally:
         for group in (procs[1:], procs[:1]):  # the workers first: left without a scheduler, they wait for it
