@@ -265,15 +265,16 @@ def draw_flop(
     groups = proposal.flop_groups(holes)
     masses = proposal.flop_masses(groups)
     spans = [count * mass for (_, count, _), mass in zip(groups, masses, strict=True)]  # each group's flops
-    point = _below(key, sum(spans), "flop")
+    total = sum(spans)
+    point = _below(key, total, "flop")
     group = pick(spans, point)
     mass = masses[group]
     flop = nth_flop(holes, groups[group][0], (point - sum(spans[:group])) // mass)
     order = _below(key, 6, "flop order")  # a fair one of the six orders
     first = flop.pop(order // 2)
     second = flop.pop(order % 2)
-    b = proposal.flop_uniform.denominator
-    return [first, second, flop[0]], Fraction(b * sum(count * g for _, count, g in groups), mass)
+    flops = sum(count for _, count, _ in groups)
+    return [first, second, flop[0]], Fraction(total, flops * mass)  # p / q: (1 / N1) / (mass / total)
 
 
 def draw_turn_river(
