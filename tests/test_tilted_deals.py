@@ -1,6 +1,6 @@
-"""Tilted deals: the flop, turn and river drawn from a proposal q that deals more of the boards where the
-two hands meet, each deal weighted by p / q (``dealer.stats.tilted_deals``): the weighted mean is the
-plain mean whatever the bots do and whatever the proposal's scores and uniform shares."""
+"""Tilted deals: the hole cards, flop, turn and river drawn from a proposal q that deals more of the hands
+and boards where the two hands meet, each deal weighted by p / q (``dealer.stats.tilted_deals``): the
+weighted mean is the plain mean whatever the bots do and whatever the proposal's scores and uniform shares."""
 
 from __future__ import annotations
 
@@ -24,15 +24,20 @@ from dealer.stats.luck_features import FEATURES
 from dealer.stats.paired import sample_of
 from dealer.stats.records import HandRecord
 from dealer.stats.tilted_deals import (
+    HANDS,
     HEADS_UP_CARDS,
+    HOLE_COUNTS,
     PROPOSAL,
+    PROPOSAL_VERSION,
     RIVER,
     TURN,
     Proposal,
     dealt,
     draw_flop,
+    draw_holes,
     draw_turn_river,
     flop_level,
+    hole_class,
     nth_flop,
     pick,
     tilted_deck,
@@ -83,15 +88,26 @@ def _play(seats: tuple[str, str], board: list[int], table: int, weight: float) -
 
 
 FLAT_FLOP = ((1, 1, 1), (1, 1), (1,))
+FLAT_HOLES = tuple((1,) * (6 - k) for k in range(6))
 PROPOSALS = [
     PROPOSAL,
-    Proposal(((1, 50), (3, 7, 2)), Fraction(1, 1000), ((1, 90, 2), (40, 1), (7,)), Fraction(1, 1000)),
-    Proposal(((5,),), Fraction(1, 2), FLAT_FLOP, Fraction(1, 3)),  # every score alike: q = p, every weight 1
+    Proposal(
+        ((1, 50), (3, 7, 2)),
+        Fraction(1, 1000),
+        ((1, 90, 2), (40, 1), (7,)),
+        Fraction(1, 1000),
+        tuple((80,) + (1,) * (5 - k) for k in range(6)),
+        Fraction(1, 1000),
+    ),
+    # every score alike: q = p, every weight 1
+    Proposal(((5,),), Fraction(1, 2), FLAT_FLOP, Fraction(1, 3), FLAT_HOLES, Fraction(1, 4)),
     Proposal(
         tuple(tuple(random.Random(k).randint(1, 60) for _ in range(4)) for k in range(3)),
         Fraction(3, 7),
         tuple(tuple(random.Random(10 + k).randint(1, 60) for _ in range(3 - k)) for k in range(3)),
         Fraction(2, 9),
+        tuple(tuple(random.Random(20 + k).randint(1, 60) for _ in range(6 - k)) for k in range(6)),
+        Fraction(5, 11),
     ),
 ]
 
@@ -162,6 +178,63 @@ def test_the_flop_stage_gives_every_flop_q_times_w_equal_to_p_exactly_whatever_t
             assert (len(weights) == 1) == (proposal.flop_scores == FLAT_FLOP)  # tilts unless the scores are flat
 
 
+def test_the_holes_stage_gives_every_pair_of_hands_q_times_w_equal_to_p_exactly_whatever_the_proposal():
+    # The holes' stage over every one of the 1,624,350 pairs (seat 0's hand, seat 1's) of disjoint hands,
+    # counted here by brute force: the counts by class the stage lays its masses on are these, and each
+    # pair's probability under the proposal's definition, (1 - u0) g / G0 + u0 / N0, times its weight is the
+    # shuffle's 1 / N0, exactly: E_q0[w0 X] = E_p0[X] for any result X of the holes (the later stages keep it).
+    classes = {hand: hole_class(hand) for hand in HANDS}
+    counts = [[0] * 6 for _ in range(6)]
+    for hand in HANDS:
+        for other in HANDS:
+            if hand[0] not in other and hand[1] not in other:
+                counts[classes[hand]][classes[other]] += 1
+    pairs = 1326 * 1225
+    assert tuple(map(tuple, counts)) == HOLE_COUNTS and sum(map(sum, counts)) == pairs and min(map(min, counts)) > 0
+    for proposal in PROPOSALS:
+        u = proposal.hole_uniform
+        total = sum(counts[i][j] * proposal.hole_score(i, j) for i in range(6) for j in range(6))
+        weights, mass = set(), Fraction(0)
+        for i in range(6):
+            for j in range(6):
+                q = (1 - u) * Fraction(proposal.hole_score(i, j), total) + u / pairs
+                w = proposal.hole_weight(i, j)
+                assert q * w == Fraction(1, pairs) and w <= 1 / u  # q0 w0 = p0
+                assert proposal.hole_score(i, j) == proposal.hole_score(j, i)  # the seats alike
+                weights.add(w)
+                mass += counts[i][j] * q
+        assert mass == 1
+        assert (len(weights) == 1) == (proposal.hole_scores == FLAT_HOLES)  # tilts unless the scores are flat
+
+
+def test_the_hole_classes_and_the_holes_drawn_with_their_mass_in_a_fair_order():
+    named = {"AsAh": 0, "JcJd": 0, "TsTh": 1, "2c2d": 1, "KsQd": 2, "AhTc": 2, "Ah9c": 3, "9s8s": 4, "Ks9s": 4}
+    for text, expected in {**named, "7h2c": 5, "Kd9s": 5}.items():
+        hand = tuple(parse_cards(text))
+        assert hole_class(hand) == hole_class(hand[::-1]) == expected, text
+    score = {(i, j): PROPOSAL.hole_score(i, j) for i in range(6) for j in range(6)}
+    top = {cell for cell, g in score.items() if g >= 7}
+    pairs = sum(map(sum, HOLE_COUNTS))
+    p_top = sum(HOLE_COUNTS[i][j] for i, j in top) / pairs
+    q_top = sum(HOLE_COUNTS[i][j] / PROPOSAL.hole_weight(i, j) for i, j in top) / pairs
+    weights, tops, orders = [], 0, set()
+    for k in range(600):
+        holes, w = draw_holes(f"h/{k}")
+        assert len({*holes[0], *holes[1]}) == 4
+        cell = (hole_class(holes[0]), hole_class(holes[1]))
+        assert w == PROPOSAL.hole_weight(*cell)  # its own p / q
+        weights.append(float(w))
+        tops += cell in top
+        orders.add((holes[0][0] < holes[0][1], holes[1][0] < holes[1][1]))
+    mean = sum(weights) / len(weights)
+    spread = (sum((w - mean) ** 2 for w in weights) / (len(weights) - 1) / len(weights)) ** 0.5
+    assert abs(mean - 1) < 4 * spread  # E_q[w] = 1
+    assert q_top > 1.5 * p_top and abs(tops / 600 - q_top) < 4 * (q_top * (1 - q_top) / 600) ** 0.5
+    assert len(orders) == 4  # each hand's two cards in either order
+    with pytest.raises(ValueError, match="rows of 6, 5"):
+        Proposal(hole_scores=((1, 2),))
+
+
 def test_the_flop_levels_are_the_categories_of_the_ranks_above_the_flops_own():
     # flop_level reads ranks alone; where no straight or flush can be made it is the evaluator's category
     # of hole and flop, capped at two pair, if above the flop's own (a pair or trips on the flop plays)
@@ -217,16 +290,16 @@ def test_the_sampler_draws_each_pair_with_its_mass_and_the_deck_is_the_shuffle_w
     p_high = sum(g >= 8 for g in scores) / len(scores)
     q_high = sum(m for m, g in zip(masses, scores, strict=True) if g >= 8) / sum(masses)
     assert q_high > p_high + 0.2 and abs(high / len(weights) - q_high) < 4 * (q_high * (1 - q_high) / 600) ** 0.5
-    # the deck: the shuffle's holes, the drawn flop, turn and river, a permutation, the same for the same key
+    # the deck: the drawn holes, flop, turn and river, a permutation, the same for the same key
     for key in ("c/0/3", "c/1/17", "league-seed-0123456789/c/5/40"):
         deck, weight = tilted_deck(key)
-        shuffled = shuffled_deck(key)
-        assert len(deck) == HEADS_UP_CARDS == len(set(deck)) and deck[:4] == tuple(shuffled[:4])
-        holes = ((deck[0], deck[2]), (deck[1], deck[3]))
+        assert len(deck) == HEADS_UP_CARDS == len(set(deck))
+        holes, hole_weight = draw_holes(key)
+        assert ((deck[0], deck[2]), (deck[1], deck[3])) == holes
         flop, flop_weight = draw_flop(key, holes)
         assert list(deck[5:8]) == flop
         turn, river, runout_weight = draw_turn_river(key, holes, flop)
-        assert (deck[TURN], deck[RIVER], weight) == (turn, river, flop_weight * runout_weight)
+        assert (deck[TURN], deck[RIVER], weight) == (turn, river, hole_weight * flop_weight * runout_weight)
         assert dealt(key, 12, "tilted") == (list(deck), float(weight)) == dealt(key, 12, "tilted")
         assert dealt(key, 12, "plain") == (shuffled_deck(key, 12), 1.0)
     with pytest.raises(ValueError, match="heads-up tables"):
@@ -299,21 +372,26 @@ def test_cli_compare_on_tilted_deals_says_so_and_verify_re_deals_them(tmp_path):
     data = json.loads(done.stdout.strip().splitlines()[-1])
     assert data["dealing"] == "tilted" and data["hands"] == 240 and data["faults"] == {}
     saved = json.loads((tmp_path / "c" / "compare.json").read_text())
-    assert saved["dealing"] == "tilted" and saved["tilted_proposal"] == data["tilted_proposal"] == 2
+    assert saved["dealing"] == "tilted" and saved["tilted_proposal"] == data["tilted_proposal"] == PROPOSAL_VERSION == 3
     verify = [DEALER, "verify", str(tmp_path / "c")]
     checked = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0 and "240 hands" in checked.stdout and ": ok" in checked.stdout, checked.stdout
-    # a comparison whose tilted deals an earlier proposal drew (no tilted_proposal: the first) is refused in one line
-    del saved["tilted_proposal"]
-    (tmp_path / "c" / "compare.json").write_text(json.dumps(saved))
-    older = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert older.returncode != 0 and older.stdout == "" and len(older.stderr.strip().splitlines()) == 1
-    assert "drawn by proposal 1 (tilted_proposal)" in older.stderr and "deals proposal 2 only" in older.stderr
-    # the turn and river are not the shuffle's: read as plain deals, the histories fail verify
+    # a comparison whose tilted deals an earlier proposal drew (none named: the first) is refused in one line
+    for earlier in (2, None):
+        if earlier is None:
+            del saved["tilted_proposal"]
+        else:
+            saved["tilted_proposal"] = earlier
+        (tmp_path / "c" / "compare.json").write_text(json.dumps(saved))
+        older = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert older.returncode != 0 and older.stdout == "" and len(older.stderr.strip().splitlines()) == 1
+        assert f"drawn by proposal {earlier or 1} (tilted_proposal)" in older.stderr, older.stderr
+        assert "deals proposal 3 only" in older.stderr
+    # the hole cards, flop, turn and river are not the shuffle's: read as plain deals, the histories fail verify
     saved["dealing"] = "plain"
     (tmp_path / "c" / "compare.json").write_text(json.dumps(saved))
     plain = subprocess.run(verify, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert plain.returncode == 1 and "the board is" in plain.stdout
+    assert plain.returncode == 1 and " was dealt " in plain.stdout
     refused = _compare(tmp_path, "--deals", "tilted", "--estimator", "baseline", "--fresh")
     assert refused.returncode == 2 and refused.stderr.splitlines() == [  # refused before a seed is committed to
         "error: --deals tilted: the baseline's twin deals would not be tilted alike; choose another --estimator"

@@ -1,5 +1,5 @@
-"""Tilted deals: a comparison's flop, turn and river drawn from a proposal that deals more often the
-boards where the two hands meet, each deal's result weighted by ``p / q`` (importance sampling).
+"""Tilted deals: a comparison's hole cards, flop, turn and river drawn from a proposal that deals more often
+the hands and boards where the two hands meet, each deal's result weighted by ``p / q`` (importance sampling).
 
 Why: what duplicate deals and the luck corrections leave of a comparison's variance sits in a dozen
 stack-sized wars per 6,000 deals, nearly all in deals where both hands have made something by the
@@ -8,10 +8,14 @@ more often and count each one less: ``E_q[w X] = E_p[X]`` for any result ``X`` o
 weighted mean keeps the plain mean whatever the bots do, and the luck corrections keep their zero mean
 (taken under ``p``).
 
-How, exactly (no normalising constant estimated): the hole cards are those of the ordinary shuffle of
-the deal's key (``cards.shuffled_deck``). The flop is drawn first, then the turn and river, each stage
-from a mixture of a score and the shuffle:
+How, exactly (no normalising constant estimated): the hole cards are drawn first, then the flop, then the
+turn and river, each stage from a mixture of a score and the shuffle; the burns are the ordinary shuffle's
+of the deal's key (``cards.shuffled_deck``), never seen:
 
+* The hole cards: of the ``N0`` pairs (seat 0's hand, seat 1's hand) of two disjoint hands, pair ``h``
+  with probability ``(1 - u0) g_h / G0 + u0 / N0``, ``g_h`` a whole-number score of the two hands' classes
+  (``hole_class``: a high pair, a low pair, two high cards, an ace, suited, the rest), ``G0`` their sum
+  over every pair, counted exactly by class (``HOLE_COUNTS``). Each hand's two cards come in a fair order.
 * The flop: of the ``N1`` flops (sets of three of the cards left), flop ``f`` with probability
   ``(1 - u1) g_f / G1 + u1 / N1``, ``g_f`` a whole-number score of the two hands' levels on the flop
   counted from ranks alone (``flop_level``), ``G1`` their sum over every flop, counted exactly
@@ -22,14 +26,14 @@ from a mixture of a score and the shuffle:
   levels on that board (``Proposal.score``), ``G`` their sum; which of the two is the turn is a fair
   coin, as in the shuffle.
 
-Under the shuffle each flop has ``1 / N1`` and each pair ``1 / N``, so for ``u = a / b`` a stage's
-weight is ``b G / ((b - a) N g + a G)``, at most ``1 / u``, and the deal's is the product of the two:
-exact. Each draw is whole-number arithmetic on a SHA-256 stream of the key, so the same key gives the
-same deck and weight on any machine; both seatings of a duplicate deal share them.
+Under the shuffle each pair of hands has ``1 / N0``, each flop ``1 / N1`` and each pair ``1 / N``, so for
+``u = a / b`` a stage's weight is ``b G / ((b - a) N g + a G)``, at most ``1 / u``, and the deal's is the
+product of the three: exact. Each draw is whole-number arithmetic on a SHA-256 stream of the key, so the
+same key gives the same deck and weight on any machine; both seatings of a duplicate deal share them.
 
 Heads-up tables only (every comparison's tables are). The run-out scores were chosen on the pools of
-``benchmarks/compare_verdicts.py`` with seed ``verdicts36-dev``, the flop scores on its shuffled pools of
-seeds ``tiltdev60`` and ``tiltdev61``, 120,000 deals a pair (``benchmarks/tilt_study.py``).
+``benchmarks/compare_verdicts.py`` with seed ``verdicts36-dev``, the flop scores and then the hole scores on
+its shuffled pools of seeds ``tiltdev60`` and ``tiltdev61``, 120,000 deals a pair (``benchmarks/tilt_study.py``).
 """
 
 from __future__ import annotations
@@ -57,13 +61,20 @@ FLOP: Final = (5, 6, 7)
 # better), ``FLOP_SCORES[lower][higher - lower]``: most where one hand has hit and the other not, whose play
 # parts on the flop and may meet on the turn or river; least where both have paired and play alike.
 FLOP_SCORES: Final = ((8, 16, 24), (2, 3), (6,))
+# The score of a deal's hole cards by the two hands' classes (``hole_class``: 0 a pair of jacks or better, 1 a
+# lower pair, 2 two cards of ten or better, 3 an ace and a lower card, 4 suited, 5 anything else),
+# ``HOLE_SCORES[lower][higher - lower]``: most where strong hands meet (a high pair and two high cards), least
+# where one hand is weak and the other strong (the weak one folds in both seatings).
+HOLE_SCORES: Final = ((3, 3, 9, 2, 6, 1), (3, 6, 4, 6, 4), (7, 5, 8, 6), (2, 5, 4), (5, 4), (2,))
+HOLE_CLASSES: Final = 6
 RANK_CARDS: Final = 4  # cards of each rank
 RANK_FLOPS: Final = tuple(combinations_with_replacement(range(DECK_SIZE // RANK_CARDS), 3))  # 455 multisets
 RANK_FLOP_PARTS: Final = tuple(tuple((r, ranks.count(r)) for r in sorted(set(ranks))) for ranks in RANK_FLOPS)
 _CHOOSE: Final = tuple(tuple(comb(n, k) for k in range(4)) for n in range(RANK_CARDS + 1))
 # Which proposal deals a comparison's tilted decks, recorded in its compare.json (``dealer verify`` re-deals
-# this one only): 1 the run-outs' stage alone (before issue 35's eighth attempt), 2 the flop's stage too.
-PROPOSAL_VERSION: Final = 2
+# this one only): 1 the run-outs' stage alone (before issue 35's eighth attempt), 2 the flop's stage too, 3 the
+# hole cards' stage too (issue 35's ninth attempt).
+PROPOSAL_VERSION: Final = 3
 
 
 def _rank_category(multiplicities: list[int]) -> int:
@@ -99,6 +110,42 @@ def _flop_levels(hole_ranks: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(flop_level((low, high), ranks) for ranks in RANK_FLOPS)
 
 
+def hole_class(hole: tuple[int, int]) -> int:
+    """A hand's class before the flop (``HOLE_SCORES``): 0 a pair of jacks or better, 1 a lower pair, 2 two
+    cards of ten or better, 3 an ace and a lower card, 4 suited, 5 anything else."""
+    low, high = sorted(card // RANK_CARDS for card in hole)
+    if low == high:
+        return 0 if low >= 9 else 1  # ranks 0 (a deuce) to 12 (an ace): 9 is a jack
+    if low >= 8:
+        return 2
+    if high == 12:
+        return 3
+    return 4 if hole[0] % RANK_CARDS == hole[1] % RANK_CARDS else 5
+
+
+HANDS: Final = tuple(combinations(range(DECK_SIZE), 2))  # every hand of two cards, lower card first
+_HANDS_BY_CLASS: Final = tuple(tuple(h for h in HANDS if hole_class(h) == k) for k in range(HOLE_CLASSES))
+
+
+def _hole_counts() -> tuple[tuple[int, ...], ...]:
+    """How many (seat 0's hand, seat 1's hand) of two disjoint hands there are, by the two hands' classes:
+    for each hand of a class, the other class's hands less those that hold one of its cards."""
+    holding = [[0] * DECK_SIZE for _ in range(HOLE_CLASSES)]  # hands of a class holding a card
+    for k, hands in enumerate(_HANDS_BY_CLASS):
+        for hand in hands:
+            for card in hand:
+                holding[k][card] += 1
+    counts = [[0] * HOLE_CLASSES for _ in range(HOLE_CLASSES)]
+    for a, hands in enumerate(_HANDS_BY_CLASS):
+        for x, y in hands:
+            for b in range(HOLE_CLASSES):
+                counts[a][b] += len(_HANDS_BY_CLASS[b]) - holding[b][x] - holding[b][y] + (a == b)
+    return tuple(tuple(row) for row in counts)
+
+
+HOLE_COUNTS: Final = _hole_counts()  # [class of seat 0's hand][class of seat 1's]: 1,624,350 in all
+
+
 def level(hole: tuple[int, int], board: list[int], board_category: int) -> int:
     """A hand's level on a five-card board: its category if the hole cards make it better than the
     board's own category, else 0 (the board plays)."""
@@ -108,25 +155,58 @@ def level(hole: tuple[int, int], board: list[int], board_category: int) -> int:
 
 @dataclass(frozen=True)
 class Proposal:
-    """How the flop, then the turn and river, are drawn. The turn and river: ``scores[lo][hi]`` by the two
-    hands' levels (``lo`` capped at ``len(scores) - 1``, ``hi`` at the row's length - 1), and the ``uniform``
-    share drawn as the shuffle. The flop: ``flop_scores[lo][hi - lo]`` by the two hands' flop levels (0-2),
-    and ``flop_uniform`` drawn as the shuffle; scores all alike draw the flop as the shuffle does."""
+    """How the hole cards, then the flop, then the turn and river, are drawn. The holes: ``hole_scores[lo][hi
+    - lo]`` by the two hands' classes (``hole_class``), and ``hole_uniform`` drawn as the shuffle. The turn and
+    river: ``scores[lo][hi]`` by the two hands' levels (``lo`` capped at ``len(scores) - 1``, ``hi`` at the
+    row's length - 1), and the ``uniform`` share drawn as the shuffle. The flop: ``flop_scores[lo][hi - lo]``
+    by the two hands' flop levels (0-2), and ``flop_uniform`` drawn as the shuffle. A stage's scores all
+    alike draw it as the shuffle does."""
 
     scores: tuple[tuple[int, ...], ...] = SCORES
     uniform: Fraction = Fraction(1, 10)
     flop_scores: tuple[tuple[int, ...], ...] = FLOP_SCORES
     flop_uniform: Fraction = Fraction(1, 5)
+    hole_scores: tuple[tuple[int, ...], ...] = HOLE_SCORES
+    hole_uniform: Fraction = Fraction(1, 5)
 
     def __post_init__(self) -> None:
-        for name, table in (("scores", self.scores), ("flop scores", self.flop_scores)):
+        tables = (("scores", self.scores), ("flop scores", self.flop_scores), ("hole scores", self.hole_scores))
+        for name, table in tables:
             if not table or any(not row or any(not isinstance(g, int) or g < 1 for g in row) for row in table):
                 raise ValueError(f"the {name} must be rows of whole numbers >= 1, not {table}")
         if [len(row) for row in self.flop_scores] != [3, 2, 1]:
             raise ValueError(f"the flop scores must be rows of 3, 2 and 1 (lower levels 0-2), not {self.flop_scores}")
-        for name, share in (("uniform share", self.uniform), ("flop's uniform share", self.flop_uniform)):
+        if [len(row) for row in self.hole_scores] != list(range(HOLE_CLASSES, 0, -1)):
+            raise ValueError(f"the hole scores must be rows of 6, 5, .., 1 (lower classes 0-5), not {self.hole_scores}")
+        shares = (
+            ("uniform share", self.uniform),
+            ("flop's uniform share", self.flop_uniform),
+            ("holes' uniform share", self.hole_uniform),
+        )
+        for name, share in shares:
             if not 0 < share <= 1:
                 raise ValueError(f"the {name} must be in (0, 1], not {share}")
+
+    def hole_score(self, first: int, second: int) -> int:
+        """The score of a deal's hole cards whose hands are of classes ``first`` and ``second``."""
+        low, high = (first, second) if first < second else (second, first)
+        return self.hole_scores[low][high - low]
+
+    def hole_masses(self) -> list[list[int]]:
+        """Each (seat 0's hand, seat 1's hand)'s probability under the proposal times ``b N0 G0``, by the two
+        hands' classes (``hole_uniform = a / b``; ``N0`` the pairs of disjoint hands, ``G0`` their scores' sum)."""
+        a, b = self.hole_uniform.numerator, self.hole_uniform.denominator
+        classes = range(HOLE_CLASSES)
+        n = sum(map(sum, HOLE_COUNTS))
+        total = sum(HOLE_COUNTS[i][j] * self.hole_score(i, j) for i in classes for j in classes)
+        return [[(b - a) * n * self.hole_score(i, j) + a * total for j in classes] for i in classes]
+
+    def hole_weight(self, first: int, second: int) -> Fraction:
+        """``p / q`` of a pair of hands of classes ``first`` (seat 0's) and ``second``: the shuffle's ``1 / N0``
+        over the proposal's probability, the pair's mass over the masses' sum (``hole_masses``)."""
+        masses = self.hole_masses()
+        total = sum(HOLE_COUNTS[i][j] * masses[i][j] for i in range(HOLE_CLASSES) for j in range(HOLE_CLASSES))
+        return Fraction(total, sum(map(sum, HOLE_COUNTS)) * masses[first][second])
 
     def flop_score(self, holes: tuple[tuple[int, int], tuple[int, int]], flop_ranks: tuple[int, int, int]) -> int:
         """The score of a flop (by its ranks) for the two hands."""
@@ -277,6 +357,32 @@ def draw_flop(
     return [first, second, flop[0]], Fraction(total, flops * mass)  # p / q: (1 / N1) / (mass / total)
 
 
+def draw_holes(key: str, proposal: Proposal = PROPOSAL) -> tuple[tuple[tuple[int, int], tuple[int, int]], Fraction]:
+    """Seat 0's and seat 1's hole cards (each in the order dealt) and their stage's weight, drawn from
+    ``proposal`` with ``key``'s stream: a point of the pairs' masses laid end to end, by the two hands'
+    classes, picks the classes; two hands of them, uniform and drawn again until they share no card, the
+    pair (uniform among that cell's disjoint pairs: exact); a fair coin per hand orders its two cards."""
+    masses = proposal.hole_masses()
+    cells = [(i, j) for i in range(HOLE_CLASSES) for j in range(HOLE_CLASSES)]
+    spans = [HOLE_COUNTS[i][j] * masses[i][j] for i, j in cells]
+    total = sum(spans)
+    first, second = cells[pick(spans, _below(key, total, "holes"))]
+    ours, theirs = _HANDS_BY_CLASS[first], _HANDS_BY_CLASS[second]
+    attempt = 0
+    while True:
+        hand = ours[_below(key, len(ours), f"holes {attempt} seat 0")]
+        other = theirs[_below(key, len(theirs), f"holes {attempt} seat 1")]
+        if hand[0] not in other and hand[1] not in other:
+            break
+        attempt += 1
+    order = _below(key, 4, "holes order")
+    holes = (
+        (hand[1], hand[0]) if order & 1 else hand,
+        (other[1], other[0]) if order & 2 else other,
+    )
+    return holes, proposal.hole_weight(first, second)
+
+
 def draw_turn_river(
     key: str, holes: tuple[tuple[int, int], tuple[int, int]], flop: list[int], proposal: Proposal = PROPOSAL
 ) -> tuple[int, int, Fraction]:
@@ -292,16 +398,18 @@ def draw_turn_river(
 
 @lru_cache(maxsize=256)  # the seatings of a deal are dealt one after the other: one draw for all of them
 def tilted_deck(key: str, proposal: Proposal = PROPOSAL) -> tuple[tuple[int, ...], Fraction]:
-    """A heads-up deal's twelve cards and its weight: the shuffle of ``key`` with its flop, then its turn and
-    river, drawn from ``proposal`` (each card swapped in from where the shuffle put it; burns are never seen)."""
+    """A heads-up deal's twelve cards and its weight: the shuffle of ``key`` with its hole cards, then its
+    flop, then its turn and river, drawn from ``proposal`` (each card swapped in from where the shuffle put it;
+    burns are never seen)."""
     deck = shuffled_deck(key, DECK_SIZE)
-    holes = ((deck[0], deck[2]), (deck[1], deck[3]))
+    holes, hole_weight = draw_holes(key, proposal)
     flop, flop_weight = draw_flop(key, holes, proposal)
     turn, river, weight = draw_turn_river(key, holes, flop, proposal)
-    for position, card in (*zip(FLOP, flop, strict=True), (TURN, turn), (RIVER, river)):
+    placed = ((0, holes[0][0]), (2, holes[0][1]), (1, holes[1][0]), (3, holes[1][1]), *zip(FLOP, flop, strict=True))
+    for position, card in (*placed, (TURN, turn), (RIVER, river)):
         at = deck.index(card)
         deck[position], deck[at] = deck[at], deck[position]
-    return tuple(deck[:HEADS_UP_CARDS]), flop_weight * weight
+    return tuple(deck[:HEADS_UP_CARDS]), hole_weight * flop_weight * weight
 
 
 def dealt(key: str, cards: int, deals: str) -> tuple[list[int], float]:
