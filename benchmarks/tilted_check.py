@@ -3,16 +3,18 @@
 Two checks (issue 35: the tilted pools' weighted edges sat below the shuffled pools' on 6 of 9 pools):
 
 * ``--keys N`` (the sampler, no bots): for N real deal keys, the deck ``tilted_deck`` deals and the weights
-  of its two stages, ``w1`` of the flop and ``w2`` of the turn and river (``p / q`` each). For any function
-  f of the flop, ``w1 f(flop) - E_p[f | holes]`` has mean zero if the flop is drawn with the probability it
-  is weighted by, and for any f of the board, ``w2 f(turn, river) - E_p[f | holes, flop]`` if the turn and
-  river are: checked for f = 1 (each weight's mean, and the deal's ``w1 w2``), the top score of each stage,
-  the flop's class where one hand has hit and the other not, a run-out score of 8 or more, and seat 0's
-  hand beating seat 1's.
+  of its three stages, ``w0`` of the hole cards, ``w1`` of the flop and ``w2`` of the turn and river
+  (``p / q`` each). For any function f of the holes, ``w0 f(holes) - E_p[f]`` has mean zero if the holes are
+  drawn with the probability they are weighted by, for any f of the flop ``w1 f(flop) - E_p[f | holes]`` if
+  the flop is, and for any f of the board ``w2 f(turn, river) - E_p[f | holes, flop]`` if the turn and river
+  are: checked for f = 1 (each weight's mean, and the deal's ``w0 w1 w2``), the top scores of each stage,
+  seat 0 holding a pair, the flop's class where one hand has hit and the other not, a run-out score of 8 or
+  more, and seat 0's hand beating seat 1's.
 * ``--pools DIR SEED [SEED ...]`` (the bots' results): the pools of ``compare_verdicts.py --cache DIR``
-  (``PAIR-DEALS-SEED.pickle`` and its ``-tilted`` twin). A seed's two pools deal the same hole cards (the
-  same deal keys; the flop, turn and river are tilted), so per deal ``w X_tilted - X_plain`` is a paired
-  difference whose mean is zero if tilted deals are unbiased; printed per pool and combined (Stouffer).
+  (``PAIR-DEALS-SEED.pickle`` and its ``-tilted`` twin), deal key by deal key: ``w X_tilted - X_plain`` has
+  mean zero if tilted deals are unbiased, the keys' differences independent; printed per pool and combined
+  (Stouffer). (Before the third proposal the two pools of a key dealt the same hole cards, which made the
+  differences narrower; now the holes are tilted too and the pools share the keys alone.)
 
     python benchmarks/tilted_check.py --keys 40000
     python benchmarks/tilted_check.py --pools /tmp/v38/cache verdicts38-eval --estimator raw
@@ -31,7 +33,18 @@ import compare_verdicts as cv  # the pools' pairs (PAIRS) and their baseline bot
 from dealer.engine.evaluator import evaluate
 from dealer.league.seeds import deal_key
 from dealer.stats.paired import paired_samples
-from dealer.stats.tilted_deals import FLOP, PROPOSAL, RIVER, TURN, draw_flop, flop_level, tilted_deck
+from dealer.stats.tilted_deals import (
+    FLOP,
+    HOLE_COUNTS,
+    PROPOSAL,
+    RIVER,
+    TURN,
+    draw_flop,
+    draw_holes,
+    flop_level,
+    hole_class,
+    tilted_deck,
+)
 
 
 def _line(name: str, values: list[float]) -> float:
@@ -52,7 +65,10 @@ def sampler(keys: int) -> None:
     terms: dict[str, list[float]] = {
         name: []
         for name in (
-            "deal: w1 w2 - 1",
+            "deal: w0 w1 w2 - 1",
+            "holes: w0 - 1",
+            "holes: a score of 7 or more",
+            "holes: seat 0 holds a pair",
             "flop: w1 - 1",
             "flop: top score",
             "flop: one hand hit, the other not",
@@ -63,11 +79,20 @@ def sampler(keys: int) -> None:
         )
     }
     flop_top, top = max(max(row) for row in PROPOSAL.flop_scores), max(max(row) for row in PROPOSAL.scores)
+    cells = [(i, j) for i in range(len(HOLE_COUNTS)) for j in range(len(HOLE_COUNTS))]
+    hands = sum(map(sum, HOLE_COUNTS))
+    holes_high = math.fsum(HOLE_COUNTS[i][j] for i, j in cells if PROPOSAL.hole_score(i, j) >= 7) / hands
+    holes_pair = math.fsum(HOLE_COUNTS[i][j] for i, j in cells if i <= 1) / hands  # classes 0 and 1: pairs
     for h in range(keys):
         key = deal_key("tilted-check", f"m/{h % 4}", h // 4)
         deck, weight = tilted_deck(key)
         holes = ((deck[0], deck[2]), (deck[1], deck[3]))
         flop = [deck[i] for i in FLOP]
+        w0 = float(draw_holes(key)[1])
+        classes = hole_class(holes[0]), hole_class(holes[1])
+        terms["holes: w0 - 1"].append(w0 - 1)
+        terms["holes: a score of 7 or more"].append(w0 * (PROPOSAL.hole_score(*classes) >= 7) - holes_high)
+        terms["holes: seat 0 holds a pair"].append(w0 * (classes[0] <= 1) - holes_pair)
         w1 = float(draw_flop(key, holes)[1])
         groups = PROPOSAL.flop_groups(holes)
         flops = sum(count for _, count, _ in groups)
@@ -100,8 +125,8 @@ def sampler(keys: int) -> None:
         }
         for name, v in by_f.items():
             terms[name].append(w2 * v[drawn] - math.fsum(v) / n)
-        terms["deal: w1 w2 - 1"].append(float(weight) - 1)
-        assert abs(float(weight) - w1 * w2) <= 1e-12 * w1 * w2  # the deal's weight is the stages' product
+        terms["deal: w0 w1 w2 - 1"].append(float(weight) - 1)
+        assert abs(float(weight) - w0 * w1 * w2) <= 1e-12 * w0 * w1 * w2  # the deal's weight is the stages' product
     print(f"the sampler over {keys:,} deal keys: w f(drawn) - E_p[f], per stage and f")
     for name, values in terms.items():
         _line(name, values)
