@@ -27,8 +27,8 @@ decides, ``--reps`` times:
   refitted at every look; float sums checked against dealer.stats.control's exact ones on the first run),
   with the confidence sequence only;
 * duplicate, tilted: full's figures on a second pool of the pair dealt on tilted deals
-  (``dealer.stats.tilted_deals``: the turn and river drawn more often where both hands are made, each
-  deal weighted by p / q), with the confidence sequence only (``--only ...,tilted``; cached as
+  (``dealer.stats.tilted_deals``: the hole cards, flop, turn and river drawn more often where the two
+  hands meet, each deal weighted by p / q), with the confidence sequence only (``--only ...,tilted``; cached as
   ``PAIR-DEALS-SEED-tilted.pickle``); ``tilted-learned``: the learned correction on that pool
   (``dealer compare --deals tilted --estimator learned``);
 each with the two SPRTs (bounds +-``--bound``, default 5 as ``dealer compare``) and with the

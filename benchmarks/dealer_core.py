@@ -12,7 +12,8 @@ decision, median of ``--repeats``; run under a profiler to see the split.
 check/call bots see every hand to the river, the most expensive case (all four chance nodes).
 ``--learned`` also records every hand's luck features, as a comparison whose verdict comes from
 ``learned`` does (``dealer.stats.luck_features``). ``--tilted``: the cards dealt as ``dealer compare --deals
-tilted`` deals them (``dealer.stats.tilted_deals``: each deal's flop, turn and river drawn from the proposal).
+tilted`` deals them (``dealer.stats.tilted_deals``: each deal's hole cards, flop, turn and river drawn from the
+proposal).
 """
 
 from __future__ import annotations

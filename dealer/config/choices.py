@@ -50,8 +50,9 @@ class Estimator(StrEnum):
 
 
 class Deals(StrEnum):
-    """How a comparison's cards are drawn: as the shuffle deals them, or with the flop, turn and river tilted
-    toward boards where the two hands meet, each deal weighted back (``dealer.stats.tilted_deals``)."""
+    """How a comparison's cards are drawn: as the shuffle deals them, or with the hole cards, flop, turn and
+    river tilted toward hands and boards where the two hands meet, each deal weighted back
+    (``dealer.stats.tilted_deals``)."""
 
     PLAIN = "plain"
     TILTED = "tilted"

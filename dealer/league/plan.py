@@ -42,7 +42,7 @@ class MatchPlan:
     luck: bool = False  # record each hand's luck-corrected nets too (dealer.stats.aivat; a comparison's estimator)
     strategies: tuple[str, ...] = ()  # with luck: bots whose reported strategies correct their decisions too
     features: bool = False  # with luck: each hand's luck features too (the learned correction's; up to ~2 ms a hand)
-    deals: str = Deals.PLAIN  # or tilted: flop, turn and river drawn by dealer.stats.tilted_deals, each hand weighted
+    deals: str = Deals.PLAIN  # or tilted: holes, flop, turn, river drawn by dealer.stats.tilted_deals, hands weighted
     attempt: int = 0  # how many times the match was cut off before (a league's --resume): new deals each time
     # The number of the first table; table k is numbered first_table + k wherever a table is named: the
     # wire (Item.table, stdio's "table"), the histories (file and _table_id), the logs and the web view.
