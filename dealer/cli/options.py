@@ -362,10 +362,10 @@ CompareBaselineBot = Annotated[
 CompareDeals = Annotated[
     Deals,
     typer.Option(
-        help="How the cards are drawn: plain (the shuffle) or tilted (the flop drawn more often where one hand "
-        "hits it and the other misses, the turn and river where both hands are made, each deal weighted back by "
-        "p / q: unbiased, about 0.4-0.45 of full's variance on the sample bots; heads-up, not with --estimator "
-        "baseline; see docs/compare.md)."
+        help="How the cards are drawn: plain (the shuffle) or tilted (the hole cards drawn more often where strong "
+        "hands meet, the flop where one hand hits it and the other misses, the turn and river where both hands are "
+        "made, each deal weighted back by p / q: unbiased, about 0.33-0.46 of full's variance on the sample bots; "
+        "heads-up, not with --estimator baseline; see docs/compare.md)."
     ),
 ]
 CompareAdjust = Annotated[bool, typer.Option(help="--no-adjust: the same as --estimator raw.")]

@@ -9,8 +9,8 @@ Hand ``h`` of a table on deal set ``d`` is dealt from ``shuffled_deck(deal_key(s
 gets cards ``k`` and ``N + k``, the flop is cards ``2N+1..2N+3``, the turn ``2N+5``, the river
 ``2N+7`` (``dealer.engine.rules``). A match a league plays again after a kill (``--resume``) is dealt
 afresh: attempt ``a > 0`` keys its decks ``<seed>/<d>/<h>/attempt-<a>`` and its hands say
-``_attempt = a``. A comparison on tilted deals (``dealer.stats.tilted_deals``) swaps in its flop, turn and
-river as that module draws them, and says so in its ``compare.json`` (``dealing``, and which proposal:
+``_attempt = a``. A comparison on tilted deals (``dealer.stats.tilted_deals``) swaps in its hole cards, flop,
+turn and river as that module draws them, and says so in its ``compare.json`` (``dealing``, and which proposal:
 ``tilted_proposal``, 1 where absent). ``verify`` reads the
 seed from the event's ``results.json`` (or ``compare.json``, and how it drew its cards) and checks the
 hole cards and board of every hand in its PHH histories (not those of an interrupted attempt, kept
