@@ -39,6 +39,7 @@ from dealer.stats.tilted_deals import (
     HEADS_UP_CARDS,
     HOLE_CLASSES,
     HOLE_COUNTS,
+    HOLE_PAIRS,
     PROPOSAL,
     RIVER,
     TURN,
@@ -51,9 +52,8 @@ PULL = 30  # deals: how far a class's fitted score is pulled towards the pool's 
 SHARES_FROM = 3000  # deals of a pool whose holes give the classes' shares of flops (their mean under p)
 CLASSES = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))  # the flop scores' cells: the two hands' levels
 CELLS = tuple((lo, hi) for lo in range(HOLE_CLASSES) for hi in range(lo, HOLE_CLASSES))  # the hole scores' cells
-PAIRS_OF_HANDS = sum(map(sum, HOLE_COUNTS))
 CELL_SHARES = tuple(  # each cell's share of the pairs of hands under the shuffle, exact
-    (HOLE_COUNTS[lo][hi] + (HOLE_COUNTS[hi][lo] if hi != lo else 0)) / PAIRS_OF_HANDS for lo, hi in CELLS
+    (HOLE_COUNTS[lo][hi] + (HOLE_COUNTS[hi][lo] if hi != lo else 0)) / HOLE_PAIRS for lo, hi in CELLS
 )
 # X, the run-outs' weight, the flop's class, the classes' shares, the holes' cell (an index of CELLS)
 Deal = tuple[float, Fraction, int, list[float], int]
@@ -129,7 +129,7 @@ def left(
     with the flop's stage scoring each class ``scores[class]`` and ``uniform`` of it drawn as the shuffle,
     and with the holes' stage scoring each cell ``hole_scores[cell]`` (its uniform share the proposal's)."""
     u, u0 = float(uniform), float(PROPOSAL.hole_uniform)
-    hole_mean = sum(share * g for share, g in zip(CELL_SHARES, hole_scores or [], strict=False))
+    hole_mean = sum(share * g for share, g in zip(CELL_SHARES, hole_scores, strict=True)) if hole_scores else 0.0
     total = 0.0
     for x, w2, index, shares, cell in kept:
         w1 = w0 = 1.0

@@ -35,12 +35,13 @@ from dealer.league.seeds import deal_key
 from dealer.stats.paired import paired_samples
 from dealer.stats.tilted_deals import (
     FLOP,
+    HOLE_CELLS,
     HOLE_COUNTS,
+    HOLE_PAIRS,
     PROPOSAL,
     RIVER,
     TURN,
     draw_flop,
-    draw_holes,
     flop_level,
     hole_class,
     tilted_deck,
@@ -79,17 +80,15 @@ def sampler(keys: int) -> None:
         )
     }
     flop_top, top = max(max(row) for row in PROPOSAL.flop_scores), max(max(row) for row in PROPOSAL.scores)
-    cells = [(i, j) for i in range(len(HOLE_COUNTS)) for j in range(len(HOLE_COUNTS))]
-    hands = sum(map(sum, HOLE_COUNTS))
-    holes_high = math.fsum(HOLE_COUNTS[i][j] for i, j in cells if PROPOSAL.hole_score(i, j) >= 7) / hands
-    holes_pair = math.fsum(HOLE_COUNTS[i][j] for i, j in cells if i <= 1) / hands  # classes 0 and 1: pairs
+    holes_high = math.fsum(HOLE_COUNTS[i][j] for i, j in HOLE_CELLS if PROPOSAL.hole_score(i, j) >= 7) / HOLE_PAIRS
+    holes_pair = math.fsum(HOLE_COUNTS[i][j] for i, j in HOLE_CELLS if i <= 1) / HOLE_PAIRS  # classes 0, 1: pairs
     for h in range(keys):
         key = deal_key("tilted-check", f"m/{h % 4}", h // 4)
         deck, weight = tilted_deck(key)
         holes = ((deck[0], deck[2]), (deck[1], deck[3]))
         flop = [deck[i] for i in FLOP]
-        w0 = float(draw_holes(key)[1])
         classes = hole_class(holes[0]), hole_class(holes[1])
+        w0 = float(PROPOSAL.hole_weight(*classes))
         terms["holes: w0 - 1"].append(w0 - 1)
         terms["holes: a score of 7 or more"].append(w0 * (PROPOSAL.hole_score(*classes) >= 7) - holes_high)
         terms["holes: seat 0 holds a pair"].append(w0 * (classes[0] <= 1) - holes_pair)

@@ -144,6 +144,8 @@ def _hole_counts() -> tuple[tuple[int, ...], ...]:
 
 
 HOLE_COUNTS: Final = _hole_counts()  # [class of seat 0's hand][class of seat 1's]: 1,624,350 in all
+HOLE_PAIRS: Final = sum(map(sum, HOLE_COUNTS))  # N0: the pairs of disjoint hands
+HOLE_CELLS: Final = tuple((i, j) for i in range(HOLE_CLASSES) for j in range(HOLE_CLASSES))  # (seat 0's, seat 1's)
 
 
 def level(hole: tuple[int, int], board: list[int], board_category: int) -> int:
@@ -192,21 +194,11 @@ class Proposal:
         low, high = (first, second) if first < second else (second, first)
         return self.hole_scores[low][high - low]
 
-    def hole_masses(self) -> list[list[int]]:
-        """Each (seat 0's hand, seat 1's hand)'s probability under the proposal times ``b N0 G0``, by the two
-        hands' classes (``hole_uniform = a / b``; ``N0`` the pairs of disjoint hands, ``G0`` their scores' sum)."""
-        a, b = self.hole_uniform.numerator, self.hole_uniform.denominator
-        classes = range(HOLE_CLASSES)
-        n = sum(map(sum, HOLE_COUNTS))
-        total = sum(HOLE_COUNTS[i][j] * self.hole_score(i, j) for i in classes for j in classes)
-        return [[(b - a) * n * self.hole_score(i, j) + a * total for j in classes] for i in classes]
-
     def hole_weight(self, first: int, second: int) -> Fraction:
         """``p / q`` of a pair of hands of classes ``first`` (seat 0's) and ``second``: the shuffle's ``1 / N0``
-        over the proposal's probability, the pair's mass over the masses' sum (``hole_masses``)."""
-        masses = self.hole_masses()
-        total = sum(HOLE_COUNTS[i][j] * masses[i][j] for i in range(HOLE_CLASSES) for j in range(HOLE_CLASSES))
-        return Fraction(total, sum(map(sum, HOLE_COUNTS)) * masses[first][second])
+        over the proposal's probability, the pair's mass over the masses' sum (``hole_stage``)."""
+        masses, _, total = hole_stage(self)
+        return Fraction(total, HOLE_PAIRS * masses[HOLE_CELLS.index((first, second))])
 
     def flop_score(self, holes: tuple[tuple[int, int], tuple[int, int]], flop_ranks: tuple[int, int, int]) -> int:
         """The score of a flop (by its ranks) for the two hands."""
@@ -297,6 +289,19 @@ class Proposal:
 PROPOSAL: Final = Proposal()
 
 
+@cache  # fixed for a proposal: laid out once, not for every deal
+def hole_stage(proposal: Proposal) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The holes' stage of ``proposal`` by cell (``HOLE_CELLS``): each pair of hands' probability times ``b N0
+    G0`` (``hole_uniform = a / b``; ``G0`` the pairs' scores' sum), the cell's pairs times it (the stretches the
+    draw lays end to end), and their sum."""
+    a, b = proposal.hole_uniform.numerator, proposal.hole_uniform.denominator
+    scores = [proposal.hole_score(i, j) for i, j in HOLE_CELLS]
+    total = sum(HOLE_COUNTS[i][j] * g for (i, j), g in zip(HOLE_CELLS, scores, strict=True))
+    masses = tuple((b - a) * HOLE_PAIRS * g + a * total for g in scores)
+    spans = tuple(HOLE_COUNTS[i][j] * m for (i, j), m in zip(HOLE_CELLS, masses, strict=True))
+    return masses, spans, sum(spans)
+
+
 def weight_of(masses: list[int], index: int) -> Fraction:
     """``p / q`` of pair ``index`` from the proposal's ``masses``: ``(1 / N) / (m_i / sum m)``, which is
     ``b G / m_i`` for the masses of ``Proposal.masses`` (their sum is ``b N G``)."""
@@ -362,11 +367,9 @@ def draw_holes(key: str, proposal: Proposal = PROPOSAL) -> tuple[tuple[tuple[int
     ``proposal`` with ``key``'s stream: a point of the pairs' masses laid end to end, by the two hands'
     classes, picks the classes; two hands of them, uniform and drawn again until they share no card, the
     pair (uniform among that cell's disjoint pairs: exact); a fair coin per hand orders its two cards."""
-    masses = proposal.hole_masses()
-    cells = [(i, j) for i in range(HOLE_CLASSES) for j in range(HOLE_CLASSES)]
-    spans = [HOLE_COUNTS[i][j] * masses[i][j] for i, j in cells]
-    total = sum(spans)
-    first, second = cells[pick(spans, _below(key, total, "holes"))]
+    masses, spans, total = hole_stage(proposal)
+    cell = pick(list(spans), _below(key, total, "holes"))
+    first, second = HOLE_CELLS[cell]
     ours, theirs = _HANDS_BY_CLASS[first], _HANDS_BY_CLASS[second]
     attempt = 0
     while True:
@@ -380,7 +383,7 @@ def draw_holes(key: str, proposal: Proposal = PROPOSAL) -> tuple[tuple[tuple[int
         (hand[1], hand[0]) if order & 1 else hand,
         (other[1], other[0]) if order & 2 else other,
     )
-    return holes, proposal.hole_weight(first, second)
+    return holes, Fraction(total, HOLE_PAIRS * masses[cell])  # p / q: (1 / N0) / (mass / total)
 
 
 def draw_turn_river(
